@@ -1,0 +1,22 @@
+# Top-level build. `make run` and `make test` do all set-up themselves
+# (README.md). Each area keeps its rules in one fragment under mk/.
+SHELL := /bin/bash
+BUILD := build
+MM_DEBUG ?= 0
+
+.DEFAULT_GOAL := all
+.PHONY: all test clean
+
+all: kernel host-lib
+
+include mk/deps.mk
+include mk/kernel.mk
+include mk/host.mk
+include mk/bench.mk
+
+# The whole suite: host unit tests (plain, ASan), stress tests (plain, TSan,
+# ASan), then the QEMU integration tests.
+test: deps test-host test-qemu
+
+clean:
+	rm -rf $(BUILD)

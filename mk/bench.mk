@@ -1,0 +1,4 @@
+# Benchmarks (`make bench`): host benchmarks with peers in the same run.
+# (Filled in by the page-allocator work.)
+.PHONY: bench
+bench:

@@ -1,0 +1,59 @@
+# Host world: mm/ compiled as a Linux library, with its tests.
+#
+# Three variants of the same sources: plain (-O2), tsan and asan. Each test
+# file tests/host/test_*.c (cmocka) and stress_*.c (pthreads) becomes one
+# binary per variant, linked against that variant's libmm.a.
+.PHONY: host-lib test-host test-host-unit test-host-stress
+
+HOST_CC ?= cc
+HOST_WARN := -Wall -Wextra -Werror
+HOST_CFLAGS_COMMON := -std=c11 -g $(HOST_WARN) -D_GNU_SOURCE -pthread \
+	-DMM_DEBUG=$(MM_DEBUG) -Imm -Imm/host
+HOST_CFLAGS_plain := -O2
+HOST_CFLAGS_tsan := -O1 -fsanitize=thread
+HOST_CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+HOST_VARIANTS := plain tsan asan
+
+MM_HOST_SRCS := $(sort $(wildcard mm/*.c) $(wildcard mm/host/*.c))
+MM_HEADERS := $(wildcard mm/*.h mm/host/*.h)
+HOST_TESTS := $(basename $(notdir $(wildcard tests/host/test_*.c)))
+HOST_STRESS := $(basename $(notdir $(wildcard tests/host/stress_*.c)))
+HOST_TEST_COMMON := $(wildcard tests/host/common/*.c)
+
+# host_variant(v): objects, library and test binaries for variant v.
+define host_variant
+HOST_OBJS_$(1) := $$(patsubst %.c,$(BUILD)/host/$(1)/obj/%.o,$$(MM_HOST_SRCS))
+$(BUILD)/host/$(1)/obj/%.o: %.c $$(MM_HEADERS)
+	@mkdir -p $$(dir $$@)
+	$$(HOST_CC) $$(HOST_CFLAGS_COMMON) $$(HOST_CFLAGS_$(1)) -c $$< -o $$@
+$(BUILD)/host/$(1)/libmm.a: $$(HOST_OBJS_$(1))
+	@rm -f $$@
+	ar rcs $$@ $$^
+$(BUILD)/host/$(1)/tests/%: tests/host/%.c $$(HOST_TEST_COMMON) \
+		$(BUILD)/host/$(1)/libmm.a $$(MM_HEADERS) $$(wildcard tests/host/common/*.h)
+	@mkdir -p $$(dir $$@)
+	$$(HOST_CC) $$(HOST_CFLAGS_COMMON) $$(HOST_CFLAGS_$(1)) -Itests/host/common \
+		$$< $$(HOST_TEST_COMMON) $(BUILD)/host/$(1)/libmm.a -lcmocka -o $$@
+endef
+$(foreach v,$(HOST_VARIANTS),$(eval $(call host_variant,$(v))))
+
+# The public library: build/host/libmm.a and build/host/include/mm.h.
+host-lib: $(BUILD)/host/libmm.a $(BUILD)/host/include/mm.h
+$(BUILD)/host/libmm.a: $(BUILD)/host/plain/libmm.a
+	cp $< $@
+$(BUILD)/host/include/mm.h: $(MM_HEADERS)
+	@mkdir -p $(dir $@)
+	cp mm/*.h mm/host/*.h $(dir $@)
+
+HOST_UNIT_BINS := $(foreach v,plain asan,$(addprefix $(BUILD)/host/$(v)/tests/,$(HOST_TESTS)))
+HOST_STRESS_BINS := $(foreach v,$(HOST_VARIANTS),$(addprefix $(BUILD)/host/$(v)/tests/,$(HOST_STRESS)))
+
+test-host: test-host-unit test-host-stress
+
+# Every binary runs even if an earlier one failed; the target fails if any did.
+test-host-unit: deps-host $(HOST_UNIT_BINS)
+	@tools/run-host-tests $(HOST_UNIT_BINS)
+
+test-host-stress: deps-host $(HOST_STRESS_BINS)
+	@TSAN_OPTIONS=halt_on_error=1 tools/run-host-tests $(HOST_STRESS_BINS)

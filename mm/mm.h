@@ -1,0 +1,12 @@
+/*
+ * Umbrella header of the mm library: everything a program or the kernel
+ * needs to use the allocators. Each allocator's own header documents it.
+ */
+#ifndef MM_MM_H
+#define MM_MM_H
+
+#include "gfp.h"
+#include "page_alloc.h"
+#include "platform.h"
+
+#endif /* MM_MM_H */

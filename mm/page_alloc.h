@@ -1,0 +1,118 @@
+/*
+ * Page allocator interface: struct page and the Linux-named calls on it.
+ *
+ * CONTRACT HEADER written before the implementation: the page-allocator
+ * work (mm/buddy.c, mm/pcp.c, ...) may turn declarations into inline
+ * functions and add fields, but must keep these names and meanings, because
+ * the slab, page_frag and qmempool work is written against them in parallel.
+ */
+#ifndef MM_PAGE_ALLOC_H
+#define MM_PAGE_ALLOC_H
+
+#include "gfp.h"
+#include "list.h"
+#include "platform.h"
+
+#define MAX_ORDER     10 /* largest block: 2^10 pages = 4 MiB */
+#define PCP_MAX_ORDER 3	 /* per-CPU lists hold orders 0..3 */
+
+/* page->flags */
+#define PG_buddy    0x01u /* free, on a buddy free list (head of block) */
+#define PG_pcp	    0x02u /* free, on a per-CPU list (head of block) */
+#define PG_reserved 0x04u /* never handed out (hole, kernel, boot data) */
+#define PG_slab	    0x08u /* owned by the slab allocator */
+#define PG_head	    0x10u /* head of an allocated compound block */
+#define PG_tail	    0x20u /* tail of a compound block: see compound_head */
+
+/*
+ * One per page frame, in a per-node array (mem_map). Kept small: the array
+ * costs 64 bytes per 4 KiB page (1.6%).
+ */
+struct page {
+	struct list_head lru; /* buddy list, PCP list, or slab list */
+	atomic_int _refcount; /* 0 while free */
+	uint16_t flags;	      /* PG_* */
+	uint8_t order;	      /* block order (free block head, compound head) */
+	uint8_t nid;	      /* node the frame belongs to */
+	union {
+		struct {		  /* PG_slab head page */
+			void *slab_cache; /* struct kmem_cache * */
+			void *freelist;	  /* first free object of the slab */
+			uint16_t inuse;	  /* objects handed out */
+			uint16_t objects; /* objects in the slab */
+		};
+		struct page *compound_head; /* PG_tail: the block's head */
+		unsigned long private;	    /* free for the owner's use */
+	};
+};
+
+/* Boot: hand every range from mm_platform_ranges() to the buddy lists. */
+int mm_init(void);
+
+/*
+ * alloc_pages_node - a block of 2^order pages, preferring node nid and
+ * falling back to other nodes in distance order (not with __GFP_THISNODE).
+ * nid < 0 means the current CPU's node. Any context.
+ * Returns the head page, refcount 1, or NULL (counted; a warning is printed
+ * unless __GFP_NOWARN).
+ */
+struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
+/* alloc_pages - alloc_pages_node() on the current CPU's node. */
+struct page *alloc_pages(gfp_t gfp, unsigned int order);
+/*
+ * alloc_pages_bulk - fill pages[0..nr) with order-0 pages from the current
+ * node under one zone-lock acquisition. Returns how many were filled.
+ */
+unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int nr, struct page **pages);
+
+/*
+ * __free_pages - drop a reference; at zero the block is freed through the
+ * one shared free path: orders 0..PCP_MAX_ORDER go to this CPU's per-CPU
+ * list for the page's zone, larger orders to the buddy lists. Any context.
+ */
+void __free_pages(struct page *page, unsigned int order);
+void free_pages(void *addr, unsigned int order);
+
+void *page_address(const struct page *page);
+struct page *virt_to_page(const void *addr);
+/* The head page of the (compound) block that contains addr. */
+struct page *virt_to_head_page(const void *addr);
+unsigned long page_to_pfn(const struct page *page);
+struct page *pfn_to_page(unsigned long pfn);
+int page_to_nid(const struct page *page);
+struct page *compound_head(struct page *page);
+
+static inline int page_ref_count(const struct page *page)
+{
+	return atomic_load_explicit(&page->_refcount, memory_order_relaxed);
+}
+static inline void page_ref_add(struct page *page, int nr)
+{
+	atomic_fetch_add_explicit(&page->_refcount, nr, memory_order_relaxed);
+}
+static inline void page_ref_inc(struct page *page)
+{
+	page_ref_add(page, 1);
+}
+/* Returns true when the count reached zero (caller now owns the page). */
+static inline bool page_ref_sub_and_test(struct page *page, int nr)
+{
+	return atomic_fetch_sub_explicit(&page->_refcount, nr,
+					 memory_order_acq_rel) == nr;
+}
+static inline bool page_ref_dec_and_test(struct page *page)
+{
+	return page_ref_sub_and_test(page, 1);
+}
+static inline void get_page(struct page *page)
+{
+	page_ref_inc(compound_head(page));
+}
+/* put_page - drop a reference; the last one frees the whole block. */
+void put_page(struct page *page);
+
+unsigned long nr_free_pages(void);
+/* Return every CPU's per-CPU list pages to the buddy lists. */
+void drain_all_pages(void);
+
+#endif /* MM_PAGE_ALLOC_H */

@@ -1,0 +1,146 @@
+/*
+ * The mm platform seam: the only window mm/ has onto the machine.
+ *
+ * Every file in mm/ compiles in two worlds. In the kernel, CPUs are real,
+ * "physical memory" is identity-mapped RAM and interrupts exist. On a Linux
+ * host, each simulated NUMA node is one mmap'd region and each pthread says
+ * which simulated CPU it is. This header is the contract; each world supplies
+ * <mm_port.h> (kernel/port/mm_port.h, mm/host/mm_port.h) with the inline
+ * fast-path pieces (current CPU, interrupt guard, relax hint) and a C file
+ * with the rest. Nothing else in mm/ may tell the two worlds apart.
+ *
+ * Addresses: in both worlds a page's address is the address the allocator
+ * hands out, and pfn = address >> MM_PAGE_SHIFT. The kernel identity-maps RAM
+ * so that is also the physical (DMA) address; on the host it is simply the
+ * mmap'd address.
+ */
+#ifndef MM_PLATFORM_H
+#define MM_PLATFORM_H
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MM_PAGE_SHIFT 12
+#define MM_PAGE_SIZE  (1UL << MM_PAGE_SHIFT)
+#define MM_CACHE_LINE 64
+#define MM_MAX_CPUS   64
+#define MM_MAX_NODES  8
+#define MM_MAX_RANGES 64
+
+#define mm_likely(x)	       __builtin_expect(!!(x), 1)
+#define mm_unlikely(x)	       __builtin_expect(!!(x), 0)
+#define __mm_cacheline_aligned __attribute__((aligned(MM_CACHE_LINE)))
+
+/* One block of usable memory, [start, end), owned by NUMA node nid. */
+struct mm_range {
+	uintptr_t start;
+	uintptr_t end;
+	int nid;
+};
+
+/*
+ * Provided by each world (C file). Topology is fixed once mm_init() runs.
+ */
+int mm_nr_cpus(void);
+int mm_nr_nodes(void);
+int mm_cpu_to_node(int cpu);
+/* SLIT-style distance: 10 for a node to itself, larger is farther. */
+int mm_node_distance(int from, int to);
+/* Fills out[] with the usable ranges handed to the buddy allocator at boot;
+ * returns how many. Reserved memory (kernel image, boot data, ACPI tables,
+ * the first MiB) is never in this list. */
+int mm_platform_ranges(struct mm_range *out, int max);
+/* Console/stderr output for reports (debug detections, warnings). */
+void mm_vprintf(const char *fmt, va_list ap);
+int mm_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap);
+
+/*
+ * Provided by each world inline in <mm_port.h>:
+ *   static inline int mm_this_cpu(void);       id of the CPU running now
+ *   static inline unsigned long mm_irq_save(void);
+ *   static inline void mm_irq_restore(unsigned long flags);
+ *   static inline void mm_cpu_relax(void);     spin-wait hint
+ */
+#include <mm_port.h>
+
+static inline int mm_this_node(void)
+{
+	return mm_cpu_to_node(mm_this_cpu());
+}
+
+__attribute__((format(printf, 1, 2))) static inline void
+mm_printf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	mm_vprintf(fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 3, 4))) static inline int
+mm_snprintf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = mm_vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/*
+ * Spinlock, the same in both worlds: test-and-test-and-set on a C11 atomic.
+ * Callers that can race with interrupt handlers take it with interrupts
+ * masked (mm_spin_lock_irqsave).
+ */
+typedef struct {
+	atomic_uint locked;
+} mm_spinlock_t;
+
+#define MM_SPINLOCK_INIT \
+	{                \
+		0        \
+	}
+
+static inline void mm_spin_init(mm_spinlock_t *l)
+{
+	atomic_init(&l->locked, 0);
+}
+
+static inline bool mm_spin_trylock(mm_spinlock_t *l)
+{
+	return atomic_load_explicit(&l->locked, memory_order_relaxed) == 0 &&
+	       atomic_exchange_explicit(&l->locked, 1, memory_order_acquire) ==
+		       0;
+}
+
+static inline void mm_spin_lock(mm_spinlock_t *l)
+{
+	while (!mm_spin_trylock(l)) {
+		while (atomic_load_explicit(&l->locked, memory_order_relaxed))
+			mm_cpu_relax();
+	}
+}
+
+static inline void mm_spin_unlock(mm_spinlock_t *l)
+{
+	atomic_store_explicit(&l->locked, 0, memory_order_release);
+}
+
+static inline unsigned long mm_spin_lock_irqsave(mm_spinlock_t *l)
+{
+	unsigned long flags = mm_irq_save();
+	mm_spin_lock(l);
+	return flags;
+}
+
+static inline void mm_spin_unlock_irqrestore(mm_spinlock_t *l,
+					     unsigned long flags)
+{
+	mm_spin_unlock(l);
+	mm_irq_restore(flags);
+}
+
+#endif /* MM_PLATFORM_H */
