@@ -10,6 +10,7 @@ MM_DEBUG ?= 0
 all: kernel host-lib
 
 include mk/deps.mk
+include mk/net.mk
 include mk/kernel.mk
 include mk/host.mk
 include mk/bench.mk
