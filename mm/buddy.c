@@ -36,6 +36,7 @@ static void set_free_block(struct zone *z, struct page *page,
 {
 	page->flags = PG_buddy;
 	page->order = (uint8_t)order;
+	page->buddy_order = (uint8_t)(order + 1);
 	list_add(&page->lru, &z->free_area[order].free_list);
 	z->free_area[order].nr_free++;
 }
@@ -46,6 +47,7 @@ static void take_free_block(struct zone *z, struct page *page,
 	list_del(&page->lru);
 	z->free_area[order].nr_free--;
 	page->flags = 0;
+	page->buddy_order = 0;
 }
 
 static void zone_free_pages_add(struct zone *z, long n)
@@ -96,7 +98,8 @@ void __free_one_page(struct zone *z, struct page *page, unsigned int order)
 		if (!zone_spans_pfn(z, buddy_pfn))
 			break;
 		struct page *buddy = zone_pfn_page(z, buddy_pfn);
-		if (!(buddy->flags & PG_buddy) || buddy->order != order)
+		/* Only buddy_order: the buddy may be someone's page. */
+		if (buddy->buddy_order != order + 1)
 			break;
 		take_free_block(z, buddy, order);
 		pfn &= ~(1UL << order);
@@ -328,15 +331,16 @@ static long verify_block(struct zone *z, struct page *page, unsigned int o)
 		return -1;
 	}
 	unsigned long pfn = page_to_pfn(page);
-	if (!(page->flags & PG_buddy) || page->order != o ||
-	    (pfn & ((1UL << o) - 1)) ||
+	if (!(page->flags & PG_buddy) || page->buddy_order != o + 1 ||
+	    page->order != o || (pfn & ((1UL << o) - 1)) ||
 	    !zone_spans_pfn(z, pfn + (1UL << o) - 1)) {
 		mm_printf("mm: verify: node %d pfn %#lx order %u: bad head\n",
 			  z->nid, pfn, o);
 		return -1;
 	}
 	for (unsigned long i = 1; i < (1UL << o); i++) {
-		if (page[i].flags & (PG_reserved | PG_buddy | PG_pcp)) {
+		if (page[i].buddy_order ||
+		    (page[i].flags & (PG_reserved | PG_buddy | PG_pcp))) {
 			mm_printf(
 				"mm: verify: pfn %#lx inside free block %#lx\n",
 				pfn + i, pfn);
@@ -347,7 +351,7 @@ static long verify_block(struct zone *z, struct page *page, unsigned int o)
 		o < MAX_ORDER && zone_spans_pfn(z, pfn ^ (1UL << o))
 			? zone_pfn_page(z, pfn ^ (1UL << o))
 			: NULL;
-	if (buddy && (buddy->flags & PG_buddy) && buddy->order == o) {
+	if (buddy && buddy->buddy_order == o + 1) {
 		mm_printf(
 			"mm: verify: pfn %#lx order %u: buddy left unmerged\n",
 			pfn, o);

@@ -8,6 +8,7 @@
 atomic_bool mm_debug_flag = MM_DEBUG != 0;
 static atomic_bool mm_debug_quiet;
 static atomic_ulong mm_debug_counts[MM_DBG_NR_KINDS];
+static _Atomic(const void *) mm_debug_caller;
 
 static const char *const mm_debug_names[MM_DBG_NR_KINDS] = {
 	[MM_DBG_DOUBLE_FREE] = "double free",
@@ -34,6 +35,7 @@ void mm_debug_report(enum mm_debug_kind kind, const void *caller,
 		kind = MM_DBG_OTHER;
 	atomic_fetch_add_explicit(&mm_debug_counts[kind], 1,
 				  memory_order_relaxed);
+	atomic_store_explicit(&mm_debug_caller, caller, memory_order_relaxed);
 	if (atomic_load_explicit(&mm_debug_quiet, memory_order_relaxed))
 		return;
 
@@ -54,6 +56,11 @@ unsigned long mm_debug_count(enum mm_debug_kind kind)
 				    memory_order_relaxed);
 }
 
+const void *mm_debug_last_caller(void)
+{
+	return atomic_load_explicit(&mm_debug_caller, memory_order_relaxed);
+}
+
 unsigned long mm_debug_total(void)
 {
 	unsigned long sum = 0;
@@ -67,4 +74,5 @@ void mm_debug_reset_counts(void)
 	for (int k = 0; k < MM_DBG_NR_KINDS; k++)
 		atomic_store_explicit(&mm_debug_counts[k], 0,
 				      memory_order_relaxed);
+	atomic_store_explicit(&mm_debug_caller, NULL, memory_order_relaxed);
 }

@@ -52,6 +52,8 @@ mm_debug_report(enum mm_debug_kind kind, const void *caller, const char *fmt,
 unsigned long mm_debug_count(enum mm_debug_kind kind);
 /* mm_debug_total - detections of every kind. */
 unsigned long mm_debug_total(void);
+/* mm_debug_last_caller - caller address of the latest report (tests). */
+const void *mm_debug_last_caller(void);
 /* mm_debug_reset_counts - zero the counters (tests do it per case). */
 void mm_debug_reset_counts(void);
 /* mm_debug_set_quiet - count without printing (tests that expect reports). */
