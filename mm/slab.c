@@ -284,14 +284,16 @@ static inline void *slab_alloc_finish(struct kmem_cache *s, gfp_t gfp,
 	return obj;
 }
 
-static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
+/* Slow path of alloc: empty magazine, __GFP_ZERO or a debug cache. */
+static __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s,
+						       gfp_t gfp, void *caller)
 {
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 	unsigned int avail = cpu_avail(c);
 	void *obj;
 
-	if (mm_likely(avail)) {
+	if (avail) {
 		obj = c->objs[avail - 1];
 		cpu_set_avail(c, avail - 1);
 	} else {
@@ -302,6 +304,29 @@ static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 	if (mm_unlikely(!obj))
 		return alloc_failed(s, gfp, mm_this_node());
 	return slab_alloc_finish(s, gfp, obj, caller);
+}
+
+/*
+ * Fast path: pop the magazine. Everything else (refill, zeroing, debug
+ * checks) is out of line, so this compiles to a few loads and stores with
+ * no register spills.
+ */
+static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
+{
+	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_debug(s))) {
+		unsigned long flags = mm_irq_save();
+		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+		unsigned int avail = cpu_avail(c);
+		if (mm_likely(avail)) {
+			void *obj = c->objs[avail - 1];
+			cpu_set_avail(c, avail - 1);
+			stat_add(&c->allocs, 1);
+			mm_irq_restore(flags);
+			return obj;
+		}
+		mm_irq_restore(flags);
+	}
+	return slab_alloc_slow(s, gfp, caller);
 }
 
 /* An object for a node other than this CPU's: from that node's lists. */
@@ -342,7 +367,9 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 	return __kmem_cache_alloc(s, gfp, nid, __builtin_return_address(0));
 }
 
-static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
+/* Slow path of free: debug cache, remote object, or a full magazine. */
+static __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s,
+						     void *obj, void *caller)
 {
 	if (mm_unlikely(cache_debug(s)) && !slab_debug_on_free(s, obj, caller))
 		return;
@@ -351,20 +378,38 @@ static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 
 	stat_add(&c->frees, 1);
-	if (mm_unlikely(s->multi_node) && obj_nid(obj) != c->nid) {
+	if (s->multi_node && obj_nid(obj) != c->nid) {
 		/* Remote object: home to its own node, not our magazine. */
 		stat_add(&c->remote_free, 1);
 		__slab_put(s, 1, &obj);
 	} else {
-		unsigned int avail = cpu_avail(c);
-		if (mm_unlikely(avail == c->limit)) {
+		if (cpu_avail(c) == c->limit)
 			__cpu_flush(s, c, c->batch);
-			avail = cpu_avail(c);
-		}
+		unsigned int avail = cpu_avail(c);
 		c->objs[avail] = obj;
 		cpu_set_avail(c, avail + 1);
 	}
 	mm_irq_restore(flags);
+}
+
+/* Fast path: push on the magazine if the object is local and it has room. */
+static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
+{
+	if (mm_likely(!cache_debug(s))) {
+		unsigned long flags = mm_irq_save();
+		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+		unsigned int avail = cpu_avail(c);
+		if (mm_likely(avail < c->limit) &&
+		    (mm_likely(!s->multi_node) || obj_nid(obj) == c->nid)) {
+			c->objs[avail] = obj;
+			cpu_set_avail(c, avail + 1);
+			stat_add(&c->frees, 1);
+			mm_irq_restore(flags);
+			return;
+		}
+		mm_irq_restore(flags);
+	}
+	slab_free_slow(s, obj, caller);
 }
 
 void __kmem_cache_free(struct kmem_cache *s, void *obj, void *caller)
