@@ -146,35 +146,42 @@ static void bulk_free_one_node(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	}
 }
 
-/* Several nodes: local objects into the magazine, remote ones collected
- * (in chunks on the stack) and sent home with one __slab_put each. */
+/*
+ * Several nodes: local objects into the magazine while it has room; remote
+ * objects, and local ones once it is full, are gathered (in chunks on the
+ * stack) and returned to their slabs with one __slab_put per chunk, which
+ * takes each node's lock once per run of that node's objects.
+ */
 static void bulk_free_numa(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			   size_t n, void **p)
 {
 	void *home[64];
 	size_t nh = 0;
+	bool flushed = false;
 
 	for (size_t i = 0; i < n; i++) {
 		unsigned int avail = cpu_avail(c);
 		bool local = obj_nid(p[i]) == c->nid;
-		if (local && avail == c->limit) {
-			__cpu_flush(s, c, c->batch);
-			avail = cpu_avail(c);
-		}
-		if (local) {
+		if (local && avail < c->limit) {
 			c->objs[avail] = p[i];
 			cpu_set_avail(c, avail + 1);
 			continue;
 		}
-		stat_add(&c->remote_free, 1);
+		if (!local)
+			stat_add(&c->remote_free, 1);
 		home[nh++] = p[i];
 		if (nh == sizeof(home) / sizeof(home[0])) {
 			__slab_put(s, nh, home);
 			nh = 0;
+			flushed = true;
 		}
 	}
-	if (nh)
+	if (nh) {
 		__slab_put(s, nh, home);
+		flushed = true;
+	}
+	if (flushed)
+		stat_add(&c->flush, 1);
 }
 
 /* Slow path of free_bulk: debug cache, several nodes, or no room. */
