@@ -6,6 +6,7 @@
 #include "kernel/selftest.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "kernel/mm_boot.h"
 #include "kernel/paging.h"
 #include "kernel/power.h"
 #include "kernel/trap.h"
@@ -20,13 +21,6 @@ static int failures;
 void selftest_failed(void)
 {
 	failures++;
-}
-
-/* Weak: replaced by kernel/mm_boot.c once the page allocator is in. */
-__attribute__((weak)) void selftest_mm(void)
-{
-	kprintf("selftest: mm FAIL (no page allocator in this kernel)\n");
-	selftest_failed();
 }
 
 static __attribute__((noinline)) void fault_here(void)
