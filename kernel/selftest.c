@@ -4,7 +4,9 @@
  * boot. selftest=mm lives with the allocator boot code (kernel/mm_boot.c).
  */
 #include "kernel/selftest.h"
+#include "kernel/arch.h"
 #include "kernel/cmdline.h"
+#include "kernel/irq.h"
 #include "kernel/console.h"
 #include "kernel/mm_boot.h"
 #include "kernel/paging.h"
@@ -92,8 +94,59 @@ static void selftest_smp(void)
 	}
 }
 
+/* ---- selftest=irq: the IOAPIC path, with the PIT as the device ---- */
+
+static atomic_int irq_count, irq_cpu = -1;
+
+static void pit_irq(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&irq_count, 1);
+	atomic_store(&irq_cpu, this_cpu_id());
+	poll_wake(this_cpu_id());
+}
+
+/* Routes ISA IRQ 0 (the PIT; QEMU's MADT overrides it to GSI 2) to a
+ * vector from irq_alloc_vector on the last CPU, runs the PIT at 1 kHz for
+ * 50 ms, and checks the interrupts arrived there. */
+static void selftest_irq(void)
+{
+	int target = nr_cpus - 1, vec = irq_alloc_vector(pit_irq, NULL), n;
+	uint16_t div = 1193182 / 1000;
+
+	if (vec < 0 || irq_route_isa(0, vec, target) < 0) {
+		kprintf("selftest: irq FAIL (no vector or no IOAPIC route)\n");
+		selftest_failed();
+		return;
+	}
+	outb(0x43, 0x34); /* channel 0, lo/hi byte, mode 2 (rate generator) */
+	outb(0x40, (uint8_t)div);
+	outb(0x40, (uint8_t)(div >> 8));
+	irq_enable_for_ms(50);
+	irq_mask_isa(0);
+	n = atomic_load(&irq_count);
+	irq_free_vector(vec);
+	if (n == 0 || atomic_load(&irq_cpu) != target) {
+		kprintf("selftest: irq FAIL interrupts=%d on cpu %d (wanted "
+			"%d)\n",
+			n, atomic_load(&irq_cpu), target);
+		selftest_failed();
+		return;
+	}
+	kprintf("selftest: irq PASS vector=0x%x cpu=%d interrupts=%d\n", vec,
+		target, n);
+}
+
+static void fault_on_ap(void *arg)
+{
+	(void)arg;
+	fault_here();
+}
+
 void selftests_run(void)
 {
+	if (cmdline_has("selftest", "irq"))
+		selftest_irq();
 	if (cmdline_has("selftest", "smp"))
 		selftest_smp();
 	if (cmdline_has("selftest", "mm"))
@@ -102,6 +155,14 @@ void selftests_run(void)
 		panic("selftest: panic requested on the command line");
 	if (cmdline_has("selftest", "fault"))
 		fault_here();
+	if (cmdline_has("selftest", "fault_ap") && nr_cpus > 1) {
+		smp_call_async(nr_cpus - 1, fault_on_ap, NULL);
+		irq_enable_for_ms(
+			1000); /* the STOP IPI or the exit ends this */
+		kprintf("selftest: fault_ap FAIL (cpu %d did not fault)\n",
+			nr_cpus - 1);
+		selftest_failed();
+	}
 	if (failures && exit_on_fatal) {
 		kprintf("selftest: %d failed\n", failures);
 		system_exit(EXIT_FAILURE_CODE);

@@ -144,3 +144,19 @@ def test_idle_kernel_keeps_running_in_its_poll_loop(qemu):
     import time
     time.sleep(0.5)
     assert vm.proc.poll() is None, vm.describe()
+
+
+def test_fault_on_another_cpu_is_reported_with_that_cpu(qemu):
+    log = qemu.boot(append=EXIT + " selftest=fault_ap", smp=4,
+                    expect_status=1)
+    assert "exception: page fault (vector 14) on cpu 3, error code 0x2" in log
+    assert "cpu 3 halted" in log
+
+
+def test_isa_interrupt_reaches_the_chosen_cpu_through_the_ioapic(qemu):
+    # the PIT's IRQ 0, which QEMU's MADT overrides to GSI 2
+    log = qemu.boot(append=EXIT + " selftest=irq", smp=2)
+    m = re.search(r"^selftest: irq PASS vector=0x[0-9a-f]+ cpu=1 interrupts=(\d+)",
+                  log, re.M)
+    assert m, log
+    assert int(m.group(1)) > 0
