@@ -162,6 +162,8 @@ static void fault_on_ap(void *arg)
 
 void selftests_run(void)
 {
+	if (cmdline_has("selftest", "printf"))
+		selftest_printf();
 	if (cmdline_has("selftest", "irq"))
 		selftest_irq();
 	if (cmdline_has("selftest", "smp"))

@@ -186,3 +186,8 @@ def test_invalid_slit_is_reported_and_not_trusted(qemu, tmp_path):
                     extra=["-acpitable", "file=" + table])
     assert "acpi: SLIT distance 5 from node 0 to 1 is invalid, SLIT ignored" in log
     assert re.search(r"^node 0: distance=10,20 \(no SLIT: assumed\)\s*$", log, re.M)
+
+
+def test_kernel_snprintf_matches_known_answers(qemu):
+    log = qemu.boot(append=EXIT + " selftest=printf")
+    assert re.search(r"^selftest: printf PASS n=\d+\s*$", log, re.M), log
