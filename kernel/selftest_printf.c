@@ -45,8 +45,8 @@ static void check_integers(void)
 	CHECK("-9223372036854775808", "%lld", LLONG_MIN);
 	CHECK("123456789abcdef0", "%llx", 0x123456789abcdef0ULL);
 	CHECK("4096", "%zu", (size_t)4096);
-	CHECK("-1", "%hhd", 255);
-	CHECK("65535", "%hu", 65535);
+	CHECK("-1", "%hhd", (signed char)-1);
+	CHECK("65535", "%hu", (unsigned short)65535);
 }
 
 static void check_padding(void)
