@@ -88,6 +88,8 @@ void lapic_send_ipi(uint32_t apic_id, int vector)
 
 void lapic_broadcast_ipi(int vector)
 {
+	if (!x2apic && !lapic_mmio)
+		return; /* a fault before the APIC is up: nobody to tell */
 	/* destination shorthand 11: all excluding self */
 	icr_send(0, (uint32_t)vector | (1u << 14) | (3u << 18));
 }
