@@ -48,8 +48,12 @@ def test_grub_iso_boots_under_uefi_with_framebuffer_console(qemu):
     assert "boot: ready" in log
 
 
-def test_plain_iso_is_built_for_make_run():
-    assert os.path.getsize(ISO) > 1 << 20
+def test_iso_from_make_iso_boots_and_stays_up_in_its_poll_loop(qemu):
+    assert os.path.exists(ISO), "run make iso"
+    vm = qemu.start(iso=ISO, smp=2)
+    vm.wait_for(r"^boot: ready")
+    assert 'boot: cmdline=""' in vm.log()
+    assert vm.proc.poll() is None, vm.describe()
 
 
 def test_single_cpu_boot_reports_one_cpu(qemu):
