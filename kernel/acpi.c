@@ -337,6 +337,9 @@ static void table_parse(uint64_t phys)
 		mcfg_parse(h);
 	else if (!memcmp(h->sig, "FACP", 4))
 		fadt_parse(h);
+	else if (!memcmp(h->sig, "HPET", 4) && h->length >= 56 &&
+		 ((const uint8_t *)h)[40] == 0) /* GAS in memory space */
+		acpi.hpet_base = rd64((const uint8_t *)h + 44);
 }
 
 /* SRAT and SLIT need the MADT's CPU list and SRAT's nodes: parse in the

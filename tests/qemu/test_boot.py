@@ -195,3 +195,17 @@ def test_invalid_slit_is_reported_and_not_trusted(qemu, tmp_path):
 def test_kernel_snprintf_matches_known_answers(qemu):
     log = qemu.boot(append=EXIT + " selftest=printf")
     assert re.search(r"^selftest: printf PASS n=\d+\s*$", log, re.M), log
+
+
+def test_tsc_is_calibrated_by_the_hpet_when_acpi_lists_one(qemu):
+    log = qemu.boot(append=EXIT + " selftest=smp", smp=2)
+    assert re.search(r"^boot: tsc=\d+MHz \(by hpet\)", log, re.M)
+    assert re.search(r"^selftest: smp PASS", log, re.M)
+
+
+def test_tsc_is_calibrated_by_the_pit_without_hpet(qemu):
+    log = qemu.boot(append=EXIT + " selftest=smp", smp=2,
+                    extra=["-machine", "hpet=off"])
+    assert "HPET" not in log
+    assert re.search(r"^boot: tsc=\d+MHz \(by pit\)", log, re.M)
+    assert re.search(r"^selftest: smp PASS", log, re.M)
