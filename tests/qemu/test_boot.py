@@ -209,3 +209,18 @@ def test_tsc_is_calibrated_by_the_pit_without_hpet(qemu):
     assert "HPET" not in log
     assert re.search(r"^boot: tsc=\d+MHz \(by pit\)", log, re.M)
     assert re.search(r"^selftest: smp PASS", log, re.M)
+
+
+@pytest.mark.parametrize("machine", ["pc", "q35"])
+def test_without_debug_exit_the_kernel_powers_off_through_acpi(qemu, machine):
+    # as on a real PC: no isa-debug-exit, so exit_after_boot takes ACPI S5
+    log = qemu.boot(append=EXIT, machine=machine, debug_exit=False)
+    assert "boot: exit_after_boot=1, exiting" in log
+    assert "power-off failed" not in log
+
+
+def test_without_debug_exit_a_fault_resets_the_machine(qemu):
+    # -no-reboot turns the kernel's reset into QEMU exiting
+    log = qemu.boot(append=EXIT + " selftest=fault", debug_exit=False)
+    assert "exception: page fault" in log
+    assert "power-off failed" not in log
