@@ -5,6 +5,7 @@
 #ifndef MM_MM_H
 #define MM_MM_H
 
+#include "alf_queue.h"
 #include "debug.h"
 #include "gfp.h"
 #include "mm_stats.h"
