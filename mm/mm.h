@@ -11,6 +11,7 @@
 #include "mm_stats.h"
 #include "page_alloc.h"
 #include "platform.h"
+#include "qmempool.h"
 #include "slab.h"
 
 #endif /* MM_MM_H */

@@ -16,10 +16,15 @@
 
 #include "alf_queue.h"
 
-#define QSIZE	  64
-#define MAX_THR	  8
-#define MAX_BULK  16
-#define SEQ_BITS  24
+#define QSIZE	 64
+#define MAX_THR	 8
+#define MAX_BULK 16
+#define SEQ_BITS 24
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define DEFAULT_N 4000 /* pointers per producer, about */
+#else
+#define DEFAULT_N 20000
+#endif
 #define START_IDX (UINT32_MAX - 1000u)
 
 struct config {
@@ -174,7 +179,7 @@ int main(int argc, char **argv)
 	/* Sized for TSan on 2 shared cores: 16 threads on 2 cores spin while
 	 * a preempted producer holds an unpublished reservation, which makes
 	 * the oversubscribed configurations slow (seconds), not wrong. */
-	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 10000;
+	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : DEFAULT_N;
 	const struct config cfgs[] = {
 		{1, 1, true, true, n * 2},   {1, 4, true, false, n},
 		{4, 1, false, true, n},	     {2, 2, false, false, n},
