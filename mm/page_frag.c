@@ -39,13 +39,18 @@ void page_frag_force_order0(bool on)
 	atomic_store_explicit(&page_frag_order0_only, on, memory_order_relaxed);
 }
 
-/* The cache's references in one batch: more than fragments can ever take. */
+/*
+ * Take the cache's references in one batch, size + 1 of them: more than
+ * fragments can ever take (each is at least one byte), so the bias never
+ * runs out. refs_held is what the block's count already is (1 for a fresh
+ * block, 0 for one whose fragments all came back).
+ */
 static void page_frag_arm_block(struct page_frag_cache *nc, struct page *page,
-				unsigned int nr_pages)
+				unsigned int nr_pages, int refs_held)
 {
 	unsigned int size = nr_pages * (unsigned int)MM_PAGE_SIZE;
 
-	page_ref_add(page, (int)size);
+	page_ref_add(page, (int)size + 1 - refs_held);
 	nc->pagecnt_bias = size + 1;
 	nc->encoded_block = (uintptr_t)page_address(page) | nr_pages;
 	nc->offset = PAGE_FRAG_CARVE_DOWN ? size : 0;
@@ -105,7 +110,7 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 		if (page_ref_sub_and_test(page, (int)nc->pagecnt_bias)) {
 			/* Every fragment is back: the block is ours again. */
 			page_frag_count(PF_RECYCLES);
-			page_frag_arm_block(nc, page, nr_pages);
+			page_frag_arm_block(nc, page, nr_pages, 0);
 			return true;
 		}
 		/* Fragments are out: the last page_frag_free() frees it. */
@@ -118,7 +123,7 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 		page_frag_count(PF_ALLOC_FAILED);
 		return false;
 	}
-	page_frag_arm_block(nc, page, nr_pages);
+	page_frag_arm_block(nc, page, nr_pages, 1);
 	return true;
 }
 
