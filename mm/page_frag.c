@@ -28,6 +28,7 @@
  * the downward variant (PAGE_FRAG_CARVE_DOWN=1) and measures both; see
  * docs/page_frag.md for the figures.
  */
+#include "debug.h"
 #include "page_frag_internal.h"
 
 struct page_frag_cpu_stats page_frag_cpu_stats[MM_MAX_CPUS];
@@ -177,10 +178,41 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 	return __page_frag_alloc(nc, fragsz, gfp, 0);
 }
 
+/*
+ * Debug-mode check of a free (mm_debug_on()): the block must still be
+ * allocated and referenced. A fragment freed once too often finds its
+ * block's count at zero, or the block already back on a free list.
+ */
+static bool page_frag_free_ok(const struct page *page, const void *addr,
+			      const void *caller)
+{
+	if (page->flags & (PG_buddy | PG_pcp) || page_ref_count(page) <= 0) {
+		mm_debug_report(MM_DBG_DOUBLE_FREE, caller,
+				"page_frag_free: %p: its block is already free",
+				addr);
+		return false;
+	}
+	if (page->flags & PG_slab) {
+		mm_debug_report(MM_DBG_NOT_ALLOCATED, caller,
+				"page_frag_free: %p is slab memory", addr);
+		return false;
+	}
+	return true;
+}
+
 void page_frag_free(void *addr)
 {
 	struct page *page = virt_to_head_page(addr);
 
+	if (mm_unlikely(!page)) {
+		mm_debug_report(MM_DBG_NOT_ALLOCATED,
+				__builtin_return_address(0),
+				"page_frag_free: %p is not in any zone", addr);
+		return;
+	}
+	if (mm_unlikely(mm_debug_on()) &&
+	    !page_frag_free_ok(page, addr, __builtin_return_address(0)))
+		return;
 	page_frag_count(PF_FREES);
 	if (page_ref_sub_and_test(page, 1))
 		page_frag_release_block(page);

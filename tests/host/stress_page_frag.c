@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "debug.h"
 #include "mm.h"
 #include "mm_host.h"
 
@@ -41,6 +42,7 @@ struct ring {
 
 static struct ring rings[2]; /* rings[i]: CPU i -> CPU 1-i */
 static atomic_int failures;
+static long per_thread; /* fragments each CPU sends in this phase */
 
 static bool ring_push(struct ring *r, struct item it)
 {
@@ -119,7 +121,7 @@ static void *cpu_thread(void *arg)
 	struct item it;
 
 	mm_host_set_cpu(cpu);
-	for (long n = 0; n < PER_THREAD; n++) {
+	for (long n = 0; n < per_thread; n++) {
 		uint64_t r = next_rand(&seed);
 		unsigned int len = 1 + (unsigned int)(r >> 20) % 2048;
 
@@ -149,7 +151,7 @@ static void *cpu_thread(void *arg)
 		}
 	}
 	page_frag_cache_drain(&nc);
-	while (received < PER_THREAD && !atomic_load(&failures)) {
+	while (received < per_thread && !atomic_load(&failures)) {
 		if (ring_pop(in, &it)) {
 			check_and_free(it);
 			received++;
@@ -158,20 +160,23 @@ static void *cpu_thread(void *arg)
 	return NULL;
 }
 
-int main(void)
+/*
+ * One phase: both CPUs send n fragments each; afterwards every page must be
+ * back and every fragment counted as freed once. With debug on, the page
+ * allocator also poisons freed blocks and checks every free.
+ */
+static void run_phase(long n, bool debug)
 {
-	static const int cpu_to_node[2] = {0, 1};
 	struct page_frag_stats a, b;
 	unsigned long free0;
 	pthread_t t[2];
 
-	if (mm_host_boot(2, 32u << 20, 2, cpu_to_node)) {
-		fprintf(stderr, "boot failed\n");
-		return 1;
-	}
+	mm_debug_set(debug);
+	mm_debug_reset_counts();
 	drain_all_pages();
 	free0 = nr_free_pages();
 	page_frag_stats_read(&a);
+	per_thread = n;
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, cpu_thread, (void *)(intptr_t)i);
 	for (int i = 0; i < 2; i++)
@@ -186,18 +191,36 @@ int main(void)
 		atomic_fetch_add(&failures, 1);
 	}
 	if (b.frees - a.frees != b.fragments - a.fragments ||
-	    b.frees - a.frees != 2ul * PER_THREAD) {
+	    b.frees - a.frees != 2ul * (unsigned long)n) {
 		fprintf(stderr, "counted %llu fragments, %llu frees\n",
 			(unsigned long long)(b.fragments - a.fragments),
 			(unsigned long long)(b.frees - a.frees));
 		atomic_fetch_add(&failures, 1);
 	}
-	printf("stress_page_frag: %d fragments, %llu recycles, %llu refills, "
-	       "%d failures\n",
-	       2 * PER_THREAD, (unsigned long long)(b.recycles - a.recycles),
+	if (mm_debug_total()) {
+		fprintf(stderr, "%lu debug reports\n", mm_debug_total());
+		atomic_fetch_add(&failures, 1);
+	}
+	printf("stress_page_frag: debug %d: %ld fragments, %llu recycles, "
+	       "%llu refills, %d failures\n",
+	       debug, 2 * n, (unsigned long long)(b.recycles - a.recycles),
 	       (unsigned long long)(b.refills_order3 - a.refills_order3 +
 				    b.refills_order0 - a.refills_order0),
 	       atomic_load(&failures));
+	mm_debug_set(false);
+}
+
+int main(void)
+{
+	static const int cpu_to_node[2] = {0, 1};
+
+	if (mm_host_boot(2, 32u << 20, 2, cpu_to_node)) {
+		fprintf(stderr, "boot failed\n");
+		return 1;
+	}
+	run_phase(PER_THREAD, false);
+	if (!atomic_load(&failures))
+		run_phase(PER_THREAD / 4, true);
 	mm_host_shutdown();
 	return atomic_load(&failures) ? 1 : 0;
 }

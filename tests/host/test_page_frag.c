@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debug.h"
 #include "mm_test.h"
 
 #define NODE_BYTES (16u << 20)
@@ -402,6 +403,35 @@ static void test_stats_text_and_json_show_counters(void **s)
 	assert_int_equal(page_frag_stats_json(NULL, 0), n);
 }
 
+static void test_free_of_an_address_outside_memory_is_reported(void **s)
+{
+	char not_ours[64];
+
+	(void)s;
+	mm_debug_set_quiet(true);
+	mm_debug_reset_counts();
+	page_frag_free(not_ours);
+	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 1);
+	assert_int_equal(delta().frees, 0);
+}
+
+static void test_free_after_the_block_was_freed_is_caught_in_debug(void **s)
+{
+	unsigned long free0 = free_pages_now();
+	struct page_frag_cache nc = {0};
+	char *p = page_frag_alloc(&nc, 64, GFP_KERNEL);
+
+	(void)s;
+	page_frag_cache_drain(&nc);
+	page_frag_free(p); /* the last reference: the block is freed */
+	mm_debug_set(true);
+	mm_debug_set_quiet(true);
+	mm_debug_reset_counts();
+	page_frag_free(p);
+	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
+	assert_int_equal(free_pages_now(), free0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +451,8 @@ int main(void)
 		T(test_force_order0_skips_the_order3_attempt),
 		T(test_no_memory_returns_null_and_counts),
 		T(test_stats_text_and_json_show_counters),
+		T(test_free_of_an_address_outside_memory_is_reported),
+		T(test_free_after_the_block_was_freed_is_caught_in_debug),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
