@@ -111,14 +111,17 @@ def test_page_fault_prints_exception_report_and_fails(qemu):
     assert "exception: page fault (vector 14) on cpu 0, error code 0x2" in log
     assert re.search(r"cr2 0x0000008000000000 \(not present, write\)", log)
     assert re.search(r"rip [0-9a-f]{16}", log)
-    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16}", log, re.M)
+    # the faulting function and its callers, by name
+    assert re.search(r"^faulting instruction:\s*\n  #0 0x[0-9a-f]{16} fault_here\+0x", log, re.M)
+    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16} selftests_run\+0x", log, re.M)
+    assert re.search(r"^  #1 0x[0-9a-f]{16} kmain\+0x", log, re.M)
     assert "cpu 0 halted" in log
 
 
 def test_panic_prints_message_and_backtrace_and_fails(qemu):
     log = qemu.boot(append=EXIT + " selftest=panic", expect_status=1)
     assert "panic: selftest: panic requested on the command line" in log
-    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16}", log, re.M)
+    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16} selftests_run\+0x", log, re.M)
 
 
 def test_unknown_command_line_key_is_reported_and_boot_continues(qemu):
