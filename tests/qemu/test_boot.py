@@ -70,6 +70,20 @@ def test_four_cpus_all_start_and_reach_their_poll_loops(qemu):
     assert re.search(r"^selftest: smp PASS cpus=4", log, re.M)
 
 
+def test_poll_loop_statistics_are_valid_json_per_cpu(qemu):
+    import json
+    log = qemu.boot(append=EXIT + " selftest=smp", smp=2,
+                    numa=["0:256M", "1:256M"])
+    m = re.search(r"^selftest: smp cpustat=(\{.*\})\s*$", log, re.M)
+    assert m, log
+    stats = json.loads(m.group(1))
+    assert sorted(stats) == ["cpu0", "cpu1"]
+    assert stats["cpu1"]["node"] == 1
+    # the other CPU ran its poll loop and slept in it between ticks
+    assert stats["cpu1"]["polls"] > 0 and stats["cpu1"]["idle_halts"] > 0
+    assert stats["cpu1"]["ticks"] > 0
+
+
 def test_two_numa_nodes_are_reported_as_qemu_was_told(qemu):
     log = qemu.boot(append=EXIT, smp=4, numa=["0-1:256M", "2-3:256M"])
     assert re.search(r"^boot: cpus=4 nodes=2 memory=512MiB\s*$", log, re.M)
