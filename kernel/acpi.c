@@ -130,6 +130,11 @@ static void madt_cpu(uint32_t apic_id, uint32_t flags)
 {
 	if (!(flags & 1))
 		return;
+	/* some firmware lists a CPU both as local APIC and as x2APIC: an
+	 * INIT to a CPU that already runs would reset it */
+	for (int i = 0; i < acpi.nr_cpus; i++)
+		if (acpi.apic_ids[i] == apic_id)
+			return;
 	if (acpi.nr_cpus == MAX_CPUS) {
 		acpi.nr_cpus_skipped++;
 		return;
