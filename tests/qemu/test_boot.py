@@ -241,3 +241,10 @@ def test_without_debug_exit_a_fault_resets_the_machine(qemu):
     log = qemu.boot(append=EXIT + " selftest=fault", debug_exit=False)
     assert "exception: page fault" in log
     assert "power-off failed" not in log
+
+
+def test_smp_key_limits_the_cpus_started(qemu):
+    log = qemu.boot(append=EXIT + " smp=2", smp=4)
+    assert report_value(log, "cpus") == 2
+    assert "smp: cpu with apic id 2 not started (smp=2)" in log
+    assert "smp: cpu with apic id 3 not started (smp=2)" in log
