@@ -10,5 +10,6 @@
 #include "mm_stats.h"
 #include "page_alloc.h"
 #include "platform.h"
+#include "slab.h"
 
 #endif /* MM_MM_H */
