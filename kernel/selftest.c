@@ -208,6 +208,12 @@ void selftests_run(void)
 		selftest_smp();
 	if (cmdline_has("selftest", "mm"))
 		selftest_mm();
+	if (cmdline_has("selftest", "slab"))
+		selftest_slab();
+	if (cmdline_has("selftest", "frag"))
+		selftest_frag();
+	if (cmdline_has("selftest", "qmempool"))
+		selftest_qmempool();
 	if (cmdline_has("selftest", "panic"))
 		panic("selftest: panic requested on the command line");
 	if (cmdline_has("selftest", "fault"))
