@@ -21,4 +21,8 @@ void selftest_slab(void);
 void selftest_frag(void);
 void selftest_qmempool(void);
 
+/* bench=pages,slab,frag,qmempool,all (kernel/mm_bench.c): per-operation
+ * figures of the allocators' fast paths on the boot CPU. */
+void mm_bench_run(void);
+
 #endif

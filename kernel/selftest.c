@@ -233,6 +233,8 @@ void selftests_run(void)
 			nr_cpus - 1);
 		selftest_failed();
 	}
+	if (cmdline_get("bench") && *cmdline_get("bench"))
+		mm_bench_run();
 	if (failures && exit_on_fatal) {
 		kprintf("selftest: %d failed\n", failures);
 		system_exit(EXIT_FAILURE_CODE);
