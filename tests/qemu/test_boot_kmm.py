@@ -95,3 +95,29 @@ def test_all_allocator_selftests_pass_in_one_boot(qemu):
     for name in ("slab", "frag", "qmempool"):
         assert passed(log, name)[:2] == (4, 2)
     assert "FAIL" not in log, log
+
+
+BENCH_LINE = r"^bench: kernel (\S+) ops=(\d+) ticks=(\d+) per_op=\S+\s*$"
+
+
+def bench_figures(qemu, areas):
+    # -icount: one tick per guest instruction, so figures are repeatable
+    log = qemu.boot(append=EXIT + " bench=" + areas, smp=1,
+                    extra=["-icount", "shift=0"], timeout=120)
+    return {m[0]: (int(m[1]), int(m[2]))
+            for m in re.findall(BENCH_LINE, log, re.M)}, log
+
+
+def test_bench_prints_a_figure_for_every_case_of_the_chosen_areas(qemu):
+    figs, log = bench_figures(qemu, "slab,qmempool")
+    assert set(figs) == {"slab_reuse", "slab_n256", "slab_bulk16",
+                         "kmalloc256_reuse", "qmempool_reuse",
+                         "qmempool_reuse_guarded", "qmempool_n256"}, log
+    for name, (ops, ticks) in figs.items():
+        assert ops == 4096 and ticks > 0, (name, log)
+
+
+def test_bench_figures_are_identical_across_icount_boots(qemu):
+    first, log = bench_figures(qemu, "pages,frag")
+    second, _ = bench_figures(qemu, "pages,frag")
+    assert first and first == second, log
