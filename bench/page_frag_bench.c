@@ -9,10 +9,11 @@
  *   BENCH_MALLOC     malloc/free; linked alone (glibc) or with -lmimalloc,
  *                    -ljemalloc, -ltcmalloc_minimal, which replace malloc
  * "page_frag_bench --run" runs one round of every case the binary supports
- * and prints "case ns_per_op" lines. "page_frag_bench --report DIR BIN..."
- * (ours only) runs rounds of every binary in turn, so that all contenders
- * see the same machine noise, and writes DIR/frag.md and DIR/frag.json
- * with medians and same-run ratios.
+ * and prints "case ns_per_op" lines. "--count CASE N [aligned]" runs one
+ * single-thread case N times, for instruction counts under callgrind.
+ * "page_frag_bench --report DIR BIN..." (ours only) runs rounds of every
+ * binary in turn, so that all contenders see the same machine noise, and
+ * writes DIR/frag.md and DIR/frag.json with medians and same-run ratios.
  *
  * Push/pop: a push thread on core 0 allocates fragments and passes them
  * through a ring to a pop thread on core 1, which frees them. The ring is
@@ -830,6 +831,21 @@ static int bench_report(const char *outdir, int n, char **specs)
 
 int main(int argc, char **argv)
 {
+	/* For instruction counts under callgrind: one case, n operations. */
+	if (argc >= 4 && !strcmp(argv[1], "--count")) {
+		long n = atol(argv[3]);
+		bool aligned = argc >= 5 && !strcmp(argv[4], "aligned");
+
+		contender_init();
+		if (!strcmp(argv[2], "single_12"))
+			run_single(12, aligned, n);
+		else if (!strcmp(argv[2], "batch_256"))
+			run_batch(256, aligned, n);
+		else
+			return 2;
+		contender_done();
+		return 0;
+	}
 	if (argc >= 2 && !strcmp(argv[1], "--run")) {
 		printf("provider %s\n", OURS ? "libmm" : malloc_provider());
 		run_round();
