@@ -6,6 +6,7 @@
 #include "kernel/selftest.h"
 #include "kernel/arch.h"
 #include "kernel/cmdline.h"
+#include "kernel/cpu_stats.h"
 #include "kernel/irq.h"
 #include "kernel/console.h"
 #include "kernel/mm_boot.h"
@@ -92,6 +93,20 @@ static int check_clock_against_timer(void)
 	return 0;
 }
 
+/* The poll loop counters, as the statistics functions give them. */
+static void report_cpustat(void)
+{
+	static char buf[4096];
+	int n = cpustat_json(NULL, 0);
+
+	if (cpustat_json(buf, sizeof(buf)) != n || n >= (int)sizeof(buf)) {
+		kprintf("selftest: smp: cpustat_json length %d mismatch\n", n);
+		selftest_failed();
+		return;
+	}
+	kprintf("selftest: smp cpustat=%s\n", buf);
+}
+
 /* Every CPU answers a call from its poll loop, its timer ticks, and the
  * clock moves forward by about the time the ticks say. */
 static void selftest_smp(void)
@@ -128,6 +143,7 @@ static void selftest_smp(void)
 	} else {
 		kprintf("selftest: smp PASS cpus=%d clock=%llums\n", nr_cpus,
 			(unsigned long long)(clock_ms() - t0));
+		report_cpustat();
 	}
 }
 

@@ -8,6 +8,7 @@
  * is fine for milliseconds.
  */
 #include "kernel/time.h"
+#include <stdbool.h>
 #include "kernel/apic.h"
 #include "kernel/arch.h"
 #include "kernel/acpi.h"
@@ -24,6 +25,7 @@ static uint64_t tsc_freq = 1000000000; /* until calibrated: 1 GHz guess */
 static uint64_t tsc_boot;
 static uint32_t lapic_per_tick;
 static const char *calibrated_by = "none";
+static bool pit_broken;
 
 #define HPET_CAP     0x000
 #define HPET_CONFIG  0x010
@@ -44,8 +46,14 @@ static uint64_t pit_measure(uint32_t *lapic_counts)
 	lapic_timer_start_count();
 	t0 = rdtsc();
 	outb(0x61, gate | 1); /* gate high: counting starts */
-	while (!(inb(0x61) & 0x20))
-		; /* OUT2 goes high at terminal count */
+	/* OUT2 goes high at terminal count. Bounded: a PC without a working
+	 * PIT must not hang the boot (each inb takes about a microsecond). */
+	for (long spins = 0; !(inb(0x61) & 0x20); spins++) {
+		if (spins > 2000000) {
+			pit_broken = true;
+			break;
+		}
+	}
 	t1 = rdtsc();
 	*lapic_counts = lapic_timer_elapsed();
 	return t1 - t0;
@@ -57,13 +65,16 @@ static uint64_t hpet_measure(volatile uint64_t *hpet, uint32_t *lapic_counts)
 {
 	uint64_t period_fs = hpet[HPET_CAP / 8] >> 32;
 	uint64_t ticks = (uint64_t)CALIBRATE_MS * 1000000000000ULL / period_fs;
+	/* a 32-bit main counter (capability bit 13 clear) wraps at 2^32 */
+	uint64_t mask =
+		(hpet[HPET_CAP / 8] & (1u << 13)) ? ~0ULL : 0xFFFFFFFFULL;
 	uint64_t h0, t0, t1;
 
 	hpet[HPET_CONFIG / 8] |= 1; /* main counter on */
 	lapic_timer_start_count();
 	h0 = hpet[HPET_COUNTER / 8];
 	t0 = rdtsc();
-	while (hpet[HPET_COUNTER / 8] - h0 < ticks)
+	while (((hpet[HPET_COUNTER / 8] - h0) & mask) < ticks)
 		cpu_relax();
 	t1 = rdtsc();
 	*lapic_counts = lapic_timer_elapsed();
@@ -105,6 +116,13 @@ void time_init(void)
 			best = c;
 			best_lapic = lc;
 		}
+	}
+	if (pit_broken) {
+		kprintf("time: neither HPET nor PIT counts; assuming a 2 GHz "
+			"TSC, the clock will be off\n");
+		best = 2000000000ULL / (1000 / CALIBRATE_MS);
+		best_lapic = 1000000000U / 16 / (1000 / CALIBRATE_MS);
+		calibrated_by = "guess";
 	}
 	tsc_freq = best * (1000 / CALIBRATE_MS);
 	lapic_per_tick = (uint32_t)((uint64_t)best_lapic *

@@ -70,6 +70,20 @@ def test_four_cpus_all_start_and_reach_their_poll_loops(qemu):
     assert re.search(r"^selftest: smp PASS cpus=4", log, re.M)
 
 
+def test_poll_loop_statistics_are_valid_json_per_cpu(qemu):
+    import json
+    log = qemu.boot(append=EXIT + " selftest=smp", smp=2,
+                    numa=["0:256M", "1:256M"])
+    m = re.search(r"^selftest: smp cpustat=(\{.*\})\s*$", log, re.M)
+    assert m, log
+    stats = json.loads(m.group(1))
+    assert sorted(stats) == ["cpu0", "cpu1"]
+    assert stats["cpu1"]["node"] == 1
+    # the other CPU ran its poll loop and slept in it between ticks
+    assert stats["cpu1"]["polls"] > 0 and stats["cpu1"]["idle_halts"] > 0
+    assert stats["cpu1"]["ticks"] > 0
+
+
 def test_two_numa_nodes_are_reported_as_qemu_was_told(qemu):
     log = qemu.boot(append=EXIT, smp=4, numa=["0-1:256M", "2-3:256M"])
     assert re.search(r"^boot: cpus=4 nodes=2 memory=512MiB\s*$", log, re.M)
@@ -111,14 +125,17 @@ def test_page_fault_prints_exception_report_and_fails(qemu):
     assert "exception: page fault (vector 14) on cpu 0, error code 0x2" in log
     assert re.search(r"cr2 0x0000008000000000 \(not present, write\)", log)
     assert re.search(r"rip [0-9a-f]{16}", log)
-    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16}", log, re.M)
+    # the faulting function and its callers, by name
+    assert re.search(r"^faulting instruction:\s*\n  #0 0x[0-9a-f]{16} fault_here\+0x", log, re.M)
+    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16} selftests_run\+0x", log, re.M)
+    assert re.search(r"^  #1 0x[0-9a-f]{16} kmain\+0x", log, re.M)
     assert "cpu 0 halted" in log
 
 
 def test_panic_prints_message_and_backtrace_and_fails(qemu):
     log = qemu.boot(append=EXIT + " selftest=panic", expect_status=1)
     assert "panic: selftest: panic requested on the command line" in log
-    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16}", log, re.M)
+    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16} selftests_run\+0x", log, re.M)
 
 
 def test_unknown_command_line_key_is_reported_and_boot_continues(qemu):
@@ -224,3 +241,10 @@ def test_without_debug_exit_a_fault_resets_the_machine(qemu):
     log = qemu.boot(append=EXIT + " selftest=fault", debug_exit=False)
     assert "exception: page fault" in log
     assert "power-off failed" not in log
+
+
+def test_smp_key_limits_the_cpus_started(qemu):
+    log = qemu.boot(append=EXIT + " smp=2", smp=4)
+    assert report_value(log, "cpus") == 2
+    assert "smp: cpu with apic id 2 not started (smp=2)" in log
+    assert "smp: cpu with apic id 3 not started (smp=2)" in log
