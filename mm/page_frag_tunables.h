@@ -13,7 +13,7 @@
  * block is usually handed straight back to the next refill without touching
  * the buddy lists. Banerjee (SEEDS.md 2) measured 55.2 Gbit/s with order-3
  * against 43.0 with order-0 on loopback UDP; here order-0-only refills cost
- * 2.1-2.2x per 1500-byte fragment (docs/page_frag.md).
+ * 2-8x more per 1500-byte fragment (docs/page_frag.md).
  */
 #ifndef PAGE_FRAG_CACHE_MAX_ORDER
 #define PAGE_FRAG_CACHE_MAX_ORDER 3
