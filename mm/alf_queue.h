@@ -149,28 +149,28 @@ static inline void __alf_copy_in(struct alf_queue *q, uint32_t head,
 				 void *const *ptrs, unsigned int n)
 {
 	uint32_t idx = head & q->mask;
-	unsigned int i, first = n;
 
-	if (mm_unlikely(idx + n > q->size))
-		first = q->size - idx;
-	for (i = 0; i < first; i++)
-		q->ring[idx + i] = ptrs[i];
-	for (; i < n; i++) /* wrapped part, from slot 0 */
-		q->ring[i - first] = ptrs[i];
+	if (mm_likely(idx + n <= q->size)) {
+		for (unsigned int i = 0; i < n; i++)
+			q->ring[idx + i] = ptrs[i];
+	} else { /* the bulk wraps past the last slot */
+		for (unsigned int i = 0; i < n; i++)
+			q->ring[(head + i) & q->mask] = ptrs[i];
+	}
 }
 
 static inline void __alf_copy_out(struct alf_queue *q, uint32_t head,
 				  void **ptrs, unsigned int n)
 {
 	uint32_t idx = head & q->mask;
-	unsigned int i, first = n;
 
-	if (mm_unlikely(idx + n > q->size))
-		first = q->size - idx;
-	for (i = 0; i < first; i++)
-		ptrs[i] = q->ring[idx + i];
-	for (; i < n; i++)
-		ptrs[i] = q->ring[i - first];
+	if (mm_likely(idx + n <= q->size)) {
+		for (unsigned int i = 0; i < n; i++)
+			ptrs[i] = q->ring[idx + i];
+	} else {
+		for (unsigned int i = 0; i < n; i++)
+			ptrs[i] = q->ring[(head + i) & q->mask];
+	}
 }
 
 /*
@@ -357,6 +357,42 @@ static inline unsigned int alf_sc_dequeue(struct alf_queue *q, void *ptrs[],
 	if (mm_unlikely(dbg))
 		__alf_debug_leave(&q->cons);
 	return n;
+}
+
+/*
+ * __alf_sp_enqueue_one / __alf_sc_dequeue_one - one pointer, single
+ * producer / single consumer, WITHOUT the debug checks: for callers whose
+ * design makes misuse impossible (qmempool's per-CPU localq). The same
+ * acquire/release pairs as the bulk versions, no loop, no branch on n.
+ * Enqueue returns false when full; dequeue returns NULL when empty, so
+ * only use it on queues that never hold NULL.
+ */
+static inline bool __alf_sp_enqueue_one(struct alf_queue *q, void *ptr)
+{
+	uint32_t head =
+		atomic_load_explicit(&q->prod.head, memory_order_relaxed);
+
+	if (head - atomic_load_explicit(&q->cons.tail, memory_order_acquire) >=
+	    q->size)
+		return false;
+	q->ring[head & q->mask] = ptr;
+	atomic_store_explicit(&q->prod.head, head + 1, memory_order_relaxed);
+	atomic_store_explicit(&q->prod.tail, head + 1, memory_order_release);
+	return true;
+}
+
+static inline void *__alf_sc_dequeue_one(struct alf_queue *q)
+{
+	uint32_t head =
+		atomic_load_explicit(&q->cons.head, memory_order_relaxed);
+	void *ptr;
+
+	if (atomic_load_explicit(&q->prod.tail, memory_order_acquire) == head)
+		return NULL;
+	ptr = q->ring[head & q->mask];
+	atomic_store_explicit(&q->cons.head, head + 1, memory_order_relaxed);
+	atomic_store_explicit(&q->cons.tail, head + 1, memory_order_release);
+	return ptr;
 }
 
 /*
