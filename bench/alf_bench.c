@@ -145,9 +145,13 @@ static void measure(case_fn const fn[NR_IMPL], long elems, unsigned int n,
 
 	for (int i = 0; i < NR_IMPL; i++)
 		fn[i](elems / 8, n); /* warm-up */
+	/* The order rotates per run: nobody is always first after a switch. */
 	for (int r = 0; r < BENCH_RUNS; r++)
-		for (int i = 0; i < NR_IMPL; i++)
+		for (int k = 0; k < NR_IMPL; k++) {
+			int i = (k + r) % NR_IMPL;
+
 			runs[i][r] = fn[i](elems, n);
+		}
 	for (int i = 0; i < NR_IMPL; i++)
 		out[i] = bench_median(runs[i], BENCH_RUNS);
 }
