@@ -10,6 +10,7 @@
 #include "gfp.h"
 #include "mm_stats.h"
 #include "page_alloc.h"
+#include "page_frag.h"
 #include "platform.h"
 #include "qmempool.h"
 #include "slab.h"

@@ -1,0 +1,126 @@
+/*
+ * Poll loop, wake-ups and cross-CPU calls. A CPU sleeps only with
+ * interrupts disabled between its last check and the hlt ("sti; hlt" is
+ * atomic with respect to interrupts), so a wake-up can never be lost.
+ */
+#include "kernel/poll.h"
+#include "kernel/apic.h"
+#include "kernel/arch.h"
+#include "kernel/spinlock.h"
+#include "kernel/trap.h"
+#include <stddef.h>
+
+static spinlock_t register_lock = SPINLOCK_INIT;
+
+/* One cross-CPU call slot per target CPU. A call is pending while
+ * req != ack; the poster (serialised by lock) fills fn/arg and bumps req,
+ * the target runs the call and copies req into ack. Sequence numbers, not
+ * a "done" flag, so a target can never run a stale function. */
+struct call_slot {
+	spinlock_t lock;
+	void (*fn)(void *);
+	void *arg;
+	atomic_ulong req, ack;
+} __attribute__((aligned(64)));
+static struct call_slot calls[MAX_CPUS];
+
+int poll_register(int cpu, poll_fn fn, void *arg, const char *name)
+{
+	unsigned long f;
+	int n;
+
+	if (cpu < 0 || cpu >= nr_cpus || !fn)
+		return -1;
+	f = spin_lock_irqsave(&register_lock);
+	n = atomic_load(&cpus[cpu].nr_pollers);
+	if (n == MAX_POLLERS) {
+		spin_unlock_irqrestore(&register_lock, f);
+		return -1;
+	}
+	cpus[cpu].pollers[n].fn = fn;
+	cpus[cpu].pollers[n].arg = arg;
+	cpus[cpu].pollers[n].name = name;
+	atomic_store_explicit(&cpus[cpu].nr_pollers, n + 1,
+			      memory_order_release);
+	spin_unlock_irqrestore(&register_lock, f);
+	poll_wake(cpu);
+	return 0;
+}
+
+void poll_wake(int cpu)
+{
+	if (cpu < 0 || cpu >= nr_cpus)
+		return;
+	atomic_store(&cpus[cpu].wake, true);
+	if (cpu != this_cpu_id() && atomic_load(&cpus[cpu].online))
+		lapic_send_ipi(cpus[cpu].apic_id, VEC_WAKE);
+}
+
+void smp_call_wait(int cpu)
+{
+	struct call_slot *c = &calls[cpu];
+
+	while (atomic_load_explicit(&c->ack, memory_order_acquire) !=
+	       atomic_load_explicit(&c->req, memory_order_relaxed))
+		cpu_relax();
+}
+
+void smp_call_async(int cpu, void (*fn)(void *), void *arg)
+{
+	struct call_slot *c = &calls[cpu];
+
+	if (cpu == this_cpu_id()) {
+		fn(arg);
+		return;
+	}
+	spin_lock(&c->lock);
+	smp_call_wait(cpu);
+	c->fn = fn;
+	c->arg = arg;
+	atomic_fetch_add_explicit(&c->req, 1, memory_order_release);
+	spin_unlock(&c->lock);
+	poll_wake(cpu);
+}
+
+/* Runs the call posted for this CPU, if any; returns 1 if there was one. */
+static int run_call(int cpu)
+{
+	struct call_slot *c = &calls[cpu];
+	unsigned long req = atomic_load_explicit(&c->req, memory_order_acquire);
+
+	if (req == atomic_load_explicit(&c->ack, memory_order_relaxed))
+		return 0;
+	c->fn(c->arg);
+	atomic_store_explicit(&c->ack, req, memory_order_release);
+	return 1;
+}
+
+static void wake_ipi(void *arg)
+{
+	(void)arg; /* the interrupt itself ended the hlt */
+}
+
+void poll_loop(void)
+{
+	struct cpu *c = this_cpu();
+
+	trap_set_handler(VEC_WAKE, wake_ipi, NULL);
+	for (;;) {
+		int work = run_call(c->id);
+		int n = atomic_load_explicit(&c->nr_pollers,
+					     memory_order_acquire);
+
+		c->polls++;
+		for (int i = 0; i < n; i++)
+			work += c->pollers[i].fn(c->pollers[i].arg);
+		if (work)
+			continue;
+		irq_disable();
+		if (atomic_exchange(&c->wake, false)) {
+			irq_enable();
+			continue;
+		}
+		c->idle_halts++;
+		irq_enable_and_halt();
+	}
+}
