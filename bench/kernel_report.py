@@ -48,6 +48,10 @@ RATIOS = [
      "frag_napi_reuse", "the guard Duyck's NAPI cache saves"),
     ("page_frag / slab (reuse)", "frag_napi_reuse", "slab_reuse",
      "a 256-byte fragment against a 256-byte object"),
+    ("ALF single: MPMC / SPSC", "alfq_mpmc_single", "alfq_spsc_single",
+     "the CAS paths against the plain ones (a CAS counts 1 here)"),
+    ("ALF bulk-16 per element / single (SPSC)", "alfq_spsc_bulk16",
+     "alfq_spsc_single", "what one index update per bulk saves"),
     ("page_frag / order-0 page (PCP)", "frag_napi_reuse", "page_order0_pcp",
      "a fragment against a whole page"),
 ]

@@ -1,6 +1,7 @@
 /*
- * bench=pages,slab,frag,qmempool (or all): the allocators' fast paths
- * timed in the kernel, on the boot CPU, with interrupts off.
+ * bench=pages,slab,frag,qmempool,alfq (or all): the allocators' fast paths
+ * (and the ALF ring under qmempool) timed in the kernel, on the boot CPU,
+ * with interrupts off.
  *
  * Meant for QEMU with -icount shift=0 (tools/qemu-run --icount, `make
  * bench-kernel`): the virtual clock, and with it the TSC, then advances one
@@ -285,16 +286,75 @@ static void bench_frag(void)
 	page_frag_percpu_drain(this_cpu_id());
 }
 
+/* ---- ALF queue (the ring under qmempool) ---- */
+
+struct alfq_case {
+	struct alf_queue *q;
+	bool sp; /* single producer/consumer calls, else multi */
+	unsigned int bulk;
+};
+
+/* Per element: one enqueue and one dequeue of @bulk pointers at a time. */
+static unsigned long alfq_run(void *arg)
+{
+	struct alfq_case *c = arg;
+	unsigned long ops = 0;
+
+	for (int r = 0; r < BENCH_OPS / (int)c->bulk; r++) {
+		unsigned int in, out;
+
+		if (c->sp) {
+			in = alf_sp_enqueue(c->q, objs, c->bulk);
+			out = alf_sc_dequeue(c->q, objs, c->bulk);
+		} else {
+			in = alf_mp_enqueue(c->q, objs, c->bulk);
+			out = alf_mc_dequeue(c->q, objs, c->bulk);
+		}
+		if (in != c->bulk || out != c->bulk)
+			break;
+		ops += c->bulk;
+	}
+	return ops;
+}
+
+static void bench_alfq(void)
+{
+	static const char *const names[2][2] = {
+		{"alfq_mpmc_single", "alfq_mpmc_bulk16"},
+		{"alfq_spsc_single", "alfq_spsc_bulk16"},
+	};
+
+	for (int i = 0; i < BENCH_B; i++)
+		objs[i] = &objs[i]; /* any non-NULL pointers */
+	for (int sp = 0; sp < 2; sp++) {
+		struct alfq_case c = {
+			.q = alf_queue_alloc_node(
+				512, sp ? ALF_SP_ENQ | ALF_SC_DEQ : 0,
+				GFP_KERNEL, -1),
+			.sp = sp,
+		};
+
+		if (!c.q) {
+			kprintf("bench: kernel alfq: no queue\n");
+			return;
+		}
+		c.bulk = 1;
+		run(names[sp][0], alfq_run, &c);
+		c.bulk = BENCH_B;
+		run(names[sp][1], alfq_run, &c);
+		alf_queue_free(c.q);
+	}
+}
+
 void mm_bench_run(void)
 {
 	static const struct {
 		const char *name;
 		void (*fn)(void);
 	} areas[] = {
-		{"pages", bench_pages},
-		{"slab", bench_slab},
-		{"qmempool", bench_qmempool},
-		{"frag", bench_frag},
+		{"pages", bench_pages},	      {"slab", bench_slab},
+		{"qmempool", bench_qmempool}, {"frag", bench_frag},
+		{"alfq", bench_alfq},
 	};
 	unsigned long flags;
 	bool all = cmdline_has("bench", "all");
