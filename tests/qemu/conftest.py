@@ -20,6 +20,7 @@ hostfwd=[...], mac= as keyword arguments (see Qemu.start).
 """
 import os
 import re
+import signal
 import socket
 import subprocess
 import time
@@ -55,8 +56,11 @@ class Qemu:
         open(self.log_path, "w").close()
         self.args = [QEMU_RUN, "--accel", "tcg", "--serial-log", self.log_path] + args
         self._err = open(self.err_path, "w")
+        # Own session, so that kill() reaches QEMU itself and not only
+        # the qemu-run wrapper (an orphaned QEMU would run on forever).
         self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL,
-                                     stdout=self._err, stderr=subprocess.STDOUT)
+                                     stdout=self._err, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
         self.started = time.monotonic()
 
     def log(self):
@@ -104,9 +108,11 @@ class Qemu:
         return time.monotonic() - self.started
 
     def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
         self._err.close()
 
 
