@@ -7,6 +7,7 @@
 
 #include "gfp.h"
 #include "page_alloc.h"
+#include "page_frag.h"
 #include "platform.h"
 
 #endif /* MM_MM_H */

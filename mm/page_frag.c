@@ -1,0 +1,198 @@
+/*
+ * Page fragment cache: hands out small buffers carved from a 32 KiB block
+ * and frees each block when its last fragment comes back, by reference count.
+ *
+ * A cache owns one block at a time. On refill it takes, in one atomic add,
+ * one block reference per byte of the block (more than it can ever hand
+ * out) and remembers how many it still holds in pagecnt_bias. Handing out a
+ * fragment only decrements that private counter: no atomic operation on the
+ * allocation side. page_frag_free() drops one real reference on the block's
+ * head page, from any CPU. When the block is used up, the cache drops the
+ * references it still holds; if that brings the count to zero every
+ * fragment is already back and the cache reuses the block in place (no
+ * trip to the page allocator), otherwise the last page_frag_free() frees it.
+ *
+ * Refill asks for an order-3 block without retrying or warning (Banerjee:
+ * order-3 allocations that try hard are pathologically slow under
+ * fragmentation) and falls back to one page at once. Freed blocks go back
+ * through the page allocator's one shared free path, __free_pages(), whose
+ * per-CPU lists hold orders 0..3, so the next refill usually comes from
+ * that CPU's list without the zone lock (Lu).
+ *
+ * Carving direction: upward, from offset 0 toward the block's end, as Linux
+ * does since 6.13. Duyck's downward carving reads the block size only on
+ * refill (the fast-path test is "offset went negative"), but aligning
+ * upward is the same one add-and-mask, and only upward carving lets a TX
+ * writer of unknown length grow its data into the free space after the
+ * current offset (prepare/commit in page_frag_tx.c). The benchmark builds
+ * the downward variant (PAGE_FRAG_CARVE_DOWN=1) and measures both; see
+ * docs/page_frag.md for the figures.
+ */
+#include "page_frag_internal.h"
+
+struct page_frag_cpu_stats page_frag_cpu_stats[MM_MAX_CPUS];
+
+static atomic_bool page_frag_order0_only;
+
+void page_frag_force_order0(bool on)
+{
+	atomic_store_explicit(&page_frag_order0_only, on, memory_order_relaxed);
+}
+
+/* The cache's references in one batch: more than fragments can ever take. */
+static void page_frag_arm_block(struct page_frag_cache *nc, struct page *page,
+				unsigned int nr_pages)
+{
+	unsigned int size = nr_pages * (unsigned int)MM_PAGE_SIZE;
+
+	page_ref_add(page, (int)size);
+	nc->pagecnt_bias = size + 1;
+	nc->encoded_block = (uintptr_t)page_address(page) | nr_pages;
+	nc->offset = PAGE_FRAG_CARVE_DOWN ? size : 0;
+}
+
+/*
+ * A block whose count reached zero belongs to us alone: give it back
+ * through the page allocator's shared free path. __free_pages() drops a
+ * reference itself, so hand it the one it expects.
+ */
+static void page_frag_release_block(struct page *page)
+{
+	unsigned int order = page->order;
+
+	page_frag_count(PF_BLOCKS_RETURNED);
+	page_frag_count_add(PF_PAGES_RETURNED, 1u << order);
+	page_ref_inc(page);
+	__free_pages(page, order);
+}
+
+/* Order 3 with no retry and no warning, else one page from the same node. */
+static struct page *page_frag_new_block(gfp_t gfp, unsigned int *nr_pages)
+{
+	int nid = mm_this_node();
+	struct page *page = NULL;
+
+	gfp &= ~__GFP_ZERO; /* fragments are never zeroed, as in Linux */
+	if (!atomic_load_explicit(&page_frag_order0_only,
+				  memory_order_relaxed)) {
+		page = alloc_pages_node(
+			nid, gfp | __GFP_COMP | __GFP_NOWARN | __GFP_NORETRY,
+			PAGE_FRAG_CACHE_MAX_ORDER);
+		if (page) {
+			page_frag_count(PF_REFILLS_ORDER3);
+			*nr_pages = 1u << PAGE_FRAG_CACHE_MAX_ORDER;
+			return page;
+		}
+		page_frag_count(PF_ORDER3_FALLBACKS);
+	}
+	page = alloc_pages_node(nid, gfp, 0);
+	if (!page)
+		return NULL;
+	page_frag_count(PF_REFILLS_ORDER0);
+	*nr_pages = 1;
+	return page;
+}
+
+bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
+{
+	uintptr_t encoded = nc->encoded_block;
+	unsigned int nr_pages;
+	struct page *page;
+
+	if (encoded) {
+		page = virt_to_page(page_frag_block_va(encoded));
+		nr_pages = page_frag_block_size(encoded) >> MM_PAGE_SHIFT;
+		if (page_ref_sub_and_test(page, (int)nc->pagecnt_bias)) {
+			/* Every fragment is back: the block is ours again. */
+			page_frag_count(PF_RECYCLES);
+			page_frag_arm_block(nc, page, nr_pages);
+			return true;
+		}
+		/* Fragments are out: the last page_frag_free() frees it. */
+		nc->encoded_block = 0;
+		nc->offset = 0;
+		nc->pagecnt_bias = 0;
+	}
+	page = page_frag_new_block(gfp, &nr_pages);
+	if (mm_unlikely(!page)) {
+		page_frag_count(PF_ALLOC_FAILED);
+		return false;
+	}
+	page_frag_arm_block(nc, page, nr_pages);
+	return true;
+}
+
+/*
+ * The fast path: a few instructions when the block has room. align_mask is
+ * align - 1 (0 for no alignment, which the compiler folds away).
+ */
+static inline void *__page_frag_alloc(struct page_frag_cache *nc,
+				      unsigned int fragsz, gfp_t gfp,
+				      unsigned int align_mask)
+{
+#if PAGE_FRAG_CARVE_DOWN
+	int offset = ((int)nc->offset - (int)fragsz) & ~(int)align_mask;
+
+	if (mm_unlikely(offset < 0)) {
+		if (!__page_frag_refill(nc, gfp))
+			return NULL;
+		offset = ((int)nc->offset - (int)fragsz) & ~(int)align_mask;
+	}
+	nc->offset = (unsigned int)offset;
+#else
+	unsigned int offset = (nc->offset + align_mask) & ~align_mask;
+
+	if (mm_unlikely(offset + fragsz >
+			page_frag_block_size(nc->encoded_block))) {
+		if (!__page_frag_refill(nc, gfp))
+			return NULL;
+		offset = 0;
+	}
+	nc->offset = offset + fragsz;
+#endif
+	nc->pagecnt_bias--;
+	page_frag_count(PF_FRAGMENTS);
+	return page_frag_block_va(nc->encoded_block) + offset;
+}
+
+void *page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
+			    gfp_t gfp, unsigned int align)
+{
+	if (mm_unlikely(!page_frag_fragsz_ok(fragsz) ||
+			!page_frag_align_ok(align)))
+		return NULL;
+	return __page_frag_alloc(nc, fragsz, gfp, align - 1);
+}
+
+void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
+		      gfp_t gfp)
+{
+	if (mm_unlikely(!page_frag_fragsz_ok(fragsz)))
+		return NULL;
+	return __page_frag_alloc(nc, fragsz, gfp, 0);
+}
+
+void page_frag_free(void *addr)
+{
+	struct page *page = virt_to_head_page(addr);
+
+	page_frag_count(PF_FREES);
+	if (page_ref_sub_and_test(page, 1))
+		page_frag_release_block(page);
+}
+
+void page_frag_cache_drain(struct page_frag_cache *nc)
+{
+	uintptr_t encoded = nc->encoded_block;
+
+	if (encoded) {
+		struct page *page = virt_to_page(page_frag_block_va(encoded));
+
+		page_frag_count(PF_DRAINS);
+		if (page_ref_sub_and_test(page, (int)nc->pagecnt_bias))
+			page_frag_release_block(page);
+	}
+	nc->encoded_block = 0;
+	nc->offset = 0;
+	nc->pagecnt_bias = 0;
+}

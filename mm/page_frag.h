@@ -1,0 +1,202 @@
+/*
+ * Page fragment allocator: small buffers (packet data, socket TX bytes)
+ * carved out of 32 KiB blocks, each block freed by reference count when its
+ * last fragment comes back. See mm/page_frag.c for the design and
+ * docs/page_frag.md for the walk-through and the measured figures.
+ *
+ * Three ways in:
+ *  - a private struct page_frag_cache (zero-initialised = ready) with
+ *    page_frag_alloc()/page_frag_alloc_align(): the caller serialises use of
+ *    its own cache;
+ *  - the TX-side page_frag_prepare/commit/probe/abort for writers that
+ *    append data of unknown length (mm/page_frag_tx.c);
+ *  - the per-CPU caches netdev_alloc_frag() (any context) and
+ *    napi_alloc_frag() (poll context only) (mm/page_frag_percpu.c).
+ * Every fragment, whatever way it came, is freed with page_frag_free() from
+ * any CPU and any context.
+ */
+#ifndef MM_PAGE_FRAG_H
+#define MM_PAGE_FRAG_H
+
+#include "gfp.h"
+#include "page_alloc.h"
+#include "page_frag_tunables.h"
+#include "platform.h"
+
+/*
+ * One fragment cache. encoded_block is the block's address with its size in
+ * pages in the low bits (a block is page-aligned, so the low 12 bits are
+ * free); 0 means "no block", and then the size reads as 0 so the first
+ * allocation falls into the refill path with no extra test. offset is the
+ * next free byte (upward carving; the first used byte when carving down).
+ * pagecnt_bias is how many of the block's references the cache still holds
+ * and may hand out, one per fragment.
+ */
+struct page_frag_cache {
+	uintptr_t encoded_block;
+	unsigned int offset;
+	unsigned int pagecnt_bias;
+};
+
+/*
+ * What page_frag_prepare()/page_frag_probe() report: the free tail of the
+ * cache's current block, starting at an aligned address.
+ */
+struct page_frag {
+	struct page *page;   /* head page of the block */
+	unsigned int offset; /* where va starts inside the block */
+	unsigned int size;   /* bytes available from va to the block's end */
+};
+
+/*
+ * page_frag_alloc_align - carve fragsz bytes aligned to align from nc.
+ * @nc: the cache; the caller serialises all use of it.
+ * @fragsz: 1..PAGE_FRAG_MAX_FRAGSZ bytes.
+ * @gfp: flags for a refill from the page allocator.
+ * @align: a power of two, at most one page.
+ * Context: whatever the caller guarantees for nc; never sleeps.
+ * Returns the fragment, or NULL when fragsz is 0 or larger than a page, when
+ * align is not a power of two (each counted as an error), or when no memory
+ * is left (counted as alloc_failed).
+ */
+void *page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
+			    gfp_t gfp, unsigned int align);
+
+/* page_frag_alloc - page_frag_alloc_align() with no alignment. */
+void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
+		      gfp_t gfp);
+
+/*
+ * page_frag_free - give back a fragment from any page_frag allocation.
+ * Drops one reference on the block; the last one frees the block through
+ * the page allocator's shared free path (__free_pages: orders 0..3 go to
+ * this CPU's per-CPU lists). Any CPU, any context. addr must be a pointer
+ * inside a live fragment.
+ */
+void page_frag_free(void *addr);
+
+/*
+ * page_frag_cache_drain - give up nc's block: the references the cache still
+ * holds are dropped in one go, so the block is freed now if no fragment is
+ * out, or by the last page_frag_free() otherwise. nc is left empty and
+ * reusable. Same context as the cache's users.
+ */
+void page_frag_cache_drain(struct page_frag_cache *nc);
+
+/*
+ * TX side (mm/page_frag_tx.c), for a writer that appends data of unknown
+ * length, as a socket does: prepare, write, then commit what was used.
+ */
+
+/*
+ * page_frag_prepare_align - make sure nc's current block has at least fragsz
+ * free bytes at an align-aligned offset (refilling if not) and describe all
+ * of the free space from there in *pf. Nothing is taken yet.
+ * Returns the address to write to, or NULL (bad arguments or no memory,
+ * counted as for page_frag_alloc_align()).
+ */
+void *page_frag_prepare_align(struct page_frag_cache *nc, unsigned int fragsz,
+			      struct page_frag *pf, gfp_t gfp,
+			      unsigned int align);
+void *page_frag_prepare(struct page_frag_cache *nc, unsigned int fragsz,
+			struct page_frag *pf, gfp_t gfp);
+
+/*
+ * page_frag_probe - like page_frag_prepare() but never refills: returns the
+ * address and fills *pf if the current block has fragsz free bytes, NULL
+ * otherwise. Nothing is taken and nothing is counted.
+ */
+void *page_frag_probe(struct page_frag_cache *nc, unsigned int fragsz,
+		      struct page_frag *pf);
+
+/*
+ * page_frag_commit - take used bytes (1..pf->size) from the start of what
+ * the last prepare/probe described, as one new fragment (one reference).
+ * Returns true; false, with nothing taken and a tx_misuse count, when pf no
+ * longer matches the cache (another allocation came in between) or used is
+ * out of range.
+ */
+bool page_frag_commit(struct page_frag_cache *nc, const struct page_frag *pf,
+		      unsigned int used);
+
+/*
+ * page_frag_commit_noref - like page_frag_commit() but takes no reference:
+ * the bytes extend the fragment written just before (a socket coalescing
+ * into its last skb fragment), which already holds one.
+ */
+bool page_frag_commit_noref(struct page_frag_cache *nc,
+			    const struct page_frag *pf, unsigned int used);
+
+/*
+ * page_frag_abort - give back the most recent fragment of nc (va, fragsz as
+ * returned/committed), e.g. when copying user data into it failed.
+ * Returns true; false (tx_misuse) when va is not that fragment.
+ */
+bool page_frag_abort(struct page_frag_cache *nc, void *va, unsigned int fragsz);
+
+/*
+ * Per-CPU caches (mm/page_frag_percpu.c). Both refill from the current
+ * CPU's NUMA node.
+ */
+
+/*
+ * netdev_alloc_frag_align / netdev_alloc_frag - a fragment from this CPU's
+ * "any context" cache; interrupts are masked around it.
+ * Context: any. Returns as page_frag_alloc_align().
+ */
+void *netdev_alloc_frag_align(unsigned int fragsz, unsigned int align);
+void *netdev_alloc_frag(unsigned int fragsz);
+
+/*
+ * napi_alloc_frag_align / napi_alloc_frag - a fragment from this CPU's poll
+ * context cache, with no guard at all (Duyck: ~11 ns saved per packet).
+ * Context: poll context of the current CPU only (never from an interrupt
+ * handler). Returns as page_frag_alloc_align().
+ */
+void *napi_alloc_frag_align(unsigned int fragsz, unsigned int align);
+void *napi_alloc_frag(unsigned int fragsz);
+
+/*
+ * page_frag_percpu_drain - drain both per-CPU caches of cpu. Only while
+ * that CPU does not use them (its own poll loop, or a quiescent system, e.g.
+ * tests and shutdown).
+ */
+void page_frag_percpu_drain(int cpu);
+
+/*
+ * Counters, summed over CPUs. Every field only grows.
+ */
+struct page_frag_stats {
+	uint64_t fragments;	   /* fragments handed out (alloc, commit) */
+	uint64_t refills_order3;   /* refills served by a 32 KiB block */
+	uint64_t refills_order0;   /* refills served by one page */
+	uint64_t order3_fallbacks; /* order-3 refused, order 0 tried */
+	uint64_t recycles;	   /* block reused in place, no allocator */
+	uint64_t frees;		   /* page_frag_free() calls */
+	uint64_t blocks_returned;  /* blocks given back to the page allocator */
+	uint64_t pages_returned;   /* ... counted in 4 KiB pages */
+	uint64_t drains;	   /* page_frag_cache_drain() with a block */
+	uint64_t err_oversize;	   /* fragsz 0 or larger than a page */
+	uint64_t err_bad_align;	   /* align not a power of two or > page */
+	uint64_t alloc_failed;	   /* no block of any order available */
+	uint64_t tx_misuse;	   /* refused commit/abort */
+};
+
+/* page_frag_stats_read - sum of every CPU's counters into *out. Any context. */
+void page_frag_stats_read(struct page_frag_stats *out);
+
+/*
+ * page_frag_stats_text / page_frag_stats_json - the counters as text lines
+ * or one JSON object. snprintf semantics: returns the length the whole text
+ * needs; writes at most size bytes, NUL-terminated when size > 0.
+ */
+int page_frag_stats_text(char *buf, size_t size);
+int page_frag_stats_json(char *buf, size_t size);
+
+/*
+ * page_frag_force_order0 - benchmark tunable: when on, refills skip the
+ * order-3 attempt and take one page. Any context; affects later refills.
+ */
+void page_frag_force_order0(bool on);
+
+#endif /* MM_PAGE_FRAG_H */
