@@ -1,0 +1,71 @@
+/*
+ * HTTP on port 80: lwIP's httpd with our two files, served from memory.
+ *
+ *   /            (and /index.html) a short page naming the services
+ *   /stats.json  generated at request time by net_stats_json()
+ *
+ * httpd asks fs_open_custom() for every URI first; we build the body into
+ * a heap buffer that fs_close_custom() frees. Anything else falls through
+ * to the files built into lwIP's fsdata.c (its 404 page).
+ */
+#include <string.h>
+
+#include "drv_port.h"
+#include "lwip/apps/fs.h"
+#include "lwip/apps/httpd.h"
+#include "lwip/mem.h"
+#include "net.h"
+#include "net_mem.h"
+
+static const char index_html[] =
+	"<!DOCTYPE html>\n<html><head><title>netkernel</title></head><body>\n"
+	"<h1>netkernel: lwIP on a bare-metal x86_64 kernel</h1>\n"
+	"<ul>\n<li><a href=\"/stats.json\">/stats.json</a>: allocator, NIC "
+	"and lwIP counters, live</li>\n"
+	"<li>echo: TCP and UDP port 7</li>\n"
+	"<li>iperf2 server (lwiperf): TCP port 5001</li>\n</ul>\n"
+	"</body></html>\n";
+
+/* Fill file from a heap copy of len bytes produced by gen. */
+static int serve_generated(struct fs_file *file)
+{
+	int len = net_stats_json(NULL, 0);
+	char *body = mem_malloc((mem_size_t)len + 1);
+
+	if (!body)
+		return 0;
+	net_stats_json(body, (size_t)len + 1);
+	file->data = body;
+	file->len = len;
+	file->index = len;
+	file->pextension = body;
+	return 1;
+}
+
+int fs_open_custom(struct fs_file *file, const char *name)
+{
+	memset(file, 0, sizeof(*file));
+	if (strcmp(name, "/") == 0 || strcmp(name, "/index.html") == 0) {
+		file->data = index_html;
+		file->len = (int)sizeof(index_html) - 1;
+		file->index = file->len;
+		/* Static bytes: httpd may send them without copying. */
+		file->flags = FS_FILE_FLAGS_HEADER_PERSISTENT;
+		return 1;
+	}
+	if (strcmp(name, "/stats.json") == 0)
+		return serve_generated(file);
+	return 0;
+}
+
+void fs_close_custom(struct fs_file *file)
+{
+	if (file->pextension)
+		mem_free(file->pextension);
+	file->pextension = NULL;
+}
+
+void app_http_start(void)
+{
+	httpd_init();
+}
