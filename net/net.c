@@ -72,7 +72,7 @@ static int probe_nics(void)
 
 	switch (net_config.nic) {
 	case NET_NIC_VIRTIO:
-		return virtio_net_probe(!net_config.virtio_legacy, node);
+		return virtio_net_probe(true, node);
 	case NET_NIC_E1000:
 		drv_printf("net: nic=e1000 is not built yet\n");
 		return 0;

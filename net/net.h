@@ -22,7 +22,7 @@ struct net_config {
 	int prefix;
 	unsigned int apps;  /* NET_APP_* bits */
 	int alloc;	    /* enum net_alloc_mode */
-	bool virtio_legacy; /* force the legacy virtio transport */
+	const char *hostname;
 };
 
 #define NET_NIC_VIRTIO 0

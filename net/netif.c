@@ -15,6 +15,7 @@
 #include "lwip/pbuf.h"
 #include "lwip/snmp.h"
 #include "lwip/stats.h"
+#include "net.h"
 #include "net_mem.h"
 #include "netif/ethernet.h"
 #include "netdev.h"
@@ -94,7 +95,7 @@ static err_t glue_netif_init(struct netif *nif)
 		NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
 	nif->output = etharp_output;
 	nif->linkoutput = glue_linkoutput;
-	netif_set_hostname(nif, "netkernel");
+	netif_set_hostname(nif, net_config.hostname);
 	return ERR_OK;
 }
 

@@ -34,6 +34,9 @@
 #define lwip_htons(x) ((u16_t)__builtin_bswap16((u16_t)(x)))
 #define lwip_htonl(x) ((u32_t)__builtin_bswap32((u32_t)(x)))
 
+/* httpd.c uses strstr(), which the kernel libc lacks: net/libc_extra.c. */
+char *strstr(const char *haystack, const char *needle);
+
 void net_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void net_assert_fail(const char *msg, const char *file, int line);
 uint32_t net_rand(void);
