@@ -1,5 +1,94 @@
-# Freestanding kernel: build/kernel.elf, the GRUB ISO, and `make run`.
-# (Filled in by the boot work.)
+# Freestanding kernel: build/kernel.elf, the GRUB ISO, `make run` and the
+# QEMU tests.
+#
+# Sources are found by wildcard: boot/*.S boot/*.c kernel/*.c
+# kernel/libc/*.c mm/*.c drivers/*.c net/*.c, plus $(KERNEL_EXTRA_OBJS)
+# and $(KERNEL_EXTRA_CFLAGS) that mk/net.mk (included earlier) may set.
+# mm/ sees <mm_port.h> from kernel/port; kernel code includes "mm/mm.h".
 .PHONY: kernel iso run test-qemu
-kernel:
-test-qemu:
+
+KERNEL_CC ?= gcc
+KERNEL_ELF := $(BUILD)/kernel.elf
+KERNEL_ISO := $(BUILD)/kernel.iso
+KOBJ := $(BUILD)/kernel/obj
+GCC_INCLUDE := $(shell $(KERNEL_CC) -print-file-name=include)
+
+KERNEL_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
+	-ffreestanding -nostdinc -isystem $(GCC_INCLUDE) \
+	-isystem kernel/libc/include -I. -Imm -Ikernel/port \
+	-mno-red-zone -mgeneral-regs-only -mcmodel=small -fno-pic -fno-pie \
+	-fno-stack-protector -fno-omit-frame-pointer \
+	-fno-asynchronous-unwind-tables -fno-builtin-printf \
+	-DMM_DEBUG=$(MM_DEBUG) $(KERNEL_EXTRA_CFLAGS)
+KERNEL_ASFLAGS := -I. -D__ASSEMBLER__
+KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
+	-Wl,-z,max-page-size=0x1000 -Wl,-z,noexecstack \
+	-Wl,--no-warn-rwx-segments -Wl,-T,linker.ld
+
+KERNEL_SRCS := $(sort $(wildcard boot/*.S boot/*.c kernel/*.c kernel/libc/*.c \
+	mm/*.c drivers/*.c net/*.c))
+KERNEL_OBJS := $(patsubst %,$(KOBJ)/%.o,$(KERNEL_SRCS))
+KERNEL_HEADERS := $(wildcard boot/*.h kernel/*.h kernel/port/*.h \
+	kernel/libc/include/*.h mm/*.h drivers/*.h net/*.h)
+
+# The framebuffer console's font: a PSF from Debian's console-setup-linux
+# (tools/setup-deps kernel), linked in as _binary_font_psf_start/_end.
+KERNEL_FONT_SRC ?= /usr/share/consolefonts/Lat15-Fixed16.psf.gz
+KERNEL_FONT_OBJ := $(BUILD)/kernel/font.o
+
+kernel: $(KERNEL_ELF)
+
+$(KOBJ)/%.c.o: %.c $(KERNEL_HEADERS)
+	@mkdir -p $(dir $@)
+	$(KERNEL_CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(KOBJ)/%.S.o: %.S $(KERNEL_HEADERS)
+	@mkdir -p $(dir $@)
+	$(KERNEL_CC) $(KERNEL_ASFLAGS) -c $< -o $@
+
+$(KERNEL_FONT_OBJ): $(KERNEL_FONT_SRC)
+	@mkdir -p $(dir $@)
+	@test -r $< || { echo "kernel: missing $< (run: tools/setup-deps kernel)" >&2; exit 1; }
+	gzip -dc $< > $(dir $@)font.psf
+	cd $(dir $@) && objcopy -I binary -O elf64-x86-64 -B i386:x86-64 \
+		--rename-section .data=.rodata,alloc,load,readonly,data,contents \
+		font.psf font.o
+
+$(KERNEL_ELF): $(KERNEL_OBJS) $(KERNEL_EXTRA_OBJS) $(KERNEL_FONT_OBJ) linker.ld
+	$(KERNEL_CC) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(KERNEL_EXTRA_OBJS) \
+		$(KERNEL_FONT_OBJ) -lgcc
+
+# GRUB rescue ISO that boots on BIOS (SeaBIOS) and UEFI (OVMF).
+iso: $(KERNEL_ISO)
+$(KERNEL_ISO): $(KERNEL_ELF) boot/grub.cfg
+	@mkdir -p $(BUILD)/iso/boot/grub
+	cp $(KERNEL_ELF) $(BUILD)/iso/boot/kernel.elf
+	cp boot/grub.cfg $(BUILD)/iso/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(BUILD)/iso >$(BUILD)/grub-mkrescue.log 2>&1 || \
+		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+# The same ISO with exit_after_boot=1 on the kernel's command line, for the
+# QEMU tests (an ISO's command line comes from grub.cfg, not -append).
+KERNEL_TEST_ISO := $(BUILD)/kernel-test.iso
+$(KERNEL_TEST_ISO): $(KERNEL_ELF) boot/grub.cfg
+	@mkdir -p $(BUILD)/iso-test/boot/grub
+	cp $(KERNEL_ELF) $(BUILD)/iso-test/boot/kernel.elf
+	sed 's|multiboot2 /boot/kernel.elf|multiboot2 /boot/kernel.elf exit_after_boot=1|' \
+		boot/grub.cfg > $(BUILD)/iso-test/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(BUILD)/iso-test >$(BUILD)/grub-mkrescue-test.log 2>&1 || \
+		{ cat $(BUILD)/grub-mkrescue-test.log; exit 1; }
+
+# `make run`: boot in QEMU with serial on the terminal. Extra options for
+# tools/qemu-run: make run RUN_ARGS='--smp 4 --append "app=http"'.
+RUN_ARGS ?=
+run: deps-kernel $(KERNEL_ELF)
+	tools/qemu-run --kernel $(KERNEL_ELF) $(RUN_ARGS)
+
+# QEMU integration tests (pytest, tests/qemu). Exit status 5 means pytest
+# found no test to run: that is a failure here too, said in one line.
+PYTEST ?= /usr/bin/python3 -m pytest
+QEMU_TEST_ARGS ?=
+test-qemu: deps-kernel $(KERNEL_ELF) $(KERNEL_ISO) $(KERNEL_TEST_ISO)
+	@$(PYTEST) -q tests/qemu $(QEMU_TEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "test-qemu: pytest collected no tests" >&2; fi; \
+	exit $$rc

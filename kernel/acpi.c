@@ -1,0 +1,396 @@
+/*
+ * ACPI table walk. The RSDP points at the RSDT (32-bit entries) or, from
+ * revision 2, the XSDT (64-bit entries); each entry is a table with a
+ * common header whose bytes sum to zero. Tables are read in place (they
+ * lie in the identity map; ones above 4 GiB are mapped first).
+ */
+#include "kernel/acpi.h"
+#include "kernel/console.h"
+#include "kernel/paging.h"
+#include <string.h>
+
+struct acpi_info acpi;
+
+struct sdt_header {
+	char sig[4];
+	uint32_t length;
+	uint8_t revision;
+	uint8_t checksum;
+	char oem[6];
+	char oem_table[8];
+	uint32_t oem_rev, creator, creator_rev;
+} __attribute__((packed));
+
+static uint8_t sum_bytes(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint8_t s = 0;
+
+	while (n--)
+		s += *b++;
+	return s;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static int rsdp_valid(const uint8_t *p)
+{
+	if (memcmp(p, "RSD PTR ", 8) != 0 || sum_bytes(p, 20) != 0)
+		return 0;
+	if (p[15] >= 2 && sum_bytes(p, rd32(p + 20)) != 0)
+		return 0;
+	return 1;
+}
+
+/* The BIOS way: the first KiB of the EBDA, then 0xE0000-0xFFFFF, on
+ * 16-byte boundaries. UEFI machines have no such areas (the boot loader's
+ * tag is used there). */
+static uint64_t rsdp_scan(void)
+{
+	uint64_t ebda = (uint64_t)(*(const volatile uint16_t *)phys_ptr(0x40E))
+			<< 4;
+
+	if (ebda >= 0x80000 && ebda < 0xA0000) {
+		for (uint64_t a = ebda; a < ebda + 1024; a += 16)
+			if (rsdp_valid(phys_ptr(a)))
+				return a;
+	}
+	for (uint64_t a = 0xE0000; a < 0x100000; a += 16)
+		if (rsdp_valid(phys_ptr(a)))
+			return a;
+	return 0;
+}
+
+/* Maps a table that may lie above the early 4 GiB map; then checks its
+ * checksum. Returns the header or NULL (reported). */
+static const struct sdt_header *table_get(uint64_t phys)
+{
+	const struct sdt_header *h;
+
+	if (phys >= (4ULL << 30))
+		map_ram(phys, 2ULL << 20);
+	h = (const struct sdt_header *)(uintptr_t)phys;
+	if (phys >= (4ULL << 30))
+		map_ram(phys, h->length);
+	if (sum_bytes(h, h->length) != 0) {
+		kprintf("acpi: table %.4s at 0x%llx has a bad checksum, "
+			"skipped\n",
+			h->sig, (unsigned long long)phys);
+		return NULL;
+	}
+	if (acpi.nr_tables < ACPI_MAX_TABLES) {
+		acpi.tables[acpi.nr_tables].start = phys;
+		acpi.tables[acpi.nr_tables].end = phys + h->length;
+		memcpy(acpi.table_names[acpi.nr_tables], h->sig, 4);
+		acpi.table_names[acpi.nr_tables][4] = 0;
+		acpi.nr_tables++;
+	}
+	return h;
+}
+
+static void madt_parse(const struct sdt_header *h)
+{
+	const uint8_t *p = (const uint8_t *)h + 44,
+		      *end = (const uint8_t *)h + h->length;
+
+	acpi.lapic_base = rd32((const uint8_t *)h + 36);
+	acpi.pic_present = rd32((const uint8_t *)h + 40) & 1;
+	acpi.nr_cpus = 0;
+	for (; p + 2 <= end && p[1] >= 2; p += p[1]) {
+		uint32_t id = 0, flags = 0;
+		int is_cpu = 0;
+
+		switch (p[0]) {
+		case 0: /* processor local APIC */
+			id = p[3];
+			flags = rd32(p + 4);
+			is_cpu = 1;
+			break;
+		case 9: /* processor local x2APIC */
+			id = rd32(p + 4);
+			flags = rd32(p + 8);
+			is_cpu = 1;
+			break;
+		case 1: /* IOAPIC */
+			if (acpi.nr_ioapics < ACPI_MAX_IOAPICS) {
+				struct acpi_ioapic *io =
+					&acpi.ioapics[acpi.nr_ioapics++];
+
+				io->id = p[2];
+				io->addr = rd32(p + 4);
+				io->gsi_base = rd32(p + 8);
+			}
+			break;
+		case 2: /* interrupt source override */
+			if (acpi.nr_isos < ACPI_MAX_ISOS) {
+				struct acpi_iso *iso =
+					&acpi.isos[acpi.nr_isos++];
+
+				iso->source = p[3];
+				iso->gsi = rd32(p + 4);
+				iso->flags = (uint16_t)(p[8] | p[9] << 8);
+			}
+			break;
+		case 5: /* 64-bit local APIC address */
+			acpi.lapic_base = rd64(p + 4);
+			break;
+		}
+		if (!is_cpu || !(flags & 1))
+			continue; /* disabled (or only hot-pluggable) CPUs */
+		if (acpi.nr_cpus == MAX_CPUS) {
+			acpi.nr_cpus_skipped++;
+			continue;
+		}
+		acpi.apic_ids[acpi.nr_cpus++] = id;
+	}
+}
+
+/* Node id for a proximity domain, adding it (kept sorted) if new. */
+static int domain_node(uint32_t dom, int add)
+{
+	int i;
+
+	for (i = 0; i < acpi.nr_nodes; i++)
+		if (acpi.node_domain[i] == dom)
+			return i;
+	if (!add || acpi.nr_nodes == MAX_NODES)
+		return -1;
+	for (i = acpi.nr_nodes; i > 0 && acpi.node_domain[i - 1] > dom; i--)
+		acpi.node_domain[i] = acpi.node_domain[i - 1];
+	acpi.node_domain[i] = dom;
+	acpi.nr_nodes++;
+	return i;
+}
+
+/* Two passes over SRAT: first collect the enabled domains so node ids
+ * follow domain order, then assign CPUs and memory to nodes. */
+static void srat_parse(const struct sdt_header *h)
+{
+	const uint8_t *start = (const uint8_t *)h + 48,
+		      *end = (const uint8_t *)h + h->length;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (const uint8_t *p = start; p + 2 <= end && p[1] >= 2;
+		     p += p[1]) {
+			uint32_t dom, id;
+			int node;
+
+			if (p[0] == 0 && (rd32(p + 4) & 1)) {
+				dom = p[2] | (uint32_t)p[9] << 8 |
+				      (uint32_t)p[10] << 16 |
+				      (uint32_t)p[11] << 24;
+				id = p[3];
+			} else if (p[0] == 2 && (rd32(p + 12) & 1)) {
+				dom = rd32(p + 4);
+				id = rd32(p + 8);
+			} else if (p[0] == 1 && (rd32(p + 28) & 1)) {
+				dom = rd32(p + 2);
+				id = UINT32_MAX;
+			} else {
+				continue;
+			}
+			node = domain_node(dom, pass == 0);
+			if (pass == 0 || node < 0)
+				continue;
+			if (id != UINT32_MAX) {
+				for (int c = 0; c < acpi.nr_cpus; c++)
+					if (acpi.apic_ids[c] == id)
+						acpi.cpu_node[c] = node;
+			} else if (acpi.nr_mem < ACPI_MAX_MEM) {
+				acpi.mem[acpi.nr_mem].base = rd64(p + 8);
+				acpi.mem[acpi.nr_mem].len = rd64(p + 16);
+				acpi.mem[acpi.nr_mem].node = node;
+				acpi.nr_mem++;
+			}
+		}
+	}
+	acpi.has_srat = acpi.nr_nodes > 0;
+}
+
+static void slit_parse(const struct sdt_header *h)
+{
+	const uint8_t *p = (const uint8_t *)h + 36;
+	uint64_t n = rd64(p);
+
+	if (36 + 8 + n * n > h->length)
+		return;
+	for (int i = 0; i < acpi.nr_nodes; i++)
+		for (int j = 0; j < acpi.nr_nodes; j++) {
+			uint32_t a = acpi.node_domain[i],
+				 b = acpi.node_domain[j];
+
+			if (a < n && b < n)
+				acpi.distance[i][j] = p[8 + a * n + b];
+		}
+	acpi.has_slit = true;
+}
+
+static void mcfg_parse(const struct sdt_header *h)
+{
+	const uint8_t *p = (const uint8_t *)h + 44,
+		      *end = (const uint8_t *)h + h->length;
+
+	for (; p + 16 <= end && acpi.nr_mcfg < ACPI_MAX_MCFG; p += 16) {
+		struct acpi_mcfg *m = &acpi.mcfg[acpi.nr_mcfg++];
+
+		m->base = rd64(p);
+		m->segment = (uint16_t)(p[8] | p[9] << 8);
+		m->bus_start = p[10];
+		m->bus_end = p[11];
+	}
+}
+
+/* AML for \_S5 in the DSDT: NameOp "_S5_" PackageOp PkgLength NumElements
+ * then SLP_TYPa and SLP_TYPb as integers (BytePrefix 0x0A + byte, or the
+ * ZeroOp/OneOp constants). Enough for the firmware QEMU and PCs ship. */
+static void dsdt_find_s5(const struct sdt_header *h)
+{
+	const uint8_t *p = (const uint8_t *)h + 36,
+		      *end = (const uint8_t *)h + h->length;
+	uint16_t typ[2];
+
+	for (; p + 12 < end; p++) {
+		if (memcmp(p, "_S5_", 4) != 0 || p[4] != 0x12)
+			continue;
+		p += 5;
+		p += ((*p >> 6) & 3) + 1; /* PkgLength */
+		p++;			  /* NumElements */
+		for (int i = 0; i < 2; i++) {
+			if (*p == 0x0A) {
+				typ[i] = p[1];
+				p += 2;
+			} else {
+				typ[i] = (*p == 0x01) ? 1 : 0;
+				p++;
+			}
+		}
+		acpi.slp_typa = typ[0];
+		acpi.slp_typb = typ[1];
+		acpi.has_s5 = true;
+		return;
+	}
+}
+
+static void fadt_parse(const struct sdt_header *h)
+{
+	const uint8_t *f = (const uint8_t *)h;
+	uint64_t dsdt = rd32(f + 40);
+	const struct sdt_header *d;
+
+	acpi.smi_cmd = rd32(f + 48);
+	acpi.acpi_enable = f[52];
+	acpi.pm1a_cnt = rd32(f + 64);
+	acpi.pm1b_cnt = rd32(f + 68);
+	if (h->length >= 129 && (rd32(f + 112) & (1 << 10))) {
+		acpi.reset_space = f[116];
+		acpi.reset_addr = rd64(f + 120);
+		acpi.reset_value = f[128];
+		acpi.has_reset = true;
+	}
+	if (h->length >= 148 && rd64(f + 140))
+		dsdt = rd64(f + 140);
+	if (dsdt && (d = table_get(dsdt)) != NULL)
+		dsdt_find_s5(d);
+}
+
+static void table_parse(uint64_t phys)
+{
+	const struct sdt_header *h = table_get(phys);
+
+	if (!h)
+		return;
+	if (!memcmp(h->sig, "APIC", 4))
+		madt_parse(h);
+	else if (!memcmp(h->sig, "SRAT", 4))
+		srat_parse(h);
+	else if (!memcmp(h->sig, "SLIT", 4))
+		slit_parse(h);
+	else if (!memcmp(h->sig, "MCFG", 4))
+		mcfg_parse(h);
+	else if (!memcmp(h->sig, "FACP", 4))
+		fadt_parse(h);
+}
+
+/* SRAT and SLIT need the MADT's CPU list and SRAT's nodes: parse in the
+ * order MADT, SRAT, SLIT, then the rest. */
+static void tables_walk(const struct sdt_header *root, int entry_size)
+{
+	static const char *const order[] = {"APIC", "SRAT", "SLIT", NULL};
+	const uint8_t *e = (const uint8_t *)root + 36;
+	int n = (int)((root->length - 36) / (uint32_t)entry_size);
+
+	for (int o = 0; o <= 3; o++) {
+		for (int i = 0; i < n; i++) {
+			uint64_t a = entry_size == 8 ? rd64(e + 8 * i)
+						     : rd32(e + 4 * i);
+			const char *sig = (const char *)(uintptr_t)a;
+			int known = 0;
+
+			if (a >= (4ULL << 30))
+				map_ram(a, 2ULL << 20);
+			for (int k = 0; order[k]; k++)
+				known |= !memcmp(sig, order[k], 4);
+			if (o < 3 ? !memcmp(sig, order[o], 4) : !known)
+				table_parse(a);
+		}
+	}
+}
+
+static void acpi_defaults(void)
+{
+	acpi.nr_cpus = 1;
+	acpi.apic_ids[0] = 0;
+	acpi.lapic_base = 0xFEE00000;
+	acpi.pic_present = true;
+}
+
+void acpi_init(uint64_t rsdp_hint)
+{
+	const uint8_t *rsdp;
+	const struct sdt_header *root;
+
+	memset(&acpi, 0, sizeof(acpi));
+	acpi_defaults();
+	if (!rsdp_hint || !rsdp_valid((const uint8_t *)(uintptr_t)rsdp_hint))
+		rsdp_hint = rsdp_scan();
+	if (!rsdp_hint) {
+		kprintf("acpi: no RSDP found: one CPU, one node\n");
+		return;
+	}
+	rsdp = (const uint8_t *)(uintptr_t)rsdp_hint;
+	acpi.found = true;
+	acpi.rsdp = rsdp_hint;
+	acpi.revision = rsdp[15];
+	if (rsdp[15] >= 2 && rd64(rsdp + 24)) {
+		root = table_get(rd64(rsdp + 24));
+		if (root)
+			tables_walk(root, 8);
+	} else {
+		root = table_get(rd32(rsdp + 16));
+		if (root)
+			tables_walk(root, 4);
+	}
+	if (acpi.nr_cpus == 0)
+		acpi_defaults();
+	if (!acpi.has_srat) {
+		acpi.nr_nodes = 1;
+		for (int c = 0; c < acpi.nr_cpus; c++)
+			acpi.cpu_node[c] = 0;
+	}
+	for (int i = 0; i < acpi.nr_nodes; i++)
+		for (int j = 0; j < acpi.nr_nodes; j++)
+			if (!acpi.has_slit)
+				acpi.distance[i][j] = i == j ? 10 : 20;
+}

@@ -1,0 +1,101 @@
+/*
+ * ACPI tables the kernel reads: MADT (CPUs, IOAPICs, interrupt overrides),
+ * SRAT (which node owns each CPU and memory range), SLIT (node distances),
+ * MCFG (PCI ECAM windows) and FADT (power-off and reset). Parsed once at
+ * boot into struct acpi_info; every table's checksum is checked and a bad
+ * table is reported and skipped.
+ */
+#ifndef KERNEL_ACPI_H
+#define KERNEL_ACPI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "kernel/config.h"
+
+#define ACPI_MAX_IOAPICS 8
+#define ACPI_MAX_ISOS	 16
+#define ACPI_MAX_MEM	 32
+#define ACPI_MAX_MCFG	 4
+#define ACPI_MAX_TABLES	 32
+
+struct acpi_ioapic {
+	uint8_t id;
+	uint64_t addr;
+	uint32_t gsi_base;
+};
+
+/* An ISA interrupt that is wired to another GSI, or with other polarity
+ * or trigger (MPS INTI flags: bits 0-1 polarity, 2-3 trigger mode). */
+struct acpi_iso {
+	uint8_t source;
+	uint32_t gsi;
+	uint16_t flags;
+};
+
+struct acpi_mem_affinity {
+	uint64_t base, len;
+	int node;
+};
+
+/* One PCI ECAM window (MCFG): config space of bus b, device d, function f
+ * is at base + ((b - bus_start) << 20 | d << 15 | f << 12). */
+struct acpi_mcfg {
+	uint64_t base;
+	uint16_t segment;
+	uint8_t bus_start, bus_end;
+};
+
+struct acpi_info {
+	bool found; /* an RSDP was found and checked */
+	uint64_t rsdp;
+	int revision;
+	/* MADT */
+	uint64_t lapic_base;
+	int nr_cpus; /* enabled CPUs, boot CPU first once smp_init ran */
+	uint32_t apic_ids[MAX_CPUS];
+	int nr_cpus_skipped; /* beyond MAX_CPUS */
+	struct acpi_ioapic ioapics[ACPI_MAX_IOAPICS];
+	int nr_ioapics;
+	struct acpi_iso isos[ACPI_MAX_ISOS];
+	int nr_isos;
+	bool pic_present; /* MADT flag PCAT_COMPAT: 8259s to mask */
+	/* SRAT, SLIT: node ids are 0..nr_nodes-1 in proximity domain order */
+	bool has_srat, has_slit;
+	int nr_nodes;
+	uint32_t node_domain[MAX_NODES];
+	int cpu_node[MAX_CPUS]; /* by index into apic_ids */
+	struct acpi_mem_affinity mem[ACPI_MAX_MEM];
+	int nr_mem;
+	uint8_t distance[MAX_NODES][MAX_NODES];
+	/* MCFG */
+	struct acpi_mcfg mcfg[ACPI_MAX_MCFG];
+	int nr_mcfg;
+	/* FADT: power off (S5) and reset */
+	uint32_t pm1a_cnt, pm1b_cnt;
+	uint16_t slp_typa, slp_typb;
+	bool has_s5;
+	uint8_t reset_space; /* GAS address space: 0 memory, 1 I/O */
+	uint64_t reset_addr;
+	uint8_t reset_value;
+	bool has_reset;
+	uint32_t smi_cmd;
+	uint8_t acpi_enable;
+	/* where the tables are, to keep them out of the page allocator */
+	struct {
+		uint64_t start, end;
+	} tables[ACPI_MAX_TABLES];
+	int nr_tables;
+	char table_names[ACPI_MAX_TABLES][5];
+};
+
+extern struct acpi_info acpi;
+
+/*
+ * acpi_init - find the RSDP (rsdp_hint from the boot loader, else the BIOS
+ * areas) and parse the tables into acpi. Boot CPU, once, after paging can
+ * map. Without ACPI or without a MADT, acpi describes one CPU (the boot
+ * CPU) and one node; without SRAT, one node holding all memory.
+ */
+void acpi_init(uint64_t rsdp_hint);
+
+#endif

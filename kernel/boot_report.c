@@ -1,0 +1,121 @@
+/*
+ * The boot report (format in kernel/boot_report.h and docs/boot.md).
+ * Sizes are rounded UP to whole MiB so they match what QEMU was told:
+ * with -m 512 the firmware keeps the 640 KiB-1 MiB hole and a few KiB at
+ * the top, leaving 511.5 MiB of available RAM, reported as 512MiB.
+ */
+#include "kernel/boot_report.h"
+#include "kernel/acpi.h"
+#include "kernel/apic.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/memmap.h"
+#include "kernel/percpu.h"
+#include "kernel/time.h"
+#include <stdio.h>
+#include <string.h>
+
+static uint64_t mib(uint64_t bytes)
+{
+	return (bytes + (1ULL << 20) - 1) >> 20;
+}
+
+/* "0-1,4" for the CPUs on node; "none" if there are none. */
+static void cpu_list(int node, char *buf, size_t size)
+{
+	size_t len = 0;
+	int i = 0;
+
+	buf[0] = 0;
+	while (i < nr_cpus) {
+		int j;
+
+		if (cpus[i].node != node) {
+			i++;
+			continue;
+		}
+		for (j = i; j + 1 < nr_cpus && cpus[j + 1].node == node; j++)
+			;
+		len += (size_t)snprintf(buf + len, size > len ? size - len : 0,
+					j > i ? "%s%d-%d" : "%s%d",
+					len ? "," : "", i, j);
+		i = j + 1;
+	}
+	if (!buf[0])
+		snprintf(buf, size, "none");
+}
+
+static void report_nodes(void)
+{
+	const struct mm_range *r;
+	int n = memmap_ram_ranges(&r);
+	char list[128];
+
+	for (int node = 0; node < acpi.nr_nodes; node++) {
+		char dist[8 * MAX_NODES];
+		size_t len = 0;
+
+		cpu_list(node, list, sizeof(list));
+		kprintf("node %d: cpus=%s memory=%lluMiB\n", node, list,
+			(unsigned long long)mib(memmap_node_bytes(node)));
+		for (int i = 0; i < n; i++)
+			if (r[i].nid == node)
+				kprintf("node %d: range 0x%lx-0x%lx\n", node,
+					(unsigned long)r[i].start,
+					(unsigned long)r[i].end);
+		for (int j = 0; j < acpi.nr_nodes; j++)
+			len += (size_t)snprintf(dist + len, sizeof(dist) - len,
+						"%s%u", j ? "," : "",
+						acpi.distance[node][j]);
+		kprintf("node %d: distance=%s%s\n", node, dist,
+			acpi.has_slit ? "" : " (no SLIT: assumed)");
+	}
+}
+
+static void report_acpi(void)
+{
+	char names[ACPI_MAX_TABLES * 5 + 1];
+	size_t len = 0;
+
+	names[0] = 0;
+	for (int i = 0; i < acpi.nr_tables; i++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len,
+					"%s%s", i ? " " : "",
+					acpi.table_names[i]);
+	kprintf("acpi: %s rev %d tables: %s\n", acpi.found ? "rsdp" : "none",
+		acpi.revision, names);
+	for (int i = 0; i < acpi.nr_ioapics; i++)
+		kprintf("acpi: ioapic id=%u addr=0x%lx gsi_base=%u\n",
+			acpi.ioapics[i].id, (unsigned long)acpi.ioapics[i].addr,
+			acpi.ioapics[i].gsi_base);
+	for (int i = 0; i < acpi.nr_mcfg; i++)
+		kprintf("acpi: pci ecam segment=%u buses=%u-%u base=0x%lx\n",
+			acpi.mcfg[i].segment, acpi.mcfg[i].bus_start,
+			acpi.mcfg[i].bus_end, (unsigned long)acpi.mcfg[i].base);
+}
+
+void boot_report(void)
+{
+	const struct mm_range *r;
+	int nfree = memmap_free_ranges(&r);
+	uint64_t free_bytes = 0;
+
+	for (int i = 0; i < nfree; i++)
+		free_bytes += r[i].end - r[i].start;
+	kprintf("boot: cmdline=\"%s\"\n", cmdline_raw());
+	kprintf("boot: console=serial,%s\n", console_screen_name());
+	report_acpi();
+	kprintf("boot: tsc=%lluMHz timer=%dHz apic=%s\n",
+		(unsigned long long)(tsc_hz() / 1000000), TIMER_HZ,
+		lapic_x2apic() ? "x2apic" : "xapic");
+	for (int i = 0; i < nr_cpus; i++)
+		kprintf("cpu %d: apic=%u node=%d\n", i, cpus[i].apic_id,
+			cpus[i].node);
+	report_nodes();
+	kprintf("boot: usable=%lluMiB in %d ranges (after reserving the kernel "
+		"and boot data)\n",
+		(unsigned long long)mib(free_bytes), nfree);
+	kprintf("boot: cpus=%d nodes=%d memory=%lluMiB\n", nr_cpus,
+		acpi.nr_nodes, (unsigned long long)mib(memmap_node_bytes(-1)));
+	kprintf("boot: ready\n");
+}

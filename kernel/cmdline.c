@@ -1,0 +1,292 @@
+/*
+ * Command line parsing and THE table of known keys. To add a key, add one
+ * line to keys[] with its default, a validator and its allowed values.
+ */
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define CMDLINE_MAX 1024
+
+typedef bool (*validator)(const char *value, const char *allowed);
+
+struct key {
+	const char *name;
+	const char *def;
+	validator valid;
+	const char *allowed; /* for the validator and the error message */
+	const char *help;
+};
+
+static bool v_choice(const char *v, const char *allowed);
+static bool v_list(const char *v, const char *allowed);
+static bool v_uint(const char *v, const char *allowed);
+static bool v_ip_cidr(const char *v, const char *allowed);
+static bool v_ip(const char *v, const char *allowed);
+static bool v_name(const char *v, const char *allowed);
+
+static const struct key keys[] = {
+	{"nic", "virtio", v_choice, "virtio|e1000|none", "network card driver"},
+	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N", "IPv4 address"},
+	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
+	{"rx_alloc", "local", v_choice, "local|device|interleave",
+	 "NUMA node of RX buffers"},
+	{"net_alloc", "native", v_choice, "stock|native",
+	 "lwIP memory: its own pools or our allocators"},
+	{"app", "echo,http,iperf", v_list, "echo|http|iperf|none",
+	 "network services to start"},
+	{"hostname", "unikernel", v_name, "letters, digits, '-' (1-63)",
+	 "DHCP host name"},
+	{"mm_debug", "0", v_choice, "0|1", "allocator debug checks"},
+	{"bench", "", v_list, "pages|slab|frag|qmempool|alfq|net|all",
+	 "in-kernel benchmarks to run"},
+	{"selftest", "", v_list, "fault|panic|mm|none", "boot self-tests"},
+	{"exit_after_boot", "0", v_choice, "0|1",
+	 "leave QEMU (isa-debug-exit) after the boot report"},
+	{"smp", "", v_uint, "1-64", "start at most this many CPUs"},
+};
+#define NR_KEYS ((int)(sizeof(keys) / sizeof(keys[0])))
+
+static char raw_copy[CMDLINE_MAX];
+static char words[CMDLINE_MAX];
+static const char *values[NR_KEYS];
+static int errors;
+
+/* "a|b|c" contains the n bytes at item as one of its choices. */
+static bool in_choices(const char *item, size_t n, const char *allowed)
+{
+	const char *p = allowed;
+
+	while (*p) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (len == n && !strncmp(p, item, n))
+			return true;
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	return false;
+}
+
+static bool v_choice(const char *v, const char *allowed)
+{
+	return in_choices(v, strlen(v), allowed);
+}
+
+static bool v_list(const char *v, const char *allowed)
+{
+	while (*v) {
+		const char *comma = strchr(v, ',');
+		size_t len = comma ? (size_t)(comma - v) : strlen(v);
+
+		if (!in_choices(v, len, allowed) &&
+		    !(len == 3 && !strncmp(v, "all", 3) &&
+		      in_choices("all", 3, allowed)))
+			return false;
+		if (!comma)
+			break;
+		v = comma + 1;
+	}
+	return true;
+}
+
+static bool v_uint(const char *v, const char *allowed)
+{
+	char *end;
+	unsigned long lo = strtoul(allowed, &end, 10), hi;
+
+	hi = strtoul(end + 1, NULL, 10);
+	unsigned long n = strtoul(v, &end, 0);
+
+	return end != v && *end == 0 && n >= lo && n <= hi;
+}
+
+/* Dotted quad; *p is left after it. */
+static bool parse_ip(const char **p)
+{
+	for (int i = 0; i < 4; i++) {
+		char *end;
+		unsigned long n = strtoul(*p, &end, 10);
+
+		if (end == *p || n > 255 || end - *p > 3)
+			return false;
+		*p = end;
+		if (i < 3) {
+			if (**p != '.')
+				return false;
+			(*p)++;
+		}
+	}
+	return true;
+}
+
+static bool v_ip(const char *v, const char *allowed)
+{
+	(void)allowed;
+	return parse_ip(&v) && *v == 0;
+}
+
+static bool v_ip_cidr(const char *v, const char *allowed)
+{
+	char *end;
+	unsigned long n;
+
+	(void)allowed;
+	if (!strcmp(v, "dhcp"))
+		return true;
+	if (!parse_ip(&v) || *v != '/')
+		return false;
+	n = strtoul(v + 1, &end, 10);
+	return end != v + 1 && *end == 0 && n <= 32;
+}
+
+static bool v_name(const char *v, const char *allowed)
+{
+	size_t n = strlen(v);
+
+	(void)allowed;
+	if (n == 0 || n > 63 || v[0] == '-')
+		return false;
+	for (; *v; v++) {
+		char c = *v;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+static int key_index(const char *name)
+{
+	for (int i = 0; i < NR_KEYS; i++)
+		if (!strcmp(keys[i].name, name))
+			return i;
+	return -1;
+}
+
+static void take_word(char *w, bool first)
+{
+	char *eq = strchr(w, '=');
+	int k;
+
+	if (!eq) {
+		/* QEMU and GRUB put the kernel's own path first */
+		if (first && strchr(w, '/'))
+			return;
+		kprintf("cmdline: '%s' is not key=value, ignored\n", w);
+		errors++;
+		return;
+	}
+	*eq = 0;
+	k = key_index(w);
+	if (k < 0) {
+		kprintf("cmdline: unknown key '%s', ignored\n", w);
+		errors++;
+	} else if (!keys[k].valid(eq + 1, keys[k].allowed)) {
+		kprintf("cmdline: bad value '%s' for %s (expected %s), "
+			"using default '%s'\n",
+			eq + 1, w, keys[k].allowed, keys[k].def);
+		errors++;
+	} else {
+		values[k] = eq + 1;
+	}
+}
+
+void cmdline_init(const char *raw)
+{
+	char *p = words;
+	bool first = true;
+
+	for (size_t i = 0; i < CMDLINE_MAX - 1 && raw[i]; i++)
+		raw_copy[i] = raw[i];
+	memcpy(words, raw_copy, CMDLINE_MAX);
+	while (*p) {
+		char *w;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		w = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (*p)
+			*p++ = 0;
+		take_word(w, first);
+		first = false;
+	}
+}
+
+const char *cmdline_raw(void)
+{
+	const char *p = raw_copy, *sp;
+
+	/* skip the kernel's own path, as take_word does */
+	while (*p == ' ')
+		p++;
+	sp = strchr(p, ' ');
+	for (const char *q = p; *q && q != sp; q++) {
+		if (*q == '=')
+			return p;
+		if (*q == '/')
+			return sp ? sp + 1 : p + strlen(p);
+	}
+	return p;
+}
+
+const char *cmdline_get(const char *key)
+{
+	int k = key_index(key);
+
+	if (k < 0) {
+		kprintf("cmdline: internal: key '%s' is not in the table\n",
+			key);
+		return NULL;
+	}
+	return values[k] ? values[k] : keys[k].def;
+}
+
+long cmdline_get_long(const char *key)
+{
+	const char *v = cmdline_get(key);
+
+	return v ? strtol(v, NULL, 0) : 0;
+}
+
+bool cmdline_get_bool(const char *key)
+{
+	return cmdline_get_long(key) != 0;
+}
+
+bool cmdline_given(const char *key)
+{
+	int k = key_index(key);
+
+	return k >= 0 && values[k];
+}
+
+bool cmdline_has(const char *key, const char *item)
+{
+	const char *v = cmdline_get(key);
+	size_t n = strlen(item);
+
+	while (v && *v) {
+		const char *comma = strchr(v, ',');
+		size_t len = comma ? (size_t)(comma - v) : strlen(v);
+
+		if ((len == n && !strncmp(v, item, n)) ||
+		    (len == 3 && !strncmp(v, "all", 3)))
+			return true;
+		v = comma ? comma + 1 : NULL;
+	}
+	return false;
+}
+
+int cmdline_errors(void)
+{
+	return errors;
+}

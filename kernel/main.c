@@ -1,0 +1,71 @@
+/*
+ * kmain: the boot CPU's path from the 64-bit entry to its poll loop.
+ * Order matters: console first (so every later failure is visible), then
+ * the boot information and command line, descriptor tables, ACPI, memory,
+ * interrupts and time, the other CPUs, the allocators, and the report.
+ */
+#include "kernel/acpi.h"
+#include "kernel/apic.h"
+#include "kernel/arch.h"
+#include "kernel/boot_report.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/gdt.h"
+#include "kernel/memmap.h"
+#include "kernel/multiboot.h"
+#include "kernel/percpu.h"
+#include "kernel/poll.h"
+#include "kernel/power.h"
+#include "kernel/selftest.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "kernel/trap.h"
+
+void kmain(uint32_t magic, uint32_t info);
+
+/* Weak hooks for later subsystems (mm, net), linked in when present. */
+__attribute__((weak)) void mm_boot(void)
+{
+}
+
+__attribute__((weak)) void net_boot(void)
+{
+}
+
+void kmain(uint32_t magic, uint32_t info)
+{
+	percpu_init(0);
+	console_early_init();
+	if (multiboot_parse(magic, info) < 0) {
+		kprintf("boot: unknown boot loader (magic 0x%x), halting\n",
+			magic);
+		halt_forever();
+	}
+	console_screen_init(&boot_info_parsed.screen);
+	kprintf("boot: x86_64 unikernel starting (multiboot%d%s%s)\n",
+		boot_info_parsed.flavour,
+		boot_info_parsed.loader[0] ? ", " : "",
+		boot_info_parsed.loader);
+	cmdline_init(boot_info_parsed.cmdline);
+	exit_on_fatal = cmdline_get_bool("exit_after_boot");
+	gdt_init_cpu(0);
+	idt_init();
+	idt_load();
+	acpi_init(boot_info_parsed.rsdp);
+	memmap_init();
+	apic_init_bsp();
+	time_init();
+	smp_prepare();
+	timer_start_cpu();
+	smp_boot_aps(cmdline_given("smp") ? (int)cmdline_get_long("smp")
+					  : MAX_CPUS);
+	mm_boot();
+	boot_report();
+	net_boot();
+	selftests_run();
+	if (exit_on_fatal) {
+		kprintf("boot: exit_after_boot=1, exiting\n");
+		system_exit(EXIT_SUCCESS_CODE);
+	}
+	poll_loop();
+}

@@ -1,0 +1,171 @@
+/*
+ * Multiboot 1 and 2 information, boiled down to struct boot_info. The
+ * memory map comes only from the memory map (mb1 mmap_* fields, mb2 tag 6):
+ * the "basic meminfo" fields are wrong under UEFI (FACTS.md).
+ */
+#include "kernel/multiboot.h"
+#include <string.h>
+
+struct boot_info boot_info_parsed;
+static const char empty[] = "";
+
+static void add_mmap(struct boot_info *bi, uint64_t base, uint64_t len,
+		     uint32_t type)
+{
+	if (bi->nr_mmap == MAX_MMAP || len == 0)
+		return;
+	bi->mmap[bi->nr_mmap].base = base;
+	bi->mmap[bi->nr_mmap].len = len;
+	bi->mmap[bi->nr_mmap].type = type;
+	bi->nr_mmap++;
+}
+
+static void add_keep(struct boot_info *bi, uint64_t start, uint64_t end)
+{
+	if (bi->nr_keep < 8 && end > start) {
+		bi->keep[bi->nr_keep].start = start;
+		bi->keep[bi->nr_keep].end = end;
+		bi->nr_keep++;
+	}
+}
+
+/* Multiboot 1 (QEMU -kernel): fixed structure with flag bits. */
+static void parse_mb1(struct boot_info *bi, uint32_t info)
+{
+	const uint32_t *mb = (const uint32_t *)(uintptr_t)info;
+	uint32_t flags = mb[0];
+
+	add_keep(bi, info, info + 120);
+	if (flags & (1 << 2)) {
+		bi->cmdline = (const char *)(uintptr_t)mb[4];
+		add_keep(bi, mb[4], mb[4] + strlen(bi->cmdline) + 1);
+	}
+	if (flags & (1 << 3) && mb[5]) {
+		const uint32_t *mod = (const uint32_t *)(uintptr_t)mb[6];
+
+		add_keep(bi, mb[6], mb[6] + 16ULL * mb[5]);
+		for (uint32_t i = 0; i < mb[5]; i++)
+			add_keep(bi, mod[4 * i], mod[4 * i + 1]);
+	}
+	if (flags & (1 << 6)) {
+		uint32_t p = mb[12], end = mb[12] + mb[11];
+
+		add_keep(bi, p, end);
+		while (p < end) {
+			const uint8_t *e = (const uint8_t *)(uintptr_t)p;
+			uint32_t size, type;
+			uint64_t base, len;
+
+			memcpy(&size, e, 4);
+			memcpy(&base, e + 4, 8);
+			memcpy(&len, e + 12, 8);
+			memcpy(&type, e + 20, 4);
+			add_mmap(bi, base, len, type);
+			p += size + 4;
+		}
+	}
+	if (flags & (1 << 9))
+		bi->loader = (const char *)(uintptr_t)mb[16];
+	/* QEMU's -kernel leaves the machine in VGA text mode. */
+	bi->screen.kind = SCREEN_VGA_TEXT;
+	bi->screen.addr = 0xB8000;
+	bi->screen.width = 80;
+	bi->screen.height = 25;
+}
+
+static void mb2_framebuffer(struct boot_info *bi, const uint8_t *t)
+{
+	uint64_t addr;
+	uint32_t pitch, width, height;
+	uint8_t bpp = t[28], type = t[29];
+
+	memcpy(&addr, t + 8, 8);
+	memcpy(&pitch, t + 16, 4);
+	memcpy(&width, t + 20, 4);
+	memcpy(&height, t + 24, 4);
+	bi->screen.addr = addr;
+	bi->screen.pitch = pitch;
+	bi->screen.width = width;
+	bi->screen.height = height;
+	bi->screen.bpp = bpp;
+	if (type == 2) {
+		bi->screen.kind = SCREEN_VGA_TEXT; /* EGA text */
+	} else if (type == 1) {
+		bi->screen.kind = SCREEN_FRAMEBUFFER;
+		bi->screen.red_pos = t[32];
+		bi->screen.green_pos = t[34];
+		bi->screen.blue_pos = t[36];
+	}
+}
+
+/* Multiboot 2 (GRUB): a list of 8-byte aligned tags. */
+static void parse_mb2(struct boot_info *bi, uint32_t info)
+{
+	uint32_t total;
+	const uint8_t *p = (const uint8_t *)(uintptr_t)info + 8, *end;
+
+	memcpy(&total, (const void *)(uintptr_t)info, 4);
+	end = (const uint8_t *)(uintptr_t)info + total;
+	add_keep(bi, info, (uint64_t)info + total);
+	bi->screen.kind = SCREEN_NONE;
+	while (p + 8 <= end) {
+		uint32_t type, size;
+
+		memcpy(&type, p, 4);
+		memcpy(&size, p + 4, 4);
+		if (type == 0 || size < 8)
+			break;
+		if (type == 1) {
+			bi->cmdline = (const char *)(p + 8);
+		} else if (type == 2) {
+			bi->loader = (const char *)(p + 8);
+		} else if (type == 3) {
+			uint32_t s, e;
+
+			memcpy(&s, p + 8, 4);
+			memcpy(&e, p + 12, 4);
+			add_keep(bi, s, e);
+		} else if (type == 6) {
+			uint32_t esize;
+
+			memcpy(&esize, p + 8, 4);
+			for (const uint8_t *e = p + 16;
+			     esize && e + 24 <= p + size; e += esize) {
+				uint64_t base, len;
+				uint32_t t;
+
+				memcpy(&base, e, 8);
+				memcpy(&len, e + 8, 8);
+				memcpy(&t, e + 16, 4);
+				add_mmap(bi, base, len, t);
+			}
+		} else if (type == 8) {
+			mb2_framebuffer(bi, p);
+		} else if (type == 15 || (type == 14 && !bi->rsdp)) {
+			/* the RSDP copy inside the tag is as good as the
+			 * original, and the tag memory is kept; the ACPI 2.0
+			 * one (15, with the XSDT) wins */
+			bi->rsdp = (uintptr_t)(p + 8);
+		}
+		p += (size + 7) & ~7u;
+	}
+}
+
+int multiboot_parse(uint32_t magic, uint32_t info)
+{
+	struct boot_info *bi = &boot_info_parsed;
+
+	memset(bi, 0, sizeof(*bi));
+	bi->cmdline = empty;
+	bi->loader = empty;
+	if (magic == MB1_BOOT_MAGIC) {
+		bi->flavour = 1;
+		parse_mb1(bi, info);
+	} else if (magic == MB2_BOOT_MAGIC) {
+		bi->flavour = 2;
+		parse_mb2(bi, info);
+	} else {
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,43 @@
+/*
+ * The per-CPU poll loop (DESIGN.md, "Execution contexts"). Each CPU runs
+ * its registered pollers round-robin, run to completion; when a whole
+ * round did no work the CPU halts until an interrupt (the periodic tick, a
+ * device interrupt, or a poll_wake IPI), so idle vCPUs cost the host
+ * nothing. Pollers run in "poll context": interrupts enabled, never nested
+ * in each other, always on their own CPU.
+ */
+#ifndef KERNEL_POLL_H
+#define KERNEL_POLL_H
+
+#include <stdbool.h>
+#include "kernel/percpu.h"
+
+/*
+ * poll_register - add fn(arg) to cpu's poll loop. fn returns how much work
+ * it did (0 = nothing to do; the CPU may sleep). name shows in reports.
+ * Any CPU, not from interrupt context; the poller starts running on the
+ * target CPU's next round. Returns 0, or -1 for a bad cpu or a full list
+ * (MAX_POLLERS).
+ */
+int poll_register(int cpu, poll_fn fn, void *arg, const char *name);
+
+/*
+ * poll_wake - make cpu run a poll round soon: from an interrupt handler on
+ * that CPU this only sets a flag; for another CPU it also sends a wake IPI.
+ * Any context.
+ */
+void poll_wake(int cpu);
+
+/*
+ * smp_call_async/smp_call_wait - run fn(arg) once on cpu in poll context
+ * (from its poll loop), and wait for it to finish. One call per target
+ * CPU at a time: smp_call_async waits for the previous one. Not from
+ * interrupt context. On the calling CPU itself fn runs at once.
+ */
+void smp_call_async(int cpu, void (*fn)(void *), void *arg);
+void smp_call_wait(int cpu);
+
+/* Enters this CPU's poll loop. Never returns. */
+__attribute__((noreturn)) void poll_loop(void);
+
+#endif

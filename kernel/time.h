@@ -1,0 +1,27 @@
+/*
+ * Time: a monotonic clock read from the TSC (calibrated once against the
+ * PIT), busy-wait delays, and a periodic LAPIC timer tick on every CPU.
+ * The clock is computed from the TSC at each call — never a cached tick —
+ * so it advances inside long loops (lwIP's sys_now relies on that).
+ */
+#ifndef KERNEL_TIME_H
+#define KERNEL_TIME_H
+
+#include <stdint.h>
+
+/* Boot CPU, once, interrupts off: calibrate the TSC and the LAPIC timer. */
+void time_init(void);
+/* Every CPU: start its periodic TIMER_HZ tick. */
+void timer_start_cpu(void);
+
+/* Milliseconds / microseconds / nanoseconds since time_init. Any context,
+ * any CPU. */
+uint64_t clock_ms(void);
+uint64_t clock_us(void);
+uint64_t clock_ns(void);
+/* TSC frequency in Hz, as calibrated. */
+uint64_t tsc_hz(void);
+/* Busy-wait at least us microseconds. Any context. */
+void delay_us(uint64_t us);
+
+#endif
