@@ -5,7 +5,9 @@
 #ifndef MM_MM_H
 #define MM_MM_H
 
+#include "debug.h"
 #include "gfp.h"
+#include "mm_stats.h"
 #include "page_alloc.h"
 #include "page_frag.h"
 #include "platform.h"
