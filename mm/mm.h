@@ -11,5 +11,6 @@
 #include "page_alloc.h"
 #include "page_frag.h"
 #include "platform.h"
+#include "slab.h"
 
 #endif /* MM_MM_H */
