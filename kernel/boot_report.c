@@ -10,6 +10,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/memmap.h"
+#include "kernel/mm_boot.h"
 #include "kernel/percpu.h"
 #include "kernel/time.h"
 #include <stdio.h>
@@ -111,10 +112,15 @@ void boot_report(void)
 	for (int i = 0; i < nr_cpus; i++)
 		kprintf("cpu %d: apic=%u node=%d\n", i, cpus[i].apic_id,
 			cpus[i].node);
+	if (acpi.nr_cpus_skipped)
+		kprintf("boot: %d more CPUs in the MADT not used "
+			"(MAX_CPUS=%d)\n",
+			acpi.nr_cpus_skipped, MAX_CPUS);
 	report_nodes();
 	kprintf("boot: usable=%lluMiB in %d ranges (after reserving the kernel "
 		"and boot data)\n",
 		(unsigned long long)mib(free_bytes), nfree);
+	mm_boot_report();
 	kprintf("boot: cpus=%d nodes=%d memory=%lluMiB\n", nr_cpus,
 		acpi.nr_nodes, (unsigned long long)mib(memmap_node_bytes(-1)));
 	kprintf("boot: ready\n");
