@@ -137,9 +137,12 @@ int net_init(void)
 	return nnetifs;
 }
 
-void net_poll(void)
+int net_poll(void)
 {
+	int work = 0;
+
 	for (int i = 0; i < nnetifs; i++)
-		netif_glue_poll(&netifs[i], NET_POLL_BUDGET);
+		work += netif_glue_poll(&netifs[i], NET_POLL_BUDGET);
 	sys_check_timeouts();
+	return work;
 }
