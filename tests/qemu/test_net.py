@@ -1,5 +1,5 @@
-"""Networking end to end: virtio-net + lwIP reached from the host with real
-clients (curl, nc, iperf2, ping).
+"""Networking end to end: virtio-net and e1000 + lwIP reached from the host
+with real clients (curl, nc, iperf2, ping).
 
 Every test boots its own QEMU (through the shared runner, conftest.py) with
 its own MAC address and its own free host ports, so tests can run side by
@@ -9,8 +9,9 @@ side. Readiness comes from the guest's serial line
     net: listening tcp/7 udp/7 tcp/80 tcp/5001 icmp net_alloc=...
 
 never from a port being open: QEMU's user-net forward accepts connections
-before the guest listens. Tests that exercise lwIP's memory run once per
-allocator mode (net_alloc=stock|native) — the same test functions.
+before the guest listens. The integration tests run once per NIC
+(virtio, e1000) and allocator mode (net_alloc=stock|native): the same test
+functions, parametrised.
 """
 import json
 import os
@@ -48,6 +49,9 @@ class NetVM:
 
     def __init__(self, qemu, alloc, nic="virtio", append="", machine=None):
         self.alloc = alloc
+        self.nic = nic
+        if nic == "e1000":
+            append = ("nic=e1000 " + append).strip()
         self.mac = random_mac()
         self.http, self.echo, self.iperf = free_port(), free_port(), free_port()
         self.uecho = free_udp_port()
@@ -124,22 +128,29 @@ def stop_qemu_first(qemu):
                 pass
 
 
-@pytest.fixture(params=ALLOC_MODES)
+NICS = ["virtio", "e1000"]
+
+
+@pytest.fixture(params=[(a, n) for n in NICS for a in ALLOC_MODES],
+                ids=lambda p: "%s-%s" % (p[1], p[0]))
 def netvm(request, qemu):
-    return NetVM(qemu, request.param)
+    alloc, nic = request.param
+    return NetVM(qemu, alloc, nic=nic)
 
 
 def test_dhcp_gives_user_net_address_and_report_line(netvm):
     assert netvm.ip == "10.0.2.15/24", netvm.vm.describe()
     assert netvm.guest_mac == netvm.mac, netvm.vm.describe()
-    assert netvm.kind == "virtio", netvm.vm.describe()
+    assert netvm.kind == netvm.nic, netvm.vm.describe()
 
 
 def test_boot_report_lists_pci_devices_and_nic(netvm):
     log = netvm.vm.log()
     assert re.search(r"^pci: \d+ functions via (ecam|legacy)$", log, re.M), netvm.vm.describe()
-    assert re.search(r"^pci: 00:\w\w\.\d 1af4:10(00|41) class 0200", log, re.M), netvm.vm.describe()
-    assert "virtio-net: eth0" in log and netvm.mac in log, netvm.vm.describe()
+    pci_id = {"virtio": "1af4:10(00|41)", "e1000": "8086:100e"}[netvm.nic]
+    driver = {"virtio": "virtio-net", "e1000": "e1000"}[netvm.nic]
+    assert re.search(r"^pci: 00:\w\w\.\d %s class 0200" % pci_id, log, re.M), netvm.vm.describe()
+    assert re.search(r"^%s: eth0 .*mac=%s" % (driver, netvm.mac), log, re.M), netvm.vm.describe()
 
 
 def test_boot_uses_the_requested_allocator_mode(netvm):
@@ -163,7 +174,7 @@ def test_stats_json_has_every_section(netvm):
     for key in ("buddyinfo", "zoneinfo", "numastat", "slabinfo", "qmempool",
                 "page_frag", "nic", "net_mem", "lwip"):
         assert st.get(key) is not None, "section %s missing or null: %s" % (key, list(st))
-    assert st["nic"]["eth0"]["kind"] == "virtio"
+    assert st["nic"]["eth0"]["kind"] == netvm.nic
     assert st["net_mem"]["mode"] == netvm.alloc
 
 
@@ -313,13 +324,15 @@ class NetnsQemu(conftest.Qemu):
         qemu.vms.append(self)
 
 
+@pytest.mark.parametrize("nic", NICS)
 @pytest.mark.parametrize("alloc", ALLOC_MODES)
-def test_ping_over_tap_in_netns(qemu, netns, alloc):
+def test_ping_over_tap_in_netns(qemu, netns, alloc, nic):
     mac = random_mac()
     vm = NetnsQemu(qemu, netns, [
-        "--kernel", conftest.KERNEL, "--smp", "2", "--nic", "virtio", "--net", "tap:tap0",
-        "--mac", mac, "--append", "net_alloc=%s ip=192.168.76.2/24 gw=192.168.76.1" % alloc])
-    vm.wait_for(r"^net: eth0 up ip=192\.168\.76\.2/24 mac=%s nic=virtio" % mac, NET_TIMEOUT)
+        "--kernel", conftest.KERNEL, "--smp", "2", "--nic", nic, "--net", "tap:tap0",
+        "--mac", mac, "--append",
+        "nic=%s net_alloc=%s ip=192.168.76.2/24 gw=192.168.76.1" % (nic, alloc)])
+    vm.wait_for(r"^net: eth0 up ip=192\.168\.76\.2/24 mac=%s nic=%s" % (mac, nic), NET_TIMEOUT)
     r = subprocess.run(["ip", "netns", "exec", netns, "ping", "-c", "3", "-W", "5",
                         "-i", "0.3", "192.168.76.2"], capture_output=True, timeout=40)
     assert r.returncode == 0, "%s\n%s" % (r.stdout.decode(), vm.describe())
