@@ -102,6 +102,8 @@ static int probe_nics(void)
 		return virtio_net_probe(true, node);
 	case NET_NIC_E1000:
 		return e1000_probe(node);
+	case NET_NIC_ALL:
+		return virtio_net_probe(true, node) + e1000_probe(node);
 	default:
 		return 0;
 	}

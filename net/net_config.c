@@ -52,9 +52,14 @@ void net_config_parse(void)
 	const char *nic = cmdline_get("nic");
 	const char *ip = cmdline_get("ip");
 
-	net_config.nic = strcmp(nic, "e1000") == 0  ? NET_NIC_E1000
-			 : strcmp(nic, "none") == 0 ? NET_NIC_NONE
-						    : NET_NIC_VIRTIO;
+	if (strcmp(nic, "e1000") == 0)
+		net_config.nic = NET_NIC_E1000;
+	else if (strcmp(nic, "all") == 0)
+		net_config.nic = NET_NIC_ALL;
+	else if (strcmp(nic, "none") == 0)
+		net_config.nic = NET_NIC_NONE;
+	else
+		net_config.nic = NET_NIC_VIRTIO;
 	net_config.dhcp = true;
 	if (strcmp(ip, "dhcp") != 0)
 		parse_static(ip);

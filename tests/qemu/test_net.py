@@ -337,3 +337,20 @@ def test_ping_over_tap_in_netns(qemu, netns, alloc, nic):
                         "-i", "0.3", "192.168.76.2"], capture_output=True, timeout=40)
     assert r.returncode == 0, "%s\n%s" % (r.stdout.decode(), vm.describe())
     assert b" 0% packet loss" in r.stdout, r.stdout.decode()
+
+
+def test_virtio_and_e1000_in_one_vm_both_answer(qemu):
+    """nic=all: each NIC gets its own netif; each answers on its own
+    user network (10.0.2.0/24 behind virtio, 10.0.3.0/24 behind e1000)."""
+    mac0, mac1 = random_mac(), random_mac()
+    p0, p1 = free_port(), free_port()
+    vm = qemu.start(append="nic=all", smp=2, nic="virtio", hostfwd=["%d:7" % p0], mac=mac0,
+                    extra=["-netdev", "user,id=n1,net=10.0.3.0/24,hostfwd=tcp:127.0.0.1:%d-:7" % p1,
+                           "-device", "e1000,netdev=n1,mac=%s" % mac1])
+    vm.wait_for(r"^net: eth0 up ip=10\.0\.2\.15/24 mac=%s nic=virtio" % mac0, NET_TIMEOUT)
+    vm.wait_for(r"^net: eth1 up ip=10\.0\.3\.15/24 mac=%s nic=e1000" % mac1, NET_TIMEOUT)
+    vm.wait_for(r"^net: listening ", NET_TIMEOUT)
+    for port, msg in ((p0, b"via virtio\n"), (p1, b"via e1000\n")):
+        r = subprocess.run(["nc", "-N", "-w", "20", "127.0.0.1", str(port)], input=msg,
+                           capture_output=True, timeout=CLIENT_TIMEOUT)
+        assert r.stdout == msg, "%r\n%s" % (r.stdout, vm.describe())
