@@ -122,7 +122,10 @@ def main():
     md = [
         "## Slab allocator (256-byte objects)", "",
         "ns per object (one alloc + one free), median over "
-        f"{a.rounds} interleaved rounds of each binary's median of 31 short runs."
+        f"{a.rounds} interleaved rounds of each binary's median of 31 short runs"
+        " (single-thread cases: the thread's CPU time, so time spent "
+        "descheduled on this shared machine is not counted; cross-thread: "
+        "wall time)."
         " Every allocator runs the same code (bench/slab_bench.c), one "
         "binary each; ours on a simulated 1-node machine (slab-2node: 2 "
         "nodes, where every free also checks the object's node).", "",

@@ -21,10 +21,16 @@ HOST_TESTS := $(basename $(notdir $(wildcard tests/host/test_*.c)))
 HOST_STRESS := $(basename $(notdir $(wildcard tests/host/stress_*.c)))
 HOST_TEST_COMMON := $(wildcard tests/host/common/*.c)
 
+# Objects depend on this stamp, rewritten only when MM_DEBUG changes, so
+# `make MM_DEBUG=1 test-host` after a plain build really rebuilds.
+HOST_FLAGS_STAMP := $(BUILD)/host/flags.stamp
+$(shell mkdir -p $(BUILD)/host && { echo 'MM_DEBUG=$(MM_DEBUG)' | \
+	cmp -s - $(HOST_FLAGS_STAMP) || echo 'MM_DEBUG=$(MM_DEBUG)' > $(HOST_FLAGS_STAMP); })
+
 # host_variant(v): objects, library and test binaries for variant v.
 define host_variant
 HOST_OBJS_$(1) := $$(patsubst %.c,$(BUILD)/host/$(1)/obj/%.o,$$(MM_HOST_SRCS))
-$(BUILD)/host/$(1)/obj/%.o: %.c $$(MM_HEADERS)
+$(BUILD)/host/$(1)/obj/%.o: %.c $$(MM_HEADERS) $(HOST_FLAGS_STAMP)
 	@mkdir -p $$(dir $$@)
 	$$(HOST_CC) $$(HOST_CFLAGS_COMMON) $$(HOST_CFLAGS_$(1)) -c $$< -o $$@
 $(BUILD)/host/$(1)/libmm.a: $$(HOST_OBJS_$(1))

@@ -378,7 +378,7 @@ static __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s,
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 
 	stat_add(&c->frees, 1);
-	if (s->multi_node && obj_nid(obj) != c->nid) {
+	if (!obj_local(s, c, obj)) {
 		/* Remote object: home to its own node, not our magazine. */
 		stat_add(&c->remote_free, 1);
 		__slab_put(s, 1, &obj);
@@ -399,8 +399,7 @@ static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
-		if (mm_likely(avail < c->limit) &&
-		    (mm_likely(!s->multi_node) || obj_nid(obj) == c->nid)) {
+		if (mm_likely(avail < c->limit) && obj_local(s, c, obj)) {
 			c->objs[avail] = obj;
 			cpu_set_avail(c, avail + 1);
 			stat_add(&c->frees, 1);

@@ -182,7 +182,7 @@ static void bulk_free_numa(struct kmem_cache *s, struct kmem_cache_cpu *c,
 
 	for (size_t i = 0; i < n; i++) {
 		unsigned int avail = cpu_avail(c);
-		bool local = obj_nid(p[i]) == c->nid;
+		bool local = obj_local(s, c, p[i]);
 		if (local && avail < c->limit) {
 			c->objs[avail] = p[i];
 			cpu_set_avail(c, avail + 1);

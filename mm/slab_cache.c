@@ -97,13 +97,50 @@ static bool bad_args(const char *name, size_t size, size_t align)
 	return false;
 }
 
+/*
+ * Address span [lo[nid], hi[nid]) of each node's memory. Returns false if
+ * two nodes' spans overlap (interleaved ranges): then a span does not tell
+ * the node, and frees look at the page instead.
+ */
+static bool node_spans(uintptr_t *lo, uintptr_t *hi)
+{
+	struct mm_range r[MM_MAX_RANGES];
+	int n = mm_platform_ranges(r, MM_MAX_RANGES);
+
+	for (int nid = 0; nid < MM_MAX_NODES; nid++) {
+		lo[nid] = UINTPTR_MAX;
+		hi[nid] = 0;
+	}
+	for (int i = 0; i < n; i++) {
+		if (r[i].nid < 0 || r[i].nid >= MM_MAX_NODES)
+			return false;
+		if (r[i].start < lo[r[i].nid])
+			lo[r[i].nid] = r[i].start;
+		if (r[i].end > hi[r[i].nid])
+			hi[r[i].nid] = r[i].end;
+	}
+	for (int a = 0; a < MM_MAX_NODES; a++)
+		for (int b = a + 1; b < MM_MAX_NODES; b++)
+			if (lo[a] < hi[a] && lo[b] < hi[b] && lo[a] < hi[b] &&
+			    lo[b] < hi[a])
+				return false;
+	return true;
+}
+
 static void cache_init_percpu(struct kmem_cache *s, unsigned int cap)
 {
+	uintptr_t lo[MM_MAX_NODES], hi[MM_MAX_NODES];
+	bool disjoint = node_spans(lo, hi);
+
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		struct kmem_cache_cpu *c = cache_cpu(s, cpu);
 		c->limit = cap;
 		c->batch = cap / SLAB_CPU_BATCH_DIV;
 		c->nid = mm_cpu_to_node(cpu);
+		if (disjoint && lo[c->nid] < hi[c->nid]) {
+			c->span_lo = lo[c->nid];
+			c->span_len = hi[c->nid] - lo[c->nid];
+		}
 	}
 	for (int nid = 0; nid < MM_MAX_NODES; nid++) {
 		struct kmem_cache_node *kn = &s->node[nid];

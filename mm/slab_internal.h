@@ -45,6 +45,8 @@ struct kmem_cache_cpu {
 	unsigned int limit;	  /* capacity of objs[] */
 	unsigned int batch;	  /* objects per refill / flush */
 	int nid;		  /* this CPU's node */
+	uintptr_t span_lo;	  /* this node's addresses: [lo, lo + len), */
+	uintptr_t span_len;	  /* len 0 when node spans overlap */
 	slab_stat_t allocs;	  /* objects handed out by this CPU, any path */
 	slab_stat_t refill;	  /* misses: refills from the node lists */
 	slab_stat_t frees;	  /* objects freed on this CPU, any path */
@@ -114,6 +116,23 @@ static inline void cpu_set_avail(struct kmem_cache_cpu *c, unsigned int n)
 static inline int obj_nid(const void *obj)
 {
 	return virt_to_page(obj)->nid;
+}
+
+/*
+ * Is obj on this CPU's node? One node: always. Otherwise one compare
+ * against the node's address span, kept in the CPU's own cache line (the
+ * spans of different nodes are disjoint on every machine seen so far);
+ * only if they overlap, the page lookup (measured: the lookup made the
+ * 2-node fast path ~4 ns slower per alloc+free than the 1-node one).
+ */
+static inline bool obj_local(const struct kmem_cache *s,
+			     const struct kmem_cache_cpu *c, const void *obj)
+{
+	if (mm_likely(!s->multi_node))
+		return true;
+	if (mm_likely(c->span_len))
+		return (uintptr_t)obj - c->span_lo < c->span_len;
+	return obj_nid(obj) == c->nid;
 }
 
 /* Debug caches keep this after the right red zone, at meta_offset. */

@@ -195,7 +195,7 @@ int mm_host_boot(int nr_nodes, size_t bytes_per_node, int nr_cpus,
 void mm_host_shutdown(void)
 {
 	qmempool_forget_all(); /* pools live in the maps too */
-	slab_forget_all(); /* caches and kmalloc classes live in the maps */
+	slab_forget_all();     /* caches and kmalloc classes live in the maps */
 	for (int nid = 0; nid < MM_MAX_NODES; nid++)
 		if (host.map[nid])
 			munmap(host.map[nid], host.map_len[nid]);

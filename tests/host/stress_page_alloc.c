@@ -2,7 +2,7 @@
  * Stress: 2, 4 and 8 simulated CPUs on 1, 2 and 4 nodes allocate random
  * orders from random nodes, hand blocks to each other through shared slots
  * (so many frees happen on another CPU than the allocation), allocate in
- * bulk and drain everything now and then. Every block carries a tag at both
+ * bulk, drain everything and read the statistics now and then. Every block carries a tag at both
  * ends; a block handed out twice shows up as a broken tag. At the end every
  * page must be back and the free lists consistent. Runs plain, under TSan
  * and under ASan (make test-host).
@@ -112,6 +112,22 @@ static void bulk_round(unsigned int *seed)
 		__free_pages(pages[i], 0);
 }
 
+/* The statistics must be readable at any time (and race-free under TSan). */
+static void read_stats(void)
+{
+	static _Thread_local char buf[8192];
+	int (*fns[])(char *, size_t) = {buddyinfo_json, zoneinfo_json,
+					numastat_json, zoneinfo_text};
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		int n = fns[i](buf, sizeof(buf));
+		CHECK(n > 0 && strlen(buf) ==
+				       (size_t)(n < (int)sizeof(buf)
+							? n
+							: (int)sizeof(buf) - 1),
+		      "statistics text length");
+	}
+}
+
 struct worker {
 	int cpu;
 	pthread_t thread;
@@ -149,6 +165,8 @@ static void *work(void *arg)
 			bulk_round(&seed);
 		} else if (w->cpu == 0) {
 			drain_all_pages();
+		} else if (w->cpu == 1) {
+			read_stats(); /* while the others allocate */
 		}
 	}
 	while (n > 0)

@@ -101,6 +101,23 @@ static void test_last_reference_frees_order0_through_pcp(void **state)
 	assert_int_equal(pcp_count(0, 0, 0), listed + 1);
 }
 
+static void test_bad_node_is_refused_with_null(void **state)
+{
+	(void)state;
+	unsigned long before = nr_free_pages();
+	assert_null(alloc_pages_node(1, __GFP_NOWARN, 0)); /* 1 node only */
+	assert_null(alloc_pages_node(MM_MAX_NODES + 5, __GFP_NOWARN, 0));
+	assert_int_equal(nr_free_pages(), before);
+}
+
+static void test_failure_is_counted_on_the_preferred_node(void **state)
+{
+	(void)state;
+	unsigned long fails = mm_zones[0].alloc_fail;
+	assert_null(alloc_pages(__GFP_NOWARN, MAX_ORDER + 1));
+	assert_int_equal(mm_zones[0].alloc_fail, fails + 1);
+}
+
 static void test_stats_have_snprintf_semantics(void **state)
 {
 	(void)state;
@@ -175,6 +192,8 @@ int main(void)
 		T(test_put_page_on_a_tail_frees_the_whole_block),
 		T(test_free_pages_by_address_and_null),
 		T(test_last_reference_frees_order0_through_pcp),
+		T(test_bad_node_is_refused_with_null),
+		T(test_failure_is_counted_on_the_preferred_node),
 		T(test_stats_have_snprintf_semantics),
 		T(test_buddyinfo_json_matches_the_free_lists),
 		T(test_zoneinfo_shows_per_cpu_list_lengths),

@@ -167,6 +167,26 @@ static void test_alloc_node_places_objects_on_that_node(void **state)
 	assert_int_equal(page_to_nid(virt_to_page(kmem_cache_alloc(s, 0))), 0);
 }
 
+static void test_alloc_node_thisnode_fails_when_node_full(void **state)
+{
+	static const int cpu_node[2] = {0, 1};
+	(void)state;
+	shutdown_machine(NULL);
+	assert_int_equal(mm_host_boot(2, 1u << 20, 2, cpu_node), 0);
+	struct kmem_cache *s = kmem_cache_create("thisnode", 4096, 0, 0, NULL);
+	int n = 0;
+
+	while (kmem_cache_alloc_node(s, __GFP_THISNODE | __GFP_NOWARN, 1)) {
+		n++;
+		assert_true(n < 1000);
+	}
+	assert_true(n > 16);
+	/* without __GFP_THISNODE the page allocator falls back to node 0 */
+	void *p = kmem_cache_alloc_node(s, __GFP_NOWARN, 1);
+	assert_non_null(p);
+	assert_int_equal(page_to_nid(virt_to_page(p)), 0);
+}
+
 static void test_alloc_node_rejects_invalid_node(void **state)
 {
 	(void)state;
@@ -330,6 +350,7 @@ int main(void)
 		T(test_create_rejects_bad_arguments),
 		T(test_ctor_runs_once_per_object_not_on_reuse),
 		T(test_alloc_node_places_objects_on_that_node),
+		T(test_alloc_node_thisnode_fails_when_node_full),
 		T(test_alloc_node_rejects_invalid_node),
 		T(test_remote_free_goes_home_not_to_local_magazine),
 		T(test_local_free_from_other_cpu_stays_on_fast_path),
