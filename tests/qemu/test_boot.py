@@ -38,6 +38,7 @@ def test_grub_iso_boots_under_seabios(qemu, machine):
     assert os.path.exists(TEST_ISO), "run make build/kernel-test.iso"
     log = qemu.boot(iso=TEST_ISO, machine=machine)
     assert "multiboot2, GRUB" in log
+    assert re.search(r"^boot: console=serial,vga 80x25\s*$", log, re.M)
     assert re.search(r"^boot: cpus=1 nodes=1 memory=512MiB\s*$", log, re.M)
 
 
