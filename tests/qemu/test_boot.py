@@ -136,6 +136,7 @@ def test_page_fault_prints_exception_report_and_fails(qemu):
 def test_panic_prints_message_and_backtrace_and_fails(qemu):
     log = qemu.boot(append=EXIT + " selftest=panic", expect_status=1)
     assert "panic: selftest: panic requested on the command line" in log
+    assert re.search(r"^  rsp [0-9a-f]{16}  rbp [0-9a-f]{16}  rflags [0-9a-f]{16}", log, re.M)
     assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16} selftests_run\+0x", log, re.M)
 
 
