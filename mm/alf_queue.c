@@ -5,9 +5,9 @@
  * Memory: the header and the ring are one kmalloc_node() block on the
  * node the caller asks for, so the ring of a per-node queue lives on that
  * node. kmalloc's power-of-two classes (and whole pages above 8 KiB) are
- * naturally aligned, and the smallest queue (192-byte header + 1 slot)
- * already lands in the 256-byte class, so the block is cache-line aligned;
- * alf_queue_alloc_node() checks it rather than trusting it.
+ * naturally aligned, and the smallest queue (384-byte header + 1 slot)
+ * already lands in the 512-byte class, so the block is cache-line
+ * aligned; alf_queue_alloc_node() checks it rather than trusting it.
  */
 #include "alf_queue.h"
 #include "slab.h"

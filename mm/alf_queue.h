@@ -32,9 +32,9 @@
  * __alf_mp_reserve() for why a stale head can never cause harm.
  *
  * The layout keeps the read-only fields, the producer indices and the
- * consumer indices on three separate cache lines, so producers and
- * consumers on different CPUs do not invalidate each other's lines except
- * when they really exchange data.
+ * consumer indices on separate cache lines (with a guard line after each,
+ * see struct alf_queue), so producers and consumers on different CPUs do
+ * not invalidate each other's lines except when they really exchange data.
  *
  * Contract on names (as in DPDK's rte_ring): alf_mp_* / alf_mc_* may be
  * called by any number of threads at once; alf_sp_* / alf_sc_* by one
@@ -83,8 +83,16 @@ struct alf_queue {
 	uint32_t mask;	    /* size - 1 */
 	unsigned int flags; /* ALF_SP_ENQ, ALF_SC_DEQ */
 	bool owned;	    /* from alf_queue_alloc*: kfree on alf_queue_free */
+	/*
+	 * Each hot line is followed by an unused one: x86 prefetches cache
+	 * lines in 128-byte pairs, and without the guard the consumer's
+	 * line would drag the producer's (or the first ring slots) along.
+	 */
+	char guard0[MM_CACHE_LINE] __mm_cacheline_aligned;
 	struct alf_side prod __mm_cacheline_aligned;
+	char guard1[MM_CACHE_LINE] __mm_cacheline_aligned;
 	struct alf_side cons __mm_cacheline_aligned;
+	char guard2[MM_CACHE_LINE] __mm_cacheline_aligned;
 	void *ring[] __mm_cacheline_aligned;
 };
 
@@ -145,32 +153,71 @@ void __alf_debug_leave(struct alf_side *side);
 
 /* ---- inline fast paths ---------------------------------------------- */
 
+/*
+ * Copy n pointers between a caller's array and the ring. Four at a time
+ * while they fit without wrapping: with a plain loop, SPSC bulk 16 took
+ * 2.3x rte_ring's time in the same run; unrolled, 0.7-0.75x (4 runs).
+ * The remainder is a switch, not a loop: GCC turns a copy loop into a
+ * memcpy() call, which made single-element calls cost ~70 ns here.
+ */
 static inline void __alf_copy_in(struct alf_queue *q, uint32_t head,
 				 void *const *ptrs, unsigned int n)
 {
 	uint32_t idx = head & q->mask;
-	unsigned int i, first = n;
+	void **r = &q->ring[idx];
+	unsigned int i = 0;
 
-	if (mm_unlikely(idx + n > q->size))
-		first = q->size - idx;
-	for (i = 0; i < first; i++)
-		q->ring[idx + i] = ptrs[i];
-	for (; i < n; i++) /* wrapped part, from slot 0 */
-		q->ring[i - first] = ptrs[i];
+	if (mm_likely(idx + n <= q->size)) {
+		for (; i + 4 <= n; i += 4) {
+			r[i] = ptrs[i];
+			r[i + 1] = ptrs[i + 1];
+			r[i + 2] = ptrs[i + 2];
+			r[i + 3] = ptrs[i + 3];
+		}
+		switch (n & 3) { /* not a loop: GCC would call memcpy */
+		case 3:
+			r[i + 2] = ptrs[i + 2];
+			/* fallthrough */
+		case 2:
+			r[i + 1] = ptrs[i + 1];
+			/* fallthrough */
+		case 1:
+			r[i] = ptrs[i];
+		}
+	} else { /* the bulk wraps past the last slot */
+		for (; i < n; i++)
+			q->ring[(head + i) & q->mask] = ptrs[i];
+	}
 }
 
 static inline void __alf_copy_out(struct alf_queue *q, uint32_t head,
 				  void **ptrs, unsigned int n)
 {
 	uint32_t idx = head & q->mask;
-	unsigned int i, first = n;
+	void *const *r = &q->ring[idx];
+	unsigned int i = 0;
 
-	if (mm_unlikely(idx + n > q->size))
-		first = q->size - idx;
-	for (i = 0; i < first; i++)
-		ptrs[i] = q->ring[idx + i];
-	for (; i < n; i++)
-		ptrs[i] = q->ring[i - first];
+	if (mm_likely(idx + n <= q->size)) {
+		for (; i + 4 <= n; i += 4) {
+			ptrs[i] = r[i];
+			ptrs[i + 1] = r[i + 1];
+			ptrs[i + 2] = r[i + 2];
+			ptrs[i + 3] = r[i + 3];
+		}
+		switch (n & 3) {
+		case 3:
+			ptrs[i + 2] = r[i + 2];
+			/* fallthrough */
+		case 2:
+			ptrs[i + 1] = r[i + 1];
+			/* fallthrough */
+		case 1:
+			ptrs[i] = r[i];
+		}
+	} else {
+		for (; i < n; i++)
+			ptrs[i] = q->ring[(head + i) & q->mask];
+	}
 }
 
 /*
@@ -357,6 +404,42 @@ static inline unsigned int alf_sc_dequeue(struct alf_queue *q, void *ptrs[],
 	if (mm_unlikely(dbg))
 		__alf_debug_leave(&q->cons);
 	return n;
+}
+
+/*
+ * __alf_sp_enqueue_one / __alf_sc_dequeue_one - one pointer, single
+ * producer / single consumer, WITHOUT the debug checks: for callers whose
+ * design makes misuse impossible (qmempool's per-CPU localq). The same
+ * acquire/release pairs as the bulk versions, no loop, no branch on n.
+ * Enqueue returns false when full; dequeue returns NULL when empty, so
+ * only use it on queues that never hold NULL.
+ */
+static inline bool __alf_sp_enqueue_one(struct alf_queue *q, void *ptr)
+{
+	uint32_t head =
+		atomic_load_explicit(&q->prod.head, memory_order_relaxed);
+
+	if (head - atomic_load_explicit(&q->cons.tail, memory_order_acquire) >=
+	    q->size)
+		return false;
+	q->ring[head & q->mask] = ptr;
+	atomic_store_explicit(&q->prod.head, head + 1, memory_order_relaxed);
+	atomic_store_explicit(&q->prod.tail, head + 1, memory_order_release);
+	return true;
+}
+
+static inline void *__alf_sc_dequeue_one(struct alf_queue *q)
+{
+	uint32_t head =
+		atomic_load_explicit(&q->cons.head, memory_order_relaxed);
+	void *ptr;
+
+	if (atomic_load_explicit(&q->prod.tail, memory_order_acquire) == head)
+		return NULL;
+	ptr = q->ring[head & q->mask];
+	atomic_store_explicit(&q->cons.head, head + 1, memory_order_relaxed);
+	atomic_store_explicit(&q->cons.tail, head + 1, memory_order_release);
+	return ptr;
 }
 
 /*

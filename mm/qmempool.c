@@ -75,10 +75,11 @@ void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 			return NULL;
 		}
 		qmempool_count(&pc->slab_refill, 1);
+		qmempool_count(&pc->slab_in, n);
 	}
 	if (n > 1 && alf_sp_enqueue(pc->localq, objs + 1, n - 1) != n - 1)
 		qmp_spill(pool, pc, pc->nid, objs + 1, n - 1);
-	qmempool_count(&pc->alloc, 1);
+	qmempool_count(&pc->slow_alloc, 1);
 	return objs[0];
 }
 
@@ -128,7 +129,6 @@ void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
 		return;
 	if (mm_debug_on() && !qmp_obj_ok(pool, obj, caller))
 		return;
-	qmempool_count(&pc->free, 1);
 	if (pool->nr_nodes > 1)
 		nid = page_to_nid(virt_to_page(obj));
 	if (mm_unlikely(nid != pc->nid)) {
@@ -139,7 +139,7 @@ void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
 		}
 		return;
 	}
-	if (mm_likely(alf_sp_enqueue(pc->localq, &obj, 1) == 1))
+	if (mm_likely(__alf_sp_enqueue_one(pc->localq, obj)))
 		return;
 	__qmempool_free_slow(pool, pc, obj);
 }
@@ -247,7 +247,9 @@ static bool qmp_prealloc(struct qmempool *pool)
 			if (!obj)
 				return false;
 			on = page_to_nid(virt_to_page(obj));
-			if (alf_mp_enqueue(pool->sharedq[on], &obj, 1) != 1)
+			if (alf_mp_enqueue(pool->sharedq[on], &obj, 1) == 1)
+				pool->prealloc_in++;
+			else
 				kmem_cache_free(pool->cache, obj);
 		}
 	}
@@ -303,10 +305,10 @@ void qmempool_destroy(struct qmempool *pool)
 	list_del(&pool->list);
 	mm_spin_unlock_irqrestore(&qmp_lock, flags);
 	qmempool_get_stats(pool, &st);
-	if (st.alloc != st.free)
+	if (st.outstanding)
 		mm_printf("qmempool_destroy: qmempool%u: %ld objects still "
 			  "handed out; free them with kmem_cache_free(%s)\n",
-			  pool->id, (long)(st.alloc - st.free),
+			  pool->id, st.outstanding,
 			  kmem_cache_name(pool->cache));
 	qmp_teardown(pool);
 }
@@ -329,12 +331,16 @@ static unsigned long qmp_read(const atomic_ulong *c)
 
 void qmempool_get_stats(const struct qmempool *pool, struct qmempool_stats *o)
 {
+	unsigned long held;
+
 	*o = (struct qmempool_stats){0};
+	o->slab_in = pool->prealloc_in;
 	for (int cpu = 0; cpu < pool->nr_cpus; cpu++) {
 		const struct qmempool_cpu *pc = &pool->cpu[cpu];
 
-		o->alloc += qmp_read(&pc->alloc);
-		o->free += qmp_read(&pc->free);
+		o->alloc +=
+			qmp_read(&pc->localq_hit) + qmp_read(&pc->slow_alloc);
+		o->slab_in += qmp_read(&pc->slab_in);
 		o->localq_hit += qmp_read(&pc->localq_hit);
 		o->sharedq_refill += qmp_read(&pc->sharedq_refill);
 		o->slab_refill += qmp_read(&pc->slab_refill);
@@ -344,8 +350,12 @@ void qmempool_get_stats(const struct qmempool *pool, struct qmempool_stats *o)
 		o->alloc_fail += qmp_read(&pc->alloc_fail);
 		o->in_localq += alf_queue_count(pc->localq);
 	}
-	for (int nid = 0; nid < pool->nr_nodes; nid++)
+	held = o->in_localq + o->slab_free;
+	for (int nid = 0; nid < pool->nr_nodes; nid++) {
 		o->in_sharedq[nid] = alf_queue_count(pool->sharedq[nid]);
+		held += o->in_sharedq[nid];
+	}
+	o->outstanding = (long)(o->slab_in - held);
 }
 
 /* Append with snprintf semantics: len keeps counting past the end. */
@@ -375,31 +385,32 @@ static int qmp_done(const struct qmp_buf *b)
 }
 
 /* Counter names and values in one order, shared by text and JSON. */
-#define QMP_NR_COUNTERS 9
+#define QMP_NR_COUNTERS 10
 static const char *const qmp_counter_names[QMP_NR_COUNTERS] = {
-	"alloc",	  "free",	 "localq_hit",
-	"sharedq_refill", "slab_refill", "sharedq_spill",
-	"slab_free",	  "remote_free", "alloc_fail",
+	"alloc",	 "localq_hit",	"sharedq_refill", "slab_refill",
+	"sharedq_spill", "slab_free",	"remote_free",	  "alloc_fail",
+	"slab_in",	 "outstanding",
 };
 
 static void qmp_counters(const struct qmempool_stats *st,
-			 unsigned long v[QMP_NR_COUNTERS])
+			 long v[QMP_NR_COUNTERS])
 {
-	v[0] = st->alloc;
-	v[1] = st->free;
-	v[2] = st->localq_hit;
-	v[3] = st->sharedq_refill;
-	v[4] = st->slab_refill;
-	v[5] = st->sharedq_spill;
-	v[6] = st->slab_free;
-	v[7] = st->remote_free;
-	v[8] = st->alloc_fail;
+	v[0] = (long)st->alloc;
+	v[1] = (long)st->localq_hit;
+	v[2] = (long)st->sharedq_refill;
+	v[3] = (long)st->slab_refill;
+	v[4] = (long)st->sharedq_spill;
+	v[5] = (long)st->slab_free;
+	v[6] = (long)st->remote_free;
+	v[7] = (long)st->alloc_fail;
+	v[8] = (long)st->slab_in;
+	v[9] = st->outstanding;
 }
 
 static void qmp_text_pool(struct qmp_buf *b, const struct qmempool *pool)
 {
 	struct qmempool_stats st;
-	unsigned long v[QMP_NR_COUNTERS];
+	long v[QMP_NR_COUNTERS];
 
 	qmempool_get_stats(pool, &st);
 	qmp_counters(&st, v);
@@ -410,7 +421,7 @@ static void qmp_text_pool(struct qmp_buf *b, const struct qmempool *pool)
 	for (int nid = 0; nid < pool->nr_nodes; nid++)
 		qmp_printf(b, "%s%lu", nid ? "/" : "", st.in_sharedq[nid]);
 	for (int i = 0; i < QMP_NR_COUNTERS; i++)
-		qmp_printf(b, " %s=%lu", qmp_counter_names[i], v[i]);
+		qmp_printf(b, " %s=%ld", qmp_counter_names[i], v[i]);
 	qmp_printf(b, "\n");
 }
 
@@ -434,7 +445,7 @@ int qmempool_stats_text(char *buf, size_t size)
 static void qmp_json_pool(struct qmp_buf *b, const struct qmempool *pool)
 {
 	struct qmempool_stats st;
-	unsigned long v[QMP_NR_COUNTERS];
+	long v[QMP_NR_COUNTERS];
 
 	qmempool_get_stats(pool, &st);
 	qmp_counters(&st, v);
@@ -449,7 +460,7 @@ static void qmp_json_pool(struct qmp_buf *b, const struct qmempool *pool)
 		qmp_printf(b, "%s%lu", nid ? ", " : "", st.in_sharedq[nid]);
 	qmp_printf(b, "]");
 	for (int i = 0; i < QMP_NR_COUNTERS; i++)
-		qmp_printf(b, ", \"%s\": %lu", qmp_counter_names[i], v[i]);
+		qmp_printf(b, ", \"%s\": %ld", qmp_counter_names[i], v[i]);
 	qmp_printf(b, "}");
 }
 

@@ -54,9 +54,9 @@
 struct qmempool_cpu {
 	struct alf_queue *localq; /* SPSC: this CPU frees in, allocates out */
 	int nid;		  /* this CPU's node */
-	atomic_ulong alloc;	  /* objects handed out */
-	atomic_ulong free;	  /* objects given back (on this CPU) */
 	atomic_ulong localq_hit;  /* allocations served by the localq */
+	atomic_ulong slow_alloc;  /* allocations served by a refill */
+	atomic_ulong slab_in;	  /* objects taken from the slab */
 	atomic_ulong sharedq_refill; /* bulk refills from the sharedq */
 	atomic_ulong slab_refill;    /* bulk refills from the slab */
 	atomic_ulong sharedq_spill;  /* bulks moved localq -> sharedq */
@@ -69,6 +69,7 @@ struct qmempool {
 	struct kmem_cache *cache; /* where objects come from and go back */
 	gfp_t gfp;		  /* for creation, prealloc and refills */
 	uint32_t localq_sz, sharedq_sz, prealloc;
+	unsigned long prealloc_in; /* objects taken from the slab at create */
 	int nr_cpus, nr_nodes;
 	unsigned int id;       /* "qmempool<id>" in the statistics */
 	struct list_head list; /* registry of all pools */
@@ -125,11 +126,11 @@ static inline void qmempool_count(atomic_ulong *c, unsigned long n)
 static inline void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
 {
 	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
-	void *obj;
+	/* The localq never holds NULL, and only this CPU touches it. */
+	void *obj = __alf_sc_dequeue_one(pc->localq);
 
-	if (mm_likely(alf_sc_dequeue(pc->localq, &obj, 1) == 1)) {
+	if (mm_likely(obj != NULL)) {
 		qmempool_count(&pc->localq_hit, 1);
-		qmempool_count(&pc->alloc, 1);
 		return obj;
 	}
 	return __qmempool_alloc_slow(pool, pc, gfp);
@@ -150,8 +151,7 @@ static inline void qmempool_free_softirq(struct qmempool *pool, void *obj)
 					__builtin_return_address(0));
 		return;
 	}
-	qmempool_count(&pc->free, 1);
-	if (mm_likely(alf_sp_enqueue(pc->localq, &obj, 1) == 1))
+	if (mm_likely(__alf_sp_enqueue_one(pc->localq, obj)))
 		return;
 	__qmempool_free_slow(pool, pc, obj);
 }
@@ -181,9 +181,10 @@ static inline void qmempool_free(struct qmempool *pool, void *obj)
 /*
  * qmempool_stats - every pool, one line (text) or one object keyed
  * "qmempool<id>" (JSON) each: cache, object size, queue sizes, objects now
- * in the localqs and in each node's sharedq, and the counters summed over
- * CPUs: alloc, free, localq_hit, sharedq_refill, slab_refill,
- * sharedq_spill, slab_free, remote_free, alloc_fail. snprintf semantics.
+ * in the localqs and in each node's sharedq, objects handed out, and the
+ * counters summed over CPUs: alloc, localq_hit, sharedq_refill,
+ * slab_refill, sharedq_spill, slab_free, remote_free, alloc_fail, slab_in.
+ * snprintf semantics.
  * Any context; counters are read without stopping other CPUs.
  */
 int qmempool_stats_text(char *buf, size_t size);
@@ -195,8 +196,13 @@ int qmempool_stats_json(char *buf, size_t size);
  * other CPUs use the pool, exact when they are quiet).
  */
 struct qmempool_stats {
-	unsigned long alloc, free, localq_hit, sharedq_refill, slab_refill;
+	unsigned long alloc; /* localq_hit + allocations after a refill */
+	unsigned long localq_hit, sharedq_refill, slab_refill;
 	unsigned long sharedq_spill, slab_free, remote_free, alloc_fail;
+	unsigned long slab_in; /* objects ever taken from the slab */
+	/* Handed out now: slab_in - slab_free - objects in the queues
+	 * (exact only when no CPU is using the pool). */
+	long outstanding;
 	unsigned long in_localq;		/* all CPUs */
 	unsigned long in_sharedq[MM_MAX_NODES]; /* per node */
 };

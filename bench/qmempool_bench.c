@@ -1,0 +1,239 @@
+/*
+ * qmempool benchmark: 256-byte objects (the seed's sk_buff), alloc + free,
+ * ns per object, with its peers in the same program and the same loops:
+ *
+ *   qmempool          qmempool_alloc/qmempool_free (any context)
+ *   qmempool_softirq  the poll-context variants (no guard)
+ *   slab              our kmem_cache_alloc/kmem_cache_free
+ *   glibc             malloc/free
+ *   rte_mempool       DPDK, per-lcore cache of 256, on the main lcore
+ *
+ * Cases (the seed's):
+ *   fastpath  alloc one, free it, repeat; pool (localq 32, sharedq 128,
+ *             prealloc 16)
+ *   n256      allocate 256, then free all 256 (a NIC ring refilled and
+ *             cleaned); pool (32, 256, 0), and "n256_deep" with a localq
+ *             of 512 (as deep as rte_mempool's cache of 256 + flush
+ *             threshold), for a like-for-like comparison
+ * Median of BENCH_RUNS short runs; in each run every implementation is
+ * measured in turn, so machine noise hits them alike.
+ *
+ * Usage: qmempool_bench OUTPREFIX [EAL args] -> OUTPREFIX.md, .json
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+/* mm.h first: DPDK keeps an existing container_of, ours does not. */
+#include "mm.h"
+#include "mm_host.h"
+
+#include <rte_eal.h>
+#include <rte_lcore.h>
+#include <rte_mempool.h>
+
+#include "bench_util.h"
+
+#define OBJ_SIZE   256
+#define BENCH_RUNS 15
+#define OBJS	   200000L /* per run and implementation */
+#define NR_IMPL	   5
+
+static const char *const impl_name[NR_IMPL] = {"qmempool", "qmempool_softirq",
+					       "slab", "glibc", "rte_mempool"};
+static struct kmem_cache *cache;
+static struct qmempool *pool;
+static struct rte_mempool *mp;
+
+/* One alloc/free pair per implementation, all inlined into the loops. */
+static inline void *a_qmp(void)
+{
+	return qmempool_alloc(pool, GFP_KERNEL);
+}
+static inline void f_qmp(void *p)
+{
+	qmempool_free(pool, p);
+}
+static inline void *a_qmps(void)
+{
+	return qmempool_alloc_softirq(pool, GFP_KERNEL);
+}
+static inline void f_qmps(void *p)
+{
+	qmempool_free_softirq(pool, p);
+}
+static inline void *a_slab(void)
+{
+	return kmem_cache_alloc(cache, GFP_KERNEL);
+}
+static inline void f_slab(void *p)
+{
+	kmem_cache_free(cache, p);
+}
+static inline void *a_glibc(void)
+{
+	return malloc(OBJ_SIZE);
+}
+static inline void f_glibc(void *p)
+{
+	free(p);
+}
+static inline void *a_rte(void)
+{
+	void *p;
+
+	return rte_mempool_get(mp, &p) ? NULL : p;
+}
+static inline void f_rte(void *p)
+{
+	rte_mempool_put(mp, p);
+}
+
+#define DEFINE_CASES(sfx, ALLOC, FREE)                                         \
+	static double fast_##sfx(long objs)                                    \
+	{                                                                      \
+		uint64_t t0 = bench_now_ns();                                  \
+		for (long i = 0; i < objs; i++) {                              \
+			void *p = ALLOC();                                     \
+			if (!p)                                                \
+				abort();                                       \
+			bench_keep(p);                                         \
+			FREE(p);                                               \
+		}                                                              \
+		return (double)(bench_now_ns() - t0) / (double)objs;           \
+	}                                                                      \
+	static double n256_##sfx(long objs)                                    \
+	{                                                                      \
+		void *p[256];                                                  \
+		long rounds = objs / 256;                                      \
+		uint64_t t0 = bench_now_ns();                                  \
+		for (long r = 0; r < rounds; r++) {                            \
+			for (int i = 0; i < 256; i++)                          \
+				if (!(p[i] = ALLOC()))                         \
+					abort();                               \
+			bench_keep(p[0]);                                      \
+			for (int i = 0; i < 256; i++)                          \
+				FREE(p[i]);                                    \
+		}                                                              \
+		return (double)(bench_now_ns() - t0) / (double)(rounds * 256); \
+	}
+
+DEFINE_CASES(qmp, a_qmp, f_qmp)
+DEFINE_CASES(qmps, a_qmps, f_qmps)
+DEFINE_CASES(slab, a_slab, f_slab)
+DEFINE_CASES(glibc, a_glibc, f_glibc)
+DEFINE_CASES(rte, a_rte, f_rte)
+
+typedef double (*case_fn)(long);
+static case_fn const fast[NR_IMPL] = {fast_qmp, fast_qmps, fast_slab,
+				      fast_glibc, fast_rte};
+static case_fn const n256[NR_IMPL] = {n256_qmp, n256_qmps, n256_slab,
+				      n256_glibc, n256_rte};
+
+static void measure(case_fn const fn[NR_IMPL], double out[NR_IMPL])
+{
+	double runs[NR_IMPL][BENCH_RUNS];
+
+	for (int i = 0; i < NR_IMPL; i++)
+		fn[i](OBJS / 4); /* warm-up: caches and pools filled */
+	/* The order rotates per run: nobody is always first after a switch. */
+	for (int r = 0; r < BENCH_RUNS; r++)
+		for (int k = 0; k < NR_IMPL; k++) {
+			int i = (k + r) % NR_IMPL;
+
+			runs[i][r] = fn[i](OBJS);
+		}
+	for (int i = 0; i < NR_IMPL; i++)
+		out[i] = bench_median(runs[i], BENCH_RUNS);
+}
+
+static FILE *md, *js;
+
+/* One case: its pool, its row, and its goal against the slab. */
+static void run_case(const char *name, case_fn const fn[NR_IMPL], uint32_t lq,
+		     uint32_t sq, uint32_t pre, double slab_goal, bool last)
+{
+	double r[NR_IMPL];
+	struct qmempool_stats st;
+
+	pool = qmempool_create(lq, sq, pre, cache, GFP_KERNEL);
+	if (!pool)
+		exit(1);
+	measure(fn, r);
+	qmempool_get_stats(pool, &st);
+	qmempool_destroy(pool);
+	double vs_slab = r[2] / r[0], vs_rte = r[0] / r[4];
+
+	fprintf(md,
+		"| %s (%u,%u,%u) | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f "
+		"(goal >= %.0f: %s) | %.2f | %.2f (goal <= 1.2: %s) |\n",
+		name, lq, sq, pre, r[0], r[1], r[2], r[3], r[4], vs_slab,
+		slab_goal, vs_slab >= slab_goal ? "met" : "not met",
+		r[3] / r[0], vs_rte, vs_rte <= 1.2 ? "met" : "not met");
+	fprintf(js, "\"%s\": {", name);
+	for (int i = 0; i < NR_IMPL; i++)
+		fprintf(js, "\"%s\": %.3f, ", impl_name[i], r[i]);
+	fprintf(js,
+		"\"slab_over_qmempool\": %.3f, \"qmempool_over_rte_mempool\": "
+		"%.3f, \"goal_vs_slab\": %.1f, \"goal_vs_slab_met\": %s, "
+		"\"goal_vs_rte_met\": %s, \"localq_hit\": %lu, "
+		"\"sharedq_refill\": %lu, \"slab_refill\": %lu, "
+		"\"sharedq_spill\": %lu, \"slab_free\": %lu}%s",
+		vs_slab, vs_rte, slab_goal,
+		vs_slab >= slab_goal ? "true" : "false",
+		vs_rte <= 1.2 ? "true" : "false", st.localq_hit,
+		st.sharedq_refill, st.slab_refill, st.sharedq_spill,
+		st.slab_free, last ? "" : ", ");
+	fflush(md);
+}
+
+int main(int argc, char **argv)
+{
+	char path[512];
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: qmempool_bench OUTPREFIX [EAL args]\n");
+		return 2;
+	}
+	if (rte_eal_init(argc - 1, argv + 1) < 0)
+		return 1;
+	mp = rte_mempool_create("qmp_bench", 4095, OBJ_SIZE, 256, 0, NULL, NULL,
+				NULL, NULL, SOCKET_ID_ANY, 0);
+	if (!mp || mm_host_boot(1, 128 << 20, 2, NULL))
+		return 1;
+	cache = kmem_cache_create("bench256", OBJ_SIZE, 0, 0, NULL);
+	bench_pin(0);
+	snprintf(path, sizeof(path), "%s.md", argv[1]);
+	md = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s.json", argv[1]);
+	js = fopen(path, "w");
+	if (!md || !js || !cache)
+		return 1;
+	fprintf(md,
+		"## qmempool (mm/qmempool.h)\n\n"
+		"256-byte objects, alloc + free, ns per object, median of %d "
+		"runs; pool sizes (localq, sharedq, prealloc) in the first "
+		"column. The seed measured (2014): qmempool 7.8 vs SLUB "
+		"19.6 ns fast path, 11.8 vs 45 ns N(256). Goals: qmempool "
+		">= 2x faster than our slab on the fast path and >= 3x on "
+		"N(256); within 1.2x of rte_mempool (cache 256).\n\n"
+		"| case | qmempool | qmempool_softirq | slab | glibc | "
+		"rte_mempool | slab/qmempool | glibc/qmempool | "
+		"qmempool/rte_mempool |\n"
+		"| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- "
+		"|\n",
+		BENCH_RUNS);
+	fprintf(js, "{");
+	run_case("fastpath", fast, 32, 128, 16, 2.0, false);
+	run_case("n256", n256, 32, 256, 0, 3.0, false);
+	/* Like for like with rte_mempool's 256-object cache: a localq deep
+	 * enough to hold the whole N(256) batch. */
+	run_case("n256_deep", n256, 512, 1024, 0, 3.0, true);
+	fprintf(js, "}\n");
+	fprintf(md, "\n");
+	fclose(md);
+	fclose(js);
+	rte_mempool_free(mp);
+	rte_eal_cleanup();
+	printf("qmempool_bench: wrote %s.md and %s.json\n", argv[1], argv[1]);
+	return 0;
+}
