@@ -9,10 +9,11 @@
  *   BENCH_MALLOC     malloc/free; linked alone (glibc) or with -lmimalloc,
  *                    -ljemalloc, -ltcmalloc_minimal, which replace malloc
  * "page_frag_bench --run" runs one round of every case the binary supports
- * and prints "case ns_per_op" lines. "page_frag_bench --report DIR BIN..."
- * (ours only) runs rounds of every binary in turn, so that all contenders
- * see the same machine noise, and writes DIR/frag.md and DIR/frag.json
- * with medians and same-run ratios.
+ * and prints "case ns_per_op" lines. "--count CASE N [aligned]" runs one
+ * single-thread case N times, for instruction counts under callgrind.
+ * "page_frag_bench --report DIR BIN..." (ours only) runs rounds of every
+ * binary in turn, so that all contenders see the same machine noise, and
+ * writes DIR/frag.md and DIR/frag.json with medians and same-run ratios.
  *
  * Push/pop: a push thread on core 0 allocates fragments and passes them
  * through a ring to a pop thread on core 1, which frees them. The ring is
@@ -660,27 +661,14 @@ static void write_json(FILE *js, int rounds)
 	fprintf(js, "\n}}\n");
 }
 
-static void write_md(FILE *md, int rounds)
+static const char *const aligned_name[] = {"unaligned", "aligned"};
+
+/* Push/pop table and the goal; returns nothing, prints how often met. */
+static void write_md_pushpop(FILE *md)
 {
-	static const char *const al[] = {"unaligned", "aligned"};
 	char cname[64], label[64];
 	int met = 0, rows = 0;
-	double r;
 
-	fprintf(md,
-		"## page_frag: fragment cache vs malloc (mm/page_frag.c)\n\n");
-	fprintf(md,
-		"Medians of %d rounds; every round runs each binary in turn "
-		"(`bench/page_frag_bench.c`, one source, one binary per "
-		"contender). ns per fragment (alloc + free). Malloc "
-		"providers, as resolved at run time:",
-		rounds);
-	for (int b = 0; b < nbins; b++)
-		fprintf(md, " %s=%s", bin_name[b], provider[b]);
-	fprintf(md,
-		". One cache-line hand-off between the two cores: "
-		"%.0f ns in this run.\n\n",
-		med("frag", "handoff"));
 	fprintf(md,
 		"### Push/pop (Lin's page_frag_test), %d fragments per run "
 		"(the seed used 51,200,000)\n\n"
@@ -696,22 +684,21 @@ static void write_md(FILE *md, int rounds)
 		for (size_t i = 0; i < sizeof(pushpop_lens) / sizeof(int);
 		     i++) {
 			snprintf(cname, sizeof(cname), "pushpop_%u_%s",
-				 pushpop_lens[i], al[a]);
+				 pushpop_lens[i], aligned_name[a]);
 			snprintf(label, sizeof(label), "%u B %s%s",
-				 pushpop_lens[i], al[a],
+				 pushpop_lens[i], aligned_name[a],
 				 pushpop_lens[i] == 2048 && !a
 					 ? " (selftest default)"
 					 : "");
-			r = table_row(md, label, cname);
+			met += table_row(md, label, cname) >= 3.0;
 			rows++;
-			met += r >= 3.0;
 		}
 	}
-	r = table_row(md,
-		      "75 B unaligned, 250,000 (selftest's 100,000,000 / 400)",
-		      "selftest_75_unaligned");
+	met += table_row(md,
+			 "75 B unaligned, 250,000 (selftest's 100,000,000 / "
+			 "400)",
+			 "selftest_75_unaligned") >= 3.0;
 	rows++;
-	met += r >= 3.0;
 	fprintf(md,
 		"\nGoal (>= 3x the fastest peer) met in %d of %d push/pop "
 		"cases.\n\n",
@@ -723,6 +710,14 @@ static void write_md(FILE *md, int rounds)
 		"unaligned.\n\n",
 		med("frag", "pushpop_12_aligned"),
 		med("frag", "pushpop_12_unaligned"));
+}
+
+static void write_md_single(FILE *md)
+{
+	static const char *const kinds[] = {"single_12", "batch_256",
+					    "batch_1500"};
+	char cname[64];
+
 	fprintf(md,
 		"### Single thread, %d fragments\n\n"
 		"single = allocate and free at once; batch = allocate 256, "
@@ -730,58 +725,79 @@ static void write_md(FILE *md, int rounds)
 		SINGLE_NR);
 	table_header(md, "case");
 	for (int a = 0; a < 2; a++) {
-		static const char *const kinds[] = {"single_12", "batch_256",
-						    "batch_1500"};
-
 		for (int k = 0; k < 3; k++) {
 			snprintf(cname, sizeof(cname), "%s_%s", kinds[k],
-				 al[a]);
+				 aligned_name[a]);
 			table_row(md, cname, cname);
 		}
 	}
+}
+
+/* One "A vs B" row of our own variants. */
+static void variant_row(FILE *md, const char *what, const char *a_bin,
+			const char *a_case, const char *b_bin,
+			const char *b_case)
+{
+	double a = med(a_bin, a_case), b = med(b_bin, b_case);
+
+	if (a > 0 && b > 0)
+		fprintf(md, "| %s | %.2f | %.2f | %.2fx |\n", what, a, b,
+			b / a);
+}
+
+static void write_md_variants(FILE *md)
+{
+	static const char *const o[] = {"pushpop_12_unaligned",
+					"pushpop_1500_unaligned",
+					"batch_1500_unaligned"};
+	static const char *const d[] = {
+		"pushpop_12_unaligned", "pushpop_12_aligned",
+		"single_12_unaligned",	"single_12_aligned",
+		"batch_256_unaligned",	"batch_256_aligned"};
+	char cname[64], what[128];
+
 	fprintf(md,
 		"\n### Our variants (same run)\n\n"
 		"| comparison | A ns | B ns | B / A |\n|---|---:|---:|---:|\n");
-	fprintf(md,
-		"| A napi_alloc_frag(256), B netdev_alloc_frag(256) | %.2f | "
-		"%.2f | %.2fx |\n",
-		med("frag", "napi_256"), med("frag", "netdev_256"),
-		med("frag", "netdev_256") / med("frag", "napi_256"));
-	{
-		static const char *const o[] = {"pushpop_12_unaligned",
-						"pushpop_1500_unaligned",
-						"batch_1500_unaligned"};
-
-		for (int i = 0; i < 3; i++) {
-			double a3 = med("frag", o[i]);
-
-			snprintf(cname, sizeof(cname), "order0_%s", o[i]);
-			fprintf(md,
-				"| A order-3 refill, B order-0 only: %s | "
-				"%.2f | %.2f | %.2fx |\n",
-				o[i], a3, med("frag", cname),
-				med("frag", cname) / a3);
-		}
+	variant_row(md, "A napi_alloc_frag(256), B netdev_alloc_frag(256)",
+		    "frag", "napi_256", "frag", "netdev_256");
+	for (int i = 0; i < 3; i++) {
+		snprintf(cname, sizeof(cname), "order0_%s", o[i]);
+		snprintf(what, sizeof(what),
+			 "A order-3 refill, B order-0 only: %s", o[i]);
+		variant_row(md, what, "frag", o[i], "frag", cname);
 	}
-	{
-		static const char *const d[] = {
-			"pushpop_12_unaligned", "pushpop_12_aligned",
-			"single_12_unaligned",	"single_12_aligned",
-			"batch_256_unaligned",	"batch_256_aligned"};
-
-		for (int i = 0; i < 6; i++) {
-			if (med("frag_down", d[i]) <= 0)
-				continue;
-			fprintf(md,
-				"| A carve upward, B carve downward: %s | "
-				"%.2f | %.2f | %.2fx |\n",
-				d[i], med("frag", d[i]), med("frag_down", d[i]),
-				med("frag_down", d[i]) / med("frag", d[i]));
-		}
+	for (int i = 0; i < 6; i++) {
+		snprintf(what, sizeof(what),
+			 "A carve upward, B carve downward: %s", d[i]);
+		variant_row(md, what, "frag", d[i], "frag_down", d[i]);
 	}
 	fprintf(md, "\nOn the host the interrupt guard of netdev_alloc_frag is "
 		    "a no-op, so napi vs netdev shows only the extra call; the "
 		    "~11 ns of the seed is an in-kernel (cli/sti) figure.\n");
+}
+
+static void write_md(FILE *md, int rounds)
+{
+	fprintf(md,
+		"## page_frag: fragment cache vs malloc (mm/page_frag.c)\n\n");
+	fprintf(md,
+		"Medians of %d rounds; every round runs each binary in turn "
+		"(`bench/page_frag_bench.c`, one source, one binary per "
+		"contender). ns per fragment (alloc + free), counted as CPU "
+		"time of the measuring threads, long waits for a descheduled "
+		"partner excluded (see the file's comment; wall times are in "
+		"frag.json). Malloc providers, as resolved at run time:",
+		rounds);
+	for (int b = 0; b < nbins; b++)
+		fprintf(md, " %s=%s", bin_name[b], provider[b]);
+	fprintf(md,
+		". One cache-line hand-off between the two cores: "
+		"%.0f ns in this run.\n\n",
+		med("frag", "handoff"));
+	write_md_pushpop(md);
+	write_md_single(md);
+	write_md_variants(md);
 }
 
 static int bench_report(const char *outdir, int n, char **specs)
@@ -830,6 +846,21 @@ static int bench_report(const char *outdir, int n, char **specs)
 
 int main(int argc, char **argv)
 {
+	/* For instruction counts under callgrind: one case, n operations. */
+	if (argc >= 4 && !strcmp(argv[1], "--count")) {
+		long n = atol(argv[3]);
+		bool aligned = argc >= 5 && !strcmp(argv[4], "aligned");
+
+		contender_init();
+		if (!strcmp(argv[2], "single_12"))
+			run_single(12, aligned, n);
+		else if (!strcmp(argv[2], "batch_256"))
+			run_batch(256, aligned, n);
+		else
+			return 2;
+		contender_done();
+		return 0;
+	}
 	if (argc >= 2 && !strcmp(argv[1], "--run")) {
 		printf("provider %s\n", OURS ? "libmm" : malloc_provider());
 		run_round();

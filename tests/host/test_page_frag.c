@@ -10,6 +10,7 @@
 
 #include "debug.h"
 #include "mm_test.h"
+#include "zone.h"
 
 #define NODE_BYTES (16u << 20)
 #define BLOCK	   (MM_PAGE_SIZE << PAGE_FRAG_CACHE_MAX_ORDER)
@@ -403,6 +404,32 @@ static void test_stats_text_and_json_show_counters(void **s)
 	assert_int_equal(page_frag_stats_json(NULL, 0), n);
 }
 
+/*
+ * Lu's point: the block's last free goes through the shared free path to
+ * the freeing CPU's per-CPU list (order 3 is a PCP order), and the next
+ * order-3 refill on that CPU takes the very same block from there.
+ */
+static void test_freed_block_waits_on_the_freeing_cpus_list(void **s)
+{
+	struct page_frag_cache nc0 = {0}, nc1 = {0};
+	char *p = page_frag_alloc(&nc0, 64, GFP_KERNEL), *q;
+	int on_list;
+
+	(void)s;
+	page_frag_cache_drain(&nc0);
+	mm_host_set_cpu(1);
+	on_list = pcp_count(0, 1, PAGE_FRAG_CACHE_MAX_ORDER);
+	page_frag_free(p);
+	assert_int_equal(pcp_count(0, 1, PAGE_FRAG_CACHE_MAX_ORDER),
+			 on_list + 1);
+	q = page_frag_alloc(&nc1, 64, GFP_KERNEL);
+	assert_ptr_equal(q, p);
+	assert_int_equal(pcp_count(0, 1, PAGE_FRAG_CACHE_MAX_ORDER), on_list);
+	page_frag_free(q);
+	page_frag_cache_drain(&nc1);
+	mm_host_set_cpu(0);
+}
+
 static void test_free_of_an_address_outside_memory_is_reported(void **s)
 {
 	char not_ours[64];
@@ -451,6 +478,7 @@ int main(void)
 		T(test_force_order0_skips_the_order3_attempt),
 		T(test_no_memory_returns_null_and_counts),
 		T(test_stats_text_and_json_show_counters),
+		T(test_freed_block_waits_on_the_freeing_cpus_list),
 		T(test_free_of_an_address_outside_memory_is_reported),
 		T(test_free_after_the_block_was_freed_is_caught_in_debug),
 #undef T
