@@ -79,7 +79,7 @@ void net_heap_free(void *ptr);
 /* Stock RX copies each frame into PBUF_POOL pbufs: enough for a full receive
  * window per connection plus the NIC's in-flight frames. */
 #define PBUF_POOL_SIZE		 512
-/* Received frames become custom pbufs in native mode (net/net_pbuf.c). */
+/* Received frames become custom pbufs in native mode (net/net_mem.c). */
 #define LWIP_SUPPORT_CUSTOM_PBUF 1
 
 /* ---- Protocols ---- */
@@ -93,23 +93,22 @@ void net_heap_free(void *ptr);
 #define LWIP_IPV6	    0
 
 /* ---- TCP: tuned for bulk transfer (iperf, 1 MiB echo) ---- */
-#define TCP_MSS		   1460
+/* A full Ethernet frame per segment (the default 536 is the IPv4 minimum,
+ * which would triple the per-byte packet cost). */
+#define TCP_MSS		 1460
 /* Window and send buffer 32 segments (~46 KiB): the default 4 segments
  * stalls on every ACK round trip through QEMU's user-net. */
-#define TCP_WND		   (32 * TCP_MSS)
-#define TCP_SND_BUF	   (32 * TCP_MSS)
-#define TCP_SND_QUEUELEN   (4 * TCP_SND_BUF / TCP_MSS)
-#define TCP_LISTEN_BACKLOG 1
+#define TCP_WND		 (32 * TCP_MSS)
+#define TCP_SND_BUF	 (32 * TCP_MSS)
+/* Segments queued for sending: lwIP's own formula, restated because
+ * TCP_SND_BUF changed (MEMP_NUM_TCP_SEG must stay >= this). */
+#define TCP_SND_QUEUELEN (4 * TCP_SND_BUF / TCP_MSS)
 
 /* ---- Netif ---- */
 /* net/netif.c announces "eth0 up ip=..." from the status callback. */
-#define LWIP_NETIF_STATUS_CALLBACK   1
-#define LWIP_NETIF_LINK_CALLBACK     1
+#define LWIP_NETIF_STATUS_CALLBACK 1
 /* DHCP sends a host name, handy in a DHCP server's lease list. */
-#define LWIP_NETIF_HOSTNAME	     1
-/* Leave room in front of every TX pbuf for the virtio-net header (12
- * bytes), so a driver could prepend it without another descriptor. */
-#define PBUF_LINK_ENCAPSULATION_HLEN 12
+#define LWIP_NETIF_HOSTNAME	   1
 
 /* ---- Checksums: computed in software (no offload negotiated) ---- */
 /* Fold the checksum into the copy tcp_write() does anyway: one pass over
@@ -127,6 +126,7 @@ void net_heap_free(void *ptr);
 #define LWIP_HTTPD_CUSTOM_FILES	   1
 /* Content-Type from the extension (application/json for /stats.json). */
 #define LWIP_HTTPD_DYNAMIC_HEADERS 1
+/* The Server: header names this kernel rather than lwIP's web site. */
 #define HTTPD_SERVER_AGENT	   "netkernel-lwIP/2.1.3"
 /* lwiperf reports each test through a callback; no extra options. */
 
