@@ -124,6 +124,12 @@ void net_heap_free(void *ptr);
 /* ---- Apps ---- */
 /* httpd: pages come from net/app_http.c (index and live /stats.json). */
 #define LWIP_HTTPD_CUSTOM_FILES	   1
+/* httpd hands file bytes to tcp_write() by reference unless told they are
+ * volatile, and frees the file as soon as the last byte is queued, before
+ * TCP has sent (or may resend) it. Our /stats.json body is a heap buffer
+ * freed in fs_close_custom(), so always copy; the pages are small. (Found
+ * with mm_debug=1: the poisoned buffer went out on the wire.) */
+#define HTTP_IS_DATA_VOLATILE(hs) TCP_WRITE_FLAG_COPY
 /* Content-Type from the extension (application/json for /stats.json). */
 #define LWIP_HTTPD_DYNAMIC_HEADERS 1
 /* The Server: header names this kernel rather than lwIP's web site. */

@@ -99,6 +99,30 @@ static int lwip_stats_json(char *buf, size_t size)
 	return (int)n;
 }
 
+/*
+ * One section. A section must return the length it would write (snprintf
+ * semantics); one that returns less than it wrote would make the document
+ * shorter than its bytes and cut it off, so trust the bytes, and say once
+ * which section misreported.
+ */
+static size_t section(size_t i, char *buf, size_t size)
+{
+	static bool reported[sizeof(sections) / sizeof(sections[0])];
+	int r = sections[i].fn(buf, size);
+	size_t wrote = size ? strnlen(buf, size) : 0;
+
+	if (r < 0 || (size_t)r < wrote) {
+		if (!reported[i]) {
+			reported[i] = true;
+			mm_printf("net: stats section %s returned %d but wrote "
+				  "%lu bytes\n",
+				  sections[i].name, r, (unsigned long)wrote);
+		}
+		return wrote;
+	}
+	return (size_t)r;
+}
+
 int net_stats_json(char *buf, size_t size)
 {
 	size_t n = 0;
@@ -107,8 +131,8 @@ int net_stats_json(char *buf, size_t size)
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		APPEND("%s\"%s\":", i ? "," : "", sections[i].name);
 		if (sections[i].fn)
-			n += (size_t)sections[i].fn(buf + CLAMP(n, size),
-						    size - CLAMP(n, size));
+			n += section(i, buf + CLAMP(n, size),
+				     size - CLAMP(n, size));
 		else
 			APPEND("null");
 	}

@@ -178,6 +178,17 @@ def test_stats_json_has_every_section(netvm):
     assert st["net_mem"]["mode"] == netvm.alloc
 
 
+@pytest.mark.parametrize("alloc", ALLOC_MODES)
+def test_stats_json_stays_valid_under_mm_debug(qemu, alloc):
+    """With mm_debug=1 freed memory is poisoned: a response body freed
+    before TCP sent it shows up as a corrupt document or a dead guest."""
+    vm = NetVM(qemu, alloc, append="mm_debug=1")
+    for _ in range(3):
+        st = vm.stats()
+        assert st["net_mem"]["mode"] == alloc
+    assert b"<html>" in vm.curl("/")
+
+
 def test_stats_json_counters_move_with_traffic(netvm):
     before = netvm.stats()
     netvm.tcp_echo(os.urandom(64 * 1024))
