@@ -5,7 +5,7 @@ BUILD := build
 MM_DEBUG ?= 0
 
 .DEFAULT_GOAL := all
-.PHONY: all test clean
+.PHONY: all test lint clean
 
 all: kernel host-lib
 
@@ -16,8 +16,12 @@ include mk/host.mk
 include mk/bench.mk
 
 # The whole suite: host unit tests (plain, ASan), stress tests (plain, TSan,
-# ASan), then the QEMU integration tests.
-test: deps test-host test-qemu
+# ASan), the lint pass, then the QEMU integration tests.
+test: deps test-host lint test-qemu
+
+# clang-format and cppcheck over every tracked C file.
+lint: deps-host
+	@tools/lint
 
 clean:
 	rm -rf $(BUILD)

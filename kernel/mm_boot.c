@@ -19,6 +19,7 @@
 #include "mm/debug.h"
 #include "mm/zone.h"
 #include <stdatomic.h>
+#include <string.h>
 
 static int mm_ready;
 
@@ -30,6 +31,133 @@ void mm_boot(void)
 		return;
 	}
 	mm_ready = 1;
+	/* kmalloc creates its classes on first use: do it now, after SMP
+	 * bring-up, so every cache has a magazine for every started CPU and
+	 * the boot report lists them. */
+	kfree(kmalloc(8, GFP_KERNEL));
+}
+
+int mm_is_ready(void)
+{
+	return mm_ready;
+}
+
+/*
+ * A statistics text (the NAME_text(buf, size) shape) in a kmalloc'd
+ * buffer, or NULL. The length is asked first; the slack covers counters
+ * that grow a digit between the two calls.
+ */
+static char *stats_text(int (*fn)(char *, size_t))
+{
+	for (int tries = 0; tries < 3; tries++) {
+		size_t size = (size_t)fn(NULL, 0) + 256;
+		char *buf = kmalloc(size, GFP_KERNEL);
+
+		if (!buf)
+			return NULL;
+		if ((size_t)fn(buf, size) < size)
+			return buf;
+		kfree(buf);
+	}
+	return NULL;
+}
+
+/* Next line of text (NUL-terminated in place), or NULL at the end. */
+static char *next_line(char **pos)
+{
+	char *line = *pos, *nl;
+
+	if (!line || !*line)
+		return NULL;
+	nl = strchr(line, '\n');
+	if (nl) {
+		*nl = '\0';
+		*pos = nl + 1;
+	} else {
+		*pos = line + strlen(line);
+	}
+	return line;
+}
+
+/* Splits a line into up to max whitespace-separated words, in place. */
+static int split_words(char *line, char **w, int max)
+{
+	int n = 0;
+
+	while (*line && n < max) {
+		while (*line == ' ')
+			line++;
+		if (!*line)
+			break;
+		w[n++] = line;
+		while (*line && *line != ' ')
+			line++;
+		if (*line)
+			*line++ = '\0';
+	}
+	return n;
+}
+
+/* One "slab: NAME size=OBJSZ objs=ACTIVE/TOTAL slabs=N cpu=C" line per
+ * cache, from slabinfo_text's columns (name objsz stride active total per
+ * pgs slabs partial empty cpu ...). */
+static void report_slab(void)
+{
+	char *text = stats_text(slabinfo_text), *pos = text, *line, *w[11];
+	int caches = 0;
+
+	if (!text) {
+		kprintf("slab: no memory for the report\n");
+		return;
+	}
+	while ((line = next_line(&pos))) {
+		if (line[0] == '#' || split_words(line, w, 11) < 11)
+			continue;
+		kprintf("slab: %s size=%s objs=%s/%s slabs=%s "
+			"pages_per_slab=%s "
+			"cpu_cached=%s\n",
+			w[0], w[1], w[3], w[4], w[7], w[6], w[10]);
+		caches++;
+	}
+	kfree(text);
+	kprintf("slab: caches=%d\n", caches);
+}
+
+/* Pools registered so far: one line each from qmempool_stats_text. */
+static void report_qmempool(void)
+{
+	char *text = stats_text(qmempool_stats_text), *pos = text, *line;
+	int pools = 0;
+
+	if (!text) {
+		kprintf("qmempool: no memory for the report\n");
+		return;
+	}
+	while ((line = next_line(&pos))) {
+		if (line[0] == '#' || !line[0])
+			continue;
+		kprintf("qmempool: %s\n", line);
+		pools++;
+	}
+	kfree(text);
+	kprintf("qmempool: pools=%d\n", pools);
+}
+
+static void report_page_frag(void)
+{
+	struct page_frag_stats st;
+
+	page_frag_stats_read(&st);
+	kprintf("page_frag: fragments=%llu frees=%llu refills_order3=%llu "
+		"refills_order0=%llu recycles=%llu pages_returned=%llu "
+		"errors=%llu\n",
+		(unsigned long long)st.fragments, (unsigned long long)st.frees,
+		(unsigned long long)st.refills_order3,
+		(unsigned long long)st.refills_order0,
+		(unsigned long long)st.recycles,
+		(unsigned long long)st.pages_returned,
+		(unsigned long long)(st.err_oversize + st.err_bad_align +
+				     st.alloc_failed + st.tx_misuse));
 }
 
 /*
@@ -39,6 +167,9 @@ void mm_boot(void)
  */
 static void mm_report_more(void)
 {
+	report_slab();
+	report_page_frag();
+	report_qmempool();
 }
 
 void mm_boot_report(void)
@@ -63,7 +194,9 @@ struct block {
 	unsigned int order;
 };
 
-static struct block blocks[MAX_CPUS][SELFTEST_BLOCKS];
+/* One table per CPU, kmalloc'd on its node before the baseline and freed
+ * after the check (4 KiB each, rather than 256 KiB of .bss for 64 CPUs). */
+static struct block *blocks[MAX_CPUS];
 static atomic_int st_errors;
 static atomic_ulong st_pages;
 
@@ -161,6 +294,14 @@ static void st_nodes(void)
 	}
 }
 
+static void st_free_tables(void)
+{
+	for (int c = 0; c < nr_cpus; c++) {
+		kfree(blocks[c]);
+		blocks[c] = NULL;
+	}
+}
+
 void selftest_mm(void)
 {
 	unsigned long base, after;
@@ -171,6 +312,17 @@ void selftest_mm(void)
 		selftest_failed();
 		return;
 	}
+	for (int c = 0; c < nr_cpus; c++) {
+		blocks[c] = kmalloc_node(sizeof(struct block) * SELFTEST_BLOCKS,
+					 GFP_KERNEL | __GFP_ZERO, cpus[c].node);
+		if (!blocks[c]) {
+			kprintf("selftest: mm FAIL (no memory for the "
+				"tables)\n");
+			st_free_tables();
+			selftest_failed();
+			return;
+		}
+	}
 	drain_all_pages();
 	base = nr_free_pages();
 	on_all_cpus(st_alloc);
@@ -179,6 +331,7 @@ void selftest_mm(void)
 	drain_all_pages();
 	after = nr_free_pages();
 	verified = mm_verify_free_lists();
+	st_free_tables();
 	if (after != base || verified != (long)after ||
 	    atomic_load(&st_errors) || atomic_load(&st_pages) == 0) {
 		kprintf("selftest: mm FAIL cpus=%d pages=%lu free=%lu "

@@ -2,14 +2,17 @@
  * Identity mapping with 2 MiB pages. The early tables (boot/header.S) are
  * one PML4, one PDPT and four page directories for the first 4 GiB. More
  * page directories (and PDPTs past 512 GiB) come from a static pool in the
- * kernel image, so paging needs no allocator: 64 tables map 64 GiB beyond
- * the first 4 GiB, plenty for a QEMU guest or a small PC; ranges past that
- * are reported and skipped.
+ * kernel image while the page allocator does not exist yet: 64 tables map
+ * 64 GiB of RAM beyond the first 4 GiB, plenty for a QEMU guest or a small
+ * PC; RAM past that is reported and skipped. Once the page allocator runs,
+ * further tables come from it.
  */
 #include "kernel/paging.h"
 #include "kernel/arch.h"
 #include "kernel/console.h"
+#include "kernel/mm_boot.h"
 #include "kernel/spinlock.h"
+#include "mm/page_alloc.h"
 #include <string.h>
 
 #define PTE_P	 (1ULL << 0)
@@ -27,12 +30,22 @@ static uint64_t pool[POOL_TABLES][512] __attribute__((aligned(4096)));
 static int pool_used;
 static spinlock_t paging_lock = SPINLOCK_INIT;
 
+/* A zeroed table: from the static pool while there is one (the RAM above
+ * 4 GiB is mapped before the page allocator exists), then from the page
+ * allocator, so mappings made after boot (MMIO far up) are not limited by
+ * the pool. Tables are never freed. Called under paging_lock. */
 static uint64_t *table_alloc(void)
 {
-	if (pool_used == POOL_TABLES)
+	struct page *p;
+
+	if (pool_used < POOL_TABLES) {
+		memset(pool[pool_used], 0, sizeof(pool[0]));
+		return pool[pool_used++];
+	}
+	if (!mm_is_ready())
 		return NULL;
-	memset(pool[pool_used], 0, sizeof(pool[0]));
-	return pool[pool_used++];
+	p = alloc_pages(GFP_ATOMIC | __GFP_ZERO, 0);
+	return p ? page_address(p) : NULL;
 }
 
 /* The page directory entry slot for addr, creating tables as needed. */

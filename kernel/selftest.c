@@ -16,6 +16,7 @@
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
 #include "kernel/time.h"
+#include "mm/slab.h"
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -96,15 +97,21 @@ static int check_clock_against_timer(void)
 /* The poll loop counters, as the statistics functions give them. */
 static void report_cpustat(void)
 {
-	static char buf[4096];
 	int n = cpustat_json(NULL, 0);
+	/* sized by the text: it grows with the CPUs (64 of them need more
+	 * than a page) */
+	char *buf = kmalloc((size_t)n + 1, GFP_KERNEL);
 
-	if (cpustat_json(buf, sizeof(buf)) != n || n >= (int)sizeof(buf)) {
-		kprintf("selftest: smp: cpustat_json length %d mismatch\n", n);
+	if (!buf || cpustat_json(buf, (size_t)n + 1) != n) {
+		kprintf("selftest: smp: cpustat_json length %d mismatch or no "
+			"memory\n",
+			n);
+		kfree(buf);
 		selftest_failed();
 		return;
 	}
 	kprintf("selftest: smp cpustat=%s\n", buf);
+	kfree(buf);
 }
 
 /* Every CPU answers a call from its poll loop, its timer ticks, and the
@@ -208,6 +215,12 @@ void selftests_run(void)
 		selftest_smp();
 	if (cmdline_has("selftest", "mm"))
 		selftest_mm();
+	if (cmdline_has("selftest", "slab"))
+		selftest_slab();
+	if (cmdline_has("selftest", "frag"))
+		selftest_frag();
+	if (cmdline_has("selftest", "qmempool"))
+		selftest_qmempool();
 	if (cmdline_has("selftest", "panic"))
 		panic("selftest: panic requested on the command line");
 	if (cmdline_has("selftest", "fault"))
@@ -220,6 +233,8 @@ void selftests_run(void)
 			nr_cpus - 1);
 		selftest_failed();
 	}
+	if (cmdline_get("bench") && *cmdline_get("bench"))
+		mm_bench_run();
 	if (failures && exit_on_fatal) {
 		kprintf("selftest: %d failed\n", failures);
 		system_exit(EXIT_FAILURE_CODE);

@@ -23,8 +23,8 @@
  * does since 6.13. Duyck's downward carving reads the block size only on
  * refill (the fast-path test is "offset went negative"). Measured with
  * both built (PAGE_FRAG_CARVE_DOWN=1 is the downward variant): downward
- * saves 3-4 instructions per fragment (callgrind, alloc + free of 12 bytes:
- * 83 vs 87; 64-byte aligned: 94 vs 96), and the timed push/pop and
+ * saves 2-4 instructions per fragment (callgrind, alloc + free of 12 bytes:
+ * 78 vs 82; 64-byte aligned: 89 vs 91), and the timed push/pop and
  * single-thread differences went both ways within this machine's noise.
  * Only upward carving lets a TX writer of unknown length grow its data
  * into the free space after the offset (prepare/commit, page_frag_tx.c),

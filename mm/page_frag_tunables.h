@@ -13,7 +13,7 @@
  * block is usually handed straight back to the next refill without touching
  * the buddy lists. Banerjee (SEEDS.md 2) measured 55.2 Gbit/s with order-3
  * against 43.0 with order-0 on loopback UDP; here order-0-only refills cost
- * 2-8x more per 1500-byte fragment (docs/page_frag.md).
+ * 1.5-8x more per 1500-byte fragment (docs/page_frag.md).
  */
 #ifndef PAGE_FRAG_CACHE_MAX_ORDER
 #define PAGE_FRAG_CACHE_MAX_ORDER 3
@@ -25,7 +25,7 @@
  * The TX prepare/commit API (page_frag_tx.c) needs upward carving, because a
  * writer of unknown length grows its data toward higher addresses; the
  * downward variant exists only so the benchmark can compare the two fast
- * paths. Downward measured 3-4 instructions cheaper per fragment, with no
+ * paths. Downward measured 2-4 instructions cheaper per fragment, with no
  * timed difference above the noise here (docs/page_frag.md).
  */
 #ifndef PAGE_FRAG_CARVE_DOWN

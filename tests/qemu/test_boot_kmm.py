@@ -1,0 +1,123 @@
+"""The allocators above the page allocator in the kernel (issue 4 item 8,
+issues 5 and 6): the boot report lists the slab caches, page_frag and
+qmempool, and selftest=slab/frag/qmempool run on every CPU, with one and
+with two NUMA nodes, getting every page back."""
+import re
+
+EXIT = "exit_after_boot=1"
+NUMA = ["0-1:256M", "2-3:256M"]
+KMALLOC = ["kmalloc-8", "kmalloc-16", "kmalloc-32", "kmalloc-64",
+           "kmalloc-96", "kmalloc-128", "kmalloc-192", "kmalloc-256",
+           "kmalloc-512", "kmalloc-1k", "kmalloc-2k", "kmalloc-4k",
+           "kmalloc-8k"]
+SLAB_LINE = (r"^slab: (\S+) size=(\d+) objs=(\d+)/(\d+) slabs=(\d+) "
+             r"pages_per_slab=(\d+) cpu_cached=(\d+)\s*$")
+
+
+def test_boot_report_lists_every_kmalloc_cache(qemu):
+    log = qemu.boot(append=EXIT, smp=2)
+    caches = {m[0]: m for m in re.findall(SLAB_LINE, log, re.M)}
+    assert sorted(caches) == sorted(KMALLOC), log
+    for name, m in caches.items():
+        size, active, total = int(m[1]), int(m[2]), int(m[3])
+        assert name.startswith("kmalloc-") and size >= 8
+        assert 0 <= active <= total, log
+    m = re.search(r"^slab: caches=(\d+)\s*$", log, re.M)
+    assert m and int(m.group(1)) == len(KMALLOC), log
+
+
+def test_boot_report_has_page_frag_and_qmempool_lines(qemu):
+    log = qemu.boot(append=EXIT)
+    assert re.search(r"^page_frag: fragments=\d+ frees=\d+ "
+                     r"refills_order3=\d+ refills_order0=\d+ recycles=\d+ "
+                     r"pages_returned=\d+ errors=0\s*$", log, re.M), log
+    assert re.search(r"^qmempool: pools=\d+\s*$", log, re.M), log
+
+
+def passed(log, name):
+    m = re.search(r"^selftest: %s PASS cpus=(\d+) nodes=(\d+) .*"
+                  r"free=(\d+) baseline=(\d+)\s*$" % name, log, re.M)
+    assert m, log
+    assert m.group(3) == m.group(4), log
+    assert "mm: BUG" not in log, log
+    return int(m.group(1)), int(m.group(2)), m.group(0)
+
+
+def test_selftest_slab_passes_on_four_cpus(qemu):
+    log = qemu.boot(append=EXIT + " selftest=slab mm_debug=1", smp=4)
+    assert passed(log, "slab")[:2] == (4, 1)
+
+
+def test_selftest_slab_passes_on_two_numa_nodes(qemu):
+    log = qemu.boot(append=EXIT + " selftest=slab", smp=4, numa=NUMA)
+    assert passed(log, "slab")[:2] == (4, 2)
+
+
+def test_selftest_frag_passes_on_four_cpus(qemu):
+    log = qemu.boot(append=EXIT + " selftest=frag", smp=4)
+    cpus, nodes, line = passed(log, "frag")
+    assert (cpus, nodes) == (4, 1)
+    # the blocks went back to the page allocator, not just to the caches
+    assert int(re.search(r"pages_returned=(\d+)", line).group(1)) > 0
+
+
+def test_selftest_frag_keeps_fragments_on_the_cpus_node(qemu):
+    log = qemu.boot(append=EXIT + " selftest=frag mm_debug=1", smp=4,
+                    numa=NUMA)
+    assert passed(log, "frag")[:2] == (4, 2)
+
+
+def test_selftest_qmempool_passes_on_four_cpus(qemu):
+    log = qemu.boot(append=EXIT + " selftest=qmempool", smp=4)
+    cpus, nodes, line = passed(log, "qmempool")
+    assert (cpus, nodes) == (4, 1)
+    assert int(re.search(r"localq_hit=(\d+)", line).group(1)) > 0
+
+
+def test_selftest_qmempool_frees_remote_objects_to_their_node(qemu):
+    log = qemu.boot(append=EXIT + " selftest=qmempool", smp=4, numa=NUMA)
+    cpus, nodes, line = passed(log, "qmempool")
+    assert (cpus, nodes) == (4, 2)
+    assert int(re.search(r"remote_free=(\d+)", line).group(1)) > 0
+
+
+def test_upper_selftests_pass_on_one_cpu(qemu):
+    log = qemu.boot(append=EXIT + " selftest=slab,frag,qmempool", smp=1)
+    for name in ("slab", "frag", "qmempool"):
+        assert passed(log, name)[:2] == (1, 1)
+
+
+def test_all_allocator_selftests_pass_in_one_boot(qemu):
+    # each test quiesces and takes its own baseline, so they compose
+    log = qemu.boot(append=EXIT + " selftest=mm,slab,frag,qmempool", smp=4,
+                    numa=NUMA)
+    assert re.search(r"^selftest: mm PASS cpus=4 ", log, re.M), log
+    for name in ("slab", "frag", "qmempool"):
+        assert passed(log, name)[:2] == (4, 2)
+    assert "FAIL" not in log, log
+
+
+BENCH_LINE = r"^bench: kernel (\S+) ops=(\d+) ticks=(\d+) per_op=\S+\s*$"
+
+
+def bench_figures(qemu, areas):
+    # -icount: one tick per guest instruction, so figures are repeatable
+    log = qemu.boot(append=EXIT + " bench=" + areas, smp=1,
+                    extra=["-icount", "shift=0"], timeout=120)
+    return {m[0]: (int(m[1]), int(m[2]))
+            for m in re.findall(BENCH_LINE, log, re.M)}, log
+
+
+def test_bench_prints_a_figure_for_every_case_of_the_chosen_areas(qemu):
+    figs, log = bench_figures(qemu, "slab,qmempool")
+    assert set(figs) == {"slab_reuse", "slab_n256", "slab_bulk16",
+                         "kmalloc256_reuse", "qmempool_reuse",
+                         "qmempool_reuse_guarded", "qmempool_n256"}, log
+    for name, (ops, ticks) in figs.items():
+        assert ops == 4096 and ticks > 0, (name, log)
+
+
+def test_bench_figures_are_identical_across_icount_boots(qemu):
+    first, log = bench_figures(qemu, "pages,frag")
+    second, _ = bench_figures(qemu, "pages,frag")
+    assert first and first == second, log
