@@ -129,7 +129,7 @@ void net_heap_free(void *ptr);
  * TCP has sent (or may resend) it. Our /stats.json body is a heap buffer
  * freed in fs_close_custom(), so always copy; the pages are small. (Found
  * with mm_debug=1: the poisoned buffer went out on the wire.) */
-#define HTTP_IS_DATA_VOLATILE(hs) TCP_WRITE_FLAG_COPY
+#define HTTP_IS_DATA_VOLATILE(hs)  TCP_WRITE_FLAG_COPY
 /* Content-Type from the extension (application/json for /stats.json). */
 #define LWIP_HTTPD_DYNAMIC_HEADERS 1
 /* The Server: header names this kernel rather than lwIP's web site. */
