@@ -27,7 +27,8 @@ static bool v_ip(const char *v, const char *allowed);
 static bool v_name(const char *v, const char *allowed);
 
 static const struct key keys[] = {
-	{"nic", "virtio", v_choice, "virtio|e1000|none", "network card driver"},
+	{"nic", "virtio", v_choice, "virtio|e1000|all|none",
+	 "network card driver (all: every supported NIC found)"},
 	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N", "IPv4 address"},
 	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
 	{"rx_alloc", "local", v_choice, "local|device|interleave",
@@ -36,6 +37,12 @@ static const struct key keys[] = {
 	 "lwIP memory: its own pools or our allocators"},
 	{"app", "echo,http,iperf", v_list, "echo|http|iperf|none",
 	 "network services to start"},
+	{"http_hostport", "", v_uint, "1-65535",
+	 "host port forwarded to HTTP (printed as the curl command to type)"},
+	{"echo_hostport", "", v_uint, "1-65535",
+	 "host port forwarded to echo (printed as the nc command to type)"},
+	{"iperf_hostport", "", v_uint, "1-65535",
+	 "host port forwarded to iperf (printed as the iperf command to type)"},
 	{"hostname", "unikernel", v_name, "letters, digits, '-' (1-63)",
 	 "DHCP host name"},
 	{"mm_debug", "0", v_choice, "0|1", "allocator debug checks"},

@@ -1,0 +1,58 @@
+/*
+ * drivers/drv_port.h on top of the kernel: the only file in drivers/ that
+ * includes kernel/ headers.
+ */
+#include "drv_port.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "kernel/acpi.h"
+#include "kernel/console.h"
+#include "kernel/paging.h"
+#include "kernel/time.h"
+
+void drv_printf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvprintf(fmt, ap);
+	va_end(ap);
+}
+
+int drv_snprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+uint64_t drv_clock_ms(void)
+{
+	return clock_ms();
+}
+
+void *drv_map_mmio(uint64_t phys, size_t size)
+{
+	return map_mmio(phys, size);
+}
+
+/* Segment 0 only: PCs with more segments are out of scope. */
+int drv_ecam_window(uint64_t *base, int *bus_start, int *bus_end)
+{
+	for (int i = 0; i < acpi.nr_mcfg; i++) {
+		if (acpi.mcfg[i].segment != 0)
+			continue;
+		*base = acpi.mcfg[i].base;
+		*bus_start = acpi.mcfg[i].bus_start;
+		*bus_end = acpi.mcfg[i].bus_end;
+		return 0;
+	}
+	*base = 0;
+	return -1;
+}

@@ -1,0 +1,99 @@
+/*
+ * What the drivers need from the kernel, in one place: console output,
+ * the millisecond clock, MMIO mapping, the ECAM window from ACPI's MCFG,
+ * x86 port I/O and DMA addresses. drivers/drv_port.c implements the
+ * functions on top of kernel/; nothing else in drivers/ includes kernel/.
+ */
+#ifndef DRIVERS_DRV_PORT_H
+#define DRIVERS_DRV_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+__attribute__((format(printf, 1, 2))) void drv_printf(const char *fmt, ...);
+int drv_snprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Monotonic milliseconds since boot. */
+uint64_t drv_clock_ms(void);
+
+/* Map size bytes of device memory at physical address phys, uncached.
+ * Returns the virtual address, or NULL when it cannot be mapped. */
+void *drv_map_mmio(uint64_t phys, size_t size);
+
+/* The first ECAM window from ACPI's MCFG: 0 and *base = 0 when none. */
+int drv_ecam_window(uint64_t *base, int *bus_start, int *bus_end);
+
+/* RAM is identity-mapped (mm/platform.h): a buffer's address is its DMA
+ * address. Kept as a function so an IOMMU or offset mapping has one home. */
+static inline uint64_t drv_dma_addr(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+static inline void drv_outl(uint16_t port, uint32_t v)
+{
+	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+static inline uint32_t drv_inl(uint16_t port)
+{
+	uint32_t v;
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+static inline void drv_outw(uint16_t port, uint16_t v)
+{
+	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+static inline uint16_t drv_inw(uint16_t port)
+{
+	uint16_t v;
+	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+static inline void drv_outb(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+static inline uint8_t drv_inb(uint16_t port)
+{
+	uint8_t v;
+	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+/* MMIO accessors: volatile so the compiler neither merges nor reorders
+ * them against each other. x86 keeps uncached accesses in program order. */
+static inline uint8_t mmio_read8(const volatile void *a)
+{
+	return *(const volatile uint8_t *)a;
+}
+static inline uint16_t mmio_read16(const volatile void *a)
+{
+	return *(const volatile uint16_t *)a;
+}
+static inline uint32_t mmio_read32(const volatile void *a)
+{
+	return *(const volatile uint32_t *)a;
+}
+static inline void mmio_write8(volatile void *a, uint8_t v)
+{
+	*(volatile uint8_t *)a = v;
+}
+static inline void mmio_write16(volatile void *a, uint16_t v)
+{
+	*(volatile uint16_t *)a = v;
+}
+static inline void mmio_write32(volatile void *a, uint32_t v)
+{
+	*(volatile uint32_t *)a = v;
+}
+/* 64-bit registers written as two halves, low first (the virtio spec
+ * allows drivers to do this for queue addresses). */
+static inline void mmio_write64(volatile void *a, uint64_t v)
+{
+	mmio_write32(a, (uint32_t)v);
+	mmio_write32((volatile uint8_t *)a + 4, (uint32_t)(v >> 32));
+}
+
+#endif /* DRIVERS_DRV_PORT_H */

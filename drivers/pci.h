@@ -1,0 +1,87 @@
+/*
+ * PCI: enumerate every function once at boot, decode its BARs and
+ * capabilities, and let drivers find devices by id.
+ *
+ * Configuration space is reached through ECAM (the memory window ACPI's
+ * MCFG describes: 4 KiB per function) when there is one, otherwise through
+ * the legacy 0xCF8/0xCFC port pair (256 bytes per function).
+ */
+#ifndef DRIVERS_PCI_H
+#define DRIVERS_PCI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PCI_MAX_DEVS 64
+
+#define PCI_CAP_MSI    0x05
+#define PCI_CAP_VENDOR 0x09
+#define PCI_CAP_MSIX   0x11
+
+struct pci_bar {
+	uint64_t addr; /* bus address (memory) or port number (I/O) */
+	uint64_t size; /* 0: BAR not implemented */
+	bool io;
+	bool is64;
+	bool prefetch;
+};
+
+struct pci_dev {
+	uint8_t bus, dev, fn;
+	uint16_t vendor, device;
+	uint16_t subsys_vendor, subsys_id;
+	uint8_t class_code, subclass, prog_if, revision;
+	uint8_t irq_line;
+	uint8_t cap_msi, cap_msix; /* config offsets, 0 when absent */
+	struct pci_bar bar[6];
+};
+
+/**
+ * pci_init - enumerate all buses and print one line per function found.
+ * Context: boot CPU, once, after ACPI and MMIO mapping are up.
+ * Return: the number of functions found (0 when config space is absent).
+ */
+int pci_init(void);
+
+/* Which access method pci_init() chose: "ecam" or "legacy". */
+const char *pci_method(void);
+
+int pci_count(void);
+struct pci_dev *pci_get(int i);
+
+/* The idx-th device with this vendor and device id, or NULL. */
+struct pci_dev *pci_find(uint16_t vendor, uint16_t device, int idx);
+
+uint8_t pci_read8(const struct pci_dev *d, unsigned int off);
+uint16_t pci_read16(const struct pci_dev *d, unsigned int off);
+uint32_t pci_read32(const struct pci_dev *d, unsigned int off);
+void pci_write16(const struct pci_dev *d, unsigned int off, uint16_t v);
+void pci_write32(const struct pci_dev *d, unsigned int off, uint32_t v);
+
+/**
+ * pci_enable - turn on memory and I/O decoding and bus mastering (DMA).
+ * Context: boot, before the driver touches BARs or queues buffers.
+ */
+void pci_enable(struct pci_dev *d);
+
+/**
+ * pci_next_cap - walk the capability list.
+ * @d: device; @id: capability id wanted; @after: 0 to start, else the
+ * offset returned by the previous call.
+ * Return: the config-space offset of the next capability with that id, or
+ * 0 when there is none.
+ */
+unsigned int pci_next_cap(const struct pci_dev *d, uint8_t id,
+			  unsigned int after);
+
+/**
+ * pci_map_bar - map a memory BAR and return its virtual address, or NULL
+ * when the BAR is absent, is an I/O BAR, or cannot be mapped.
+ */
+volatile void *pci_map_bar(const struct pci_dev *d, int bar);
+
+/* The device list as JSON (array of "bb:dd.f vvvv:dddd" strings). */
+int pci_json(char *buf, size_t size);
+
+#endif /* DRIVERS_PCI_H */

@@ -1,0 +1,214 @@
+/*
+ * virtio PCI transports, modern (1.x, memory BARs found through vendor
+ * capabilities) and legacy (0.9.5, one I/O BAR). See virtio_pci.h.
+ */
+#include "virtio_pci.h"
+
+#include "drv_port.h"
+
+/* Vendor capability layout (virtio spec 4.1.4). */
+#define VCAP_CFG_TYPE		  3
+#define VCAP_BAR		  4
+#define VCAP_OFFSET		  8
+#define VCAP_LENGTH		  12
+#define VCAP_NOTIFY_MULT	  16
+#define VIRTIO_PCI_CAP_COMMON_CFG 1
+#define VIRTIO_PCI_CAP_NOTIFY_CFG 2
+#define VIRTIO_PCI_CAP_ISR_CFG	  3
+#define VIRTIO_PCI_CAP_DEVICE_CFG 4
+
+/* Common configuration registers (virtio spec 4.1.4.3). */
+#define VC_DFSELECT 0x00
+#define VC_DF	    0x04
+#define VC_GFSELECT 0x08
+#define VC_GF	    0x0c
+#define VC_STATUS   0x14
+#define VC_Q_SELECT 0x16
+#define VC_Q_SIZE   0x18
+#define VC_Q_MSIX   0x1a
+#define VC_Q_ENABLE 0x1c
+#define VC_Q_NOFF   0x1e
+#define VC_Q_DESC   0x20
+#define VC_Q_AVAIL  0x28
+#define VC_Q_USED   0x30
+
+/* Legacy I/O registers (virtio 0.9.5, without MSI-X). */
+#define VL_HOST_FEATURES  0x00
+#define VL_GUEST_FEATURES 0x04
+#define VL_QUEUE_PFN	  0x08
+#define VL_QUEUE_SIZE	  0x0c
+#define VL_QUEUE_SELECT	  0x0e
+#define VL_QUEUE_NOTIFY	  0x10
+#define VL_STATUS	  0x12
+#define VL_ISR		  0x13
+#define VL_CONFIG	  0x14
+
+static volatile uint8_t *map_cap(struct virtio_pci *vp, unsigned int cap)
+{
+	int bar = pci_read8(vp->pci, cap + VCAP_BAR);
+	uint32_t off = pci_read32(vp->pci, cap + VCAP_OFFSET);
+	volatile uint8_t *base;
+
+	if (bar > 5 || !vp->pci->bar[bar].size || vp->pci->bar[bar].io)
+		return NULL;
+	base = pci_map_bar(vp->pci, bar);
+	return base ? base + off : NULL;
+}
+
+static int find_modern(struct virtio_pci *vp)
+{
+	unsigned int cap = 0;
+
+	while ((cap = pci_next_cap(vp->pci, PCI_CAP_VENDOR, cap)) != 0) {
+		uint8_t type = pci_read8(vp->pci, cap + VCAP_CFG_TYPE);
+		volatile uint8_t *p;
+
+		if (type < VIRTIO_PCI_CAP_COMMON_CFG ||
+		    type > VIRTIO_PCI_CAP_DEVICE_CFG)
+			continue;
+		p = map_cap(vp, cap);
+		if (!p)
+			continue;
+		/* The spec lets a device repeat a type; the first wins. */
+		if (type == VIRTIO_PCI_CAP_COMMON_CFG && !vp->common)
+			vp->common = p;
+		else if (type == VIRTIO_PCI_CAP_NOTIFY_CFG && !vp->notify) {
+			vp->notify = p;
+			vp->notify_mult =
+				pci_read32(vp->pci, cap + VCAP_NOTIFY_MULT);
+		} else if (type == VIRTIO_PCI_CAP_ISR_CFG && !vp->isr)
+			vp->isr = p;
+		else if (type == VIRTIO_PCI_CAP_DEVICE_CFG && !vp->device)
+			vp->device = p;
+	}
+	return vp->common && vp->notify && vp->device ? 0 : -1;
+}
+
+int virtio_pci_init(struct virtio_pci *vp, struct pci_dev *d, bool allow_modern)
+{
+	*vp = (struct virtio_pci){.pci = d};
+	pci_enable(d);
+	if (allow_modern && find_modern(vp) == 0) {
+		vp->modern = true;
+		return 0;
+	}
+	/* Legacy: BAR0 is the I/O register block. Modern-only devices
+	 * (id 0x1040+) have none. */
+	if (d->device >= 0x1040 || !d->bar[0].io || !d->bar[0].size) {
+		drv_printf("virtio: %02x:%02x.%x has no usable transport\n",
+			   d->bus, d->dev, d->fn);
+		return -1;
+	}
+	vp->io = (uint16_t)d->bar[0].addr;
+	return 0;
+}
+
+void virtio_pci_reset(struct virtio_pci *vp)
+{
+	if (vp->modern) {
+		mmio_write8(vp->common + VC_STATUS, 0);
+		/* The reset is done once status reads back 0 (spec 4.1.4.3.2). */
+		while (mmio_read8(vp->common + VC_STATUS) != 0)
+			__builtin_ia32_pause();
+	} else {
+		drv_outb(vp->io + VL_STATUS, 0);
+	}
+}
+
+uint8_t virtio_pci_get_status(struct virtio_pci *vp)
+{
+	return vp->modern ? mmio_read8(vp->common + VC_STATUS)
+			  : drv_inb(vp->io + VL_STATUS);
+}
+
+void virtio_pci_add_status(struct virtio_pci *vp, uint8_t bits)
+{
+	uint8_t s = virtio_pci_get_status(vp) | bits;
+
+	if (vp->modern)
+		mmio_write8(vp->common + VC_STATUS, s);
+	else
+		drv_outb(vp->io + VL_STATUS, s);
+}
+
+uint64_t virtio_pci_get_features(struct virtio_pci *vp)
+{
+	uint64_t lo, hi;
+
+	if (!vp->modern)
+		return drv_inl(vp->io + VL_HOST_FEATURES);
+	mmio_write32(vp->common + VC_DFSELECT, 0);
+	lo = mmio_read32(vp->common + VC_DF);
+	mmio_write32(vp->common + VC_DFSELECT, 1);
+	hi = mmio_read32(vp->common + VC_DF);
+	return hi << 32 | lo;
+}
+
+void virtio_pci_set_features(struct virtio_pci *vp, uint64_t features)
+{
+	if (!vp->modern) {
+		drv_outl(vp->io + VL_GUEST_FEATURES, (uint32_t)features);
+		return;
+	}
+	mmio_write32(vp->common + VC_GFSELECT, 0);
+	mmio_write32(vp->common + VC_GF, (uint32_t)features);
+	mmio_write32(vp->common + VC_GFSELECT, 1);
+	mmio_write32(vp->common + VC_GF, (uint32_t)(features >> 32));
+}
+
+uint8_t virtio_pci_config8(struct virtio_pci *vp, unsigned int off)
+{
+	return vp->modern ? mmio_read8(vp->device + off)
+			  : drv_inb(vp->io + VL_CONFIG + off);
+}
+
+uint16_t virtio_pci_config16(struct virtio_pci *vp, unsigned int off)
+{
+	return vp->modern ? mmio_read16(vp->device + off)
+			  : drv_inw(vp->io + VL_CONFIG + off);
+}
+
+uint16_t virtio_pci_queue_max(struct virtio_pci *vp, uint16_t q)
+{
+	if (vp->modern) {
+		mmio_write16(vp->common + VC_Q_SELECT, q);
+		return mmio_read16(vp->common + VC_Q_SIZE);
+	}
+	drv_outw(vp->io + VL_QUEUE_SELECT, q);
+	return drv_inw(vp->io + VL_QUEUE_SIZE);
+}
+
+int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
+			   uint64_t desc, uint64_t avail, uint64_t used)
+{
+	if (q >= sizeof(vp->notify_off) / sizeof(vp->notify_off[0]))
+		return -1;
+	if (!vp->modern) {
+		drv_outw(vp->io + VL_QUEUE_SELECT, q);
+		if (drv_inw(vp->io + VL_QUEUE_SIZE) != size ||
+		    (desc & 4095) != 0)
+			return -1;
+		drv_outl(vp->io + VL_QUEUE_PFN, (uint32_t)(desc >> 12));
+		return 0;
+	}
+	mmio_write16(vp->common + VC_Q_SELECT, q);
+	mmio_write16(vp->common + VC_Q_SIZE, size);
+	/* Polled completion: no MSI-X vector for this queue. */
+	mmio_write16(vp->common + VC_Q_MSIX, 0xffff);
+	mmio_write64(vp->common + VC_Q_DESC, desc);
+	mmio_write64(vp->common + VC_Q_AVAIL, avail);
+	mmio_write64(vp->common + VC_Q_USED, used);
+	vp->notify_off[q] = mmio_read16(vp->common + VC_Q_NOFF);
+	mmio_write16(vp->common + VC_Q_ENABLE, 1);
+	return 0;
+}
+
+void virtio_pci_notify(struct virtio_pci *vp, uint16_t q)
+{
+	if (vp->modern)
+		mmio_write16(vp->notify + (uint32_t)vp->notify_off[q] *
+						  vp->notify_mult,
+			     q);
+	else
+		drv_outw(vp->io + VL_QUEUE_NOTIFY, q);
+}

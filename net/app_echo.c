@@ -1,0 +1,161 @@
+/*
+ * Echo service (RFC 862) on port 7, TCP and UDP, on lwIP's raw API.
+ *
+ * UDP: every datagram goes back to its sender as it came.
+ * TCP: received bytes are queued back with tcp_write(); when the send
+ * buffer is full the received pbuf chain is kept (not acknowledged to the
+ * window) and retried from the sent callback, so a fast sender is slowed
+ * by TCP flow control instead of losing data.
+ */
+#include "drv_port.h"
+#include "lwip/tcp.h"
+#include "lwip/udp.h"
+#include "net.h"
+
+#define ECHO_PORT 7
+
+struct echo_conn {
+	struct pbuf *pending; /* received, not yet fully queued for sending */
+	uint16_t offset;      /* bytes of pending->tot_len already queued */
+	bool closing;
+};
+
+static void udp_echo_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p,
+			  const ip_addr_t *addr, u16_t port)
+{
+	(void)arg;
+	udp_sendto(pcb, p, addr, port);
+	pbuf_free(p);
+}
+
+static void echo_close(struct tcp_pcb *pcb, struct echo_conn *c)
+{
+	tcp_arg(pcb, NULL);
+	tcp_recv(pcb, NULL);
+	tcp_sent(pcb, NULL);
+	tcp_err(pcb, NULL);
+	if (c) {
+		if (c->pending)
+			pbuf_free(c->pending);
+		mem_free(c);
+	}
+	if (tcp_close(pcb) != ERR_OK)
+		tcp_abort(pcb);
+}
+
+/* Queue as much of the pending chain as the send buffer takes. */
+static void echo_flush(struct tcp_pcb *pcb, struct echo_conn *c)
+{
+	while (c->pending) {
+		struct pbuf *p = c->pending;
+		uint16_t want = (uint16_t)(p->tot_len - c->offset);
+		uint16_t room = tcp_sndbuf(pcb);
+		uint16_t n = want < room ? want : room;
+		uint16_t done = 0;
+
+		if (n == 0)
+			break;
+		/* tcp_write copies; walk the chain from the offset. */
+		while (done < n) {
+			uint16_t off = (uint16_t)(c->offset + done);
+			struct pbuf *q = p;
+
+			while (off >= q->len) {
+				off = (uint16_t)(off - q->len);
+				q = q->next;
+			}
+			uint16_t chunk = (uint16_t)(q->len - off);
+			if (chunk > n - done)
+				chunk = (uint16_t)(n - done);
+			if (tcp_write(pcb, (uint8_t *)q->payload + off, chunk,
+				      TCP_WRITE_FLAG_COPY) != ERR_OK)
+				goto out;
+			done = (uint16_t)(done + chunk);
+		}
+	out:
+		c->offset = (uint16_t)(c->offset + done);
+		tcp_recved(pcb, done);
+		if (c->offset < p->tot_len)
+			break;
+		c->pending = NULL;
+		c->offset = 0;
+		pbuf_free(p);
+	}
+	tcp_output(pcb);
+	if (c->closing && !c->pending)
+		echo_close(pcb, c);
+}
+
+static err_t echo_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
+		       err_t err)
+{
+	struct echo_conn *c = arg;
+
+	if (!p || err != ERR_OK) {
+		if (p)
+			pbuf_free(p);
+		c->closing = true;
+		if (!c->pending)
+			echo_close(pcb, c);
+		return ERR_OK;
+	}
+	if (c->pending)
+		pbuf_cat(c->pending, p);
+	else
+		c->pending = p;
+	echo_flush(pcb, c);
+	return ERR_OK;
+}
+
+static err_t echo_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+	(void)len;
+	echo_flush(pcb, arg);
+	return ERR_OK;
+}
+
+static void echo_err(void *arg, err_t err)
+{
+	struct echo_conn *c = arg;
+
+	(void)err;
+	if (c) {
+		if (c->pending)
+			pbuf_free(c->pending);
+		mem_free(c);
+	}
+}
+
+static err_t echo_accept(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+	struct echo_conn *c;
+
+	(void)arg;
+	if (err != ERR_OK || !pcb)
+		return ERR_VAL;
+	c = mem_calloc(1, sizeof(*c));
+	if (!c)
+		return ERR_MEM;
+	tcp_arg(pcb, c);
+	tcp_recv(pcb, echo_recv);
+	tcp_sent(pcb, echo_sent);
+	tcp_err(pcb, echo_err);
+	return ERR_OK;
+}
+
+void app_echo_start(void)
+{
+	struct udp_pcb *u = udp_new();
+	struct tcp_pcb *t = tcp_new(), *l = NULL;
+
+	if (u && udp_bind(u, IP_ADDR_ANY, ECHO_PORT) == ERR_OK)
+		udp_recv(u, udp_echo_recv, NULL);
+	else
+		drv_printf("net: echo: cannot bind udp/%d\n", ECHO_PORT);
+	if (t && tcp_bind(t, IP_ADDR_ANY, ECHO_PORT) == ERR_OK)
+		l = tcp_listen(t);
+	if (l)
+		tcp_accept(l, echo_accept);
+	else
+		drv_printf("net: echo: cannot listen on tcp/%d\n", ECHO_PORT);
+}

@@ -1,0 +1,64 @@
+/*
+ * iperf2-compatible server on TCP port 5001: lwIP's lwiperf. Each finished
+ * test prints one line, e.g. "iperf: done 10.0.2.2:45678 bytes=... ms=...
+ * kbps=...", which benchmarks and tests read.
+ */
+#include "drv_port.h"
+#include "lwip/apps/lwiperf.h"
+#include "net.h"
+
+static const char *report_name(enum lwiperf_report_type t)
+{
+	switch (t) {
+	case LWIPERF_TCP_DONE_SERVER:
+		return "done";
+	case LWIPERF_TCP_DONE_CLIENT:
+		return "done-client";
+	case LWIPERF_TCP_ABORTED_LOCAL:
+		return "aborted-local";
+	case LWIPERF_TCP_ABORTED_LOCAL_DATAERROR:
+		return "aborted-dataerror";
+	case LWIPERF_TCP_ABORTED_LOCAL_TXERROR:
+		return "aborted-txerror";
+	case LWIPERF_TCP_ABORTED_REMOTE:
+		return "aborted-remote";
+	default:
+		return "unknown";
+	}
+}
+
+static void iperf_report(void *arg, enum lwiperf_report_type type,
+			 const ip_addr_t *local_addr, u16_t local_port,
+			 const ip_addr_t *remote_addr, u16_t remote_port,
+			 u32_t bytes, u32_t ms, u32_t kbps)
+{
+	uint32_t ip = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(remote_addr)));
+
+	(void)arg;
+	(void)local_addr;
+	(void)local_port;
+	drv_printf("iperf: %s %u.%u.%u.%u:%u bytes=%u ms=%u kbps=%u\n",
+		   report_name(type), ip >> 24, (ip >> 16) & 255,
+		   (ip >> 8) & 255, ip & 255, remote_port, bytes, ms, kbps);
+}
+
+int app_iperf_client(const ip4_addr_t *server, uint16_t port)
+{
+	ip_addr_t addr;
+
+	if (!server || ip4_addr_isany(server))
+		return -1;
+	ip_addr_copy_from_ip4(addr, *server);
+	if (!lwiperf_start_tcp_client(&addr, port, LWIPERF_CLIENT, iperf_report,
+				      NULL)) {
+		drv_printf("net: iperf: cannot connect to port %u\n", port);
+		return -1;
+	}
+	return 0;
+}
+
+void app_iperf_start(void)
+{
+	if (!lwiperf_start_tcp_server_default(iperf_report, NULL))
+		drv_printf("net: iperf: cannot listen on tcp/5001\n");
+}

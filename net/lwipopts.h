@@ -1,0 +1,139 @@
+/*
+ * lwIP configuration for this kernel. Every option set here differs from
+ * lwIP's default (src/include/lwip/opt.h) and says why.
+ *
+ * The shape: lwIP runs bare (NO_SYS) inside ONE CPU's poll loop, which also
+ * polls the NIC; no other CPU calls into it, so it needs no locks. Memory:
+ * net/net_mem.c decides at boot (net_alloc=stock|native) whether lwIP's heap
+ * and pools are lwIP's own (a static heap, static pools, received frames
+ * copied into PBUF_POOL) or ours (kmalloc, qmempool, zero-copy page_frag
+ * pbufs). The compile-time switches below are set so that both are possible
+ * in one binary: see net/net_mem.c for how.
+ */
+#ifndef NET_LWIPOPTS_H
+#define NET_LWIPOPTS_H
+
+/* ---- System: bare, single-threaded ---- */
+/* No threads or semaphores: lwIP is driven from the poll loop. */
+#define NO_SYS		     1
+/* Only one CPU's poll loop ever enters lwIP, and never from an interrupt
+ * handler, so lwIP's critical sections can be empty. */
+#define SYS_LIGHTWEIGHT_PROT 0
+/* The sequential and socket APIs need threads. */
+#define LWIP_NETCONN	     0
+#define LWIP_SOCKET	     0
+
+/* ---- Memory ---- */
+/* x86_64: keep heap and pool objects 8-byte aligned (lwIP assumes 4). */
+#define MEM_ALIGNMENT 8
+/* mem_malloc() goes to net_heap_malloc() (net/net_mem.c), which picks the
+ * stock heap or kmalloc at run time; lwIP's hook for "use a malloc from
+ * elsewhere" is MEM_LIBC_MALLOC. The stock heap is lwIP's own mem.c
+ * compiled a second time with NET_LWIP_STOCK_HEAP defined (mk/net.mk):
+ * then it is the classic heap, its functions renamed lwip_stock_mem_*, and
+ * its statistics off so lwIP's counters (kept by the wrapper) do not count
+ * each allocation twice. */
+#ifdef NET_LWIP_STOCK_HEAP
+#define MEM_LIBC_MALLOC 0
+#define MEM_STATS	0
+#define mem_init	lwip_stock_mem_init
+#define mem_trim	lwip_stock_mem_trim
+#define mem_malloc	lwip_stock_mem_malloc
+#define mem_calloc	lwip_stock_mem_calloc
+#define mem_free	lwip_stock_mem_free
+#else
+#define MEM_LIBC_MALLOC 1
+#define mem_clib_malloc net_heap_malloc
+#define mem_clib_free	net_heap_free
+#define mem_clib_calloc net_heap_calloc
+/* Off by default with MEM_LIBC_MALLOC; on, mem.c's wrapper counts the
+ * heap bytes in use for both modes alike. */
+#define MEM_STATS	1
+#endif
+#ifndef __ASSEMBLER__
+#include <stddef.h>
+void *net_heap_malloc(size_t size);
+void *net_heap_calloc(size_t count, size_t size);
+void net_heap_free(void *ptr);
+#endif
+/* memp_malloc()/memp_free()/memp_init() are ours too (net/net_mem.c):
+ * lwIP's memp.c, with its static pools, is built with NET_LWIP_STOCK_MEMP
+ * defined (mk/net.mk) so these three are renamed there, and our versions
+ * send each call to the stock pools or to one qmempool per pool type.
+ * lwIP has no hook for this, hence the renaming. */
+#ifdef NET_LWIP_STOCK_MEMP
+#define memp_malloc lwip_stock_memp_malloc
+#define memp_free   lwip_stock_memp_free
+#define memp_init   lwip_stock_memp_init
+#endif
+/* Size of the stock heap (default 1600 bytes is for microcontrollers): it
+ * holds TCP_SND_BUF-sized send queues of PBUF_RAM segments for a few
+ * connections plus lwiperf and httpd state. */
+#define MEM_SIZE (1024 * 1024)
+
+/* Pools: sized for a few bulk TCP connections, not a microcontroller. */
+#define MEMP_NUM_PBUF		 256 /* PBUF_ROM/REF: httpd static files, our TX refs */
+#define MEMP_NUM_TCP_PCB	 16  /* echo, http, iperf clients at once */
+#define MEMP_NUM_TCP_SEG	 512 /* must be >= TCP_SND_QUEUELEN (init.c) */
+#define MEMP_NUM_SYS_TIMEOUT	 16  /* DHCP, ARP, TCP, lwiperf timers */
+/* Stock RX copies each frame into PBUF_POOL pbufs: enough for a full receive
+ * window per connection plus the NIC's in-flight frames. */
+#define PBUF_POOL_SIZE		 512
+/* Received frames become custom pbufs in native mode (net/net_mem.c). */
+#define LWIP_SUPPORT_CUSTOM_PBUF 1
+
+/* ---- Protocols ---- */
+/* The default boot is ip=dhcp (QEMU user-net hands out 10.0.2.15). */
+#define LWIP_DHCP	    1
+/* Skip probing the offered address with ARP: saves a second of boot and
+ * QEMU's user-net never hands out a taken address. */
+#define DHCP_DOES_ARP_CHECK 0
+/* IPv4 only: QEMU user-net and our tests use IPv4; IPv6 code stays compiled
+ * out (and its x86_64 reassembly assert, see FACTS.md, never arises). */
+#define LWIP_IPV6	    0
+
+/* ---- TCP: tuned for bulk transfer (iperf, 1 MiB echo) ---- */
+/* A full Ethernet frame per segment (the default 536 is the IPv4 minimum,
+ * which would triple the per-byte packet cost). */
+#define TCP_MSS		 1460
+/* Window and send buffer 32 segments (~46 KiB): the default 4 segments
+ * stalls on every ACK round trip through QEMU's user-net. */
+#define TCP_WND		 (32 * TCP_MSS)
+#define TCP_SND_BUF	 (32 * TCP_MSS)
+/* Segments queued for sending: lwIP's own formula, restated because
+ * TCP_SND_BUF changed (MEMP_NUM_TCP_SEG must stay >= this). */
+#define TCP_SND_QUEUELEN (4 * TCP_SND_BUF / TCP_MSS)
+
+/* ---- Netif ---- */
+/* net/netif.c announces "eth0 up ip=..." from the status callback. */
+#define LWIP_NETIF_STATUS_CALLBACK 1
+/* DHCP sends a host name, handy in a DHCP server's lease list. */
+#define LWIP_NETIF_HOSTNAME	   1
+
+/* ---- Checksums: computed in software (no offload negotiated) ---- */
+/* Fold the checksum into the copy tcp_write() does anyway: one pass over
+ * the data instead of two. */
+#define LWIP_CHECKSUM_ON_COPY 1
+
+/* ---- Statistics ---- */
+/* lwIP's defaults already keep every counter we show in /stats.json
+ * (LWIP_STATS, MEM/MEMP/LINK/IP/TCP/UDP/ICMP_STATS are all on), but as
+ * 16-bit counters that wrap within a second of iperf: make them 32-bit. */
+#define LWIP_STATS_LARGE 1
+
+/* ---- Apps ---- */
+/* httpd: pages come from net/app_http.c (index and live /stats.json). */
+#define LWIP_HTTPD_CUSTOM_FILES	   1
+/* httpd hands file bytes to tcp_write() by reference unless told they are
+ * volatile, and frees the file as soon as the last byte is queued, before
+ * TCP has sent (or may resend) it. Our /stats.json body is a heap buffer
+ * freed in fs_close_custom(), so always copy; the pages are small. (Found
+ * with mm_debug=1: the poisoned buffer went out on the wire.) */
+#define HTTP_IS_DATA_VOLATILE(hs)  TCP_WRITE_FLAG_COPY
+/* Content-Type from the extension (application/json for /stats.json). */
+#define LWIP_HTTPD_DYNAMIC_HEADERS 1
+/* The Server: header names this kernel rather than lwIP's web site. */
+#define HTTPD_SERVER_AGENT	   "netkernel-lwIP/2.1.3"
+/* lwiperf reports each test through a callback; no extra options. */
+
+#endif /* NET_LWIPOPTS_H */

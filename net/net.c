@@ -1,0 +1,202 @@
+/*
+ * Start-up and the poll round of the network stack. See net.h.
+ *
+ * Boot: probe the NIC the command line names, lwip_init() (which sets up
+ * the chosen allocator mode through memp_init()), one netif per netdev,
+ * then DHCP or the static address, then the apps. When the first
+ * interface gets its address the status callback prints the line tests
+ * and `make run` wait for:
+ *   net: eth0 up ip=10.0.2.15/24 mac=52:54:00:12:34:56 nic=virtio
+ * followed by one line listing the services.
+ */
+#include "net.h"
+
+#include "drv_port.h"
+#include "e1000.h"
+#include "kernel/cmdline.h"
+#include "kernel/time.h"
+#include "lwip/dhcp.h"
+#include "lwip/init.h"
+#include "lwip/netif.h"
+#include "lwip/timeouts.h"
+#include "mm.h"
+#include "net_mem.h"
+#include "netdev.h"
+#include "netif_glue.h"
+#include "pci.h"
+#include "virtio_net.h"
+
+/* Frames taken from one NIC per poll round: bounds the time lwIP spends
+ * before timers and other devices get their turn (NAPI's weight). */
+#define NET_POLL_BUDGET 64
+
+static struct netif netifs[NETDEV_MAX];
+static int nnetifs;
+static bool announced;
+
+static int prefix_len(uint32_t mask)
+{
+	return __builtin_popcount(mask);
+}
+
+/*
+ * `make run` forwards host ports to the guest and tells us which ones
+ * (http_hostport= etc.), so the console can say exactly what to type on
+ * the host once the services are really listening.
+ */
+static void announce_host_commands(void)
+{
+	if (cmdline_given("http_hostport") && (net_config.apps & NET_APP_HTTP))
+		drv_printf("net: on the host: curl http://localhost:%ld/  and  "
+			   "curl http://localhost:%ld/stats.json\n",
+			   cmdline_get_long("http_hostport"),
+			   cmdline_get_long("http_hostport"));
+	if (cmdline_given("iperf_hostport") &&
+	    (net_config.apps & NET_APP_IPERF))
+		drv_printf("net: on the host: iperf -c localhost -p %ld -t 5\n",
+			   cmdline_get_long("iperf_hostport"));
+	if (cmdline_given("echo_hostport") && (net_config.apps & NET_APP_ECHO))
+		drv_printf("net: on the host: nc localhost %ld  (TCP echo; "
+			   "nc -u localhost %ld for UDP)\n",
+			   cmdline_get_long("echo_hostport"),
+			   cmdline_get_long("echo_hostport"));
+}
+
+static void announce_services(void)
+{
+	drv_printf("net: listening%s%s%s%s net_alloc=%s\n",
+		   net_config.apps & NET_APP_ECHO ? " tcp/7 udp/7" : "",
+		   net_config.apps & NET_APP_HTTP ? " tcp/80" : "",
+		   net_config.apps & NET_APP_IPERF ? " tcp/5001" : "", " icmp",
+		   net_alloc_name());
+	announce_host_commands();
+}
+
+/* Called by lwIP when an address is set (DHCP bound or static). */
+static void status_callback(struct netif *nif)
+{
+	struct netdev *dev = nif->state;
+	uint32_t ip = lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(nif)));
+	uint32_t mask = lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(nif)));
+
+	if (!netif_is_up(nif) || ip == 0)
+		return;
+	drv_printf("net: %s up ip=%u.%u.%u.%u/%d "
+		   "mac=%02x:%02x:%02x:%02x:%02x:%02x nic=%s\n",
+		   dev->name, ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
+		   ip & 255, prefix_len(mask), dev->mac[0], dev->mac[1],
+		   dev->mac[2], dev->mac[3], dev->mac[4], dev->mac[5],
+		   dev->kind);
+	if (!announced) {
+		announced = true;
+		announce_services();
+	}
+}
+
+static int probe_nics(void)
+{
+	int node = mm_this_node();
+
+	switch (net_config.nic) {
+	case NET_NIC_VIRTIO:
+		return virtio_net_probe(true, node);
+	case NET_NIC_E1000:
+		return e1000_probe(node);
+	case NET_NIC_ALL:
+		return virtio_net_probe(true, node) + e1000_probe(node);
+	default:
+		return 0;
+	}
+}
+
+static void bring_up(struct netdev *dev, struct netif *nif)
+{
+	ip4_addr_t ip, mask, gw;
+
+	ip4_addr_set_zero(&ip);
+	ip4_addr_set_zero(&mask);
+	ip4_addr_set_zero(&gw);
+	if (!net_config.dhcp && nnetifs == 0) {
+		ip4_addr_set_u32(&ip, lwip_htonl(net_config.ip));
+		ip4_addr_set_u32(&mask, lwip_htonl(net_config.mask));
+		ip4_addr_set_u32(&gw, lwip_htonl(net_config.gw));
+	}
+	if (!netif_glue_add(dev, nif, &ip, &mask, &gw)) {
+		drv_printf("net: lwIP refused %s\n", dev->name);
+		return;
+	}
+	nnetifs++;
+	netif_set_status_callback(nif, status_callback);
+	if (nnetifs == 1)
+		netif_set_default(nif);
+	netif_set_up(nif);
+	if (dev->ops->link_up(dev))
+		netif_set_link_up(nif);
+	if (net_config.dhcp && dhcp_start(nif) != ERR_OK)
+		drv_printf("net: %s: dhcp_start failed\n", dev->name);
+}
+
+int net_init(void)
+{
+	int n;
+
+	net_alloc_mode = (enum net_alloc_mode)net_config.alloc;
+	if (net_config.nic == NET_NIC_NONE) {
+		drv_printf("net: nic=none, networking off\n");
+		return 0;
+	}
+	if (probe_nics() == 0) {
+		drv_printf("net: no network device found\n");
+		return 0;
+	}
+	lwip_init();
+	n = netdev_count();
+	for (int i = 0; i < n && i < NETDEV_MAX; i++)
+		bring_up(netdev_get(i), &netifs[i]);
+	if (net_config.apps & NET_APP_ECHO)
+		app_echo_start();
+	if (net_config.apps & NET_APP_HTTP)
+		app_http_start();
+	if (net_config.apps & NET_APP_IPERF)
+		app_iperf_start();
+	drv_printf("net: lwIP %s up on %d interface(s), net_alloc=%s, %s\n",
+		   LWIP_VERSION_STRING, nnetifs, net_alloc_name(),
+		   net_config.dhcp ? "waiting for DHCP" : "static address");
+	return nnetifs;
+}
+
+/*
+ * Time spent in poll rounds that did work, for the benchmark's "guest
+ * instructions per packet": under QEMU -icount shift=0 one instruction is
+ * one nanosecond of guest time, so busy_ns / frames is instructions per
+ * frame, covering driver, lwIP, app and the allocators it calls.
+ */
+static struct {
+	uint64_t busy_rounds, busy_ns, work;
+} poll_stats;
+
+int net_poll(void)
+{
+	uint64_t t0 = clock_ns();
+	int work = 0;
+
+	for (int i = 0; i < nnetifs; i++)
+		work += netif_glue_poll(&netifs[i], NET_POLL_BUDGET);
+	sys_check_timeouts();
+	if (work) {
+		poll_stats.busy_rounds++;
+		poll_stats.busy_ns += clock_ns() - t0;
+		poll_stats.work += (uint64_t)work;
+	}
+	return work;
+}
+
+int net_poll_stats_json(char *buf, size_t size)
+{
+	return drv_snprintf(
+		buf, size,
+		"{\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu}",
+		(unsigned long long)poll_stats.busy_rounds,
+		(unsigned long long)poll_stats.busy_ns,
+		(unsigned long long)poll_stats.work);
+}

@@ -1,0 +1,77 @@
+/*
+ * Network configuration from the kernel command line. The keys, their
+ * defaults and their validators live in kernel/cmdline.c's table; a bad
+ * value has already been reported there and replaced by the default, so
+ * here we only translate the strings.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/cmdline.h"
+#include "net.h"
+#include "net_mem.h"
+
+struct net_config net_config;
+
+/* "A.B.C.D" -> host-order address; returns -1 on a malformed string. */
+static int parse_ip(const char *s, uint32_t *out)
+{
+	uint32_t ip = 0;
+
+	for (int i = 0; i < 4; i++) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (end == s || v > 255 || (i < 3 && *end != '.'))
+			return -1;
+		ip = ip << 8 | (uint32_t)v;
+		s = end + 1;
+		if (i == 3 && *end != '\0' && *end != '/')
+			return -1;
+	}
+	*out = ip;
+	return 0;
+}
+
+static void parse_static(const char *ip)
+{
+	const char *slash = strchr(ip, '/');
+	long prefix = slash ? strtol(slash + 1, NULL, 10) : 24;
+
+	if (parse_ip(ip, &net_config.ip) != 0 || prefix < 1 || prefix > 32)
+		return; /* cmdline.c validated it; keep DHCP if it slipped by */
+	net_config.dhcp = false;
+	net_config.prefix = (int)prefix;
+	net_config.mask = prefix == 32 ? 0xffffffffu : ~(0xffffffffu >> prefix);
+	if (cmdline_given("gw"))
+		parse_ip(cmdline_get("gw"), &net_config.gw);
+}
+
+void net_config_parse(void)
+{
+	const char *nic = cmdline_get("nic");
+	const char *ip = cmdline_get("ip");
+
+	if (strcmp(nic, "e1000") == 0)
+		net_config.nic = NET_NIC_E1000;
+	else if (strcmp(nic, "all") == 0)
+		net_config.nic = NET_NIC_ALL;
+	else if (strcmp(nic, "none") == 0)
+		net_config.nic = NET_NIC_NONE;
+	else
+		net_config.nic = NET_NIC_VIRTIO;
+	net_config.dhcp = true;
+	if (strcmp(ip, "dhcp") != 0)
+		parse_static(ip);
+	net_config.apps = 0;
+	if (cmdline_has("app", "echo"))
+		net_config.apps |= NET_APP_ECHO;
+	if (cmdline_has("app", "http"))
+		net_config.apps |= NET_APP_HTTP;
+	if (cmdline_has("app", "iperf"))
+		net_config.apps |= NET_APP_IPERF;
+	net_config.alloc = strcmp(cmdline_get("net_alloc"), "stock") == 0
+				   ? NET_ALLOC_STOCK
+				   : NET_ALLOC_NATIVE;
+	net_config.hostname = cmdline_get("hostname");
+}

@@ -1,0 +1,269 @@
+/*
+ * lwIP's memory, stock or native, chosen at boot. See net_mem.h.
+ *
+ * lwIP fixes its allocators at compile time; to compare them in one binary
+ * we compile lwIP's own heap (mem.c) and pools (memp.c) under renamed
+ * symbols (lwip_stock_mem_*, lwip_stock_memp_*) and define lwIP's entry
+ * points here, each a one-branch switch on net_alloc_mode. The branch is
+ * perfectly predicted (the mode never changes after boot), so the stock
+ * mode pays one compare per call, which the benchmark figures include.
+ */
+#include "net_mem.h"
+
+#include <string.h>
+
+#include "lwip/memp.h"
+#include "lwip/pbuf.h"
+#include "lwip/priv/memp_priv.h"
+#include "lwip/stats.h"
+#include "mm.h"
+
+/*
+ * qmempool comes from the alfq work. Until its header is in the tree the
+ * functions are declared weak here, and native mode falls back to stock
+ * at boot with one line saying so.
+ */
+#if __has_include("qmempool.h")
+#include "qmempool.h"
+#define net_have_qmempool() true
+#else
+struct qmempool;
+struct qmempool *qmempool_create(uint32_t localq_sz, uint32_t sharedq_sz,
+				 uint32_t prealloc, struct kmem_cache *kmem,
+				 gfp_t gfp) __attribute__((weak));
+void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
+	__attribute__((weak));
+void qmempool_free_softirq(struct qmempool *pool, void *elem)
+	__attribute__((weak));
+#define net_have_qmempool() (qmempool_create != NULL)
+#endif
+
+enum net_alloc_mode net_alloc_mode = NET_ALLOC_NATIVE;
+struct net_mem_stats net_mem_stats;
+
+/* lwIP's own heap and pools, renamed (see lwipopts.h). */
+void lwip_stock_mem_init(void);
+void *lwip_stock_mem_malloc(uint32_t size);
+void lwip_stock_mem_free(void *mem);
+void lwip_stock_memp_init(void);
+void *lwip_stock_memp_malloc(memp_t type);
+void lwip_stock_memp_free(memp_t type, void *mem);
+
+/* Native mode: one qmempool per memp type, plus one for RX pbuf structs. */
+static struct kmem_cache *memp_cache[MEMP_MAX];
+static struct qmempool *memp_pool[MEMP_MAX];
+static struct qmempool *rx_pbuf_pool;
+
+/* A received frame wrapped zero-copy: the pbuf plus the buffer it owns. */
+struct net_rx_pbuf {
+	struct pbuf_custom pc;
+	void *frame;
+};
+
+/* Local per-CPU queue and shared queue sizes of every qmempool we make:
+ * the local queue absorbs a burst of one NAPI-style poll (64 frames), the
+ * shared one a full RX ring. */
+#define NET_QMEMPOOL_LOCAL    64
+#define NET_QMEMPOOL_SHARED   256
+#define NET_QMEMPOOL_PREALLOC 64
+
+const char *net_alloc_name(void)
+{
+	return net_alloc_mode == NET_ALLOC_NATIVE ? "native" : "stock";
+}
+
+void *net_heap_malloc(size_t size)
+{
+	void *p;
+
+	if (net_alloc_mode == NET_ALLOC_NATIVE)
+		p = kmalloc(size, GFP_ATOMIC);
+	else
+		p = lwip_stock_mem_malloc((uint32_t)size);
+	if (mm_unlikely(!p))
+		net_mem_stats.heap_fail++;
+	else
+		net_mem_stats.heap_alloc++;
+	return p;
+}
+
+void *net_heap_calloc(size_t count, size_t size)
+{
+	void *p;
+
+	if (size && count > SIZE_MAX / size)
+		return NULL;
+	p = net_heap_malloc(count * size);
+	if (p)
+		memset(p, 0, count * size);
+	return p;
+}
+
+void net_heap_free(void *ptr)
+{
+	if (!ptr)
+		return;
+	net_mem_stats.heap_free++;
+	if (net_alloc_mode == NET_ALLOC_NATIVE)
+		kfree(ptr);
+	else
+		lwip_stock_mem_free(ptr);
+}
+
+static int native_pools_create(void)
+{
+	static const char *const names[] = {
+#define LWIP_MEMPOOL(name, num, size, desc) "lwip_" #name,
+#include "lwip/priv/memp_std.h"
+	};
+
+	for (int t = 0; t < MEMP_MAX; t++) {
+		memp_cache[t] = kmem_cache_create(names[t], memp_pools[t]->size,
+						  MEM_ALIGNMENT, 0, NULL);
+		if (!memp_cache[t])
+			return -1;
+		memp_pool[t] =
+			qmempool_create(NET_QMEMPOOL_LOCAL, NET_QMEMPOOL_SHARED,
+					0, memp_cache[t], GFP_KERNEL);
+		if (!memp_pool[t])
+			return -1;
+	}
+	rx_pbuf_pool = qmempool_create(
+		NET_QMEMPOOL_LOCAL, NET_QMEMPOOL_SHARED, NET_QMEMPOOL_PREALLOC,
+		kmem_cache_create("net_rx_pbuf", sizeof(struct net_rx_pbuf),
+				  MEM_ALIGNMENT, 0, NULL),
+		GFP_KERNEL);
+	return rx_pbuf_pool ? 0 : -1;
+}
+
+/* Called by lwip_init(). Stock pools always exist (they are static). */
+void memp_init(void)
+{
+	lwip_stock_memp_init();
+	lwip_stock_mem_init();
+	if (net_alloc_mode != NET_ALLOC_NATIVE)
+		return;
+	if (!net_have_qmempool()) {
+		mm_printf(
+			"net: net_alloc=native needs qmempool (not built in), "
+			"using stock\n");
+		net_alloc_mode = NET_ALLOC_STOCK;
+	} else if (native_pools_create() != 0) {
+		mm_printf(
+			"net: qmempool set-up failed, using net_alloc=stock\n");
+		net_alloc_mode = NET_ALLOC_STOCK;
+	}
+}
+
+/* Keep lwIP's per-pool counters (shown in /stats.json) right in native
+ * mode too, so both modes report the same fields. */
+static void memp_count_used(memp_t type, int delta)
+{
+	struct stats_mem *st = memp_pools[type]->stats;
+
+	st->used = (mem_size_t)(st->used + delta);
+	if (st->used > st->max)
+		st->max = st->used;
+}
+
+void *memp_malloc(memp_t type)
+{
+	void *p;
+
+	if (net_alloc_mode != NET_ALLOC_NATIVE)
+		return lwip_stock_memp_malloc(type);
+	p = qmempool_alloc_softirq(memp_pool[type], GFP_ATOMIC);
+	if (mm_unlikely(!p)) {
+		net_mem_stats.memp_fail++;
+		memp_pools[type]->stats->err++;
+		return NULL;
+	}
+	net_mem_stats.memp_alloc++;
+	memp_count_used(type, 1);
+	return p;
+}
+
+void memp_free(memp_t type, void *mem)
+{
+	if (!mem)
+		return;
+	if (net_alloc_mode != NET_ALLOC_NATIVE) {
+		lwip_stock_memp_free(type, mem);
+		return;
+	}
+	net_mem_stats.memp_free++;
+	memp_count_used(type, -1);
+	qmempool_free_softirq(memp_pool[type], mem);
+}
+
+/* pbuf_free() of a wrapped frame lands here: give the NIC buffer back to
+ * its page and the pbuf struct to its pool. */
+static void rx_pbuf_free(struct pbuf *p)
+{
+	struct net_rx_pbuf *rp = (struct net_rx_pbuf *)p;
+
+	page_frag_free(rp->frame);
+	qmempool_free_softirq(rx_pbuf_pool, rp);
+	net_mem_stats.rx_pbufs_in_use--;
+}
+
+static struct pbuf *rx_wrap(void *frame, uint32_t len)
+{
+	struct net_rx_pbuf *rp =
+		qmempool_alloc_softirq(rx_pbuf_pool, GFP_ATOMIC);
+
+	if (mm_unlikely(!rp))
+		return NULL;
+	rp->frame = frame;
+	rp->pc.custom_free_function = rx_pbuf_free;
+	net_mem_stats.rx_wrap++;
+	net_mem_stats.rx_pbufs_in_use++;
+	return pbuf_alloced_custom(PBUF_RAW, (u16_t)len, PBUF_REF, &rp->pc,
+				   frame, (u16_t)len);
+}
+
+/* Stock lwIP drivers copy into a PBUF_POOL chain; so do we in stock mode. */
+static struct pbuf *rx_copy(void *frame, uint32_t len)
+{
+	struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_POOL);
+
+	if (mm_unlikely(!p))
+		return NULL;
+	pbuf_take(p, frame, (u16_t)len);
+	page_frag_free(frame);
+	net_mem_stats.rx_copy++;
+	return p;
+}
+
+struct pbuf *net_rx_pbuf(void *frame, uint32_t len)
+{
+	struct pbuf *p = net_alloc_mode == NET_ALLOC_NATIVE
+				 ? rx_wrap(frame, len)
+				 : rx_copy(frame, len);
+
+	if (mm_unlikely(!p)) {
+		page_frag_free(frame);
+		net_mem_stats.rx_fail++;
+	}
+	return p;
+}
+
+int net_mem_stats_json(char *buf, size_t size)
+{
+	const struct net_mem_stats *s = &net_mem_stats;
+
+	return mm_snprintf(
+		buf, size,
+		"{\"mode\":\"%s\",\"heap_alloc\":%llu,\"heap_free\":%llu,"
+		"\"heap_fail\":%llu,\"memp_alloc\":%llu,\"memp_free\":%llu,"
+		"\"memp_fail\":%llu,\"rx_wrap\":%llu,\"rx_copy\":%llu,"
+		"\"rx_fail\":%llu,\"rx_pbufs_in_use\":%lld}",
+		net_alloc_name(), (unsigned long long)s->heap_alloc,
+		(unsigned long long)s->heap_free,
+		(unsigned long long)s->heap_fail,
+		(unsigned long long)s->memp_alloc,
+		(unsigned long long)s->memp_free,
+		(unsigned long long)s->memp_fail,
+		(unsigned long long)s->rx_wrap, (unsigned long long)s->rx_copy,
+		(unsigned long long)s->rx_fail, (long long)s->rx_pbufs_in_use);
+}

@@ -1,0 +1,56 @@
+/*
+ * Where lwIP's memory comes from, chosen once at boot (net_alloc=...):
+ *
+ *  stock   lwIP as shipped: mem_malloc() carves a static MEM_SIZE heap,
+ *          memp_malloc() takes from static per-type pools, and a received
+ *          frame is copied into a chain of PBUF_POOL pbufs (the NIC buffer
+ *          is freed at once).
+ *  native  our allocators: mem_malloc() is kmalloc(), each memp type is a
+ *          qmempool over its own kmem_cache, and a received frame is
+ *          wrapped zero-copy in a custom pbuf whose struct comes from a
+ *          qmempool and whose payload is the page_frag buffer the NIC
+ *          wrote; freeing the pbuf calls page_frag_free().
+ *
+ * Both live in one binary (see lwipopts.h for the renaming that makes that
+ * possible), so one experiment can boot each and compare.
+ */
+#ifndef NET_NET_MEM_H
+#define NET_NET_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum net_alloc_mode { NET_ALLOC_STOCK, NET_ALLOC_NATIVE };
+
+extern enum net_alloc_mode net_alloc_mode;
+
+/* Counters of the packet buffers we manage, for /stats.json and the leak
+ * test: rx_pbufs_in_use goes back to 0 once lwIP has freed every frame. */
+struct net_mem_stats {
+	uint64_t heap_alloc, heap_free, heap_fail;
+	uint64_t memp_alloc, memp_free, memp_fail;
+	uint64_t rx_wrap, rx_copy, rx_fail;
+	int64_t rx_pbufs_in_use; /* custom RX pbufs not yet freed */
+};
+extern struct net_mem_stats net_mem_stats;
+
+/**
+ * net_mem_init - set up the chosen mode's pools. Called by lwip_init()
+ * through memp_init(); the mode must be set before.
+ */
+const char *net_alloc_name(void);
+
+struct pbuf;
+/**
+ * net_rx_pbuf - turn a received frame into a pbuf for lwIP.
+ * @frame: page_frag buffer (from napi_alloc_frag) the NIC wrote; owned by
+ * the caller until this returns, and always consumed (freed or wrapped).
+ * @len: frame length, already checked by the driver.
+ * Context: the net CPU's poll loop.
+ * Return: the pbuf, or NULL on allocation failure (frame freed, counted).
+ */
+struct pbuf *net_rx_pbuf(void *frame, uint32_t len);
+
+int net_mem_stats_json(char *buf, size_t size);
+
+#endif /* NET_NET_MEM_H */

@@ -1,0 +1,141 @@
+/*
+ * /stats.json: one JSON document with every counter the system keeps:
+ * the allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
+ * lists, numastat, slabinfo, qmempool, page_frag), the NICs' counters,
+ * our lwIP memory glue and lwIP's own statistics.
+ *
+ * The allocator functions are referenced weakly: a kernel built without
+ * one of them (a branch not merged yet) shows null for that section
+ * instead of failing to link.
+ */
+#include <string.h>
+
+#include "lwip/memp.h"
+#include "lwip/priv/memp_priv.h"
+#include "lwip/stats.h"
+#include "mm.h"
+#include "net.h"
+#include "net_mem.h"
+#include "netdev.h"
+#include "pci.h"
+
+typedef int (*json_fn)(char *buf, size_t size);
+
+int buddyinfo_json(char *buf, size_t size) __attribute__((weak));
+int zoneinfo_json(char *buf, size_t size) __attribute__((weak));
+int numastat_json(char *buf, size_t size) __attribute__((weak));
+int slabinfo_json(char *buf, size_t size) __attribute__((weak));
+int qmempool_stats_json(char *buf, size_t size) __attribute__((weak));
+int page_frag_stats_json(char *buf, size_t size) __attribute__((weak));
+int cpustat_json(char *buf, size_t size) __attribute__((weak));
+
+static int lwip_stats_json(char *buf, size_t size);
+
+static const struct {
+	const char *name;
+	json_fn fn;
+} sections[] = {
+	{"buddyinfo", buddyinfo_json},
+	{"zoneinfo", zoneinfo_json},
+	{"numastat", numastat_json},
+	{"slabinfo", slabinfo_json},
+	{"qmempool", qmempool_stats_json},
+	{"page_frag", page_frag_stats_json},
+	{"cpus", cpustat_json},
+	{"nic", netdev_stats_json},
+	{"net_mem", net_mem_stats_json},
+	{"poll", net_poll_stats_json},
+	{"lwip", lwip_stats_json},
+	{"pci", pci_json},
+};
+
+#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
+#define APPEND(...)                                                            \
+	(n += (size_t)mm_snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
+				  __VA_ARGS__))
+
+static int proto_json(char *buf, size_t size, const char *name,
+		      const struct stats_proto *p, bool comma)
+{
+	return mm_snprintf(buf, size,
+			   "%s\"%s\":{\"xmit\":%u,\"recv\":%u,\"drop\":%u,"
+			   "\"memerr\":%u,\"err\":%u}",
+			   comma ? "," : "", name, p->xmit, p->recv, p->drop,
+			   p->memerr, p->err);
+}
+
+static const char *const memp_names[] = {
+#define LWIP_MEMPOOL(name, num, size, desc) #name,
+#include "lwip/priv/memp_std.h"
+};
+
+static int lwip_stats_json(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	APPEND("{");
+	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
+				"link", &lwip_stats.link, false);
+	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
+				"ip", &lwip_stats.ip, true);
+	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
+				"icmp", &lwip_stats.icmp, true);
+	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
+				"udp", &lwip_stats.udp, true);
+	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
+				"tcp", &lwip_stats.tcp, true);
+	APPEND(",\"heap\":{\"used\":%lu,\"max\":%lu,\"err\":%u}",
+	       (unsigned long)lwip_stats.mem.used,
+	       (unsigned long)lwip_stats.mem.max, lwip_stats.mem.err);
+	APPEND(",\"memp\":{");
+	for (int t = 0; t < MEMP_MAX; t++) {
+		const struct stats_mem *m = memp_pools[t]->stats;
+
+		APPEND("%s\"%s\":{\"used\":%lu,\"max\":%lu,\"err\":%u}",
+		       t ? "," : "", memp_names[t], (unsigned long)m->used,
+		       (unsigned long)m->max, m->err);
+	}
+	APPEND("}}");
+	return (int)n;
+}
+
+/*
+ * One section. A section must return the length it would write (snprintf
+ * semantics); one that returns less than it wrote would make the document
+ * shorter than its bytes and cut it off, so trust the bytes, and say once
+ * which section misreported.
+ */
+static size_t section(size_t i, char *buf, size_t size)
+{
+	static bool reported[sizeof(sections) / sizeof(sections[0])];
+	int r = sections[i].fn(buf, size);
+	size_t wrote = size ? strnlen(buf, size) : 0;
+
+	if (r < 0 || (size_t)r < wrote) {
+		if (!reported[i]) {
+			reported[i] = true;
+			mm_printf("net: stats section %s returned %d but wrote "
+				  "%lu bytes\n",
+				  sections[i].name, r, (unsigned long)wrote);
+		}
+		return wrote;
+	}
+	return (size_t)r;
+}
+
+int net_stats_json(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	APPEND("{");
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		APPEND("%s\"%s\":", i ? "," : "", sections[i].name);
+		if (sections[i].fn)
+			n += section(i, buf + CLAMP(n, size),
+				     size - CLAMP(n, size));
+		else
+			APPEND("null");
+	}
+	APPEND("}\n");
+	return (int)n;
+}
