@@ -27,7 +27,8 @@ static bool v_ip(const char *v, const char *allowed);
 static bool v_name(const char *v, const char *allowed);
 
 static const struct key keys[] = {
-	{"nic", "virtio", v_choice, "virtio|e1000|none", "network card driver"},
+	{"nic", "virtio", v_list, "virtio|e1000|none",
+	 "network card drivers (e.g. virtio,e1000: both kinds)"},
 	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N", "IPv4 address"},
 	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
 	{"rx_alloc", "local", v_choice, "local|device|interleave",

@@ -12,6 +12,7 @@
 #include "net.h"
 
 #include "drv_port.h"
+#include "e1000.h"
 #include "lwip/dhcp.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
@@ -74,8 +75,9 @@ static int probe_nics(void)
 	case NET_NIC_VIRTIO:
 		return virtio_net_probe(true, node);
 	case NET_NIC_E1000:
-		drv_printf("net: nic=e1000 is not built yet\n");
-		return 0;
+		return e1000_probe(node);
+	case NET_NIC_BOTH: /* virtio-net first: eth0 is a virtio NIC */
+		return virtio_net_probe(true, node) + e1000_probe(node);
 	default:
 		return 0;
 	}

@@ -28,6 +28,7 @@ struct net_config {
 #define NET_NIC_VIRTIO 0
 #define NET_NIC_E1000  1
 #define NET_NIC_NONE   2
+#define NET_NIC_BOTH   3 /* nic=virtio,e1000: every NIC of both kinds */
 
 extern struct net_config net_config;
 

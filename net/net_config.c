@@ -56,6 +56,9 @@ void net_config_parse(void)
 	net_config.nic = strcmp(nic, "e1000") == 0 ? NET_NIC_E1000 :
 			 strcmp(nic, "none") == 0  ? NET_NIC_NONE :
 						     NET_NIC_VIRTIO;
+	/* nic= is a list: "virtio,e1000" binds every NIC of both kinds. */
+	if (cmdline_has("nic", "virtio") && cmdline_has("nic", "e1000"))
+		net_config.nic = NET_NIC_BOTH;
 	net_config.dhcp = true;
 	if (strcmp(ip, "dhcp") != 0)
 		parse_static(ip);
