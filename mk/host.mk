@@ -3,7 +3,7 @@
 # Three variants of the same sources: plain (-O2), tsan and asan. Each test
 # file tests/host/test_*.c (cmocka) and stress_*.c (pthreads) becomes one
 # binary per variant, linked against that variant's libmm.a.
-.PHONY: host-lib test-host test-host-unit test-host-stress
+.PHONY: host-lib test-host test-host-unit test-host-stress test-host-example
 
 HOST_CC ?= cc
 HOST_WARN := -Wall -Wextra -Werror
@@ -49,7 +49,17 @@ $(BUILD)/host/include/mm.h: $(MM_HEADERS)
 HOST_UNIT_BINS := $(foreach v,plain asan,$(addprefix $(BUILD)/host/$(v)/tests/,$(HOST_TESTS)))
 HOST_STRESS_BINS := $(foreach v,$(HOST_VARIANTS),$(addprefix $(BUILD)/host/$(v)/tests/,$(HOST_STRESS)))
 
-test-host: test-host-unit test-host-stress
+test-host: test-host-unit test-host-stress test-host-example
+
+# The README's example program, compiled exactly as the README tells users
+# to (cc exp.c -Ibuild/host/include build/host/libmm.a -lpthread), then run.
+HOST_EXAMPLE := $(BUILD)/host/example_program
+$(HOST_EXAMPLE): tests/host/example_program.c $(BUILD)/host/libmm.a \
+		$(BUILD)/host/include/mm.h
+	$(HOST_CC) $< -I$(BUILD)/host/include $(BUILD)/host/libmm.a -lpthread -o $@
+
+test-host-example: $(HOST_EXAMPLE)
+	@tools/run-host-tests $(HOST_EXAMPLE)
 
 # Every binary runs even if an earlier one failed; the target fails if any did.
 test-host-unit: deps-host $(HOST_UNIT_BINS)

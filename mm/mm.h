@@ -5,9 +5,12 @@
 #ifndef MM_MM_H
 #define MM_MM_H
 
+#include "debug.h"
 #include "gfp.h"
+#include "mm_stats.h"
 #include "page_alloc.h"
 #include "page_frag.h"
 #include "platform.h"
+#include "slab.h"
 
 #endif /* MM_MM_H */

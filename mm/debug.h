@@ -1,0 +1,62 @@
+/*
+ * Debug checks of the allocators, switchable at run time.
+ *
+ * The flag starts from the compile-time MM_DEBUG (make MM_DEBUG=1) and can be
+ * flipped by tests (mm_debug_set) and by the kernel command line (mm_debug=1).
+ * With it on, the page allocator checks every free (double free, page not
+ * allocated, wrong order, wrong zone) and poisons freed pages. A detection is
+ * printed with the caller's address and counted, and the bad free is refused,
+ * so the system keeps running and a test can assert on the counters.
+ */
+#ifndef MM_DEBUG_H
+#define MM_DEBUG_H
+
+#include <stdbool.h>
+
+#include "platform.h"
+
+#ifndef MM_DEBUG
+#define MM_DEBUG 0
+#endif
+
+enum mm_debug_kind {
+	MM_DBG_DOUBLE_FREE,   /* freeing a block that is already free */
+	MM_DBG_NOT_ALLOCATED, /* freeing a page/address never handed out */
+	MM_DBG_WRONG_ORDER,   /* order on free differs from the allocation */
+	MM_DBG_WRONG_ZONE,    /* page not in its zone's mem_map / bad node */
+	MM_DBG_OTHER,	      /* any other allocator's detection */
+	MM_DBG_NR_KINDS
+};
+
+extern atomic_bool mm_debug_flag;
+
+/* mm_debug_on - is debug checking on? Cheap (one relaxed load). */
+static inline bool mm_debug_on(void)
+{
+	return atomic_load_explicit(&mm_debug_flag, memory_order_relaxed);
+}
+
+/* mm_debug_set - switch debug checks on or off. Any context. */
+void mm_debug_set(bool on);
+
+/*
+ * mm_debug_report - print one detection with the caller's address and count
+ * it under @kind. @caller is __builtin_return_address(0) of the public entry
+ * point the user called. Any context. Never stops the system.
+ */
+__attribute__((format(printf, 3, 4))) void
+mm_debug_report(enum mm_debug_kind kind, const void *caller, const char *fmt,
+		...);
+
+/* mm_debug_count - detections of @kind since boot or the last reset. */
+unsigned long mm_debug_count(enum mm_debug_kind kind);
+/* mm_debug_total - detections of every kind. */
+unsigned long mm_debug_total(void);
+/* mm_debug_last_caller - caller address of the latest report (tests). */
+const void *mm_debug_last_caller(void);
+/* mm_debug_reset_counts - zero the counters (tests do it per case). */
+void mm_debug_reset_counts(void);
+/* mm_debug_set_quiet - count without printing (tests that expect reports). */
+void mm_debug_set_quiet(bool quiet);
+
+#endif /* MM_DEBUG_H */

@@ -1,0 +1,63 @@
+/*
+ * Booting a simulated machine in a Linux process (host world only).
+ *
+ * Each NUMA node's "physical memory" is one mmap'd region; each pthread
+ * says which simulated CPU it is. After mm_host_boot() every mm API works
+ * as in the kernel:
+ *
+ *	int cpu_node[2] = { 0, 1 };
+ *	mm_host_boot(2, 64 << 20, 2, cpu_node);   // 2 nodes of 64 MiB, 2 CPUs
+ *	mm_host_set_cpu(1);                       // this thread is CPU 1
+ *	struct page *p = alloc_pages(GFP_KERNEL, 0);   // from node 1
+ *	__free_pages(p, 0);
+ *	mm_host_shutdown();
+ */
+#ifndef MM_HOST_H
+#define MM_HOST_H
+
+#include <stddef.h>
+
+/* A range of a node's memory not handed to the allocator (a hole). */
+struct mm_host_hole {
+	int nid;
+	size_t offset; /* from the start of the node's region */
+	size_t len;
+};
+
+struct mm_host_config {
+	int nr_nodes;	       /* 1..MM_MAX_NODES */
+	size_t bytes_per_node; /* rounded up to whole pages */
+	int nr_cpus;	       /* 1..MM_MAX_CPUS */
+	/* cpu_to_node[cpu]; NULL: CPUs split into equal blocks per node. */
+	const int *cpu_to_node;
+	/* distance[from * nr_nodes + to], SLIT style; NULL: 10 local,
+	 * 20 remote (what QEMU reports by default). */
+	const int *distance;
+	const struct mm_host_hole *holes; /* NULL or nr_holes entries */
+	int nr_holes;
+};
+
+/*
+ * mm_host_boot - build a machine and run mm_init() on it. cpu_to_node may
+ * be NULL (see struct mm_host_config). The calling thread becomes CPU 0.
+ * Returns 0, or -1 with a message (bad arguments, out of memory, already
+ * booted). Call mm_host_shutdown() before booting again.
+ */
+int mm_host_boot(int nr_nodes, size_t bytes_per_node, int nr_cpus,
+		 const int *cpu_to_node);
+/* mm_host_boot_config - the same with distances and holes. */
+int mm_host_boot_config(const struct mm_host_config *cfg);
+
+/*
+ * mm_host_set_cpu - the calling thread is simulated CPU cpu from now on.
+ * One thread per CPU at a time: per-CPU lists and counters assume it.
+ */
+void mm_host_set_cpu(int cpu);
+
+/*
+ * mm_host_shutdown - unmap every node. Every page, slab and pointer into
+ * the machine is gone; no thread may still use it. Safe without a boot.
+ */
+void mm_host_shutdown(void);
+
+#endif /* MM_HOST_H */

@@ -1,0 +1,246 @@
+/*
+ * Page allocator statistics as text and JSON (formats in mm_stats.h).
+ * A snapshot, not an atomic one: each zone is read under its own lock, each
+ * per-CPU list under its own, counters with relaxed loads.
+ */
+#include <string.h>
+
+#include "mm_stats.h"
+#include "zone.h"
+
+/* An snprintf-style accumulator: writes what fits, counts everything. */
+struct sbuf {
+	char *p;
+	size_t size;
+	size_t len;
+};
+
+__attribute__((format(printf, 2, 3))) static void
+sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	size_t room = b->len < b->size ? b->size - b->len : 0;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = mm_vsnprintf(room ? b->p + b->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += (size_t)n;
+}
+
+static int sb_done(struct sbuf *b)
+{
+	if (b->size && b->len >= b->size)
+		b->p[b->size - 1] = '\0';
+	else if (b->size)
+		b->p[b->len] = '\0';
+	return (int)b->len;
+}
+
+static void sb_init(struct sbuf *b, char *buf, size_t size)
+{
+	*b = (struct sbuf){buf, size, 0};
+	if (size)
+		buf[0] = '\0';
+}
+
+struct zone_snap {
+	unsigned long blocks[MAX_ORDER + 1];
+	unsigned long free;
+};
+
+static void snap_zone(struct zone *z, struct zone_snap *s)
+{
+	unsigned long flags = mm_spin_lock_irqsave(&z->lock);
+	for (int o = 0; o <= MAX_ORDER; o++)
+		s->blocks[o] = z->free_area[o].nr_free;
+	s->free = (unsigned long)atomic_load(&z->free_pages);
+	mm_spin_unlock_irqrestore(&z->lock, flags);
+}
+
+int buddyinfo_text(char *buf, size_t size)
+{
+	struct sbuf b;
+	sb_init(&b, buf, size);
+	for (int n = 0; n < mm_nr_zones; n++) {
+		struct zone_snap s;
+		snap_zone(&mm_zones[n], &s);
+		sb_printf(&b, "Node %d, zone   Normal", n);
+		for (int o = 0; o <= MAX_ORDER; o++)
+			sb_printf(&b, " %6lu", s.blocks[o]);
+		sb_printf(&b, "\n");
+	}
+	return sb_done(&b);
+}
+
+int buddyinfo_json(char *buf, size_t size)
+{
+	struct sbuf b;
+	sb_init(&b, buf, size);
+	sb_printf(&b, "{");
+	for (int n = 0; n < mm_nr_zones; n++) {
+		struct zone_snap s;
+		snap_zone(&mm_zones[n], &s);
+		sb_printf(&b, "%s\"node%d\": {\"free_blocks\": [",
+			  n ? ", " : "", n);
+		for (int o = 0; o <= MAX_ORDER; o++)
+			sb_printf(&b, "%s%lu", o ? ", " : "", s.blocks[o]);
+		sb_printf(&b, "], \"free_pages\": %lu}", s.free);
+	}
+	sb_printf(&b, "}");
+	return sb_done(&b);
+}
+
+struct pcp_snap {
+	int count[NR_PCP_ORDERS];
+	unsigned long pages;
+	unsigned long hit, miss, free, refill, drain;
+};
+
+static void snap_pcp(struct zone *z, int cpu, struct pcp_snap *s)
+{
+	struct per_cpu_pages *pcp = &z->pcp[cpu];
+	unsigned long flags = mm_spin_lock_irqsave(&pcp->lock);
+	s->pages = 0;
+	for (int o = 0; o < NR_PCP_ORDERS; o++) {
+		s->count[o] = pcp->count[o];
+		s->pages += (unsigned long)pcp->count[o] << o;
+	}
+	mm_spin_unlock_irqrestore(&pcp->lock, flags);
+	s->hit = mm_stat_read(&pcp->stats.alloc_hit);
+	s->miss = mm_stat_read(&pcp->stats.alloc_miss);
+	s->free = mm_stat_read(&pcp->stats.free);
+	s->refill = mm_stat_read(&pcp->stats.refill);
+	s->drain = mm_stat_read(&pcp->stats.drain);
+}
+
+static int stat_cpus(void)
+{
+	int n = mm_nr_cpus();
+	return n < MM_MAX_CPUS ? n : MM_MAX_CPUS;
+}
+
+static void zoneinfo_text_zone(struct sbuf *b, struct zone *z)
+{
+	struct zone_snap s;
+	snap_zone(z, &s);
+	sb_printf(b, "Node %d, zone   Normal\n", z->nid);
+	sb_printf(b, "  pages free     %lu\n", s.free);
+	sb_printf(b, "        managed  %lu\n", z->managed_pages);
+	sb_printf(b, "        spanned  %lu\n", z->spanned_pages);
+	sb_printf(b, "  start_pfn      %#lx\n", z->start_pfn);
+	sb_printf(b, "  alloc_fail     %lu\n", mm_stat_read(&z->alloc_fail));
+	sb_printf(b, "  pcp batch/high");
+	for (int o = 0; o < NR_PCP_ORDERS; o++)
+		sb_printf(b, "  o%d %d/%d", o, z->pcp_batch[o], z->pcp_high[o]);
+	sb_printf(b, "\n  pagesets\n");
+	for (int cpu = 0; cpu < stat_cpus(); cpu++) {
+		struct pcp_snap p;
+		snap_pcp(z, cpu, &p);
+		sb_printf(b, "    cpu %d: count", cpu);
+		for (int o = 0; o < NR_PCP_ORDERS; o++)
+			sb_printf(b, " %d", p.count[o]);
+		sb_printf(b,
+			  " pages %lu hit %lu miss %lu free %lu refill %lu "
+			  "drain %lu\n",
+			  p.pages, p.hit, p.miss, p.free, p.refill, p.drain);
+	}
+}
+
+int zoneinfo_text(char *buf, size_t size)
+{
+	struct sbuf b;
+	sb_init(&b, buf, size);
+	for (int n = 0; n < mm_nr_zones; n++)
+		zoneinfo_text_zone(&b, &mm_zones[n]);
+	return sb_done(&b);
+}
+
+static void int_array_json(struct sbuf *b, const char *key, const int *v)
+{
+	sb_printf(b, ", \"%s\": [", key);
+	for (int o = 0; o < NR_PCP_ORDERS; o++)
+		sb_printf(b, "%s%d", o ? ", " : "", v[o]);
+	sb_printf(b, "]");
+}
+
+static void zoneinfo_json_zone(struct sbuf *b, struct zone *z)
+{
+	struct zone_snap s;
+	snap_zone(z, &s);
+	sb_printf(b,
+		  "\"node%d\": {\"free\": %lu, \"managed\": %lu, "
+		  "\"spanned\": %lu, \"start_pfn\": %lu, \"alloc_fail\": %lu",
+		  z->nid, s.free, z->managed_pages, z->spanned_pages,
+		  z->start_pfn, mm_stat_read(&z->alloc_fail));
+	int_array_json(b, "pcp_batch", z->pcp_batch);
+	int_array_json(b, "pcp_high", z->pcp_high);
+	sb_printf(b, ", \"pcp\": {");
+	for (int cpu = 0; cpu < stat_cpus(); cpu++) {
+		struct pcp_snap p;
+		snap_pcp(z, cpu, &p);
+		sb_printf(b, "%s\"cpu%d\": {\"count\": [", cpu ? ", " : "",
+			  cpu);
+		for (int o = 0; o < NR_PCP_ORDERS; o++)
+			sb_printf(b, "%s%d", o ? ", " : "", p.count[o]);
+		sb_printf(b,
+			  "], \"pages\": %lu, \"alloc_hit\": %lu, "
+			  "\"alloc_miss\": %lu, \"free\": %lu, "
+			  "\"refill\": %lu, \"drain\": %lu}",
+			  p.pages, p.hit, p.miss, p.free, p.refill, p.drain);
+	}
+	sb_printf(b, "}}");
+}
+
+int zoneinfo_json(char *buf, size_t size)
+{
+	struct sbuf b;
+	sb_init(&b, buf, size);
+	sb_printf(&b, "{");
+	for (int n = 0; n < mm_nr_zones; n++) {
+		sb_printf(&b, n ? ", " : "");
+		zoneinfo_json_zone(&b, &mm_zones[n]);
+	}
+	sb_printf(&b, "}");
+	return sb_done(&b);
+}
+
+static const char *const numa_stat_names[NR_NUMA_STATS] = {
+	[NUMA_HIT] = "numa_hit",	 [NUMA_MISS] = "numa_miss",
+	[NUMA_FOREIGN] = "numa_foreign", [NUMA_LOCAL] = "local_node",
+	[NUMA_OTHER] = "other_node",
+};
+
+int numastat_text(char *buf, size_t size)
+{
+	struct sbuf b;
+	sb_init(&b, buf, size);
+	sb_printf(&b, "%-16s", "");
+	for (int n = 0; n < mm_nr_zones; n++)
+		sb_printf(&b, " %15s%d", "node", n);
+	sb_printf(&b, "\n");
+	for (int i = 0; i < NR_NUMA_STATS; i++) {
+		sb_printf(&b, "%-16s", numa_stat_names[i]);
+		for (int n = 0; n < mm_nr_zones; n++)
+			sb_printf(&b, " %16lu",
+				  numa_stat_read(n, (enum numa_stat)i));
+		sb_printf(&b, "\n");
+	}
+	return sb_done(&b);
+}
+
+int numastat_json(char *buf, size_t size)
+{
+	struct sbuf b;
+	sb_init(&b, buf, size);
+	sb_printf(&b, "{");
+	for (int n = 0; n < mm_nr_zones; n++) {
+		sb_printf(&b, "%s\"node%d\": {", n ? ", " : "", n);
+		for (int i = 0; i < NR_NUMA_STATS; i++)
+			sb_printf(&b, "%s\"%s\": %lu", i ? ", " : "",
+				  numa_stat_names[i],
+				  numa_stat_read(n, (enum numa_stat)i));
+		sb_printf(&b, "}");
+	}
+	sb_printf(&b, "}");
+	return sb_done(&b);
+}

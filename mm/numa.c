@@ -1,0 +1,81 @@
+/*
+ * NUMA policy of the page allocator: which node to try next, and the
+ * numastat counters that show where allocations really landed.
+ *
+ * Fallback: each zone keeps a "zonelist", every node sorted by SLIT
+ * distance from it (mm_node_distance), itself first, ties broken by node
+ * id. An allocation that prefers node N walks N's zonelist, unless it says
+ * __GFP_THISNODE.
+ *
+ * numastat, as Linux defines it, counted in pages on the node the pages
+ * came from (numa_foreign on the node that was wanted):
+ *   numa_hit     the preferred node had the pages
+ *   numa_miss    pages came from here though another node was preferred
+ *   numa_foreign this node was preferred, the pages came from another
+ *   local_node   pages from here for a CPU of this node
+ *   other_node   pages from here for a CPU of another node
+ * The counters live per CPU and only their CPU writes them, so counting
+ * costs two plain stores on the fast path; numastat sums the CPUs.
+ */
+#include "zone.h"
+
+struct mm_cpu_stats mm_cpu_stats[MM_MAX_CPUS];
+
+static int node_distance(int from, int to)
+{
+	return mm_node_distance(from, to);
+}
+
+/* Insertion sort by distance; node ids ascending on ties (stable). */
+static void build_zonelist(struct zone *z)
+{
+	int n = 0;
+	for (int nid = 0; nid < mm_nr_zones; nid++) {
+		int d = node_distance(z->nid, nid);
+		int i = n++;
+		while (i > 0 && node_distance(z->nid, z->zonelist[i - 1]) > d) {
+			z->zonelist[i] = z->zonelist[i - 1];
+			i--;
+		}
+		z->zonelist[i] = nid;
+	}
+	z->nr_zonelist = n;
+}
+
+/* numa_build_zonelists - fallback order of every zone; boot only. */
+void numa_build_zonelists(void)
+{
+	for (int nid = 0; nid < mm_nr_zones; nid++)
+		build_zonelist(&mm_zones[nid]);
+}
+
+/*
+ * numa_count_alloc - count `pages` pages that came from node nid for an
+ * allocation that preferred node `preferred`, on the current CPU.
+ */
+void numa_count_alloc(int preferred, int nid, unsigned long pages)
+{
+	int cpu = mm_cpu_slot();
+	atomic_ulong *c = mm_cpu_stats[cpu].numa[nid];
+
+	if (nid == preferred) {
+		mm_stat_add(&c[NUMA_HIT], pages);
+	} else {
+		mm_stat_add(&c[NUMA_MISS], pages);
+		mm_stat_add(&mm_cpu_stats[cpu].numa[preferred][NUMA_FOREIGN],
+			    pages);
+	}
+	if (nid == mm_cpu_to_node(cpu))
+		mm_stat_add(&c[NUMA_LOCAL], pages);
+	else
+		mm_stat_add(&c[NUMA_OTHER], pages);
+}
+
+/* numa_stat_read - one numastat counter of node nid, all CPUs summed. */
+unsigned long numa_stat_read(int nid, enum numa_stat item)
+{
+	unsigned long sum = 0;
+	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++)
+		sum += mm_stat_read(&mm_cpu_stats[cpu].numa[nid][item]);
+	return sum;
+}

@@ -1,0 +1,425 @@
+/*
+ * Slab allocator core: caches, slabs, the per-CPU fast path and the node
+ * lists behind it.
+ *
+ * In the spirit of SLUB, but with the per-CPU part made of a magazine (a
+ * stack of free object pointers, as in Bonwick's magazines and Linux's
+ * SLAB array_cache) instead of a per-CPU slab freelist:
+ *
+ *   kmem_cache_alloc/free
+ *        |  fast path: this CPU's magazine, interrupts guarded, no lock,
+ *        |  no atomic read-modify-write; only this CPU's cache lines
+ *        v
+ *   node lists (per cache, per node, one spinlock): partial, full, empty
+ *        |  slow path: refill / flush half a magazine at a time
+ *        v
+ *   page allocator: slabs of 2^order pages, one node each
+ *
+ * Why a magazine: a free that lands on any slab is still a fast-path free
+ * (SLUB's fast free needs the object to be in the CPU's current slab), so
+ * the NIC pattern "allocate 256, free 256" stays on the fast path once warm.
+ *
+ * NUMA: a magazine only ever holds objects of its CPU's node. A free of an
+ * object from another node goes straight back to that node's lists
+ * (kmem_cache_free), and kmem_cache_alloc_node for another node takes from
+ * that node's lists, so objects never migrate between nodes through a CPU.
+ *
+ * Free pointers: a free object in a slab links to the next one through a
+ * pointer stored in the object (offset 0), or after it when the object must
+ * keep its contents while free (constructor) or is checked (debug).
+ */
+#include <string.h>
+
+#include "slab_internal.h"
+
+struct list_head slab_caches = LIST_HEAD_INIT(slab_caches);
+mm_spinlock_t slab_caches_lock = MM_SPINLOCK_INIT;
+
+/* ---------------------------------------------------------------------
+ * Slabs: carving a page block into objects, and giving it back.
+ */
+
+static struct page *slab_new(struct kmem_cache *s, int nid, gfp_t gfp)
+{
+	gfp_t pgfp = (gfp & (__GFP_THISNODE | __GFP_ATOMIC)) | __GFP_NOWARN |
+		     (s->order ? __GFP_COMP : 0);
+	struct page *page = alloc_pages_node(nid, pgfp, s->order);
+	if (!page)
+		return NULL;
+
+	char *base = page_address(page);
+	void *prev = NULL;
+	/* Link back to front so the freelist hands out objects in address
+	 * order (friendlier to the prefetcher on a fresh slab). */
+	for (unsigned int i = s->objects; i-- > 0;) {
+		void *obj = base + (size_t)i * s->stride + s->obj_offset;
+		if (cache_debug(s))
+			slab_debug_init_object(s, obj);
+		if (s->ctor)
+			s->ctor(obj);
+		*obj_fp(s, obj) = prev;
+		prev = obj;
+	}
+	page->flags |= PG_slab;
+	page->slab_cache = s;
+	page->freelist = prev;
+	page->inuse = 0;
+	page->objects = (uint16_t)s->objects;
+	return page;
+}
+
+static void slab_discard(struct page *page, unsigned int order)
+{
+	page->flags &= (uint16_t)~PG_slab;
+	page->slab_cache = NULL;
+	page->freelist = NULL;
+	__free_pages(page, order);
+}
+
+/* Free every slab on list (already unlinked from its node), no lock held;
+ * returns how many. */
+unsigned int __slab_discard_list(struct kmem_cache *s, struct list_head *list)
+{
+	struct list_head *pos, *tmp;
+	unsigned int n = 0;
+
+	list_for_each_safe (pos, tmp, list) {
+		struct page *page = list_entry(pos, struct page, lru);
+		list_del(&page->lru);
+		slab_discard(page, s->order);
+		n++;
+	}
+	return n;
+}
+
+/* ---------------------------------------------------------------------
+ * Node lists. Callers hold the interrupt guard; these take node locks.
+ */
+
+/* Take up to n objects from one slab; moves it to the full list if drained. */
+static size_t take_from_slab(struct kmem_cache *s, struct kmem_cache_node *kn,
+			     struct page *page, size_t n, void **out)
+{
+	size_t got = 0;
+	void *obj = page->freelist;
+
+	if (page->inuse == 0)
+		kn->nr_empty--;
+	else if (page->inuse == page->objects)
+		return 0;
+	else
+		kn->nr_partial--;
+	while (got < n && obj) {
+		out[got++] = obj;
+		obj = *obj_fp(s, obj);
+	}
+	page->freelist = obj;
+	page->inuse = (uint16_t)(page->inuse + got);
+	kn->free_objs -= got;
+	list_del(&page->lru);
+	if (obj) {
+		list_add(&page->lru, &kn->partial);
+		kn->nr_partial++;
+	} else {
+		list_add(&page->lru, &kn->full);
+	}
+	return got;
+}
+
+/* Take up to n objects from kn's partial slabs, then its empty reserve. */
+static size_t take_from_node(struct kmem_cache *s, struct kmem_cache_node *kn,
+			     size_t n, void **out)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		struct list_head *l = !list_empty(&kn->partial) ? &kn->partial
+				      : !list_empty(&kn->empty) ? &kn->empty
+								: NULL;
+		if (!l)
+			break;
+		struct page *page = list_first_entry(l, struct page, lru);
+		got += take_from_slab(s, kn, page, n - got, out + got);
+	}
+	return got;
+}
+
+/*
+ * __slab_take - move up to n free objects of node nid's slabs into out[],
+ * allocating new slabs when the node lists run dry. One lock acquisition
+ * for what the lists hold, one more per new slab. A new slab that the page
+ * allocator had to place on another node goes on that node's lists.
+ * Caller holds the interrupt guard. Returns how many were taken.
+ */
+size_t __slab_take(struct kmem_cache *s, int nid, gfp_t gfp, size_t n,
+		   void **out)
+{
+	struct kmem_cache_node *kn = &s->node[nid];
+	size_t got;
+
+	mm_spin_lock(&kn->lock);
+	got = take_from_node(s, kn, n, out);
+	mm_spin_unlock(&kn->lock);
+
+	while (got < n) {
+		struct page *page = slab_new(s, nid, gfp);
+		if (!page)
+			break;
+		kn = &s->node[page->nid];
+		mm_spin_lock(&kn->lock);
+		list_add(&page->lru, &kn->empty);
+		kn->nr_empty++;
+		kn->nr_slabs++;
+		kn->slab_allocs++;
+		kn->free_objs += page->objects;
+		got += take_from_slab(s, kn, page, n - got, out + got);
+		mm_spin_unlock(&kn->lock);
+	}
+	return got;
+}
+
+/* One object back into its slab; empty slabs beyond the reserve go to
+ * discard, to be freed once the lock is dropped. */
+static void put_to_slab(struct kmem_cache *s, struct kmem_cache_node *kn,
+			struct page *page, void *obj, struct list_head *discard)
+{
+	bool was_full = page->inuse == page->objects;
+
+	*obj_fp(s, obj) = page->freelist;
+	page->freelist = obj;
+	page->inuse--;
+	kn->free_objs++;
+	if (page->inuse == 0) {
+		list_del(&page->lru);
+		if (!was_full)
+			kn->nr_partial--;
+		if (kn->nr_empty < SLAB_NODE_EMPTY_RESERVE) {
+			list_add(&page->lru, &kn->empty);
+			kn->nr_empty++;
+		} else {
+			kn->nr_slabs--;
+			kn->slab_frees++;
+			kn->free_objs -= page->objects;
+			list_add(&page->lru, discard);
+		}
+	} else if (was_full) {
+		list_del(&page->lru);
+		list_add_tail(&page->lru, &kn->partial);
+		kn->nr_partial++;
+	}
+}
+
+/*
+ * __slab_put - return objs[0..n) to their slabs. Consecutive objects of
+ * one node share one lock acquisition. Caller holds the interrupt guard.
+ */
+void __slab_put(struct kmem_cache *s, size_t n, void *const *objs)
+{
+	struct list_head discard = LIST_HEAD_INIT(discard);
+	struct kmem_cache_node *kn = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		struct page *page = virt_to_head_page(objs[i]);
+		struct kmem_cache_node *want = &s->node[page->nid];
+		if (want != kn) {
+			if (kn)
+				mm_spin_unlock(&kn->lock);
+			kn = want;
+			mm_spin_lock(&kn->lock);
+		}
+		put_to_slab(s, kn, page, objs[i], &discard);
+	}
+	if (kn)
+		mm_spin_unlock(&kn->lock);
+	__slab_discard_list(s, &discard);
+}
+
+/* Flush the n oldest objects (bottom of the stack) of c to the node lists;
+ * the most recently freed, cache-hot ones stay. Guard held. */
+void __cpu_flush(struct kmem_cache *s, struct kmem_cache_cpu *c, unsigned int n)
+{
+	unsigned int avail = cpu_avail(c);
+
+	if (n > avail)
+		n = avail;
+	__slab_put(s, n, c->objs);
+	memmove(c->objs, c->objs + n, (avail - n) * sizeof(void *));
+	cpu_set_avail(c, avail - n);
+	stat_add(&c->flush, 1);
+}
+
+/* ---------------------------------------------------------------------
+ * The fast path.
+ */
+
+/* Slow path of alloc: magazine empty. Refill half of it, hand out one. */
+static void *cpu_refill(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			gfp_t gfp)
+{
+	size_t n = __slab_take(s, c->nid, gfp, c->batch, c->objs);
+
+	if (!n)
+		return NULL;
+	stat_add(&c->refill, 1);
+	cpu_set_avail(c, (unsigned int)n - 1);
+	return c->objs[n - 1];
+}
+
+static void *alloc_failed(struct kmem_cache *s, gfp_t gfp, int nid)
+{
+	atomic_fetch_add_explicit(&s->alloc_fail, 1, memory_order_relaxed);
+	if (!(gfp & __GFP_NOWARN))
+		mm_printf("slab: %s: allocation failed (node %d)\n", s->name,
+			  nid);
+	return NULL;
+}
+
+static inline void *slab_alloc_finish(struct kmem_cache *s, gfp_t gfp,
+				      void *obj, void *caller)
+{
+	if (mm_unlikely(cache_debug(s)))
+		slab_debug_on_alloc(s, obj, caller);
+	if (mm_unlikely(gfp & __GFP_ZERO))
+		memset(obj, 0, s->object_size);
+	return obj;
+}
+
+/* Slow path of alloc: empty magazine, __GFP_ZERO or a debug cache. */
+static __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s,
+						       gfp_t gfp, void *caller)
+{
+	unsigned long flags = mm_irq_save();
+	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+	unsigned int avail = cpu_avail(c);
+	void *obj;
+
+	if (avail) {
+		obj = c->objs[avail - 1];
+		cpu_set_avail(c, avail - 1);
+	} else {
+		obj = cpu_refill(s, c, gfp);
+	}
+	stat_add(&c->allocs, obj != NULL);
+	mm_irq_restore(flags);
+	if (mm_unlikely(!obj))
+		return alloc_failed(s, gfp, mm_this_node());
+	return slab_alloc_finish(s, gfp, obj, caller);
+}
+
+/*
+ * Fast path: pop the magazine. Everything else (refill, zeroing, debug
+ * checks) is out of line, so this compiles to a few loads and stores with
+ * no register spills.
+ */
+static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
+{
+	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_debug(s))) {
+		unsigned long flags = mm_irq_save();
+		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+		unsigned int avail = cpu_avail(c);
+		if (mm_likely(avail)) {
+			void *obj = c->objs[avail - 1];
+			cpu_set_avail(c, avail - 1);
+			stat_add(&c->allocs, 1);
+			mm_irq_restore(flags);
+			return obj;
+		}
+		mm_irq_restore(flags);
+	}
+	return slab_alloc_slow(s, gfp, caller);
+}
+
+/* An object for a node other than this CPU's: from that node's lists. */
+static void *slab_alloc_other_node(struct kmem_cache *s, gfp_t gfp, int nid,
+				   void *caller)
+{
+	unsigned long flags = mm_irq_save();
+	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+	void *obj = NULL;
+
+	stat_add(&c->alloc_remote, 1);
+	stat_add(&c->allocs, __slab_take(s, nid, gfp, 1, &obj));
+	mm_irq_restore(flags);
+	if (!obj)
+		return alloc_failed(s, gfp, nid);
+	return slab_alloc_finish(s, gfp, obj, caller);
+}
+
+void *__kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp, int nid, void *caller)
+{
+	if (mm_likely(nid == NUMA_NO_NODE || nid == mm_this_node()))
+		return slab_alloc(s, gfp, caller);
+	if (nid < 0 || nid >= mm_nr_nodes()) {
+		mm_printf("slab: %s: alloc on invalid node %d, caller %p\n",
+			  s->name, nid, caller);
+		return alloc_failed(s, gfp | __GFP_NOWARN, nid);
+	}
+	return slab_alloc_other_node(s, gfp, nid, caller);
+}
+
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
+{
+	return slab_alloc(s, gfp, __builtin_return_address(0));
+}
+
+void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
+{
+	return __kmem_cache_alloc(s, gfp, nid, __builtin_return_address(0));
+}
+
+/* Slow path of free: debug cache, remote object, or a full magazine. */
+static __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s,
+						     void *obj, void *caller)
+{
+	if (mm_unlikely(cache_debug(s)) && !slab_debug_on_free(s, obj, caller))
+		return;
+
+	unsigned long flags = mm_irq_save();
+	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+
+	stat_add(&c->frees, 1);
+	if (s->multi_node && obj_nid(obj) != c->nid) {
+		/* Remote object: home to its own node, not our magazine. */
+		stat_add(&c->remote_free, 1);
+		__slab_put(s, 1, &obj);
+	} else {
+		if (cpu_avail(c) == c->limit)
+			__cpu_flush(s, c, c->batch);
+		unsigned int avail = cpu_avail(c);
+		c->objs[avail] = obj;
+		cpu_set_avail(c, avail + 1);
+	}
+	mm_irq_restore(flags);
+}
+
+/* Fast path: push on the magazine if the object is local and it has room. */
+static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
+{
+	if (mm_likely(!cache_debug(s))) {
+		unsigned long flags = mm_irq_save();
+		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+		unsigned int avail = cpu_avail(c);
+		if (mm_likely(avail < c->limit) &&
+		    (mm_likely(!s->multi_node) || obj_nid(obj) == c->nid)) {
+			c->objs[avail] = obj;
+			cpu_set_avail(c, avail + 1);
+			stat_add(&c->frees, 1);
+			mm_irq_restore(flags);
+			return;
+		}
+		mm_irq_restore(flags);
+	}
+	slab_free_slow(s, obj, caller);
+}
+
+void __kmem_cache_free(struct kmem_cache *s, void *obj, void *caller)
+{
+	slab_free(s, obj, caller);
+}
+
+void kmem_cache_free(struct kmem_cache *s, void *obj)
+{
+	if (mm_unlikely(!obj))
+		return;
+	slab_free(s, obj, __builtin_return_address(0));
+}

@@ -1,0 +1,252 @@
+/*
+ * Slab caches: creating one (object layout, slab order, per-CPU magazines),
+ * shrinking and destroying it. The allocation paths are in mm/slab.c.
+ *
+ * A cache and its per-CPU magazines are one block from the page allocator,
+ * sized for the CPUs this machine really has (mm_nr_cpus), so no cache
+ * costs 64 magazines on a 2-CPU machine and kmalloc needs no bootstrap
+ * cache of caches.
+ */
+#include <string.h>
+
+#include "debug.h"
+#include "slab_internal.h"
+
+static size_t round_up(size_t x, size_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+static unsigned int order_for(size_t bytes)
+{
+	unsigned int order = 0;
+
+	while ((MM_PAGE_SIZE << order) < bytes)
+		order++;
+	return order;
+}
+
+/* Stride, red zones and free-pointer place for size/align/flags. */
+static void slab_layout(struct kmem_cache *s, size_t size, size_t align)
+{
+	size_t a = align < sizeof(void *) ? sizeof(void *) : align;
+
+	if ((s->flags & SLAB_HWCACHE_ALIGN) && a < MM_CACHE_LINE)
+		a = MM_CACHE_LINE;
+	s->align = (unsigned int)a;
+	if (cache_debug(s)) {
+		/* [red zone | object | red zone | struct slab_debug_meta] */
+		s->obj_offset = (unsigned int)round_up(SLAB_REDZONE_BYTES, a);
+		s->meta_offset = (unsigned int)(round_up(size, sizeof(void *)) +
+						SLAB_REDZONE_BYTES);
+		s->fp_offset = s->meta_offset;
+		s->stride = (unsigned int)round_up(
+			s->obj_offset + s->meta_offset +
+				sizeof(struct slab_debug_meta),
+			a);
+	} else if (s->ctor) {
+		/* The object keeps its constructed state while free. */
+		s->obj_offset = 0;
+		s->fp_offset = (unsigned int)round_up(size, sizeof(void *));
+		s->stride = (unsigned int)round_up(
+			s->fp_offset + sizeof(void *), a);
+	} else {
+		s->obj_offset = 0;
+		s->fp_offset = 0;
+		s->stride = (unsigned int)round_up(
+			size < sizeof(void *) ? sizeof(void *) : size, a);
+	}
+}
+
+/* Smallest order meeting SLAB_MIN_OBJECTS and the waste limit. */
+static void slab_pick_order(struct kmem_cache *s)
+{
+	for (unsigned int o = 0; o <= SLAB_MAX_ORDER; o++) {
+		size_t bytes = MM_PAGE_SIZE << o;
+		size_t objs = bytes / s->stride;
+		size_t waste = bytes - objs * s->stride;
+		s->order = o;
+		s->objects = (unsigned int)objs;
+		if (objs >= SLAB_MIN_OBJECTS && waste * SLAB_WASTE_DIV <= bytes)
+			return;
+	}
+}
+
+static unsigned int magazine_cap(size_t size)
+{
+	if (size <= SLAB_CPU_SMALL_SIZE)
+		return SLAB_CPU_CAP_SMALL;
+	if (size <= SLAB_CPU_MEDIUM_SIZE)
+		return SLAB_CPU_CAP_MEDIUM;
+	return SLAB_CPU_CAP_LARGE;
+}
+
+static bool bad_args(const char *name, size_t size, size_t align)
+{
+	if (!name || size == 0 || size > SLAB_MAX_SIZE) {
+		mm_printf(
+			"slab: kmem_cache_create(%s): size %zu not in 1..%u\n",
+			name ? name : "(null)", size, SLAB_MAX_SIZE);
+		return true;
+	}
+	if (align & (align - 1) || align > MM_PAGE_SIZE) {
+		mm_printf("slab: kmem_cache_create(%s): bad align %zu\n", name,
+			  align);
+		return true;
+	}
+	return false;
+}
+
+static void cache_init_percpu(struct kmem_cache *s, unsigned int cap)
+{
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct kmem_cache_cpu *c = cache_cpu(s, cpu);
+		c->limit = cap;
+		c->batch = cap / SLAB_CPU_BATCH_DIV;
+		c->nid = mm_cpu_to_node(cpu);
+	}
+	for (int nid = 0; nid < MM_MAX_NODES; nid++) {
+		struct kmem_cache_node *kn = &s->node[nid];
+		mm_spin_init(&kn->lock);
+		list_init(&kn->partial);
+		list_init(&kn->full);
+		list_init(&kn->empty);
+	}
+}
+
+struct kmem_cache *kmem_cache_create(const char *name, size_t size,
+				     size_t align, unsigned int flags,
+				     void (*ctor)(void *))
+{
+	if (bad_args(name, size, align))
+		return NULL;
+	if (slab_debug_runtime())
+		flags |= SLAB_DEBUG;
+	if (ctor)
+		flags &= ~SLAB_POISON; /* poison would undo the constructor */
+
+	int nr_cpus = mm_nr_cpus();
+	unsigned int cap = magazine_cap(size);
+	size_t cpu_stride =
+		round_up(sizeof(struct kmem_cache_cpu) + cap * sizeof(void *),
+			 MM_CACHE_LINE);
+	size_t head = round_up(sizeof(struct kmem_cache), MM_CACHE_LINE);
+	size_t bytes = head + (size_t)nr_cpus * cpu_stride;
+	unsigned int order = order_for(bytes);
+	struct page *page =
+		alloc_pages(__GFP_NOWARN | (order ? __GFP_COMP : 0), order);
+	if (!page) {
+		mm_printf("slab: kmem_cache_create(%s): no memory\n", name);
+		return NULL;
+	}
+
+	struct kmem_cache *s = page_address(page);
+	memset(s, 0, bytes);
+	s->name = name;
+	s->object_size = (unsigned int)size;
+	s->flags = flags;
+	s->ctor = ctor;
+	s->alloc_order = order;
+	s->nr_cpus = nr_cpus;
+	s->multi_node = mm_nr_nodes() > 1;
+	s->cpu_stride = (unsigned int)cpu_stride;
+	s->cpu_base = (char *)s + head;
+	slab_layout(s, size, align);
+	slab_pick_order(s);
+	cache_init_percpu(s, cap);
+
+	unsigned long f = mm_spin_lock_irqsave(&slab_caches_lock);
+	list_add_tail(&s->list, &slab_caches);
+	mm_spin_unlock_irqrestore(&slab_caches_lock, f);
+	return s;
+}
+
+/* Unlink every empty slab of every node into discard; returns objects
+ * still in use on the node lists. Guard held. */
+static unsigned long cache_reap_nodes(struct kmem_cache *s,
+				      struct list_head *discard)
+{
+	unsigned long inuse = 0;
+	struct list_head *pos;
+
+	for (int nid = 0; nid < MM_MAX_NODES; nid++) {
+		struct kmem_cache_node *kn = &s->node[nid];
+		mm_spin_lock(&kn->lock);
+		kn->nr_slabs -= kn->nr_empty;
+		kn->slab_frees += kn->nr_empty;
+		kn->free_objs -= kn->nr_empty * s->objects;
+		kn->nr_empty = 0;
+		list_splice_init(&kn->empty, discard);
+		list_for_each (pos, &kn->partial) {
+			inuse += list_entry(pos, struct page, lru)->inuse;
+		}
+		list_for_each (pos, &kn->full) {
+			inuse += list_entry(pos, struct page, lru)->inuse;
+		}
+		mm_spin_unlock(&kn->lock);
+	}
+	return inuse;
+}
+
+unsigned int kmem_cache_shrink(struct kmem_cache *s)
+{
+	struct list_head discard = LIST_HEAD_INIT(discard);
+	unsigned long flags = mm_irq_save();
+	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+
+	if (cpu_avail(c))
+		__cpu_flush(s, c, cpu_avail(c));
+	cache_reap_nodes(s, &discard);
+	mm_irq_restore(flags);
+	return __slab_discard_list(s, &discard);
+}
+
+void kmem_cache_destroy(struct kmem_cache *s)
+{
+	struct list_head discard = LIST_HEAD_INIT(discard);
+
+	if (!s)
+		return;
+	unsigned long flags = mm_irq_save();
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct kmem_cache_cpu *c = cache_cpu(s, cpu);
+		if (cpu_avail(c))
+			__cpu_flush(s, c, cpu_avail(c));
+	}
+	unsigned long inuse = cache_reap_nodes(s, &discard);
+	mm_irq_restore(flags);
+	__slab_discard_list(s, &discard);
+
+	if (inuse) {
+		mm_debug_report(MM_DBG_OTHER, __builtin_return_address(0),
+				"slab: kmem_cache_destroy(%s): %lu objects "
+				"still allocated; cache kept",
+				s->name, inuse);
+		slab_debug_count_destroy_busy();
+		s->dead = true;
+		return;
+	}
+	flags = mm_spin_lock_irqsave(&slab_caches_lock);
+	list_del(&s->list);
+	mm_spin_unlock_irqrestore(&slab_caches_lock, flags);
+	__free_pages(virt_to_page(s), s->alloc_order);
+}
+
+size_t kmem_cache_size(const struct kmem_cache *s)
+{
+	return s->object_size;
+}
+
+const char *kmem_cache_name(const struct kmem_cache *s)
+{
+	return s->name;
+}
+
+void slab_forget_all(void)
+{
+	unsigned long flags = mm_spin_lock_irqsave(&slab_caches_lock);
+	list_init(&slab_caches);
+	mm_spin_unlock_irqrestore(&slab_caches_lock, flags);
+	kmalloc_forget();
+	slab_debug_reset();
+}

@@ -1,0 +1,150 @@
+/*
+ * slabinfo: what every cache holds and how its paths were used, as text
+ * (one line per cache) and as JSON (one object per cache, keyed by name).
+ *
+ * Node figures are read under each node's lock; per-CPU figures are read
+ * without stopping their CPUs (relaxed loads), so a snapshot taken while
+ * other CPUs allocate is consistent per node but only approximate overall.
+ */
+#include "slab_internal.h"
+
+struct slab_snapshot {
+	unsigned long slabs, partial, empty, total, free_in_slabs, active;
+	unsigned long cpu_cached, allocs, frees, refills, flushes, remote;
+	unsigned long slab_allocs, slab_frees, fails, bulk_allocs, bulk_frees;
+};
+
+static void snapshot_nodes(struct kmem_cache *s, struct slab_snapshot *o)
+{
+	for (int nid = 0; nid < MM_MAX_NODES; nid++) {
+		struct kmem_cache_node *kn = &s->node[nid];
+		unsigned long f = mm_spin_lock_irqsave(&kn->lock);
+		o->slabs += kn->nr_slabs;
+		o->partial += kn->nr_partial;
+		o->empty += kn->nr_empty;
+		o->free_in_slabs += kn->free_objs;
+		o->slab_allocs += kn->slab_allocs;
+		o->slab_frees += kn->slab_frees;
+		mm_spin_unlock_irqrestore(&kn->lock, f);
+	}
+	o->total = o->slabs * s->objects;
+}
+
+static void snapshot(struct kmem_cache *s, struct slab_snapshot *o)
+{
+	*o = (struct slab_snapshot){0};
+	snapshot_nodes(s, o);
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct kmem_cache_cpu *c = cache_cpu(s, cpu);
+		o->cpu_cached += cpu_avail(c);
+		o->allocs += stat_read(&c->allocs);
+		o->frees += stat_read(&c->frees);
+		o->refills += stat_read(&c->refill);
+		o->flushes += stat_read(&c->flush);
+		o->remote += stat_read(&c->remote_free);
+		o->bulk_allocs += stat_read(&c->bulk_alloc);
+		o->bulk_frees += stat_read(&c->bulk_free);
+	}
+	o->fails = atomic_load_explicit(&s->alloc_fail, memory_order_relaxed);
+	unsigned long idle = o->free_in_slabs + o->cpu_cached;
+	o->active = o->total > idle ? o->total - idle : 0;
+}
+
+/* Append with snprintf semantics: len keeps counting past the end. */
+struct sbuf {
+	char *buf;
+	size_t size;
+	size_t len;
+};
+
+__attribute__((format(printf, 2, 3))) static void
+sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = b->len < b->size ? b->size - b->len : 0;
+
+	va_start(ap, fmt);
+	int n = mm_vsnprintf(room ? b->buf + b->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += (size_t)n;
+}
+
+static void text_line(struct sbuf *b, struct kmem_cache *s)
+{
+	struct slab_snapshot o;
+
+	snapshot(s, &o);
+	sb_printf(b,
+		  "%-16s %6u %6u %8lu %8lu %4u %3u %6lu %6lu %5lu %6lu "
+		  "%10lu %10lu %7lu %7lu %7lu %6lu %6lu %4lu\n",
+		  s->name, s->object_size, s->stride, o.active, o.total,
+		  s->objects, 1u << s->order, o.slabs, o.partial, o.empty,
+		  o.cpu_cached, o.allocs, o.frees, o.refills, o.flushes,
+		  o.remote, o.slab_allocs, o.slab_frees, o.fails);
+}
+
+int slabinfo_text(char *buf, size_t size)
+{
+	struct sbuf b = {buf, size, 0};
+	struct list_head *pos;
+
+	if (size)
+		buf[0] = '\0';
+	sb_printf(&b,
+		  "# %-14s %6s %6s %8s %8s %4s %3s %6s %6s %5s %6s "
+		  "%10s %10s %7s %7s %7s %6s %6s %4s\n",
+		  "name", "objsz", "stride", "active", "total", "per", "pgs",
+		  "slabs", "partl", "empty", "cpu", "allocs", "frees",
+		  "refills", "flushes", "remote", "pgallc", "pgfree", "fail");
+	unsigned long f = mm_spin_lock_irqsave(&slab_caches_lock);
+	list_for_each (pos, &slab_caches) {
+		text_line(&b, list_entry(pos, struct kmem_cache, list));
+	}
+	mm_spin_unlock_irqrestore(&slab_caches_lock, f);
+	return (int)b.len;
+}
+
+static void json_entry(struct sbuf *b, struct kmem_cache *s, bool first)
+{
+	struct slab_snapshot o;
+
+	snapshot(s, &o);
+	sb_printf(b,
+		  "%s\"%s\": {\"object_size\": %u, \"stride\": %u, "
+		  "\"align\": %u, \"active_objs\": %lu, \"num_objs\": %lu, "
+		  "\"objs_per_slab\": %u, \"pages_per_slab\": %u, "
+		  "\"slabs\": %lu, \"partial_slabs\": %lu, "
+		  "\"empty_slabs\": %lu, \"cpu_cached\": %lu, ",
+		  first ? "" : ", ", s->name, s->object_size, s->stride,
+		  s->align, o.active, o.total, s->objects, 1u << s->order,
+		  o.slabs, o.partial, o.empty, o.cpu_cached);
+	sb_printf(b,
+		  "\"allocs\": %lu, \"frees\": %lu, \"refills\": %lu, "
+		  "\"flushes\": %lu, \"remote_frees\": %lu, "
+		  "\"bulk_allocs\": %lu, \"bulk_frees\": %lu, "
+		  "\"slab_page_allocs\": %lu, \"slab_page_frees\": %lu, "
+		  "\"alloc_fails\": %lu, \"debug\": %s}",
+		  o.allocs, o.frees, o.refills, o.flushes, o.remote,
+		  o.bulk_allocs, o.bulk_frees, o.slab_allocs, o.slab_frees,
+		  o.fails, cache_debug(s) ? "true" : "false");
+}
+
+int slabinfo_json(char *buf, size_t size)
+{
+	struct sbuf b = {buf, size, 0};
+	struct list_head *pos;
+	bool first = true;
+
+	if (size)
+		buf[0] = '\0';
+	sb_printf(&b, "{");
+	unsigned long f = mm_spin_lock_irqsave(&slab_caches_lock);
+	list_for_each (pos, &slab_caches) {
+		json_entry(&b, list_entry(pos, struct kmem_cache, list), first);
+		first = false;
+	}
+	mm_spin_unlock_irqrestore(&slab_caches_lock, f);
+	sb_printf(&b, "}");
+	return (int)b.len;
+}

@@ -1,0 +1,162 @@
+/*
+ * Inside the page allocator: zones, per-CPU page lists and their counters.
+ *
+ * One zone per NUMA node. A zone owns the node's mem_map (one struct page
+ * per frame of the node's pfn span, holes marked PG_reserved), the buddy
+ * free lists of orders 0..MAX_ORDER under one zone lock, and, for every CPU,
+ * a per-CPU page list (PCP) of orders 0..PCP_MAX_ORDER with its own lock.
+ *
+ * Lock order: a CPU's pcp lock, then the zone lock. Nothing else nests.
+ *
+ * This header is shared by buddy.c, pcp.c, numa.c, page_alloc.c and
+ * mm_stats.c, and by tests that inspect the allocator; other allocators use
+ * only page_alloc.h.
+ */
+#ifndef MM_ZONE_H
+#define MM_ZONE_H
+
+#include "page_alloc.h"
+#include "page_alloc_tunables.h"
+
+#define NR_PCP_ORDERS (PCP_MAX_ORDER + 1)
+
+struct free_area {
+	struct list_head free_list; /* heads of free blocks of this order */
+	unsigned long nr_free;	    /* blocks on the list */
+};
+
+/* Counters of one per-CPU list, written by its owner under pcp->lock. */
+struct pcp_stats {
+	atomic_ulong alloc_hit;	 /* allocation served from the list */
+	atomic_ulong alloc_miss; /* list was empty: refilled first */
+	atomic_ulong free;	 /* blocks freed onto the list */
+	atomic_ulong refill;	 /* batch refills from the buddy lists */
+	atomic_ulong drain;	 /* batch drains to the buddy lists */
+};
+
+/*
+ * A per-CPU page list of one zone. The lock is taken only by its CPU on the
+ * fast path (uncontended: the cache line stays in that CPU's cache) and by
+ * drain_all_pages() running elsewhere, which is rare. That is what lets any
+ * CPU drain every list safely, with no inter-processor interrupt.
+ */
+struct per_cpu_pages {
+	mm_spinlock_t lock;
+	int count[NR_PCP_ORDERS]; /* blocks on lists[order] */
+	struct list_head lists[NR_PCP_ORDERS];
+	struct pcp_stats stats;
+} __mm_cacheline_aligned;
+
+struct zone {
+	mm_spinlock_t lock; /* guards free_area and the pfn state below */
+	int nid;
+	unsigned long start_pfn;     /* first pfn of the node's span */
+	unsigned long spanned_pages; /* span, holes included */
+	unsigned long managed_pages; /* pages given to the buddy lists */
+	struct page *mem_map;	     /* spanned_pages entries */
+	atomic_long free_pages;	     /* pages on the buddy lists */
+	atomic_ulong alloc_fail;     /* failed allocations preferring here */
+	struct free_area free_area[MAX_ORDER + 1];
+	/* Nodes to try, nearest first, for allocations preferring this one. */
+	int zonelist[MM_MAX_NODES];
+	int nr_zonelist;
+	/* Effective PCP limits (tunables fitted to the zone size). */
+	int pcp_batch[NR_PCP_ORDERS];
+	int pcp_high[NR_PCP_ORDERS];
+	struct per_cpu_pages pcp[MM_MAX_CPUS];
+};
+
+/* numastat counters, Linux semantics, counted in pages. */
+enum numa_stat {
+	NUMA_HIT,     /* on this node, which was the preferred one */
+	NUMA_MISS,    /* on this node, though another was preferred */
+	NUMA_FOREIGN, /* preferred this node, got another */
+	NUMA_LOCAL,   /* on this node, for a CPU of this node */
+	NUMA_OTHER,   /* on this node, for a CPU of another node */
+	NR_NUMA_STATS
+};
+
+/* Per-CPU counters: only the owning CPU writes them (no lock, no RMW). */
+struct mm_cpu_stats {
+	atomic_ulong numa[MM_MAX_NODES][NR_NUMA_STATS];
+} __mm_cacheline_aligned;
+
+extern struct zone mm_zones[MM_MAX_NODES];
+extern int mm_nr_zones;
+extern struct mm_cpu_stats mm_cpu_stats[MM_MAX_CPUS];
+extern atomic_bool mm_pcp_enabled;
+
+/* Single-writer counter bump: a plain load and store, no locked RMW. */
+static inline void mm_stat_add(atomic_ulong *c, unsigned long n)
+{
+	atomic_store_explicit(c,
+			      atomic_load_explicit(c, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+static inline unsigned long mm_stat_read(atomic_ulong *c)
+{
+	return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+static inline struct zone *page_zone(const struct page *page)
+{
+	return &mm_zones[page->nid];
+}
+
+static inline struct page *zone_pfn_page(struct zone *z, unsigned long pfn)
+{
+	return &z->mem_map[pfn - z->start_pfn];
+}
+
+static inline bool zone_spans_pfn(const struct zone *z, unsigned long pfn)
+{
+	return pfn - z->start_pfn < z->spanned_pages;
+}
+
+/* mm_this_cpu() clamped into the per-CPU arrays. */
+static inline int mm_cpu_slot(void)
+{
+	int cpu = mm_this_cpu();
+	return (unsigned)cpu < MM_MAX_CPUS ? cpu : 0;
+}
+
+/* buddy.c: the buddy lists; callers hold zone->lock. */
+struct page *__rmqueue(struct zone *z, unsigned int order);
+void __free_one_page(struct zone *z, struct page *page, unsigned int order);
+struct page *buddy_alloc(struct zone *z, unsigned int order);
+void buddy_free(struct zone *z, struct page *page, unsigned int order);
+unsigned int buddy_alloc_bulk(struct zone *z, unsigned int nr,
+			      struct page **pages);
+
+/* pcp.c: the per-CPU lists. */
+void pcp_zone_init(struct zone *z);
+struct page *pcp_alloc(struct zone *z, unsigned int order);
+void pcp_free(struct zone *z, struct page *page, unsigned int order);
+unsigned int pcp_alloc_bulk(struct zone *z, unsigned int nr,
+			    struct page **pages);
+void pcp_drain_cpu(struct zone *z, int cpu);
+/* pcp_set_enabled - route orders 0..3 through the PCP (true, the default)
+ * or straight to the buddy lists; disabling drains every list. Call it
+ * while no other CPU allocates (benchmarks, tests). */
+void pcp_set_enabled(bool on);
+/* Effective limits and current length of one list (tests, zoneinfo). */
+int pcp_batch(int nid, unsigned int order);
+int pcp_high(int nid, unsigned int order);
+int pcp_count(int nid, int cpu, unsigned int order);
+
+/* numa.c */
+void numa_build_zonelists(void);
+void numa_count_alloc(int preferred, int nid, unsigned long pages);
+unsigned long numa_stat_read(int nid, enum numa_stat item);
+
+/*
+ * mm_verify_free_lists - walk every buddy list and check it: each entry is
+ * a PG_buddy head of its order, aligned, inside its zone, not overlapping
+ * reserved pages, no two free buddies left unmerged, counts match.
+ * Takes each zone lock. Returns the free pages found, or -1 (with a
+ * message) on the first inconsistency. For tests and the boot self-test.
+ */
+long mm_verify_free_lists(void);
+
+#endif /* MM_ZONE_H */

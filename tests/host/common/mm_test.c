@@ -1,0 +1,88 @@
+/* Shared host-test helpers: see mm_test.h. */
+#include <pthread.h>
+
+#include "mm_test.h"
+#include "zone.h"
+
+void mm_test_boot(int nodes, size_t mib, int cpus)
+{
+	assert_int_equal(mm_host_boot(nodes, mib << 20, cpus, NULL), 0);
+	mm_debug_set(false);
+	mm_debug_set_quiet(false);
+	mm_debug_reset_counts();
+}
+
+int mm_test_setup_1node(void **state)
+{
+	(void)state;
+	mm_test_boot(1, 16, 1);
+	return 0;
+}
+
+int mm_test_setup_2nodes(void **state)
+{
+	(void)state;
+	mm_test_boot(2, 16, 2);
+	return 0;
+}
+
+int mm_test_setup_4nodes(void **state)
+{
+	(void)state;
+	mm_test_boot(4, 8, 4);
+	return 0;
+}
+
+int mm_test_teardown(void **state)
+{
+	(void)state;
+	mm_debug_set(false);
+	mm_debug_set_quiet(false);
+	mm_host_shutdown();
+	return 0;
+}
+
+struct on_cpu {
+	int cpu;
+	void (*fn)(void *);
+	void *arg;
+};
+
+static void *on_cpu_thread(void *p)
+{
+	struct on_cpu *c = p;
+	mm_host_set_cpu(c->cpu);
+	c->fn(c->arg);
+	return NULL;
+}
+
+void mm_test_on_cpu(int cpu, void (*fn)(void *), void *arg)
+{
+	struct on_cpu c = {cpu, fn, arg};
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, on_cpu_thread, &c), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+}
+
+unsigned long mm_test_free_blocks(int nid, unsigned int order)
+{
+	struct zone *z = &mm_zones[nid];
+	unsigned long flags = mm_spin_lock_irqsave(&z->lock);
+	unsigned long n = z->free_area[order].nr_free;
+	mm_spin_unlock_irqrestore(&z->lock, flags);
+	return n;
+}
+
+unsigned long mm_test_node_free(int nid)
+{
+	return (unsigned long)atomic_load(&mm_zones[nid].free_pages);
+}
+
+unsigned long mm_test_drain_and_verify(void)
+{
+	drain_all_pages();
+	long n = mm_verify_free_lists();
+	assert_true(n >= 0);
+	assert_int_equal((unsigned long)n, nr_free_pages());
+	return (unsigned long)n;
+}

@@ -1,0 +1,48 @@
+/*
+ * Helpers shared by the host tests of mm/: boot a fresh simulated machine
+ * for every cmocka test, run a function as another simulated CPU, and read
+ * the page allocator's state.
+ *
+ * Use as cmocka fixtures:
+ *	cmocka_unit_test_setup_teardown(test_x, mm_test_setup_1node,
+ *					mm_test_teardown)
+ * or call mm_test_boot() inside a test for a special machine (teardown
+ * shuts down whatever was booted).
+ */
+#ifndef MM_TEST_H
+#define MM_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "mm.h"
+#include "mm_host.h"
+
+/* Boot nodes x mib MiB with cpus CPUs split evenly over the nodes; fails
+ * the test if the boot fails. Debug off, debug counters zeroed. */
+void mm_test_boot(int nodes, size_t mib, int cpus);
+
+/* Fixtures: 1 node of 16 MiB with 1 CPU; 2 nodes of 16 MiB with 2 CPUs
+ * (CPU 0 on node 0, CPU 1 on node 1); 4 nodes of 8 MiB, 4 CPUs. */
+int mm_test_setup_1node(void **state);
+int mm_test_setup_2nodes(void **state);
+int mm_test_setup_4nodes(void **state);
+/* Shut the machine down; debug back off. */
+int mm_test_teardown(void **state);
+
+/* Run fn(arg) on a new thread that is simulated CPU cpu; wait for it. */
+void mm_test_on_cpu(int cpu, void (*fn)(void *), void *arg);
+
+/* Free blocks of one order on node nid's buddy lists. */
+unsigned long mm_test_free_blocks(int nid, unsigned int order);
+/* Pages on node nid's buddy lists. */
+unsigned long mm_test_node_free(int nid);
+/* Drain all per-CPU lists, then check every free list; returns the free
+ * pages (fails the test on an inconsistency). */
+unsigned long mm_test_drain_and_verify(void);
+
+#endif /* MM_TEST_H */

@@ -1,0 +1,209 @@
+/*
+ * kmem_cache_alloc_bulk / kmem_cache_free_bulk: sizes 0, 1, n, more than a
+ * slab and more than a magazine, NUMA homes, and the Linux semantics on
+ * partial failure (return 0, nothing kept).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mm.h"
+#include "mm_host.h"
+
+static int boot_two_nodes(void **state)
+{
+	static const int cpu_node[2] = {0, 1};
+	(void)state;
+	int rc = mm_host_boot(2, 16u << 20, 2, cpu_node);
+	mm_debug_set(false); /* layouts asserted here are the plain ones */
+	return rc;
+}
+
+static int shutdown_machine(void **state)
+{
+	(void)state;
+	slab_forget_all();
+	mm_host_shutdown();
+	return 0;
+}
+
+static unsigned long settled_free_pages(void)
+{
+	drain_all_pages();
+	return nr_free_pages();
+}
+
+static long json_field(const char *name, const char *key)
+{
+	static char buf[1 << 16];
+	char pat[128];
+
+	slabinfo_json(buf, sizeof(buf));
+	snprintf(pat, sizeof(pat), "\"%s\": {", name);
+	const char *obj = strstr(buf, pat);
+	if (!obj)
+		return -1;
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	const char *f = strstr(obj, pat);
+	if (!f || f > strchr(obj, '}'))
+		return -1;
+	return strtol(f + strlen(pat), NULL, 10);
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Every pointer distinct, on node nid, and usable for size bytes. */
+static void assert_distinct_on_node(void **p, size_t n, size_t size, int nid)
+{
+	void **sorted = malloc(n * sizeof(void *));
+	memcpy(sorted, p, n * sizeof(void *));
+	qsort(sorted, n, sizeof(void *), cmp_ptr);
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(sorted[i]);
+		assert_int_equal(page_to_nid(virt_to_page(sorted[i])), nid);
+		if (i)
+			assert_true((char *)sorted[i] >=
+				    (char *)sorted[i - 1] + size);
+		memset(sorted[i], 0x5a, size);
+	}
+	free(sorted);
+}
+
+static void test_bulk_of_zero_does_nothing(void **state)
+{
+	void *p[1] = {NULL};
+	(void)state;
+	struct kmem_cache *s = kmem_cache_create("b0", 256, 0, 0, NULL);
+	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, 0, p), 0);
+	assert_null(p[0]);
+	kmem_cache_free_bulk(s, 0, p);
+	assert_int_equal(json_field("b0", "slabs"), 0);
+}
+
+static void test_bulk_of_one_gives_one_object(void **state)
+{
+	void *p[2] = {NULL, NULL};
+	(void)state;
+	struct kmem_cache *s = kmem_cache_create("b1", 256, 0, 0, NULL);
+	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, 1, p), 1);
+	assert_non_null(p[0]);
+	assert_null(p[1]);
+	assert_int_equal(json_field("b1", "active_objs"), 1);
+	kmem_cache_free_bulk(s, 1, p);
+	assert_int_equal(json_field("b1", "active_objs"), 0);
+}
+
+static void test_bulk_of_sixteen_gives_distinct_local_objects(void **state)
+{
+	void *p[16];
+	(void)state;
+	struct kmem_cache *s = kmem_cache_create("b16", 256, 0, 0, NULL);
+	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, 16, p), 16);
+	assert_distinct_on_node(p, 16, 256, 0);
+	assert_int_equal(json_field("b16", "active_objs"), 16);
+	assert_int_equal(json_field("b16", "bulk_allocs"), 1);
+	kmem_cache_free_bulk(s, 16, p);
+	assert_int_equal(json_field("b16", "active_objs"), 0);
+	assert_int_equal(json_field("b16", "bulk_frees"), 1);
+}
+
+static void test_bulk_larger_than_slab_and_magazine(void **state)
+{
+	enum { N = 1000 };
+	static void *p[N];
+	(void)state;
+	unsigned long before = settled_free_pages();
+	struct kmem_cache *s = kmem_cache_create("bbig", 256, 0, 0, NULL);
+
+	assert_true(json_field("bbig", "objs_per_slab") < N);
+	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, N, p), N);
+	assert_distinct_on_node(p, N, 256, 0);
+	assert_int_equal(json_field("bbig", "active_objs"), N);
+	kmem_cache_free_bulk(s, N, p);
+	assert_int_equal(json_field("bbig", "active_objs"), 0);
+	kmem_cache_destroy(s);
+	assert_int_equal(settled_free_pages(), before);
+}
+
+static void test_bulk_mixes_with_single_calls(void **state)
+{
+	void *p[48];
+	(void)state;
+	struct kmem_cache *s = kmem_cache_create("bmix", 128, 0, 0, NULL);
+	for (int round = 0; round < 20; round++) {
+		assert_int_equal(kmem_cache_alloc_bulk(s, 0, 48, p), 48);
+		void *one = kmem_cache_alloc(s, 0);
+		for (int i = 0; i < 48; i++)
+			assert_ptr_not_equal(one, p[i]);
+		kmem_cache_free(s, one);
+		kmem_cache_free_bulk(s, 48, p);
+	}
+	assert_int_equal(json_field("bmix", "active_objs"), 0);
+	assert_int_equal(json_field("bmix", "allocs"), 20 * 49);
+	assert_int_equal(json_field("bmix", "frees"), 20 * 49);
+}
+
+static void test_bulk_free_sends_remote_objects_home(void **state)
+{
+	void *p[32];
+	(void)state;
+	struct kmem_cache *s = kmem_cache_create("bremote", 256, 0, 0, NULL);
+
+	mm_host_set_cpu(1);
+	assert_int_equal(kmem_cache_alloc_bulk(s, 0, 32, p), 32);
+	assert_distinct_on_node(p, 32, 256, 1);
+	mm_host_set_cpu(0);
+	long cached = json_field("bremote", "cpu_cached");
+	kmem_cache_free_bulk(s, 32, p);
+	assert_int_equal(json_field("bremote", "cpu_cached"), cached);
+	assert_int_equal(json_field("bremote", "remote_frees"), 32);
+	assert_int_equal(json_field("bremote", "active_objs"), 0);
+}
+
+static void test_bulk_partial_failure_returns_zero_and_keeps_nothing(void **s0)
+{
+	enum { N = 400 };
+	static void *p[N];
+	(void)s0;
+	shutdown_machine(NULL);
+	assert_int_equal(mm_host_boot(1, 1u << 20, 1, NULL), 0);
+	struct kmem_cache *s = kmem_cache_create("bfail", 4096, 0, 0, NULL);
+	unsigned long with_cache = settled_free_pages();
+
+	/* 400 pages of objects from a 1 MiB (256-page) machine */
+	memset(p, 0, sizeof(p));
+	assert_int_equal(kmem_cache_alloc_bulk(s, __GFP_NOWARN, N, p), 0);
+	assert_int_equal(json_field("bfail", "active_objs"), 0);
+	assert_int_equal(json_field("bfail", "alloc_fails"), 1);
+	kmem_cache_shrink(s);
+	assert_int_equal(settled_free_pages(), with_cache);
+	/* a bulk that fits still works afterwards */
+	assert_int_equal(kmem_cache_alloc_bulk(s, 0, 8, p), 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) \
+	cmocka_unit_test_setup_teardown(f, boot_two_nodes, shutdown_machine)
+		T(test_bulk_of_zero_does_nothing),
+		T(test_bulk_of_one_gives_one_object),
+		T(test_bulk_of_sixteen_gives_distinct_local_objects),
+		T(test_bulk_larger_than_slab_and_magazine),
+		T(test_bulk_mixes_with_single_calls),
+		T(test_bulk_free_sends_remote_objects_home),
+		T(test_bulk_partial_failure_returns_zero_and_keeps_nothing),
+#undef T
+	};
+	return cmocka_run_group_tests_name("slab_bulk", tests, NULL, NULL);
+}
