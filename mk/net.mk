@@ -1,6 +1,61 @@
 # Networking: lwIP (fetched at build time), its port and the NIC drivers.
-# Included before mk/kernel.mk; appends to KERNEL_EXTRA_OBJS/KERNEL_EXTRA_CFLAGS.
-# (Filled in by the networking work.)
+# Included before mk/kernel.mk. Our own sources (drivers/*.c, net/*.c) are
+# compiled by mk/kernel.mk's wildcards; this fragment adds what they need:
+#  - tools/fetch-lwip, run once (stamp third_party/lwip/.fetched), before
+#    anything that includes an lwIP header is compiled;
+#  - the include paths (KERNEL_EXTRA_CFLAGS);
+#  - the lwIP objects (KERNEL_EXTRA_OBJS) and their rule. lwIP is built
+#    with the kernel's flags. mem.c is built twice: as the wrapper that
+#    calls our net_heap_malloc(), and with NET_LWIP_STOCK_HEAP as lwIP's
+#    own heap under renamed functions; memp.c is built once, with its
+#    functions renamed (NET_LWIP_STOCK_MEMP), because net/net_mem.c
+#    provides memp_malloc() itself. So net_alloc=stock|native can be
+#    chosen at boot (net/lwipopts.h, net/net_mem.c).
+LWIP_DIR := third_party/lwip
+LWIP_SRC := $(LWIP_DIR)/src
+LWIP_STAMP := $(LWIP_DIR)/.fetched
+LWIP_OBJDIR := $(BUILD)/lwip
+
+# NO_SYS=1 needs no api/ files (FACTS.md). IPv6 is off (lwipopts.h), so
+# core/ipv6 is left out; altcp and dns are unused.
+LWIP_FILES := core/def.c core/inet_chksum.c core/init.c core/ip.c \
+	core/mem.c core/netif.c core/pbuf.c core/raw.c \
+	core/stats.c core/sys.c core/tcp.c core/tcp_in.c core/tcp_out.c \
+	core/timeouts.c core/udp.c \
+	core/ipv4/autoip.c core/ipv4/dhcp.c core/ipv4/etharp.c \
+	core/ipv4/icmp.c core/ipv4/igmp.c core/ipv4/ip4.c \
+	core/ipv4/ip4_addr.c core/ipv4/ip4_frag.c \
+	netif/ethernet.c apps/lwiperf/lwiperf.c apps/http/httpd.c \
+	apps/http/fs.c
+LWIP_OBJS := $(patsubst %.c,$(LWIP_OBJDIR)/%.o,$(LWIP_FILES)) \
+	$(LWIP_OBJDIR)/stock/mem.o $(LWIP_OBJDIR)/stock/memp.o
+NET_INCLUDES := -Inet -Idrivers -I$(LWIP_SRC)/include
+NET_HEADERS = $(wildcard net/*.h net/arch/*.h drivers/*.h)
+
+KERNEL_EXTRA_CFLAGS += $(NET_INCLUDES)
+KERNEL_EXTRA_OBJS += $(LWIP_OBJS)
+
+.PHONY: fetch-lwip
+fetch-lwip: $(LWIP_STAMP)
+$(LWIP_STAMP): tools/fetch-lwip
+	@tools/fetch-lwip
+
+# KERNEL_CFLAGS is set by mk/kernel.mk (read when the recipe runs).
+$(LWIP_OBJDIR)/%.o: $(LWIP_SRC)/%.c $(NET_HEADERS) | $(LWIP_STAMP)
+	@mkdir -p $(dir $@)
+	$(KERNEL_CC) $(KERNEL_CFLAGS) -c $< -o $@
+# The file list is known only after the fetch: give make the sources' rule.
+$(addprefix $(LWIP_SRC)/,$(LWIP_FILES)): | $(LWIP_STAMP)
+
+$(LWIP_OBJDIR)/stock/mem.o: $(LWIP_SRC)/core/mem.c $(NET_HEADERS) | $(LWIP_STAMP)
+	@mkdir -p $(dir $@)
+	$(KERNEL_CC) $(KERNEL_CFLAGS) -DNET_LWIP_STOCK_HEAP -c $< -o $@
+$(LWIP_OBJDIR)/stock/memp.o: $(LWIP_SRC)/core/memp.c $(NET_HEADERS) | $(LWIP_STAMP)
+	@mkdir -p $(dir $@)
+	$(KERNEL_CC) $(KERNEL_CFLAGS) -DNET_LWIP_STOCK_MEMP -c $< -o $@
+
+# Our net/ and drivers/ objects include lwIP headers: fetch first.
+$(patsubst %,$(BUILD)/kernel/obj/%.o,$(wildcard net/*.c drivers/*.c)): | $(LWIP_STAMP)
 
 # tests/host/test_e1000.c compiles drivers/e1000.c and drivers/netdev.c
 # into itself (it plays the NIC against the driver's rings): rebuild it

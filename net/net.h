@@ -20,8 +20,8 @@ struct net_config {
 	bool dhcp;	       /* ip=dhcp (default) or a static address */
 	uint32_t ip, mask, gw; /* static: host byte order */
 	int prefix;
-	unsigned int apps;  /* NET_APP_* bits */
-	int alloc;	    /* enum net_alloc_mode */
+	unsigned int apps; /* NET_APP_* bits */
+	int alloc;	   /* enum net_alloc_mode */
 	const char *hostname;
 };
 

@@ -42,8 +42,7 @@ static void parse_static(const char *ip)
 		return; /* cmdline.c validated it; keep DHCP if it slipped by */
 	net_config.dhcp = false;
 	net_config.prefix = (int)prefix;
-	net_config.mask = prefix == 32 ? 0xffffffffu :
-					 ~(0xffffffffu >> prefix);
+	net_config.mask = prefix == 32 ? 0xffffffffu : ~(0xffffffffu >> prefix);
 	if (cmdline_given("gw"))
 		parse_ip(cmdline_get("gw"), &net_config.gw);
 }
@@ -53,9 +52,9 @@ void net_config_parse(void)
 	const char *nic = cmdline_get("nic");
 	const char *ip = cmdline_get("ip");
 
-	net_config.nic = strcmp(nic, "e1000") == 0 ? NET_NIC_E1000 :
-			 strcmp(nic, "none") == 0  ? NET_NIC_NONE :
-						     NET_NIC_VIRTIO;
+	net_config.nic = strcmp(nic, "e1000") == 0  ? NET_NIC_E1000
+			 : strcmp(nic, "none") == 0 ? NET_NIC_NONE
+						    : NET_NIC_VIRTIO;
 	/* nic= is a list: "virtio,e1000" binds every NIC of both kinds. */
 	if (cmdline_has("nic", "virtio") && cmdline_has("nic", "e1000"))
 		net_config.nic = NET_NIC_BOTH;
@@ -69,8 +68,8 @@ void net_config_parse(void)
 		net_config.apps |= NET_APP_HTTP;
 	if (cmdline_has("app", "iperf"))
 		net_config.apps |= NET_APP_IPERF;
-	net_config.alloc = strcmp(cmdline_get("net_alloc"), "stock") == 0 ?
-				   NET_ALLOC_STOCK :
-				   NET_ALLOC_NATIVE;
+	net_config.alloc = strcmp(cmdline_get("net_alloc"), "stock") == 0
+				   ? NET_ALLOC_STOCK
+				   : NET_ALLOC_NATIVE;
 	net_config.hostname = cmdline_get("hostname");
 }

@@ -15,6 +15,7 @@
 #include "lwip/pbuf.h"
 #include "lwip/snmp.h"
 #include "lwip/stats.h"
+#include "mm.h"
 #include "net.h"
 #include "net_mem.h"
 #include "netif/ethernet.h"
