@@ -10,6 +10,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/memmap.h"
+#include "kernel/mm_boot.h"
 #include "kernel/percpu.h"
 #include "kernel/time.h"
 #include <stdio.h>
@@ -115,6 +116,7 @@ void boot_report(void)
 	kprintf("boot: usable=%lluMiB in %d ranges (after reserving the kernel "
 		"and boot data)\n",
 		(unsigned long long)mib(free_bytes), nfree);
+	mm_boot_report();
 	kprintf("boot: cpus=%d nodes=%d memory=%lluMiB\n", nr_cpus,
 		acpi.nr_nodes, (unsigned long long)mib(memmap_node_bytes(-1)));
 	kprintf("boot: ready\n");

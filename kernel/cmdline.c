@@ -42,7 +42,7 @@ static const struct key keys[] = {
 	{"mm_debug", "0", v_choice, "0|1", "allocator debug checks"},
 	{"bench", "", v_list, "pages|slab|frag|qmempool|alfq|net|all",
 	 "in-kernel benchmarks to run"},
-	{"selftest", "", v_list, "fault|panic|mm|none", "boot self-tests"},
+	{"selftest", "", v_list, "fault|panic|mm|smp|none", "boot self-tests"},
 	{"exit_after_boot", "0", v_choice, "0|1",
 	 "leave QEMU (isa-debug-exit) after the boot report"},
 	{"smp", "", v_uint, "1-64", "start at most this many CPUs"},

@@ -154,16 +154,21 @@ static void draw_glyph(int col, int row, unsigned char c)
 	}
 }
 
+/* Scrolling moves the whole framebuffer, which is slow under TCG (MiBs per
+ * move), so the console scrolls by half a screen at a time: one move per
+ * rows/2 lines instead of one per line. */
 static void fb_newline(void)
 {
 	uint32_t line = fc.gh * fc.pitch;
+	int keep = fc.rows / 2;
 
 	fc.x = 0;
 	if (++fc.y < fc.rows)
 		return;
-	memmove(fc.fb, fc.fb + line, (size_t)(fc.rows - 1) * line);
-	memset(fc.fb + (size_t)(fc.rows - 1) * line, 0, line);
-	fc.y = fc.rows - 1;
+	memmove(fc.fb, fc.fb + (size_t)(fc.rows - keep) * line,
+		(size_t)keep * line);
+	memset(fc.fb + (size_t)keep * line, 0, (size_t)(fc.rows - keep) * line);
+	fc.y = keep;
 }
 
 void fbcon_write(const char *s, size_t n)

@@ -50,7 +50,8 @@ void gdt_init_cpu(int cpu)
 
 	memset(&tss[cpu], 0, sizeof(tss[cpu]));
 	for (int i = 0; i < 3; i++)
-		tss[cpu].ist[i] = (uintptr_t)&ist_stacks[cpu][i][IST_STACK_SIZE];
+		tss[cpu].ist[i] =
+			(uintptr_t)&ist_stacks[cpu][i][IST_STACK_SIZE];
 	tss[cpu].iomap_base = sizeof(struct tss);
 	tss_descriptor(cpu);
 	__asm__ volatile("lgdt %0\n\t"

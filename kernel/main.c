@@ -12,6 +12,7 @@
 #include "kernel/console.h"
 #include "kernel/gdt.h"
 #include "kernel/memmap.h"
+#include "kernel/mm_boot.h"
 #include "kernel/multiboot.h"
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
@@ -23,11 +24,7 @@
 
 void kmain(uint32_t magic, uint32_t info);
 
-/* Weak hooks for later subsystems (mm, net), linked in when present. */
-__attribute__((weak)) void mm_boot(void)
-{
-}
-
+/* Weak hook for the network stack, linked in when present. */
 __attribute__((weak)) void net_boot(void)
 {
 }

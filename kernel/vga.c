@@ -3,6 +3,7 @@
  * scrolled by moving rows up. Light grey on black.
  */
 #include "kernel/console.h"
+#include "kernel/arch.h"
 #include <string.h>
 
 static volatile uint16_t *vga;
@@ -32,6 +33,17 @@ static void vga_newline(void)
 	vga_y = vga_rows - 1;
 }
 
+/* The blinking hardware cursor follows the text (CRTC registers 14/15). */
+static void vga_cursor(void)
+{
+	uint16_t pos = (uint16_t)(vga_y * vga_cols + vga_x);
+
+	outb(0x3D4, 14);
+	outb(0x3D5, (uint8_t)(pos >> 8));
+	outb(0x3D4, 15);
+	outb(0x3D5, (uint8_t)pos);
+}
+
 void vga_write(const char *s, size_t n)
 {
 	if (!vga)
@@ -51,4 +63,5 @@ void vga_write(const char *s, size_t n)
 		if (++vga_x == vga_cols)
 			vga_newline();
 	}
+	vga_cursor();
 }

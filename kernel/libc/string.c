@@ -36,6 +36,12 @@ void *memmove(void *dst, const void *src, size_t n)
 	if (d == s || n == 0)
 		return dst;
 	if (d < s) {
+		/* forward: memcpy's order is safe when the source is above */
+		if ((((uintptr_t)d | (uintptr_t)s) & 7) == 0) {
+			for (; n >= 8; n -= 8, d += 8, s += 8)
+				*(uint64_t *)(void *)d =
+					*(const uint64_t *)(const void *)s;
+		}
 		while (n--)
 			*d++ = *s++;
 	} else {
@@ -49,6 +55,12 @@ void *memset(void *dst, int c, size_t n)
 {
 	unsigned char *d = dst;
 
+	if (((uintptr_t)d & 7) == 0) {
+		uint64_t v = 0x0101010101010101ULL * (unsigned char)c;
+
+		for (; n >= 8; n -= 8, d += 8)
+			*(uint64_t *)(void *)d = v;
+	}
 	while (n--)
 		*d++ = (unsigned char)c;
 	return dst;

@@ -1,0 +1,16 @@
+/* The page allocator at boot: mm_init, its report lines, selftest=mm. */
+#ifndef KERNEL_MM_BOOT_H
+#define KERNEL_MM_BOOT_H
+
+/* Boot CPU, after SMP bring-up: mm_debug from the command line, then
+ * mm_init() on the ranges of kernel/memmap.c. A failure is reported; the
+ * boot goes on without free memory. */
+void mm_boot(void);
+
+/* The allocator lines of the boot report (kernel/boot_report.c). */
+void mm_boot_report(void);
+
+/* selftest=mm (kernel/selftest.c). */
+void selftest_mm(void);
+
+#endif

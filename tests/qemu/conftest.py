@@ -1,0 +1,181 @@
+"""Shared helpers for the QEMU integration tests.
+
+Every test boots the kernel through tools/qemu-run (the runner `make run`
+uses), with the serial console written to a file the test reads. Use the
+`qemu` fixture:
+
+    def test_something(qemu):
+        vm = qemu.start(append="exit_after_boot=1", smp=4)
+        vm.wait_for(r"boot: ready")          # regex on the serial log
+        assert vm.wait_exit() == 0           # qemu-run's status
+
+or the one-shot form for boot-to-exit tests:
+
+        log = qemu.boot(append="exit_after_boot=1")   # asserts status 0
+
+Every wait is bounded (a timeout is a failure whose message carries the
+serial log); every QEMU the fixture started is killed at teardown, and the
+serial log of a failed test is printed. Networking tests pass nic=, net=,
+hostfwd=[...], mac= as keyword arguments (see Qemu.start).
+"""
+import os
+import re
+import socket
+import subprocess
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+QEMU_RUN = os.path.join(ROOT, "tools", "qemu-run")
+KERNEL = os.path.join(ROOT, "build", "kernel.elf")
+ISO = os.path.join(ROOT, "build", "kernel.iso")
+TEST_ISO = os.path.join(ROOT, "build", "kernel-test.iso")
+
+# Bounds under TCG on a shared 2-core machine (FACTS.md: -kernel boots in
+# ~0.2 s, a GRUB ISO in ~0.6 s, OVMF in ~5.5 s); generous so a loaded
+# machine does not fail a test, small enough that a hang fails quickly.
+BOOT_TIMEOUT = 30
+UEFI_TIMEOUT = 90
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Qemu:
+    """One QEMU instance started through tools/qemu-run."""
+
+    def __init__(self, workdir, name, args):
+        self.log_path = os.path.join(workdir, name + ".serial.log")
+        self.err_path = os.path.join(workdir, name + ".qemu.log")
+        open(self.log_path, "w").close()
+        self.args = [QEMU_RUN, "--accel", "tcg", "--serial-log", self.log_path] + args
+        self._err = open(self.err_path, "w")
+        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL,
+                                     stdout=self._err, stderr=subprocess.STDOUT)
+        self.started = time.monotonic()
+
+    def log(self):
+        """The serial output so far."""
+        with open(self.log_path, errors="replace") as f:
+            return f.read()
+
+    def describe(self):
+        with open(self.err_path, errors="replace") as f:
+            err = f.read()
+        return ("command: %s\n--- serial log ---\n%s\n--- qemu output ---\n%s"
+                % (" ".join(self.args), self.log(), err))
+
+    def wait_for(self, pattern, timeout=BOOT_TIMEOUT):
+        """Waits until the serial log matches regex pattern; returns the
+        match. Fails (with the log) on timeout or if QEMU exits first."""
+        rx = re.compile(pattern, re.M)
+        end = time.monotonic() + timeout
+        while True:
+            m = rx.search(self.log())
+            if m:
+                return m
+            if self.proc.poll() is not None:
+                m = rx.search(self.log())
+                if m:
+                    return m
+                pytest.fail("QEMU exited (status %s) before /%s/ appeared\n%s"
+                            % (self.proc.returncode, pattern, self.describe()),
+                            pytrace=False)
+            if time.monotonic() > end:
+                pytest.fail("timeout after %ss waiting for /%s/\n%s"
+                            % (timeout, pattern, self.describe()), pytrace=False)
+            time.sleep(0.05)
+
+    def wait_exit(self, timeout=BOOT_TIMEOUT):
+        """Waits for QEMU to exit; returns qemu-run's status (0: the kernel
+        exited with success, 1: with failure)."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            pytest.fail("timeout after %ss waiting for QEMU to exit\n%s"
+                        % (timeout, self.describe()), pytrace=False)
+
+    def elapsed(self):
+        return time.monotonic() - self.started
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._err.close()
+
+
+class QemuFactory:
+    def __init__(self, tmp_path):
+        self.tmp_path = tmp_path
+        self.vms = []
+
+    def start(self, append="", smp=1, mem=None, machine=None, numa=(),
+              numa_dist=(), iso=None, uefi=False, nic="none", net=None,
+              hostfwd=(), mac=None, extra=(), kernel=KERNEL):
+        """Boots one QEMU. nic defaults to none (boot tests need no NIC)."""
+        args = ["--smp", str(smp), "--nic", nic]
+        if iso:
+            args += ["--iso", iso]
+        else:
+            args += ["--kernel", kernel, "--append", append]
+        if uefi:
+            args.append("--uefi")
+        if mem:
+            args += ["--mem", mem]
+        if machine:
+            args += ["--machine", machine]
+        for n in numa:
+            args += ["--numa", n]
+        for d in numa_dist:
+            args += ["--numa-dist", d]
+        if net:
+            args += ["--net", net]
+        for h in hostfwd:
+            args += ["--hostfwd", h]
+        if mac:
+            args += ["--mac", mac]
+        if extra:
+            args += ["--"] + list(extra)
+        vm = Qemu(str(self.tmp_path), "vm%d" % len(self.vms), args)
+        self.vms.append(vm)
+        return vm
+
+    def boot(self, timeout=BOOT_TIMEOUT, expect_status=0, **kw):
+        """Boots to exit (append should hold exit_after_boot=1); asserts
+        qemu-run's status and returns the serial log."""
+        vm = self.start(**kw)
+        status = vm.wait_exit(timeout)
+        if status != expect_status:
+            pytest.fail("qemu-run exited with %s, expected %s\n%s"
+                        % (status, expect_status, vm.describe()), pytrace=False)
+        return vm.log()
+
+    def cleanup(self, failed):
+        for vm in self.vms:
+            vm.kill()
+            if failed:
+                print("\n===== %s\n%s" % (vm.log_path, vm.describe()))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, "rep_" + rep.when, rep)
+
+
+@pytest.fixture
+def qemu(request, tmp_path):
+    for path in (KERNEL,):
+        if not os.path.exists(path):
+            pytest.fail("%s missing: run make" % path)
+    f = QemuFactory(tmp_path)
+    yield f
+    rep = getattr(request.node, "rep_call", None)
+    f.cleanup(failed=rep is not None and rep.failed)

@@ -1,0 +1,146 @@
+"""Boot paths, topology report, command line and fault reports (issue 2).
+
+Each test boots under TCG and waits on the serial log with a bound; a
+failure shows the log (tests/qemu/conftest.py).
+"""
+import os
+import re
+
+import pytest
+
+from conftest import ISO, TEST_ISO, UEFI_TIMEOUT
+
+EXIT = "exit_after_boot=1"
+
+
+def report_value(log, key):
+    m = re.search(r"^boot: cpus=(\d+) nodes=(\d+) memory=(\d+)MiB\s*$", log, re.M)
+    assert m, "no summary line in:\n" + log
+    return {"cpus": int(m.group(1)), "nodes": int(m.group(2)),
+            "memory": int(m.group(3))}[key]
+
+
+def test_kernel_boots_with_qemu_kernel_option_on_pc(qemu):
+    log = qemu.boot(append=EXIT, machine="pc")
+    assert "multiboot1" in log
+    assert re.search(r"^boot: cpus=1 nodes=1 memory=512MiB\s*$", log, re.M)
+    assert "boot: exit_after_boot=1, exiting" in log
+
+
+def test_kernel_boots_with_qemu_kernel_option_on_q35_and_finds_ecam(qemu):
+    log = qemu.boot(append=EXIT, machine="q35")
+    assert re.search(r"^acpi: pci ecam segment=0 buses=0-255 base=0x[0-9a-f]+", log, re.M)
+    assert "boot: ready" in log
+
+
+@pytest.mark.parametrize("machine", ["pc", "q35"])
+def test_grub_iso_boots_under_seabios(qemu, machine):
+    assert os.path.exists(TEST_ISO), "run make build/kernel-test.iso"
+    log = qemu.boot(iso=TEST_ISO, machine=machine)
+    assert "multiboot2, GRUB" in log
+    assert re.search(r"^boot: cpus=1 nodes=1 memory=512MiB\s*$", log, re.M)
+
+
+def test_grub_iso_boots_under_uefi_with_framebuffer_console(qemu):
+    log = qemu.boot(iso=TEST_ISO, uefi=True, timeout=UEFI_TIMEOUT)
+    assert "multiboot2, GRUB" in log
+    assert re.search(r"^boot: console=serial,framebuffer \d+x\d+x(24|32)", log, re.M)
+    assert "boot: ready" in log
+
+
+def test_plain_iso_is_built_for_make_run():
+    assert os.path.getsize(ISO) > 1 << 20
+
+
+def test_single_cpu_boot_reports_one_cpu(qemu):
+    log = qemu.boot(append=EXIT, smp=1)
+    assert report_value(log, "cpus") == 1
+    assert re.search(r"^cpu 0: apic=0 node=0\s*$", log, re.M)
+
+
+def test_four_cpus_all_start_and_reach_their_poll_loops(qemu):
+    log = qemu.boot(append=EXIT + " selftest=smp", smp=4)
+    assert report_value(log, "cpus") == 4
+    for c in range(4):
+        assert re.search(r"^cpu %d: apic=%d node=0\s*$" % (c, c), log, re.M)
+    assert re.search(r"^selftest: smp PASS cpus=4", log, re.M)
+
+
+def test_two_numa_nodes_are_reported_as_qemu_was_told(qemu):
+    log = qemu.boot(append=EXIT, smp=4, numa=["0-1:256M", "2-3:256M"])
+    assert re.search(r"^boot: cpus=4 nodes=2 memory=512MiB\s*$", log, re.M)
+    assert re.search(r"^node 0: cpus=0-1 memory=256MiB\s*$", log, re.M)
+    assert re.search(r"^node 1: cpus=2-3 memory=256MiB\s*$", log, re.M)
+    for c, n in ((0, 0), (1, 0), (2, 1), (3, 1)):
+        assert re.search(r"^cpu %d: apic=%d node=%d\s*$" % (c, c, n), log, re.M)
+    assert re.search(r"^node 1: range 0x10000000-0x", log, re.M)
+
+
+def test_uneven_numa_nodes_keep_their_sizes_and_cpus(qemu):
+    log = qemu.boot(append=EXIT, smp=3, numa=["0:128M", "1-2:384M"])
+    assert re.search(r"^boot: cpus=3 nodes=2 memory=512MiB\s*$", log, re.M)
+    assert re.search(r"^node 0: cpus=0 memory=128MiB\s*$", log, re.M)
+    assert re.search(r"^node 1: cpus=1-2 memory=384MiB\s*$", log, re.M)
+
+
+def test_slit_distances_are_reported_when_qemu_gives_them(qemu):
+    log = qemu.boot(append=EXIT, smp=2, numa=["0:256M", "1:256M"],
+                    numa_dist=["0:1:21"])
+    assert "SLIT" in log
+    assert re.search(r"^node 0: distance=10,21\s*$", log, re.M)
+    assert re.search(r"^node 1: distance=21,10\s*$", log, re.M)
+
+
+def test_without_slit_distances_are_marked_assumed(qemu):
+    log = qemu.boot(append=EXIT, smp=2, numa=["0:256M", "1:256M"])
+    assert re.search(r"^node 0: distance=10,20 \(no SLIT: assumed\)\s*$", log, re.M)
+
+
+def test_memory_above_4gib_is_found_and_mapped(qemu):
+    log = qemu.boot(append=EXIT, mem="4608M")
+    assert report_value(log, "memory") == 4608
+    assert re.search(r"^node 0: range 0x100000000-0x", log, re.M)
+
+
+def test_page_fault_prints_exception_report_and_fails(qemu):
+    log = qemu.boot(append=EXIT + " selftest=fault", expect_status=1)
+    assert "exception: page fault (vector 14) on cpu 0, error code 0x2" in log
+    assert re.search(r"cr2 0x0000008000000000 \(not present, write\)", log)
+    assert re.search(r"rip [0-9a-f]{16}", log)
+    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16}", log, re.M)
+    assert "cpu 0 halted" in log
+
+
+def test_panic_prints_message_and_backtrace_and_fails(qemu):
+    log = qemu.boot(append=EXIT + " selftest=panic", expect_status=1)
+    assert "panic: selftest: panic requested on the command line" in log
+    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16}", log, re.M)
+
+
+def test_unknown_command_line_key_is_reported_and_boot_continues(qemu):
+    log = qemu.boot(append=EXIT + " colour=blue")
+    assert "cmdline: unknown key 'colour', ignored" in log
+    assert "boot: ready" in log
+
+
+def test_bad_command_line_value_is_reported_and_default_used(qemu):
+    log = qemu.boot(append=EXIT + " nic=token-ring rx_alloc=far")
+    assert ("cmdline: bad value 'token-ring' for nic (expected virtio|e1000|none), "
+            "using default 'virtio'") in log
+    assert "cmdline: bad value 'far' for rx_alloc" in log
+    assert "boot: ready" in log
+
+
+def test_command_line_is_echoed_in_the_report(qemu):
+    log = qemu.boot(append=EXIT + " ip=10.0.2.15/24 gw=10.0.2.2")
+    assert 'boot: cmdline="exit_after_boot=1 ip=10.0.2.15/24 gw=10.0.2.2"' in log
+    assert "cmdline:" not in log.replace('boot: cmdline=', '')
+
+
+def test_idle_kernel_keeps_running_in_its_poll_loop(qemu):
+    vm = qemu.start(append="", smp=2)
+    vm.wait_for(r"^boot: ready")
+    # no exit_after_boot: the kernel must still be alive a moment later
+    import time
+    time.sleep(0.5)
+    assert vm.proc.poll() is None, vm.describe()

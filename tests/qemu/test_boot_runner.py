@@ -1,0 +1,73 @@
+"""tools/qemu-run builds the QEMU command the tests and `make run` rely on
+(checked with --dry-run; nothing is booted here)."""
+import subprocess
+
+from conftest import QEMU_RUN
+
+
+def dry_run(*args):
+    out = subprocess.run([QEMU_RUN, "--dry-run", "--accel", "tcg"] + list(args),
+                         stdin=subprocess.DEVNULL, capture_output=True,
+                         text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+def test_every_run_has_isa_debug_exit_and_no_reboot():
+    cmd = dry_run()
+    assert "isa-debug-exit,iobase=0xf4,iosize=0x04" in cmd
+    assert "-no-reboot" in cmd
+
+
+def test_serial_goes_to_stdio_when_stdin_is_not_a_terminal():
+    cmd = dry_run()
+    assert cmd[cmd.index("-serial") + 1] == "stdio"
+
+
+def test_serial_log_option_writes_serial_to_a_file():
+    cmd = dry_run("--serial-log", "/tmp/x.log")
+    assert cmd[cmd.index("-serial") + 1] == "file:/tmp/x.log"
+
+
+def test_numa_nodes_become_memory_backends_and_size_adds_up():
+    cmd = " ".join(dry_run("--numa", "0-1:256M", "--numa", "2-3:256M",
+                           "--numa-dist", "0:1:21"))
+    assert "-m 512M" in cmd
+    assert "node,nodeid=0,cpus=0-1,memdev=m0" in cmd
+    assert "node,nodeid=1,cpus=2-3,memdev=m1" in cmd
+    assert "dist,src=0,dst=1,val=21" in cmd and "dist,src=1,dst=0,val=21" in cmd
+
+
+def test_nic_kinds_map_to_qemu_devices():
+    assert "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56" in dry_run()
+    assert "virtio-net-pci,disable-modern=on,netdev=n0,mac=52:54:00:12:34:56" \
+        in dry_run("--nic", "virtio-legacy")
+    assert "virtio-net-pci,disable-legacy=on,netdev=n0,mac=52:54:00:12:34:56" \
+        in dry_run("--nic", "virtio-modern")
+    assert "e1000,netdev=n0,mac=52:54:00:12:34:58" \
+        in dry_run("--nic", "e1000", "--mac", "52:54:00:12:34:58")
+    cmd = dry_run("--nic", "none")
+    assert cmd[cmd.index("-nic") + 1] == "none"
+
+
+def test_host_forwards_bind_loopback_only():
+    cmd = dry_run("--hostfwd", "8080:80", "--hostfwd", "udp:7007:7")
+    netdev = cmd[cmd.index("-netdev") + 1]
+    assert "hostfwd=tcp:127.0.0.1:8080-:80" in netdev
+    assert "hostfwd=udp:127.0.0.1:7007-:7" in netdev
+
+
+def test_tap_backend_names_the_interface():
+    cmd = dry_run("--net", "tap:tap0")
+    assert cmd[cmd.index("-netdev") + 1] == \
+        "tap,id=n0,ifname=tap0,script=no,downscript=no"
+
+
+def test_uefi_uses_ovmf_and_q35():
+    cmd = dry_run("--iso", "build/kernel.iso", "--uefi")
+    assert cmd[cmd.index("-machine") + 1] == "q35"
+    assert any("OVMF_CODE_4M.fd" in c for c in cmd)
+
+
+def test_extra_arguments_after_double_dash_reach_qemu():
+    assert dry_run("--", "-icount", "shift=1")[-2:] == ["-icount", "shift=1"]
