@@ -36,6 +36,8 @@
 /* Header (<= 12) + 1514-byte frame fits; 2048 packs two per page. */
 #define RX_BUF_SIZE    2048
 #define VNET_MAX_DEVS  4
+/* Most frames taken per poll call (the stack's budget is capped to it). */
+#define VNET_POLL_MAX  64
 
 struct vnet_hdr {
 	uint8_t flags;
@@ -82,6 +84,23 @@ static void rx_refill(struct vnet *vn)
 	virtq_kick(&vn->rxq);
 }
 
+/* Check the device's length, strip the header, hand the frame up. */
+static void vnet_rx_one(struct vnet *vn, uint8_t *buf, uint32_t len)
+{
+	struct netdev *dev = &vn->dev;
+
+	if (len < vn->hdr_len || len > RX_BUF_SIZE ||
+	    len - vn->hdr_len > NETDEV_FRAME_MAX) {
+		dev->stats.rx_bad_len++;
+		page_frag_free(buf);
+		return;
+	}
+	len -= vn->hdr_len;
+	dev->stats.rx_packets++;
+	dev->stats.rx_bytes += len;
+	dev->rx(dev, buf + vn->hdr_len, len);
+}
+
 static void tx_reap(struct vnet *vn)
 {
 	uint32_t len;
@@ -94,33 +113,36 @@ static void tx_reap(struct vnet *vn)
 	}
 }
 
+/*
+ * Reap up to budget received buffers, give the ring fresh ones, and only
+ * then hand the frames up: the device is never short of buffers while the
+ * stack works, and the ring's occupancy seen from the stack (stats) is
+ * always "full" unless memory ran out.
+ */
 static int vnet_poll(struct netdev *dev, int budget)
 {
 	struct vnet *vn = dev->priv;
-	int done = 0;
-	uint32_t len;
-	uint8_t *buf;
+	struct {
+		uint8_t *buf;
+		uint32_t len;
+	} got[VNET_POLL_MAX];
+	int n = 0;
 
 	tx_reap(vn);
-	while (done < budget && (buf = virtq_get(&vn->rxq, &len)) != NULL) {
+	if (budget > VNET_POLL_MAX)
+		budget = VNET_POLL_MAX;
+	while (n < budget &&
+	       (got[n].buf = virtq_get(&vn->rxq, &got[n].len)) != NULL) {
 		dev->stats.rx_bufs_posted--;
-		done++;
-		if (len < vn->hdr_len || len > RX_BUF_SIZE ||
-		    len - vn->hdr_len > NETDEV_FRAME_MAX) {
-			dev->stats.rx_bad_len++;
-			page_frag_free(buf);
-			continue;
-		}
-		len -= vn->hdr_len;
-		dev->stats.rx_packets++;
-		dev->stats.rx_bytes += len;
-		dev->rx(dev, buf + vn->hdr_len, len);
+		n++;
 	}
 	/* The first poll also fills the empty ring: buffers must come from
 	 * the polling CPU's per-CPU frag cache, not the boot CPU's. */
 	if (vn->rxq.num_free)
 		rx_refill(vn);
-	return done;
+	for (int i = 0; i < n; i++)
+		vnet_rx_one(vn, got[i].buf, got[i].len);
+	return n;
 }
 
 static int vnet_xmit(struct netdev *dev, const struct netdev_sg *sg, int nsg,

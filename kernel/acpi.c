@@ -219,21 +219,37 @@ static void srat_parse(const struct sdt_header *h)
 	acpi.has_srat = acpi.nr_nodes > 0;
 }
 
+/* SLIT rows are indexed by proximity domain. Only used with an SRAT (the
+ * nodes come from there) and only if it is sane: 10 on the diagonal,
+ * 11-254 elsewhere; otherwise reported and the defaults stay. */
 static void slit_parse(const struct sdt_header *h)
 {
 	const uint8_t *p = (const uint8_t *)h + 36;
 	uint64_t n = rd64(p);
+	uint8_t d[MAX_NODES][MAX_NODES] = {{0}};
 
-	if (36 + 8 + n * n > h->length)
+	if (acpi.nr_nodes == 0 || n > 256 || 36 + 8 + n * n > h->length) {
+		kprintf("acpi: SLIT without SRAT or too short, ignored\n");
 		return;
-	for (int i = 0; i < acpi.nr_nodes; i++)
+	}
+	for (int i = 0; i < acpi.nr_nodes; i++) {
 		for (int j = 0; j < acpi.nr_nodes; j++) {
 			uint32_t a = acpi.node_domain[i],
 				 b = acpi.node_domain[j];
+			uint8_t v = (a < n && b < n) ? p[8 + a * n + b] : 0;
 
-			if (a < n && b < n)
-				acpi.distance[i][j] = p[8 + a * n + b];
+			if ((i == j && v != 10) ||
+			    (i != j && (v <= 10 || v == 255))) {
+				kprintf("acpi: SLIT distance %u from node %d "
+					"to %d "
+					"is invalid, SLIT ignored\n",
+					v, i, j);
+				return;
+			}
+			d[i][j] = v;
 		}
+	}
+	memcpy(acpi.distance, d, sizeof(d));
 	acpi.has_slit = true;
 }
 

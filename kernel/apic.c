@@ -88,6 +88,8 @@ void lapic_send_ipi(uint32_t apic_id, int vector)
 
 void lapic_broadcast_ipi(int vector)
 {
+	if (!x2apic && !lapic_mmio)
+		return; /* a fault before the APIC is up: nobody to tell */
 	/* destination shorthand 11: all excluding self */
 	icr_send(0, (uint32_t)vector | (1u << 14) | (3u << 18));
 }
@@ -296,20 +298,38 @@ int irq_msi_message(int vector, int cpu, uint64_t *addr, uint32_t *data)
 	return 0;
 }
 
-int irq_route_isa(int irq, int vector, int cpu)
+/* The GSI and INTI flags of ISA interrupt irq, after MADT overrides. */
+static uint32_t isa_gsi(int irq, uint16_t *flags)
 {
 	uint32_t gsi = (uint32_t)irq;
-	uint16_t flags = 0;
 
-	if (irq < 0 || irq > 15 || cpu < 0 || cpu >= nr_cpus)
-		return -1;
+	*flags = 0;
 	for (int i = 0; i < acpi.nr_isos; i++) {
 		if (acpi.isos[i].source == irq) {
 			gsi = acpi.isos[i].gsi;
-			flags = acpi.isos[i].flags;
+			*flags = acpi.isos[i].flags;
 		}
 	}
+	return gsi;
+}
+
+int irq_route_isa(int irq, int vector, int cpu)
+{
+	uint16_t flags;
+	uint32_t gsi;
+
+	if (irq < 0 || irq > 15 || cpu < 0 || cpu >= nr_cpus)
+		return -1;
+	gsi = isa_gsi(irq, &flags);
 	return ioapic_route(gsi, vector, cpus[cpu].apic_id, flags, false);
+}
+
+void irq_mask_isa(int irq)
+{
+	uint16_t flags;
+
+	if (irq >= 0 && irq <= 15)
+		ioapic_mask(isa_gsi(irq, &flags));
 }
 
 int irq_route_gsi(uint32_t gsi, int vector, int cpu)

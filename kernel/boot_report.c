@@ -112,6 +112,10 @@ void boot_report(void)
 	for (int i = 0; i < nr_cpus; i++)
 		kprintf("cpu %d: apic=%u node=%d\n", i, cpus[i].apic_id,
 			cpus[i].node);
+	if (acpi.nr_cpus_skipped)
+		kprintf("boot: %d more CPUs in the MADT not used "
+			"(MAX_CPUS=%d)\n",
+			acpi.nr_cpus_skipped, MAX_CPUS);
 	report_nodes();
 	kprintf("boot: usable=%lluMiB in %d ranges (after reserving the kernel "
 		"and boot data)\n",

@@ -39,4 +39,7 @@ int irq_route_isa(int irq, int vector, int cpu);
  */
 int irq_route_gsi(uint32_t gsi, int vector, int cpu);
 
+/* irq_mask_isa - stop delivering legacy ISA interrupt irq (0-15). */
+void irq_mask_isa(int irq);
+
 #endif

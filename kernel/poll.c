@@ -12,10 +12,15 @@
 
 static spinlock_t register_lock = SPINLOCK_INIT;
 
+/* One cross-CPU call slot per target CPU. A call is pending while
+ * req != ack; the poster (serialised by lock) fills fn/arg and bumps req,
+ * the target runs the call and copies req into ack. Sequence numbers, not
+ * a "done" flag, so a target can never run a stale function. */
 struct call_slot {
-	void (*_Atomic fn)(void *);
+	spinlock_t lock;
+	void (*fn)(void *);
 	void *arg;
-	atomic_bool done;
+	atomic_ulong req, ack;
 } __attribute__((aligned(64)));
 static struct call_slot calls[MAX_CPUS];
 
@@ -53,32 +58,40 @@ void poll_wake(int cpu)
 
 void smp_call_wait(int cpu)
 {
-	while (atomic_load(&calls[cpu].fn) && !atomic_load(&calls[cpu].done))
+	struct call_slot *c = &calls[cpu];
+
+	while (atomic_load_explicit(&c->ack, memory_order_acquire) !=
+	       atomic_load_explicit(&c->req, memory_order_relaxed))
 		cpu_relax();
 }
 
 void smp_call_async(int cpu, void (*fn)(void *), void *arg)
 {
+	struct call_slot *c = &calls[cpu];
+
 	if (cpu == this_cpu_id()) {
 		fn(arg);
 		return;
 	}
+	spin_lock(&c->lock);
 	smp_call_wait(cpu);
-	atomic_store(&calls[cpu].done, false);
-	calls[cpu].arg = arg;
-	atomic_store(&calls[cpu].fn, fn);
+	c->fn = fn;
+	c->arg = arg;
+	atomic_fetch_add_explicit(&c->req, 1, memory_order_release);
+	spin_unlock(&c->lock);
 	poll_wake(cpu);
 }
 
-/* Runs a call posted for this CPU; returns 1 if there was one. */
+/* Runs the call posted for this CPU, if any; returns 1 if there was one. */
 static int run_call(int cpu)
 {
-	void (*fn)(void *) = atomic_load(&calls[cpu].fn);
+	struct call_slot *c = &calls[cpu];
+	unsigned long req = atomic_load_explicit(&c->req, memory_order_acquire);
 
-	if (!fn || atomic_load(&calls[cpu].done))
+	if (req == atomic_load_explicit(&c->ack, memory_order_relaxed))
 		return 0;
-	fn(calls[cpu].arg);
-	atomic_store(&calls[cpu].done, true);
+	c->fn(c->arg);
+	atomic_store_explicit(&c->ack, req, memory_order_release);
 	return 1;
 }
 

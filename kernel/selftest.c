@@ -4,7 +4,9 @@
  * boot. selftest=mm lives with the allocator boot code (kernel/mm_boot.c).
  */
 #include "kernel/selftest.h"
+#include "kernel/arch.h"
 #include "kernel/cmdline.h"
+#include "kernel/irq.h"
 #include "kernel/console.h"
 #include "kernel/mm_boot.h"
 #include "kernel/paging.h"
@@ -14,6 +16,7 @@
 #include "kernel/poll.h"
 #include "kernel/time.h"
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 static int failures;
@@ -44,6 +47,18 @@ static void irq_enable_for_ms(uint64_t ms)
 	__asm__ volatile("cli");
 }
 
+/* The bound for waiting on other CPUs: generous, because under TCG on a
+ * loaded host a vCPU thread can go unscheduled for a long while. */
+#define SELFTEST_WAIT_MS 5000
+
+static bool all_ticked(const uint64_t *ticks0)
+{
+	for (int c = 0; c < nr_cpus; c++)
+		if (cpus[c].ticks == ticks0[c])
+			return false;
+	return true;
+}
+
 static atomic_int smp_seen[MAX_CPUS];
 
 static void smp_note(void *arg)
@@ -56,7 +71,7 @@ static void smp_note(void *arg)
  * clock moves forward by about the time the ticks say. */
 static void selftest_smp(void)
 {
-	uint64_t t0 = clock_ms(), ticks0[MAX_CPUS];
+	uint64_t t0 = clock_ms(), ticks0[MAX_CPUS] = {0};
 	int bad = 0;
 
 	for (int c = 0; c < nr_cpus; c++)
@@ -67,6 +82,8 @@ static void selftest_smp(void)
 		smp_call_wait(c);
 	smp_note(NULL);
 	irq_enable_for_ms(50);
+	while (!all_ticked(ticks0) && clock_ms() - t0 < SELFTEST_WAIT_MS)
+		irq_enable_for_ms(10);
 	for (int c = 0; c < nr_cpus; c++) {
 		if (!atomic_load(&smp_seen[c])) {
 			kprintf("selftest: smp: cpu %d did not run its call\n",
@@ -92,8 +109,63 @@ static void selftest_smp(void)
 	}
 }
 
+/* ---- selftest=irq: the IOAPIC path, with the PIT as the device ---- */
+
+static atomic_int irq_count, irq_cpu = -1;
+
+static void pit_irq(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&irq_count, 1);
+	atomic_store(&irq_cpu, this_cpu_id());
+	poll_wake(this_cpu_id());
+}
+
+/* Routes ISA IRQ 0 (the PIT; QEMU's MADT overrides it to GSI 2) to a
+ * vector from irq_alloc_vector on the last CPU, runs the PIT at 1 kHz until
+ * ten interrupts came (or 5 s), and checks they arrived there. */
+static void selftest_irq(void)
+{
+	int target = nr_cpus - 1, vec = irq_alloc_vector(pit_irq, NULL), n;
+	uint16_t div = 1193182 / 1000;
+
+	if (vec < 0 || irq_route_isa(0, vec, target) < 0) {
+		kprintf("selftest: irq FAIL (no vector or no IOAPIC route)\n");
+		selftest_failed();
+		return;
+	}
+	outb(0x43, 0x34); /* channel 0, lo/hi byte, mode 2 (rate generator) */
+	outb(0x40, (uint8_t)div);
+	outb(0x40, (uint8_t)(div >> 8));
+	for (uint64_t t0 = clock_ms(); atomic_load(&irq_count) < 10 &&
+				       clock_ms() - t0 < SELFTEST_WAIT_MS;)
+		irq_enable_for_ms(10);
+	irq_mask_isa(0);
+	n = atomic_load(&irq_count);
+	irq_free_vector(vec);
+	if (n == 0 || atomic_load(&irq_cpu) != target) {
+		kprintf("selftest: irq FAIL interrupts=%d on cpu %d (wanted "
+			"%d)\n",
+			n, atomic_load(&irq_cpu), target);
+		selftest_failed();
+		return;
+	}
+	kprintf("selftest: irq PASS vector=0x%x cpu=%d interrupts=%d\n", vec,
+		target, n);
+}
+
+static void fault_on_ap(void *arg)
+{
+	(void)arg;
+	fault_here();
+}
+
 void selftests_run(void)
 {
+	if (cmdline_has("selftest", "printf"))
+		selftest_printf();
+	if (cmdline_has("selftest", "irq"))
+		selftest_irq();
 	if (cmdline_has("selftest", "smp"))
 		selftest_smp();
 	if (cmdline_has("selftest", "mm"))
@@ -102,6 +174,14 @@ void selftests_run(void)
 		panic("selftest: panic requested on the command line");
 	if (cmdline_has("selftest", "fault"))
 		fault_here();
+	if (cmdline_has("selftest", "fault_ap") && nr_cpus > 1) {
+		smp_call_async(nr_cpus - 1, fault_on_ap, NULL);
+		irq_enable_for_ms(
+			1000); /* the STOP IPI or the exit ends this */
+		kprintf("selftest: fault_ap FAIL (cpu %d did not fault)\n",
+			nr_cpus - 1);
+		selftest_failed();
+	}
 	if (failures && exit_on_fatal) {
 		kprintf("selftest: %d failed\n", failures);
 		system_exit(EXIT_FAILURE_CODE);

@@ -10,4 +10,7 @@ void selftests_run(void);
 /* A failing self-test calls this so the exit status shows it. */
 void selftest_failed(void);
 
+/* selftest=printf (kernel/selftest_printf.c). */
+void selftest_printf(void);
+
 #endif

@@ -98,8 +98,9 @@ static bool start_ap(int id, uint32_t apic_id)
 	if (wait_online(id, 2000))
 		return true;
 	lapic_send_sipi(apic_id, TRAMPOLINE_PHYS >> 12);
-	/* generous: under TCG a new vCPU thread can take a while */
-	return wait_online(id, 1000000);
+	/* generous: under TCG on a loaded host a vCPU thread can go
+	 * unscheduled for seconds; real CPUs answer in microseconds */
+	return wait_online(id, 10000000);
 }
 
 void smp_boot_aps(int max_cpus)

@@ -25,6 +25,7 @@ struct idt_entry {
 } __attribute__((packed));
 
 extern char isr_stubs[];
+extern char __kernel_start[], __kernel_end[];
 static struct idt_entry idt[256] __attribute__((aligned(16)));
 static struct {
 	irq_handler_t fn;
@@ -116,8 +117,9 @@ void backtrace_print(uint64_t rbp)
 	for (int i = 0; i < 16 && frame_ok(rbp); i++) {
 		const uint64_t *fp = (const uint64_t *)(uintptr_t)rbp;
 
-		if (fp[1] == 0)
-			break;
+		if (fp[1] < (uintptr_t)__kernel_start ||
+		    fp[1] >= (uintptr_t)__kernel_end)
+			break; /* left the kernel: the AP trampoline, garbage */
 		kprintf("  #%d 0x%016llx\n", i, (unsigned long long)fp[1]);
 		if (fp[0] <= rbp)
 			break; /* stacks grow down: callers are higher */

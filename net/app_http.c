@@ -26,20 +26,33 @@ static const char index_html[] =
 	"<li>iperf2 server (lwiperf): TCP port 5001</li>\n</ul>\n"
 	"</body></html>\n";
 
-/* Fill file from a heap copy of len bytes produced by gen. */
-static int serve_generated(struct fs_file *file)
+/*
+ * /stats.json into a heap buffer. The counters move while we measure and
+ * write (this very allocation bumps the heap counters), so leave slack and
+ * retry with the larger size if the document still grew.
+ */
+static int serve_stats(struct fs_file *file)
 {
-	int len = net_stats_json(NULL, 0);
-	char *body = mem_malloc((mem_size_t)len + 1);
+	int want = net_stats_json(NULL, 0) + 512;
 
-	if (!body)
-		return 0;
-	net_stats_json(body, (size_t)len + 1);
-	file->data = body;
-	file->len = len;
-	file->index = len;
-	file->pextension = body;
-	return 1;
+	for (int tries = 0; tries < 3; tries++) {
+		char *body = mem_malloc((mem_size_t)want);
+		int len;
+
+		if (!body)
+			return 0;
+		len = net_stats_json(body, (size_t)want);
+		if (len < want) {
+			file->data = body;
+			file->len = len;
+			file->index = len;
+			file->pextension = body;
+			return 1;
+		}
+		mem_free(body);
+		want = len + 512;
+	}
+	return 0;
 }
 
 int fs_open_custom(struct fs_file *file, const char *name)
@@ -54,7 +67,7 @@ int fs_open_custom(struct fs_file *file, const char *name)
 		return 1;
 	}
 	if (strcmp(name, "/stats.json") == 0)
-		return serve_generated(file);
+		return serve_stats(file);
 	return 0;
 }
 

@@ -144,3 +144,50 @@ def test_idle_kernel_keeps_running_in_its_poll_loop(qemu):
     import time
     time.sleep(0.5)
     assert vm.proc.poll() is None, vm.describe()
+
+
+def test_fault_on_another_cpu_is_reported_with_that_cpu(qemu):
+    log = qemu.boot(append=EXIT + " selftest=fault_ap", smp=4,
+                    expect_status=1)
+    assert "exception: page fault (vector 14) on cpu 3, error code 0x2" in log
+    assert "cpu 3 halted" in log
+
+
+def test_isa_interrupt_reaches_the_chosen_cpu_through_the_ioapic(qemu):
+    # the PIT's IRQ 0, which QEMU's MADT overrides to GSI 2
+    log = qemu.boot(append=EXIT + " selftest=irq", smp=2)
+    m = re.search(r"^selftest: irq PASS vector=0x[0-9a-f]+ cpu=1 interrupts=(\d+)",
+                  log, re.M)
+    assert m, log
+    assert int(m.group(1)) > 0
+
+
+def slit_table(path, distances):
+    """An ACPI SLIT for two proximity domains (QEMU fixes the checksum)."""
+    import struct
+    body = struct.pack("<Q", 2) + bytes(distances)
+    hdr = struct.pack("<4sIBB6s8sI4sI", b"SLIT", 36 + len(body), 1, 0,
+                      b"TESTOE", b"TESTTABL", 1, b"TEST", 1)
+    with open(path, "wb") as f:
+        f.write(hdr + body)
+    return str(path)
+
+
+def test_slit_from_the_firmware_is_used_as_given(qemu, tmp_path):
+    table = slit_table(tmp_path / "slit.aml", [10, 30, 30, 10])
+    log = qemu.boot(append=EXIT, smp=2, numa=["0:256M", "1:256M"],
+                    extra=["-acpitable", "file=" + table])
+    assert re.search(r"^node 0: distance=10,30\s*$", log, re.M)
+
+
+def test_invalid_slit_is_reported_and_not_trusted(qemu, tmp_path):
+    table = slit_table(tmp_path / "slit.aml", [10, 5, 5, 10])
+    log = qemu.boot(append=EXIT, smp=2, numa=["0:256M", "1:256M"],
+                    extra=["-acpitable", "file=" + table])
+    assert "acpi: SLIT distance 5 from node 0 to 1 is invalid, SLIT ignored" in log
+    assert re.search(r"^node 0: distance=10,20 \(no SLIT: assumed\)\s*$", log, re.M)
+
+
+def test_kernel_snprintf_matches_known_answers(qemu):
+    log = qemu.boot(append=EXIT + " selftest=printf")
+    assert re.search(r"^selftest: printf PASS n=\d+\s*$", log, re.M), log

@@ -1,0 +1,286 @@
+"""Networking end to end: virtio-net + lwIP reached from the host with real
+clients (curl, nc, iperf2, ping).
+
+Every test boots its own QEMU (through the shared runner, conftest.py) with
+its own MAC address and its own free host ports, so tests can run side by
+side. Readiness comes from the guest's serial line
+
+    net: eth0 up ip=10.0.2.15/24 mac=... nic=virtio
+    net: listening tcp/7 udp/7 tcp/80 tcp/5001 icmp net_alloc=...
+
+never from a port being open: QEMU's user-net forward accepts connections
+before the guest listens. Tests that exercise lwIP's memory run once per
+allocator mode (net_alloc=stock|native) — the same test functions.
+"""
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import time
+import uuid
+
+import pytest
+
+import conftest
+from conftest import free_port
+
+NET_TIMEOUT = 60  # boot + DHCP under TCG on a loaded machine
+CLIENT_TIMEOUT = 60
+ALLOC_MODES = ["stock", "native"]
+
+
+def random_mac():
+    """A locally administered unicast MAC no other test is using."""
+    return "52:54:00:%02x:%02x:%02x" % tuple(random.randrange(256) for _ in range(3))
+
+
+def free_udp_port():
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class NetVM:
+    """A booted guest with user networking and forwarded host ports."""
+
+    def __init__(self, qemu, alloc, nic="virtio", append=""):
+        self.alloc = alloc
+        self.mac = random_mac()
+        self.http, self.echo, self.iperf = free_port(), free_port(), free_port()
+        self.uecho = free_udp_port()
+        fwd = ["%d:80" % self.http, "%d:7" % self.echo, "%d:5001" % self.iperf,
+               "udp:%d:7" % self.uecho]
+        self.vm = qemu.start(append=("net_alloc=%s %s" % (alloc, append)).strip(),
+                             smp=2, nic=nic, hostfwd=fwd, mac=self.mac)
+        m = self.vm.wait_for(r"^net: eth0 up ip=(\S+) mac=(\S+) nic=(\S+)", NET_TIMEOUT)
+        self.ip, self.guest_mac, self.kind = m.group(1), m.group(2), m.group(3)
+        self.vm.wait_for(r"^net: listening .*", NET_TIMEOUT)
+
+    def fail(self, msg):
+        pytest.fail("%s\n%s" % (msg, self.vm.describe()), pytrace=False)
+
+    def run(self, argv, data=None, timeout=CLIENT_TIMEOUT):
+        try:
+            r = subprocess.run(argv, input=data, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.fail("client timed out after %ss: %s" % (timeout, " ".join(argv)))
+        return r
+
+    def curl(self, path):
+        r = self.run(["curl", "-sS", "-f", "-m", "20",
+                      "http://127.0.0.1:%d%s" % (self.http, path)])
+        if r.returncode != 0:
+            self.fail("curl %s failed (%d): %s" % (path, r.returncode, r.stderr.decode()))
+        return r.stdout
+
+    def stats(self):
+        body = self.curl("/stats.json")
+        try:
+            return json.loads(body)
+        except ValueError as e:
+            self.fail("/stats.json is not JSON (%s): %r" % (e, body[:400]))
+
+    def tcp_echo(self, data):
+        return self.run(["nc", "-N", "-w", "20", "127.0.0.1", str(self.echo)], data).stdout
+
+    def udp_echo(self, data):
+        return self.run(["nc", "-u", "-w", "2", "127.0.0.1", str(self.uecho)], data).stdout
+
+
+@pytest.fixture(params=ALLOC_MODES)
+def netvm(request, qemu):
+    return NetVM(qemu, request.param)
+
+
+def test_dhcp_gives_user_net_address_and_report_line(netvm):
+    assert netvm.ip == "10.0.2.15/24", netvm.vm.describe()
+    assert netvm.guest_mac == netvm.mac, netvm.vm.describe()
+    assert netvm.kind == "virtio", netvm.vm.describe()
+
+
+def test_boot_report_lists_pci_devices_and_nic(netvm):
+    log = netvm.vm.log()
+    assert re.search(r"^pci: \d+ functions via (ecam|legacy)$", log, re.M), netvm.vm.describe()
+    assert re.search(r"^pci: 00:\w\w\.\d 1af4:10(00|41) class 0200", log, re.M), netvm.vm.describe()
+    assert "virtio-net: eth0" in log and netvm.mac in log, netvm.vm.describe()
+
+
+def test_boot_uses_the_requested_allocator_mode(netvm):
+    line = netvm.vm.wait_for(r"^net: listening .*").group(0)
+    assert line.endswith("net_alloc=%s" % netvm.alloc), netvm.vm.describe()
+
+
+def test_http_index_page(netvm):
+    body = netvm.curl("/").decode()
+    assert "<html>" in body and "/stats.json" in body, body
+
+
+def test_http_unknown_path_is_404(netvm):
+    r = netvm.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-m", "20",
+                   "http://127.0.0.1:%d/no-such-page" % netvm.http])
+    assert r.stdout.decode() == "404", netvm.vm.describe()
+
+
+def test_stats_json_has_every_section(netvm):
+    st = netvm.stats()
+    for key in ("buddyinfo", "zoneinfo", "numastat", "slabinfo", "qmempool",
+                "page_frag", "nic", "net_mem", "lwip"):
+        assert st.get(key) is not None, "section %s missing or null: %s" % (key, list(st))
+    assert st["nic"]["eth0"]["kind"] == "virtio"
+    assert st["net_mem"]["mode"] == netvm.alloc
+
+
+def test_stats_json_counters_move_with_traffic(netvm):
+    before = netvm.stats()
+    netvm.tcp_echo(os.urandom(64 * 1024))
+    after = netvm.stats()
+    for key in ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes"):
+        assert after["nic"]["eth0"][key] > before["nic"]["eth0"][key], key
+    assert after["lwip"]["tcp"]["recv"] > before["lwip"]["tcp"]["recv"]
+
+
+def test_tcp_echo_round_trip(netvm):
+    assert netvm.tcp_echo(b"hello, lwIP\n") == b"hello, lwIP\n"
+
+
+def test_tcp_echo_1mib_is_byte_identical(netvm):
+    data = os.urandom(1 << 20)
+    out = netvm.tcp_echo(data)
+    assert len(out) == len(data), "echoed %d of %d bytes" % (len(out), len(data))
+    assert out == data
+
+
+def test_udp_echo_round_trip(netvm):
+    msg = ("datagram %s\n" % uuid.uuid4()).encode()
+    assert netvm.udp_echo(msg) == msg
+
+
+def test_iperf2_tcp_5s_reports_nonzero_rate(netvm):
+    r = netvm.run(["iperf", "-c", "127.0.0.1", "-p", str(netvm.iperf), "-t", "5",
+                   "-y", "C"], timeout=40)
+    assert r.returncode == 0, r.stderr.decode()
+    fields = r.stdout.decode().strip().splitlines()[-1].split(",")
+    assert int(fields[-1]) > 0, r.stdout
+    assert int(fields[-2]) > 0, r.stdout
+    # lwiperf's own report line: the guest saw the same test end.
+    netvm.vm.wait_for(r"^iperf: done \S+ bytes=[1-9]\d* ms=\d+ kbps=[1-9]\d*", 20)
+
+
+def in_use(st):
+    """Packet-buffer counters that must return to their idle values."""
+    memp = st["lwip"]["memp"]
+    nic = st["nic"]["eth0"]
+    return {
+        "rx_pbufs_in_use": st["net_mem"]["rx_pbufs_in_use"],
+        "PBUF_POOL": memp["PBUF_POOL"]["used"],
+        "PBUF": memp["PBUF"]["used"],
+        "TCP_SEG": memp["TCP_SEG"]["used"],
+        "tx_inflight": nic["tx_inflight"],
+        "rx_bufs_posted": nic["rx_bufs_posted"],
+    }
+
+
+def test_no_packet_buffer_leak_after_traffic(netvm):
+    netvm.stats()  # warm up: ARP for the host, first-connection state
+    baseline = in_use(netvm.stats())
+    data = os.urandom(256 * 1024)
+    assert netvm.tcp_echo(data) == data
+    for i in range(20):
+        netvm.udp_echo(b"x" * (100 + i))
+    # Give TCP's last ACKs and TX completions a moment to land.
+    deadline = time.monotonic() + 10
+    while True:
+        now = in_use(netvm.stats())
+        if now == baseline or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert now == baseline, "after traffic %s, baseline %s" % (now, baseline)
+
+
+@pytest.mark.parametrize("alloc", ALLOC_MODES)
+def test_legacy_virtio_transport_boots_and_answers(qemu, alloc):
+    vm = NetVM(qemu, alloc, nic="virtio-legacy")
+    assert vm.kind == "virtio-legacy", vm.vm.describe()
+    assert vm.tcp_echo(b"legacy\n") == b"legacy\n"
+    assert b"<html>" in vm.curl("/")
+
+
+def test_modern_only_virtio_device_boots_and_answers(qemu):
+    vm = NetVM(qemu, "native", nic="virtio-modern")
+    assert vm.kind == "virtio", vm.vm.describe()
+    assert vm.tcp_echo(b"modern\n") == b"modern\n"
+
+
+def test_bad_network_values_are_reported_and_defaults_used(qemu):
+    vm = NetVM(qemu, "native", append="ip=300.1.2.3/99 app=echo,bogus")
+    log = vm.vm.log()
+    assert re.search(r"ip.*300\.1\.2\.3", log), vm.vm.describe()
+    assert vm.ip == "10.0.2.15/24"  # the default, DHCP
+
+
+# ---- ping over tap, inside a network namespace the test owns ----
+
+def tap_unavailable():
+    if os.geteuid() != 0:
+        return "needs root to create a network namespace and a tap device"
+    if not shutil.which("ip") or not shutil.which("ping"):
+        return "needs iproute2 and iputils-ping"
+    if not os.path.exists("/dev/net/tun"):
+        return "/dev/net/tun is missing"
+    return None
+
+
+@pytest.fixture
+def netns():
+    reason = tap_unavailable()
+    if reason:
+        pytest.skip(reason)
+    name = "nettest-%d-%d" % (os.getpid(), random.randrange(1 << 20))
+    sh = lambda *a: subprocess.run(["ip", "netns", "exec", name] + list(a),
+                                   check=True, capture_output=True, timeout=10)
+    r = subprocess.run(["ip", "netns", "add", name], capture_output=True)
+    if r.returncode != 0:
+        pytest.skip("cannot create a network namespace: %s" % r.stderr.decode().strip())
+    try:
+        try:
+            sh("ip", "tuntap", "add", "dev", "tap0", "mode", "tap")
+        except subprocess.CalledProcessError as e:
+            pytest.skip("cannot create a tap device: %s" % e.stderr.decode().strip())
+        sh("ip", "addr", "add", "192.168.76.1/24", "dev", "tap0")
+        sh("ip", "link", "set", "tap0", "up")
+        sh("ip", "link", "set", "lo", "up")
+        yield name
+    finally:
+        subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+class NetnsQemu(conftest.Qemu):
+    """conftest's Qemu, with tools/qemu-run started inside a namespace."""
+
+    def __init__(self, qemu, netns, args):
+        self.log_path = os.path.join(str(qemu.tmp_path), "netns%d.serial.log" % len(qemu.vms))
+        self.err_path = self.log_path.replace(".serial.log", ".qemu.log")
+        open(self.log_path, "w").close()
+        self.args = ["ip", "netns", "exec", netns, conftest.QEMU_RUN, "--accel", "tcg",
+                     "--serial-log", self.log_path] + args
+        self._err = open(self.err_path, "w")
+        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL,
+                                     stdout=self._err, stderr=subprocess.STDOUT)
+        self.started = time.monotonic()
+        qemu.vms.append(self)
+
+
+@pytest.mark.parametrize("alloc", ALLOC_MODES)
+def test_ping_over_tap_in_netns(qemu, netns, alloc):
+    mac = random_mac()
+    vm = NetnsQemu(qemu, netns, [
+        "--kernel", conftest.KERNEL, "--smp", "2", "--nic", "virtio", "--net", "tap:tap0",
+        "--mac", mac, "--append", "net_alloc=%s ip=192.168.76.2/24 gw=192.168.76.1" % alloc])
+    vm.wait_for(r"^net: eth0 up ip=192\.168\.76\.2/24 mac=%s nic=virtio" % mac, NET_TIMEOUT)
+    r = subprocess.run(["ip", "netns", "exec", netns, "ping", "-c", "3", "-W", "5",
+                        "-i", "0.3", "192.168.76.2"], capture_output=True, timeout=40)
+    assert r.returncode == 0, "%s\n%s" % (r.stdout.decode(), vm.describe())
+    assert b" 0% packet loss" in r.stdout, r.stdout.decode()
