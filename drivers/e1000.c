@@ -17,8 +17,9 @@
  * rx_buf[slot]. rx_next is the oldest slot the device owns; when its DD is
  * set we take the buffer out of rx_buf[] (the slot goes NULL, so a buffer
  * is handed out once) and pass it up zero-copy: from then on the stack owns
- * it and frees it with page_frag_free(). rx_refill() puts fresh buffers in
- * the free slots after rx_tail and moves RDT once for the batch. Frames
+ * it and frees it with page_frag_free(). A poll takes a batch, lets
+ * rx_refill() put fresh buffers in the free slots after rx_tail (one RDT
+ * write for all), and only then hands the batch up. Frames
  * with a hardware error (CRC, symbol, sequence, carrier extension, RX data
  * error) are dropped and counted in rx_errors; a length outside
  * [1, NETDEV_FRAME_MAX] or a frame spread over several buffers (which
@@ -219,16 +220,18 @@ static bool rx_frame_ok(struct e1000 *e, uint8_t status, uint8_t errors,
 }
 
 /*
- * rx_take - hand up (or drop) the frame in the oldest owned slot, which
- * the device has marked done. The slot's buffer leaves rx_buf[] first, so
- * neither a wrap nor a second DD can hand the same buffer out twice.
+ * rx_take - take the buffer of the oldest owned slot, which the device has
+ * marked done. The buffer leaves rx_buf[] first, so neither a wrap nor a
+ * second DD can hand the same buffer out twice. Returns the buffer when it
+ * holds a frame to pass up (its length in *len), or NULL when the frame
+ * was dropped: then it is already freed and counted.
  */
-static void rx_take(struct e1000 *e, uint8_t status)
+static uint8_t *rx_take(struct e1000 *e, uint8_t status, uint32_t *len)
 {
 	uint16_t slot = e->rx_next;
 	volatile struct e1000_rx_desc *d = &e->rx_ring[slot];
 	uint8_t *buf = e->rx_buf[slot];
-	uint16_t len = d->length;
+	uint16_t length = d->length;
 	uint8_t errors = d->errors;
 
 	e->rx_buf[slot] = NULL;
@@ -236,13 +239,12 @@ static void rx_take(struct e1000 *e, uint8_t status)
 	e->rx_next = (uint16_t)((slot + 1) & RX_MASK);
 	e->rx_posted--;
 	e->dev.stats.rx_bufs_posted--;
-	if (!rx_frame_ok(e, status, errors, len)) {
+	if (!rx_frame_ok(e, status, errors, length)) {
 		page_frag_free(buf);
-		return;
+		return NULL;
 	}
-	e->dev.stats.rx_packets++;
-	e->dev.stats.rx_bytes += len;
-	e->dev.rx(&e->dev, buf, len);
+	*len = length;
+	return buf;
 }
 
 /* ---------------------------------------------------------------- TX */
@@ -349,27 +351,46 @@ static void read_hw_stats(struct e1000 *e)
 	e->dev.stats.rx_missed += rd32(e, E1000_MPC);
 }
 
+/*
+ * e1000_poll - reap finished TX frames, take up to budget received
+ * buffers, give the ring fresh ones, and only then hand the frames up (as
+ * virtio-net does): the device is never short of buffers while the stack
+ * works on a batch. Returns the number of RX descriptors consumed.
+ */
 static int e1000_poll(struct netdev *dev, int budget)
 {
 	struct e1000 *e = dev->priv;
-	int done = 0;
+	struct {
+		uint8_t *buf;
+		uint32_t len;
+	} got[E1000_POLL_MAX];
+	int taken = 0, n = 0;
 
 	tx_reclaim(e);
-	while (done < budget && e->rx_posted) {
+	if (budget > E1000_POLL_MAX)
+		budget = E1000_POLL_MAX;
+	while (taken < budget && e->rx_posted) {
 		uint8_t status = e->rx_ring[e->rx_next].status;
 
 		if (!(status & E1000_RXD_STAT_DD))
 			break;
 		atomic_thread_fence(memory_order_acquire);
-		rx_take(e, status);
-		done++;
+		got[n].buf = rx_take(e, status, &got[n].len);
+		if (got[n].buf)
+			n++;
+		taken++;
 	}
 	/* The first poll also fills the empty ring: buffers must come from
 	 * the polling CPU's per-CPU frag cache, not the boot CPU's. */
 	if (e->rx_posted < E1000_RX_RING - 1)
 		rx_refill(e);
+	for (int i = 0; i < n; i++) {
+		dev->stats.rx_packets++;
+		dev->stats.rx_bytes += got[i].len;
+		dev->rx(dev, got[i].buf, got[i].len);
+	}
 	read_hw_stats(e);
-	return done;
+	return taken;
 }
 
 static bool e1000_link_up(struct netdev *dev)

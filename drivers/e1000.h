@@ -25,6 +25,9 @@
  * a page with no waste.
  */
 #define E1000_RX_BUF   2048
+/* Most frames taken per poll call (the stack's budget is capped to it):
+ * the batch waits on the stack while the ring is refilled first. */
+#define E1000_POLL_MAX 64
 /* Most 8254x functions one kernel drives (the netdev registry holds 4). */
 #define E1000_MAX_DEVS 4
 /* Milliseconds between reads of the missed-packet counter (a register read

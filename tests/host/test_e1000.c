@@ -150,13 +150,14 @@ static struct netdev *dev;
 static void *held[MAX_HELD]; /* RX buffers the stack holds */
 static uint32_t held_len[MAX_HELD];
 static int nheld;
-static bool hold_rx; /* keep received buffers (else free at once) */
+static bool hold_rx;	      /* keep received buffers (else free at once) */
+static uint64_t posted_at_rx; /* rx_bufs_posted when the last frame came */
 static void *done_cookies[MAX_HELD];
 static int ndone;
 
 static void stack_rx(struct netdev *d, void *frame, uint32_t len)
 {
-	(void)d;
+	posted_at_rx = d->stats.rx_bufs_posted;
 	if (!hold_rx) {
 		page_frag_free(frame);
 		return;
@@ -292,6 +293,16 @@ static void test_received_frames_go_up_in_order_zero_copy(void **state)
 	/* Both slots were refilled with new buffers. */
 	assert_int_equal(dev->stats.rx_bufs_posted, E1000_RX_RING - 1);
 	assert_int_equal(*reg(E1000_RDT), 1);
+}
+
+static void test_ring_is_refilled_before_frames_go_up(void **state)
+{
+	(void)state;
+	dev->ops->poll(dev, 64);
+	for (int i = 0; i < 32; i++)
+		hw_receive_frame(100);
+	dev->ops->poll(dev, 64);
+	assert_int_equal(posted_at_rx, E1000_RX_RING - 1);
 }
 
 static void test_poll_takes_at_most_budget_frames(void **state)
@@ -532,6 +543,7 @@ int main(void)
 		T(test_rctl_buffer_size_is_2048_with_crc_stripped),
 		T(test_first_poll_posts_all_but_one_slot),
 		T(test_received_frames_go_up_in_order_zero_copy),
+		T(test_ring_is_refilled_before_frames_go_up),
 		T(test_poll_takes_at_most_budget_frames),
 		T(test_ring_wraps_ten_times_without_loss_or_double_handout),
 		T(test_crc_error_frame_is_dropped_and_counted),
