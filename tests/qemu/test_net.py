@@ -10,7 +10,9 @@ side. Readiness comes from the guest's serial line
 
 never from a port being open: QEMU's user-net forward accepts connections
 before the guest listens. Tests that exercise lwIP's memory run once per
-allocator mode (net_alloc=stock|native) — the same test functions.
+allocator mode (net_alloc=stock|native) and once per NIC (virtio-net,
+e1000: the netif does not know which is below it) — the same test
+functions.
 """
 import json
 import os
@@ -29,6 +31,15 @@ from conftest import free_port
 NET_TIMEOUT = 60  # boot + DHCP under TCG on a loaded machine
 CLIENT_TIMEOUT = 60
 ALLOC_MODES = ["stock", "native"]
+NICS = ["virtio", "e1000"]
+# Per tools/qemu-run --nic: the driver the guest is told to use (nic=), the
+# kind it reports, its PCI ids and the start of its driver's boot line.
+NIC_INFO = {
+    "virtio": ("virtio", "virtio", r"1af4:10(00|41)", "virtio-net: eth0"),
+    "virtio-legacy": ("virtio", "virtio-legacy", r"1af4:1000", "virtio-net: eth0"),
+    "virtio-modern": ("virtio", "virtio", r"1af4:1041", "virtio-net: eth0"),
+    "e1000": ("e1000", "e1000", r"8086:100e", "e1000: eth0"),
+}
 
 
 def random_mac():
@@ -48,12 +59,15 @@ class NetVM:
 
     def __init__(self, qemu, alloc, nic="virtio", append=""):
         self.alloc = alloc
+        self.nic = nic
+        guest_nic, self.expected_kind, self.pci_ids, self.driver_line = NIC_INFO[nic]
         self.mac = random_mac()
         self.http, self.echo, self.iperf = free_port(), free_port(), free_port()
         self.uecho = free_udp_port()
         fwd = ["%d:80" % self.http, "%d:7" % self.echo, "%d:5001" % self.iperf,
                "udp:%d:7" % self.uecho]
-        self.vm = qemu.start(append=("net_alloc=%s %s" % (alloc, append)).strip(),
+        self.vm = qemu.start(append=("net_alloc=%s nic=%s %s"
+                                     % (alloc, guest_nic, append)).strip(),
                              smp=2, nic=nic, hostfwd=fwd, mac=self.mac)
         m = self.vm.wait_for(r"^net: eth0 up ip=(\S+) mac=(\S+) nic=(\S+)", NET_TIMEOUT)
         self.ip, self.guest_mac, self.kind = m.group(1), m.group(2), m.group(3)
@@ -90,22 +104,25 @@ class NetVM:
         return self.run(["nc", "-u", "-w", "2", "127.0.0.1", str(self.uecho)], data).stdout
 
 
-@pytest.fixture(params=ALLOC_MODES)
+@pytest.fixture(params=[(a, n) for n in NICS for a in ALLOC_MODES],
+                ids=lambda p: "%s-%s" % (p[1], p[0]))
 def netvm(request, qemu):
-    return NetVM(qemu, request.param)
+    alloc, nic = request.param
+    return NetVM(qemu, alloc, nic=nic)
 
 
 def test_dhcp_gives_user_net_address_and_report_line(netvm):
     assert netvm.ip == "10.0.2.15/24", netvm.vm.describe()
     assert netvm.guest_mac == netvm.mac, netvm.vm.describe()
-    assert netvm.kind == "virtio", netvm.vm.describe()
+    assert netvm.kind == netvm.expected_kind, netvm.vm.describe()
 
 
 def test_boot_report_lists_pci_devices_and_nic(netvm):
     log = netvm.vm.log()
     assert re.search(r"^pci: \d+ functions via (ecam|legacy)$", log, re.M), netvm.vm.describe()
-    assert re.search(r"^pci: 00:\w\w\.\d 1af4:10(00|41) class 0200", log, re.M), netvm.vm.describe()
-    assert "virtio-net: eth0" in log and netvm.mac in log, netvm.vm.describe()
+    assert re.search(r"^pci: 00:\w\w\.\d %s class 0200" % netvm.pci_ids, log, re.M), \
+        netvm.vm.describe()
+    assert netvm.driver_line in log and netvm.mac in log, netvm.vm.describe()
 
 
 def test_boot_uses_the_requested_allocator_mode(netvm):
@@ -129,7 +146,7 @@ def test_stats_json_has_every_section(netvm):
     for key in ("buddyinfo", "zoneinfo", "numastat", "slabinfo", "qmempool",
                 "page_frag", "nic", "net_mem", "lwip"):
         assert st.get(key) is not None, "section %s missing or null: %s" % (key, list(st))
-    assert st["nic"]["eth0"]["kind"] == "virtio"
+    assert st["nic"]["eth0"]["kind"] == netvm.expected_kind
     assert st["net_mem"]["mode"] == netvm.alloc
 
 
@@ -273,13 +290,15 @@ class NetnsQemu(conftest.Qemu):
         qemu.vms.append(self)
 
 
+@pytest.mark.parametrize("nic", NICS)
 @pytest.mark.parametrize("alloc", ALLOC_MODES)
-def test_ping_over_tap_in_netns(qemu, netns, alloc):
+def test_ping_over_tap_in_netns(qemu, netns, alloc, nic):
     mac = random_mac()
     vm = NetnsQemu(qemu, netns, [
-        "--kernel", conftest.KERNEL, "--smp", "2", "--nic", "virtio", "--net", "tap:tap0",
-        "--mac", mac, "--append", "net_alloc=%s ip=192.168.76.2/24 gw=192.168.76.1" % alloc])
-    vm.wait_for(r"^net: eth0 up ip=192\.168\.76\.2/24 mac=%s nic=virtio" % mac, NET_TIMEOUT)
+        "--kernel", conftest.KERNEL, "--smp", "2", "--nic", nic, "--net", "tap:tap0",
+        "--mac", mac, "--append",
+        "net_alloc=%s nic=%s ip=192.168.76.2/24 gw=192.168.76.1" % (alloc, nic)])
+    vm.wait_for(r"^net: eth0 up ip=192\.168\.76\.2/24 mac=%s nic=%s" % (mac, nic), NET_TIMEOUT)
     r = subprocess.run(["ip", "netns", "exec", netns, "ping", "-c", "3", "-W", "5",
                         "-i", "0.3", "192.168.76.2"], capture_output=True, timeout=40)
     assert r.returncode == 0, "%s\n%s" % (r.stdout.decode(), vm.describe())
