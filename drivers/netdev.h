@@ -57,7 +57,7 @@ struct netdev_ops {
 	int (*xmit)(struct netdev *dev, const struct netdev_sg *sg, int nsg,
 		    void *cookie);
 	/* Reap completions and received frames (at most budget of them).
-	 * Returns the number of frames received. */
+	 * Returns frames received plus transmissions completed (0: idle). */
 	int (*poll)(struct netdev *dev, int budget);
 	/* Current link state as the device reports it. */
 	bool (*link_up)(struct netdev *dev);

@@ -101,16 +101,20 @@ static void vnet_rx_one(struct vnet *vn, uint8_t *buf, uint32_t len)
 	dev->rx(dev, buf + vn->hdr_len, len);
 }
 
-static void tx_reap(struct vnet *vn)
+/* Give finished TX chains back to the stack; returns how many. */
+static int tx_reap(struct vnet *vn)
 {
 	uint32_t len;
 	void *cookie;
+	int n = 0;
 
 	while ((cookie = virtq_get(&vn->txq, &len)) != NULL) {
 		vn->dev.stats.tx_completed++;
 		vn->dev.stats.tx_inflight--;
 		vn->dev.tx_done(&vn->dev, cookie);
+		n++;
 	}
+	return n;
 }
 
 /*
@@ -126,9 +130,8 @@ static int vnet_poll(struct netdev *dev, int budget)
 		uint8_t *buf;
 		uint32_t len;
 	} got[VNET_POLL_MAX];
-	int n = 0;
+	int n = 0, reaped = tx_reap(vn);
 
-	tx_reap(vn);
 	if (budget > VNET_POLL_MAX)
 		budget = VNET_POLL_MAX;
 	while (n < budget &&
@@ -142,7 +145,7 @@ static int vnet_poll(struct netdev *dev, int budget)
 		rx_refill(vn);
 	for (int i = 0; i < n; i++)
 		vnet_rx_one(vn, got[i].buf, got[i].len);
-	return n;
+	return n + reaped;
 }
 
 static int vnet_xmit(struct netdev *dev, const struct netdev_sg *sg, int nsg,

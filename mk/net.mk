@@ -57,6 +57,20 @@ $(LWIP_OBJDIR)/stock/memp.o: $(LWIP_SRC)/core/memp.c $(NET_HEADERS) | $(LWIP_STA
 # Our net/ and drivers/ objects include lwIP headers: fetch first.
 $(patsubst %,$(BUILD)/kernel/obj/%.o,$(wildcard net/*.c drivers/*.c)): | $(LWIP_STAMP)
 
+# `make run`: QEMU user networking with host port forwards to the guest's
+# HTTP (80), echo (7, TCP and UDP) and iperf (5001) services. Each host port
+# is the first free one from the default up; choose your own with e.g.
+#   make run NET_HTTP_PORT=9000 NET_ECHO_PORT=9007 NET_IPERF_PORT=9001
+# The ports also go on the kernel command line so that, once DHCP has
+# bound and the services listen, the console prints the exact curl / iperf
+# / nc commands to type on the host.
+NET_HTTP_PORT ?= $(shell tools/free-port 8080)
+NET_ECHO_PORT ?= $(shell tools/free-port 7007)
+NET_IPERF_PORT ?= $(shell tools/free-port 5001)
+RUN_ARGS += --hostfwd $(NET_HTTP_PORT):80 --hostfwd $(NET_ECHO_PORT):7 \
+	--hostfwd udp:$(NET_ECHO_PORT):7 --hostfwd $(NET_IPERF_PORT):5001 \
+	--append "http_hostport=$(NET_HTTP_PORT) echo_hostport=$(NET_ECHO_PORT) iperf_hostport=$(NET_IPERF_PORT) $(NET_APPEND)"
+
 # tests/host/test_e1000.c compiles drivers/e1000.c and drivers/netdev.c
 # into itself (it plays the NIC against the driver's rings): rebuild it
 # when they change.

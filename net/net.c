@@ -13,6 +13,7 @@
 
 #include "drv_port.h"
 #include "e1000.h"
+#include "kernel/cmdline.h"
 #include "lwip/dhcp.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
@@ -37,6 +38,29 @@ static int prefix_len(uint32_t mask)
 	return __builtin_popcount(mask);
 }
 
+/*
+ * `make run` forwards host ports to the guest and tells us which ones
+ * (http_hostport= etc.), so the console can say exactly what to type on
+ * the host once the services are really listening.
+ */
+static void announce_host_commands(void)
+{
+	if (cmdline_given("http_hostport") && (net_config.apps & NET_APP_HTTP))
+		drv_printf("net: on the host: curl http://localhost:%ld/  and  "
+			   "curl http://localhost:%ld/stats.json\n",
+			   cmdline_get_long("http_hostport"),
+			   cmdline_get_long("http_hostport"));
+	if (cmdline_given("iperf_hostport") &&
+	    (net_config.apps & NET_APP_IPERF))
+		drv_printf("net: on the host: iperf -c localhost -p %ld -t 5\n",
+			   cmdline_get_long("iperf_hostport"));
+	if (cmdline_given("echo_hostport") && (net_config.apps & NET_APP_ECHO))
+		drv_printf("net: on the host: nc localhost %ld  (TCP echo; "
+			   "nc -u localhost %ld for UDP)\n",
+			   cmdline_get_long("echo_hostport"),
+			   cmdline_get_long("echo_hostport"));
+}
+
 static void announce_services(void)
 {
 	drv_printf("net: listening%s%s%s%s net_alloc=%s\n",
@@ -44,6 +68,7 @@ static void announce_services(void)
 		   net_config.apps & NET_APP_HTTP ? " tcp/80" : "",
 		   net_config.apps & NET_APP_IPERF ? " tcp/5001" : "", " icmp",
 		   net_alloc_name());
+	announce_host_commands();
 }
 
 /* Called by lwIP when an address is set (DHCP bound or static). */
@@ -139,9 +164,12 @@ int net_init(void)
 	return nnetifs;
 }
 
-void net_poll(void)
+int net_poll(void)
 {
+	int work = 0;
+
 	for (int i = 0; i < nnetifs; i++)
-		netif_glue_poll(&netifs[i], NET_POLL_BUDGET);
+		work += netif_glue_poll(&netifs[i], NET_POLL_BUDGET);
 	sys_check_timeouts();
+	return work;
 }

@@ -49,8 +49,9 @@ int net_init(void);
 /**
  * net_poll - one round: poll every NIC (RX and TX completions), then run
  * lwIP's due timers. Context: the net CPU's poll loop only.
+ * Return: frames received and transmissions completed (0: idle round).
  */
-void net_poll(void);
+int net_poll(void);
 
 /* /stats.json: the whole document. snprintf semantics. */
 int net_stats_json(char *buf, size_t size);

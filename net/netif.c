@@ -112,7 +112,7 @@ struct netif *netif_glue_add(struct netdev *dev, struct netif *nif,
 	return nif;
 }
 
-void netif_glue_poll(struct netif *nif, int budget)
+int netif_glue_poll(struct netif *nif, int budget)
 {
 	struct netdev *dev = nif->state;
 	bool up = dev->ops->link_up(dev);
@@ -123,5 +123,5 @@ void netif_glue_poll(struct netif *nif, int budget)
 		else
 			netif_set_link_down(nif);
 	}
-	dev->ops->poll(dev, budget);
+	return dev->ops->poll(dev, budget);
 }

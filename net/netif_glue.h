@@ -16,7 +16,8 @@ struct netif *netif_glue_add(struct netdev *dev, struct netif *nif,
 			     const ip4_addr_t *ip, const ip4_addr_t *mask,
 			     const ip4_addr_t *gw);
 
-/* Poll the device under nif for up to budget frames and follow its link. */
-void netif_glue_poll(struct netif *nif, int budget);
+/* Poll the device under nif for up to budget frames and follow its link.
+ * Returns the work the driver reported (frames and completions). */
+int netif_glue_poll(struct netif *nif, int budget);
 
 #endif /* NET_NETIF_GLUE_H */

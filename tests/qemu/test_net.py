@@ -104,6 +104,40 @@ class NetVM:
         return self.run(["nc", "-u", "-w", "2", "127.0.0.1", str(self.uecho)], data).stdout
 
 
+def qemu_children(pid):
+    """PIDs of the processes whose parent is pid (QEMU under qemu-run)."""
+    kids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                kids.append(int(d))
+    return kids
+
+
+@pytest.fixture(autouse=True)
+def stop_qemu_first(qemu):
+    """A networked guest never exits by itself, and killing tools/qemu-run
+    (what conftest does at teardown) would leave its QEMU child running:
+    stop each QEMU first, so qemu-run returns and exits on its own."""
+    yield
+    for vm in qemu.vms:
+        if vm.proc.poll() is None:
+            for kid in qemu_children(vm.proc.pid):
+                try:
+                    os.kill(kid, 15)
+                except ProcessLookupError:
+                    pass
+            try:
+                vm.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+
+
 @pytest.fixture(params=[(a, n) for n in NICS for a in ALLOC_MODES],
                 ids=lambda p: "%s-%s" % (p[1], p[0]))
 def netvm(request, qemu):
