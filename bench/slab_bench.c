@@ -226,8 +226,8 @@ static void run_cross_thread(const char *name)
 	double runs[5], cal[5];
 
 	for (int r = 0; r < 5; r++) {
-		cal[r] = case_xthread(200000, 0);
-		runs[r] = case_xthread(200000, 1);
+		cal[r] = case_xthread(50000, 0);
+		runs[r] = case_xthread(50000, 1);
 	}
 	result(name, "ring", 1, bench_median(cal, 5));
 	result(name, "xthread", 1, bench_median(runs, 5));

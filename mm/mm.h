@@ -5,12 +5,14 @@
 #ifndef MM_MM_H
 #define MM_MM_H
 
+#include "alf_queue.h"
 #include "debug.h"
 #include "gfp.h"
 #include "mm_stats.h"
 #include "page_alloc.h"
 #include "page_frag.h"
 #include "platform.h"
+#include "qmempool.h"
 #include "slab.h"
 
 #endif /* MM_MM_H */

@@ -8,12 +8,14 @@
  * a heap buffer that fs_close_custom() frees. Anything else falls through
  * to the files built into lwIP's fsdata.c (its 404 page).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "drv_port.h"
 #include "lwip/apps/fs.h"
 #include "lwip/apps/httpd.h"
 #include "lwip/mem.h"
+#include "lwip/netif.h"
 #include "net.h"
 #include "net_mem.h"
 
@@ -55,6 +57,27 @@ static int serve_stats(struct fs_file *file)
 	return 0;
 }
 
+/*
+ * GET /iperf-client/N makes the guest run lwiperf's 10-second TCP
+ * client test against port N of the default gateway (the host, under
+ * QEMU's user networking): the guest->host half of the benchmark. (iperf
+ * 2.1's -r/-d reverse modes do not interoperate with lwiperf 2.1.3.)
+ */
+static int serve_iperf_client(struct fs_file *file, const char *arg)
+{
+	static const char ok[] = "started\n", bad[] = "bad port\n";
+	long port = strtol(arg, NULL, 10);
+	bool started = port > 0 && port < 65536 &&
+		       app_iperf_client(netif_ip4_gw(netif_default),
+					(uint16_t)port) == 0;
+
+	file->data = started ? ok : bad;
+	file->len = (int)(started ? sizeof(ok) : sizeof(bad)) - 1;
+	file->index = file->len;
+	file->flags = FS_FILE_FLAGS_HEADER_PERSISTENT;
+	return 1;
+}
+
 int fs_open_custom(struct fs_file *file, const char *name)
 {
 	memset(file, 0, sizeof(*file));
@@ -68,6 +91,8 @@ int fs_open_custom(struct fs_file *file, const char *name)
 	}
 	if (strcmp(name, "/stats.json") == 0)
 		return serve_stats(file);
+	if (strncmp(name, "/iperf-client/", 14) == 0)
+		return serve_iperf_client(file, name + 14);
 	return 0;
 }
 

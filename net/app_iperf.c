@@ -42,6 +42,21 @@ static void iperf_report(void *arg, enum lwiperf_report_type type,
 		   (ip >> 8) & 255, ip & 255, remote_port, bytes, ms, kbps);
 }
 
+int app_iperf_client(const ip4_addr_t *server, uint16_t port)
+{
+	ip_addr_t addr;
+
+	if (!server || ip4_addr_isany(server))
+		return -1;
+	ip_addr_copy_from_ip4(addr, *server);
+	if (!lwiperf_start_tcp_client(&addr, port, LWIPERF_CLIENT, iperf_report,
+				      NULL)) {
+		drv_printf("net: iperf: cannot connect to port %u\n", port);
+		return -1;
+	}
+	return 0;
+}
+
 void app_iperf_start(void)
 {
 	if (!lwiperf_start_tcp_server_default(iperf_report, NULL))

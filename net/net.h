@@ -53,6 +53,9 @@ int net_init(void);
  */
 int net_poll(void);
 
+/* Busy poll rounds, their guest time and work done, as JSON. */
+int net_poll_stats_json(char *buf, size_t size);
+
 /* /stats.json: the whole document. snprintf semantics. */
 int net_stats_json(char *buf, size_t size);
 
@@ -60,5 +63,10 @@ int net_stats_json(char *buf, size_t size);
 void app_echo_start(void);
 void app_http_start(void);
 void app_iperf_start(void);
+
+struct ip4_addr;
+/* Start lwiperf's 10 s TCP client test towards server:port (host order
+ * port). Net CPU only. Returns 0, or -1 when it cannot start. */
+int app_iperf_client(const struct ip4_addr *server, uint16_t port);
 
 #endif /* NET_NET_H */

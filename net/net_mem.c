@@ -33,7 +33,8 @@ struct qmempool *qmempool_create(uint32_t localq_sz, uint32_t sharedq_sz,
 				 gfp_t gfp) __attribute__((weak));
 void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
 	__attribute__((weak));
-void qmempool_free(struct qmempool *pool, void *elem) __attribute__((weak));
+void qmempool_free_softirq(struct qmempool *pool, void *elem)
+	__attribute__((weak));
 #define net_have_qmempool() (qmempool_create != NULL)
 #endif
 
@@ -192,7 +193,7 @@ void memp_free(memp_t type, void *mem)
 	}
 	net_mem_stats.memp_free++;
 	memp_count_used(type, -1);
-	qmempool_free(memp_pool[type], mem);
+	qmempool_free_softirq(memp_pool[type], mem);
 }
 
 /* pbuf_free() of a wrapped frame lands here: give the NIC buffer back to
@@ -202,7 +203,7 @@ static void rx_pbuf_free(struct pbuf *p)
 	struct net_rx_pbuf *rp = (struct net_rx_pbuf *)p;
 
 	page_frag_free(rp->frame);
-	qmempool_free(rx_pbuf_pool, rp);
+	qmempool_free_softirq(rx_pbuf_pool, rp);
 	net_mem_stats.rx_pbufs_in_use--;
 }
 

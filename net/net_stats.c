@@ -44,6 +44,7 @@ static const struct {
 	{"page_frag", page_frag_stats_json},
 	{"nic", netdev_stats_json},
 	{"net_mem", net_mem_stats_json},
+	{"poll", net_poll_stats_json},
 	{"lwip", lwip_stats_json},
 	{"pci", pci_json},
 };

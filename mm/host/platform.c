@@ -12,6 +12,7 @@
 
 #include "mm_host.h"
 #include "page_alloc.h"
+#include "qmempool.h"
 #include "slab.h"
 
 _Thread_local int mm_host_cpu;
@@ -193,6 +194,7 @@ int mm_host_boot(int nr_nodes, size_t bytes_per_node, int nr_cpus,
 
 void mm_host_shutdown(void)
 {
+	qmempool_forget_all(); /* pools live in the maps too */
 	slab_forget_all(); /* caches and kmalloc classes live in the maps */
 	for (int nid = 0; nid < MM_MAX_NODES; nid++)
 		if (host.map[nid])

@@ -135,6 +135,25 @@ static void test_bulk_larger_than_slab_and_magazine(void **state)
 	assert_int_equal(settled_free_pages(), before);
 }
 
+static void test_bulk_takes_one_refill_and_one_flush(void **state)
+{
+	enum { N = 100, BIG = 1000 };
+	static void *p[BIG];
+	(void)state;
+	struct kmem_cache *s = kmem_cache_create("bonce", 256, 0, 0, NULL);
+
+	/* empty magazine: the whole bulk comes from one refill */
+	assert_int_equal(kmem_cache_alloc_bulk(s, 0, N, p), N);
+	assert_int_equal(json_field("bonce", "refills"), 1);
+	kmem_cache_free_bulk(s, N, p);
+	assert_int_equal(json_field("bonce", "flushes"), 0);
+	/* larger than the magazine: one pass to the node lists on free */
+	assert_int_equal(kmem_cache_alloc_bulk(s, 0, BIG, p), BIG);
+	kmem_cache_free_bulk(s, BIG, p);
+	assert_int_equal(json_field("bonce", "flushes"), 1);
+	assert_int_equal(json_field("bonce", "active_objs"), 0);
+}
+
 static void test_bulk_mixes_with_single_calls(void **state)
 {
 	void *p[48];
@@ -200,6 +219,7 @@ int main(void)
 		T(test_bulk_of_one_gives_one_object),
 		T(test_bulk_of_sixteen_gives_distinct_local_objects),
 		T(test_bulk_larger_than_slab_and_magazine),
+		T(test_bulk_takes_one_refill_and_one_flush),
 		T(test_bulk_mixes_with_single_calls),
 		T(test_bulk_free_sends_remote_objects_home),
 		T(test_bulk_partial_failure_returns_zero_and_keeps_nothing),

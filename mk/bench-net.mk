@@ -1,0 +1,9 @@
+# Network benchmark (`make bench-net`, part of `make bench`): iperf2 TCP
+# both ways, UDP echo round trips and guest instructions per received
+# packet (-icount), net_alloc=stock vs native in one run (tools/bench-net).
+# Writes build/bench/net.md and build/bench/net.json.
+.PHONY: bench-net
+BENCH_TARGETS += bench-net
+
+bench-net: deps-kernel $(BUILD)/kernel.elf
+	tools/bench-net

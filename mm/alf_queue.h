@@ -1,0 +1,395 @@
+/*
+ * ALF queue: an Array-based Lock-Free queue of pointers.
+ *
+ * A ring of 2^k slots and four free-running 32-bit indices. Producers own
+ * prod.head (next slot to reserve) and prod.tail (everything before it is
+ * written); consumers own cons.head and cons.tail the same way. A slot index
+ * is "index & mask", so the indices may wrap past 2^32 freely: every distance
+ * is computed as an unsigned difference, and a ring of at most 2^31 slots
+ * never confuses "full" with "empty". The capacity is the full 2^k.
+ *
+ *   cons.tail <= cons.head <= prod.tail <= prod.head <= cons.tail + size
+ *
+ * Multi-producer enqueue reserves n slots with ONE compare-and-swap on
+ * prod.head, copies the pointers in, waits until earlier reservations are
+ * published (prod.tail == its head) and then publishes its own by storing
+ * prod.tail. Multi-consumer dequeue is the mirror image on cons.*. The
+ * single-producer/single-consumer variants own their head outright and need
+ * no atomic read-modify-write at all: plain loads and stores with
+ * acquire/release ordering.
+ *
+ * Memory ordering (C11, no x86-only assumption):
+ *  - a producer writes its slots, then stores prod.tail with RELEASE; a
+ *    consumer loads prod.tail with ACQUIRE before it reads slots. So a
+ *    consumer never reads a slot before the pointer in it is written;
+ *  - a consumer reads its slots, then stores cons.tail with RELEASE; a
+ *    producer loads cons.tail with ACQUIRE before it overwrites slots. So a
+ *    slot is never overwritten while a consumer is still reading it;
+ *  - a producer waiting for its turn to publish loads prod.tail with
+ *    ACQUIRE, so the slots of the producers before it are part of what its
+ *    own RELEASE hands on (the same on the consumer side).
+ * The heads are only reservations and use relaxed ordering; see
+ * __alf_mp_reserve() for why a stale head can never cause harm.
+ *
+ * The layout keeps the read-only fields, the producer indices and the
+ * consumer indices on three separate cache lines, so producers and
+ * consumers on different CPUs do not invalidate each other's lines except
+ * when they really exchange data.
+ *
+ * Contract on names (as in DPDK's rte_ring): alf_mp_* / alf_mc_* may be
+ * called by any number of threads at once; alf_sp_* / alf_sc_* by one
+ * producer (one consumer) at a time, and only on a queue created with
+ * ALF_SP_ENQ (ALF_SC_DEQ). With the debug flag on (MM_DEBUG=1 or
+ * mm_debug=1, see debug.h), calling an SP/SC function on a queue that was not created
+ * for it, or two SP (SC) callers inside the queue at once, is reported with
+ * the caller's address and counted.
+ *
+ * Enqueue is all-or-nothing (n or 0); dequeue moves up to n.
+ * Every function here may be called from any context: nothing sleeps and
+ * nothing masks interrupts. A multi-producer caller interrupted between its
+ * reservation and its publication makes later producers spin until it
+ * resumes, so interrupt handlers must not enqueue into a queue that the
+ * code they interrupted may be enqueueing into (same for dequeue).
+ */
+#ifndef MM_ALF_QUEUE_H
+#define MM_ALF_QUEUE_H
+
+#include "debug.h"
+#include "gfp.h"
+#include "platform.h"
+
+/*
+ * Largest ring: 2^16 slots (512 KiB of pointers, an order-7 block). The
+ * index arithmetic would allow 2^31; the limit keeps one queue within what
+ * the allocators serve in one piece and catches sizes passed in bytes.
+ */
+#define ALF_QUEUE_MAX_SIZE (1u << 16)
+
+/* Creation flags. */
+#define ALF_SP_ENQ    0x1u /* one producer at a time: alf_sp_enqueue allowed */
+#define ALF_SC_DEQ    0x2u /* one consumer at a time: alf_sc_dequeue allowed */
+#define ALF_FLAGS_ALL (ALF_SP_ENQ | ALF_SC_DEQ)
+
+/* One side's pair of indices; the two sides live on different lines. */
+struct alf_side {
+	_Atomic uint32_t head; /* next index to reserve */
+	_Atomic uint32_t tail; /* every index before it is done */
+	atomic_uint busy;      /* debug: SP/SC callers inside right now */
+};
+
+struct alf_queue {
+	/* Read-only after creation. */
+	uint32_t size;	    /* number of slots, a power of two */
+	uint32_t mask;	    /* size - 1 */
+	unsigned int flags; /* ALF_SP_ENQ, ALF_SC_DEQ */
+	bool owned;	    /* from alf_queue_alloc*: kfree on alf_queue_free */
+	struct alf_side prod __mm_cacheline_aligned;
+	struct alf_side cons __mm_cacheline_aligned;
+	void *ring[] __mm_cacheline_aligned;
+};
+
+/*
+ * alf_queue_bytes - memory needed by a queue of @size slots, for callers
+ * that embed a queue with alf_queue_init(). 0 if @size is not acceptable.
+ */
+size_t alf_queue_bytes(uint32_t size);
+
+/*
+ * alf_queue_init - make a queue in caller-provided memory.
+ * @q: at least alf_queue_bytes(size) bytes, MM_CACHE_LINE aligned.
+ * @size: number of slots: a power of two in [1, ALF_QUEUE_MAX_SIZE].
+ * @flags: ALF_SP_ENQ / ALF_SC_DEQ or 0 (multi-producer, multi-consumer).
+ * Returns 0, or -1 after printing why (bad size, unknown flags, misaligned
+ * memory). Not concurrent with any other use of @q.
+ */
+int alf_queue_init(struct alf_queue *q, uint32_t size, unsigned int flags);
+
+/*
+ * alf_queue_alloc_node - allocate and initialise a queue on NUMA node @nid
+ * (< 0: the current CPU's node).
+ * @size, @flags: as for alf_queue_init().
+ * @gfp: allocation flags for the ring memory.
+ * Any context. Returns the queue, or NULL: a bad @size or @flags is refused
+ * with a message (never rounded); out of memory is reported unless
+ * __GFP_NOWARN.
+ */
+struct alf_queue *alf_queue_alloc_node(uint32_t size, unsigned int flags,
+				       gfp_t gfp, int nid);
+
+/*
+ * alf_queue_alloc - a multi-producer, multi-consumer queue of @size slots
+ * on the current node. See alf_queue_alloc_node().
+ */
+struct alf_queue *alf_queue_alloc(uint32_t size, gfp_t gfp);
+
+/*
+ * alf_queue_free - release the queue's memory. Pointers still in it are
+ * the caller's to drain first. Not concurrent with any other use. NULL ok.
+ */
+void alf_queue_free(struct alf_queue *q);
+
+/*
+ * alf_queue_set_index - move all four indices of an EMPTY queue to @index.
+ * For tests (32-bit wraparound) and for reuse; not concurrent with anything.
+ * Returns 0, or -1 if the queue is not empty.
+ */
+int alf_queue_set_index(struct alf_queue *q, uint32_t index);
+
+/*
+ * Debug support, out of line (see the checks in the SP/SC functions).
+ * Misuse is reported through mm_debug_report(MM_DBG_OTHER, ...).
+ */
+void __alf_debug_enter(struct alf_queue *q, struct alf_side *side,
+		       unsigned int need, const char *fn, void *caller);
+void __alf_debug_leave(struct alf_side *side);
+
+/* ---- inline fast paths ---------------------------------------------- */
+
+static inline void __alf_copy_in(struct alf_queue *q, uint32_t head,
+				 void *const *ptrs, unsigned int n)
+{
+	uint32_t idx = head & q->mask;
+	unsigned int i, first = n;
+
+	if (mm_unlikely(idx + n > q->size))
+		first = q->size - idx;
+	for (i = 0; i < first; i++)
+		q->ring[idx + i] = ptrs[i];
+	for (; i < n; i++) /* wrapped part, from slot 0 */
+		q->ring[i - first] = ptrs[i];
+}
+
+static inline void __alf_copy_out(struct alf_queue *q, uint32_t head,
+				  void **ptrs, unsigned int n)
+{
+	uint32_t idx = head & q->mask;
+	unsigned int i, first = n;
+
+	if (mm_unlikely(idx + n > q->size))
+		first = q->size - idx;
+	for (i = 0; i < first; i++)
+		ptrs[i] = q->ring[idx + i];
+	for (; i < n; i++)
+		ptrs[i] = q->ring[i - first];
+}
+
+/*
+ * Publish [old, new) on one side: wait until every earlier reservation is
+ * published (tail == old), then move the tail. The ACQUIRE load makes the
+ * earlier callers' slot accesses happen-before our RELEASE store, so a
+ * thread on the other side that acquires our tail also sees theirs.
+ */
+static inline void __alf_publish(_Atomic uint32_t *tail, uint32_t old,
+				 uint32_t new)
+{
+	while (mm_unlikely(atomic_load_explicit(tail, memory_order_acquire) !=
+			   old))
+		mm_cpu_relax();
+	atomic_store_explicit(tail, new, memory_order_release);
+}
+
+/*
+ * Reserve @n slots on the producer side with one CAS; returns the first
+ * reserved index through @head, or false if there is no room for all @n.
+ *
+ * Why a stale read is harmless: the free count is size + cons.tail - head.
+ * A cons.tail older than the real one only makes the count smaller (we
+ * refuse, or take fewer chances — never overwrite an unread slot, since we
+ * ACQUIRE'd every read below the value we saw). A head older than the real
+ * one makes the CAS fail. The only combination that could make the count
+ * too LARGE — a cons.tail seen "ahead" of a stale head — shows up as a
+ * count above size (the unsigned difference wraps), and we then reload
+ * instead of trusting it. So C11 relaxed heads are enough.
+ */
+static inline bool __alf_mp_reserve(struct alf_queue *q, unsigned int n,
+				    uint32_t *head)
+{
+	uint32_t h = atomic_load_explicit(&q->prod.head, memory_order_relaxed);
+	uint32_t free;
+
+	for (;;) {
+		free = q->size +
+		       atomic_load_explicit(&q->cons.tail,
+					    memory_order_acquire) -
+		       h;
+		if (mm_unlikely(free > q->size)) { /* inconsistent pair */
+			h = atomic_load_explicit(&q->prod.head,
+						 memory_order_relaxed);
+			continue;
+		}
+		if (n > free)
+			return false;
+		/* On failure h is reloaded with the current head. */
+		if (atomic_compare_exchange_weak_explicit(
+			    &q->prod.head, &h, h + n, memory_order_relaxed,
+			    memory_order_relaxed))
+			break;
+	}
+	*head = h;
+	return true;
+}
+
+/*
+ * Claim up to @n slots on the consumer side with one CAS; returns how many
+ * (0 when empty) and the first index through @head. The reasoning mirrors
+ * __alf_mp_reserve(): an old prod.tail only shows fewer ready slots.
+ */
+static inline unsigned int __alf_mc_claim(struct alf_queue *q, unsigned int n,
+					  uint32_t *head)
+{
+	uint32_t h = atomic_load_explicit(&q->cons.head, memory_order_relaxed);
+	uint32_t ready, cnt;
+
+	for (;;) {
+		ready = atomic_load_explicit(&q->prod.tail,
+					     memory_order_acquire) -
+			h;
+		if (mm_unlikely(ready > q->size)) { /* inconsistent pair */
+			h = atomic_load_explicit(&q->cons.head,
+						 memory_order_relaxed);
+			continue;
+		}
+		cnt = n < ready ? n : ready;
+		if (cnt == 0)
+			return 0;
+		if (atomic_compare_exchange_weak_explicit(
+			    &q->cons.head, &h, h + cnt, memory_order_relaxed,
+			    memory_order_relaxed))
+			break;
+	}
+	*head = h;
+	return cnt;
+}
+
+/*
+ * alf_mp_enqueue - add all @n pointers from @ptrs, or none.
+ * Any number of concurrent producers. Returns @n, or 0 if fewer than @n
+ * slots are free (the queue is then unchanged by this call).
+ */
+static inline unsigned int alf_mp_enqueue(struct alf_queue *q,
+					  void *const ptrs[], unsigned int n)
+{
+	uint32_t head;
+
+	if (mm_unlikely(n == 0) || !__alf_mp_reserve(q, n, &head))
+		return 0;
+	__alf_copy_in(q, head, ptrs, n);
+	__alf_publish(&q->prod.tail, head, head + n);
+	return n;
+}
+
+/*
+ * alf_mc_dequeue - take up to @n pointers into @ptrs, oldest first.
+ * Any number of concurrent consumers. Returns how many (0 when empty).
+ */
+static inline unsigned int alf_mc_dequeue(struct alf_queue *q, void *ptrs[],
+					  unsigned int n)
+{
+	uint32_t head;
+	unsigned int cnt = __alf_mc_claim(q, n, &head);
+
+	if (cnt == 0)
+		return 0;
+	__alf_copy_out(q, head, ptrs, cnt);
+	__alf_publish(&q->cons.tail, head, head + cnt);
+	return cnt;
+}
+
+/*
+ * alf_sp_enqueue - add all @n pointers, or none; single producer.
+ * Only on a queue created with ALF_SP_ENQ, one producer at a time.
+ * No atomic read-modify-write. Returns @n or 0 (not enough room).
+ */
+static inline unsigned int alf_sp_enqueue(struct alf_queue *q,
+					  void *const ptrs[], unsigned int n)
+{
+	/* Our own index: nobody else writes it, relaxed is exact. */
+	uint32_t head =
+		atomic_load_explicit(&q->prod.head, memory_order_relaxed);
+	uint32_t free;
+	bool dbg = mm_debug_on(); /* read once: enter and leave must pair */
+
+	if (mm_unlikely(dbg))
+		__alf_debug_enter(q, &q->prod, ALF_SP_ENQ, "alf_sp_enqueue",
+				  __builtin_return_address(0));
+	free = q->size +
+	       atomic_load_explicit(&q->cons.tail, memory_order_acquire) - head;
+	if (mm_unlikely(n > free || n == 0)) {
+		n = 0;
+		goto out;
+	}
+	__alf_copy_in(q, head, ptrs, n);
+	atomic_store_explicit(&q->prod.head, head + n, memory_order_relaxed);
+	atomic_store_explicit(&q->prod.tail, head + n, memory_order_release);
+out:
+	if (mm_unlikely(dbg))
+		__alf_debug_leave(&q->prod);
+	return n;
+}
+
+/*
+ * alf_sc_dequeue - take up to @n pointers, oldest first; single consumer.
+ * Only on a queue created with ALF_SC_DEQ, one consumer at a time.
+ * No atomic read-modify-write. Returns how many (0 when empty).
+ */
+static inline unsigned int alf_sc_dequeue(struct alf_queue *q, void *ptrs[],
+					  unsigned int n)
+{
+	uint32_t head =
+		atomic_load_explicit(&q->cons.head, memory_order_relaxed);
+	uint32_t ready;
+	bool dbg = mm_debug_on();
+
+	if (mm_unlikely(dbg))
+		__alf_debug_enter(q, &q->cons, ALF_SC_DEQ, "alf_sc_dequeue",
+				  __builtin_return_address(0));
+	ready = atomic_load_explicit(&q->prod.tail, memory_order_acquire) -
+		head;
+	if (n > ready)
+		n = ready;
+	if (n) {
+		__alf_copy_out(q, head, ptrs, n);
+		atomic_store_explicit(&q->cons.head, head + n,
+				      memory_order_relaxed);
+		atomic_store_explicit(&q->cons.tail, head + n,
+				      memory_order_release);
+	}
+	if (mm_unlikely(dbg))
+		__alf_debug_leave(&q->cons);
+	return n;
+}
+
+/*
+ * alf_queue_count - pointers in the queue. Exact when the queue is quiet;
+ * under concurrent use a snapshot that is always within [0, size].
+ */
+static inline unsigned int alf_queue_count(const struct alf_queue *q)
+{
+	/* cons.tail first (ACQUIRE keeps the second load after it): the
+	 * producer tail read later can only be further ahead, never behind. */
+	uint32_t ct = atomic_load_explicit(&q->cons.tail, memory_order_acquire);
+	uint32_t pt = atomic_load_explicit(&q->prod.tail, memory_order_acquire);
+	uint32_t used = pt - ct;
+
+	return used > q->size ? q->size : used;
+}
+
+/* alf_queue_empty - true if no pointer is ready to be dequeued. */
+static inline bool alf_queue_empty(const struct alf_queue *q)
+{
+	return alf_queue_count(q) == 0;
+}
+
+/* alf_queue_avail_space - free slots (a snapshot under concurrent use). */
+static inline unsigned int alf_queue_avail_space(const struct alf_queue *q)
+{
+	return q->size - alf_queue_count(q);
+}
+
+/* alf_queue_size - number of slots, fixed at creation. */
+static inline unsigned int alf_queue_size(const struct alf_queue *q)
+{
+	return q->size;
+}
+
+#endif /* MM_ALF_QUEUE_H */

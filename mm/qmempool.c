@@ -1,0 +1,475 @@
+/*
+ * qmempool: creation and destruction, the slow paths (refill from the
+ * node's sharedq or the slab, spill to the sharedq or the slab, frees of
+ * another node's objects, debug checks) and the statistics. The fast paths
+ * and the picture of the design are in qmempool.h.
+ *
+ * The one rule every slow path keeps: an object that does not fit where it
+ * should go moves one level down (localq -> sharedq -> slab). The slab
+ * always takes an object back, so no path can lose one; that is what
+ * replaces the RFC's BUG_ON()s.
+ */
+#include "qmempool.h"
+#include "debug.h"
+#include "page_alloc.h"
+
+/* Registry of live pools, for the statistics. */
+static struct list_head qmp_pools = LIST_HEAD_INIT(qmp_pools);
+static mm_spinlock_t qmp_lock = MM_SPINLOCK_INIT;
+static unsigned int qmp_next_id;
+
+/* ---- slow paths ------------------------------------------------------ */
+
+/*
+ * Give @n objects to node @nid's sharedq in one CAS, or, if it is full
+ * (another CPU spilled first), straight back to the slab.
+ */
+static void qmp_spill(struct qmempool *pool, struct qmempool_cpu *pc, int nid,
+		      void **objs, unsigned int n)
+{
+	if (alf_mp_enqueue(pool->sharedq[nid], objs, n) == n) {
+		qmempool_count(&pc->sharedq_spill, 1);
+		return;
+	}
+	kmem_cache_free_bulk(pool->cache, n, objs);
+	qmempool_count(&pc->slab_free, n);
+}
+
+/*
+ * A bulk from the slab. kmem_cache_alloc_bulk() is all-or-nothing, so a 0
+ * means memory is short, not gone: one object may still be there, and
+ * handing it out beats failing (the RFC's "slab returned fewer" case).
+ * Any count the slab returns is used as it is.
+ */
+static unsigned int qmp_slab_refill(struct qmempool *pool, void **objs,
+				    gfp_t gfp)
+{
+	size_t got = kmem_cache_alloc_bulk(pool->cache, gfp | __GFP_NOWARN,
+					   QMEMPOOL_BULK, objs);
+
+	if (got)
+		return (unsigned int)got;
+	objs[0] = kmem_cache_alloc(pool->cache, gfp);
+	return objs[0] != NULL;
+}
+
+/*
+ * The localq was empty: refill a bulk from this node's sharedq, else from
+ * the slab; return one object and keep the rest in the localq. The localq
+ * is empty and only this CPU fills it, so the rest always fits; if a
+ * caller broke the context rule and it does not, it spills like a free.
+ */
+void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
+			    gfp_t gfp)
+{
+	void *objs[QMEMPOOL_BULK];
+	unsigned int n;
+
+	n = alf_mc_dequeue(pool->sharedq[pc->nid], objs, QMEMPOOL_BULK);
+	if (n) {
+		qmempool_count(&pc->sharedq_refill, 1);
+	} else {
+		n = qmp_slab_refill(pool, objs, gfp);
+		if (mm_unlikely(!n)) {
+			qmempool_count(&pc->alloc_fail, 1);
+			return NULL;
+		}
+		qmempool_count(&pc->slab_refill, 1);
+	}
+	if (n > 1 && alf_sp_enqueue(pc->localq, objs + 1, n - 1) != n - 1)
+		qmp_spill(pool, pc, pc->nid, objs + 1, n - 1);
+	qmempool_count(&pc->alloc, 1);
+	return objs[0];
+}
+
+/*
+ * The localq was full: move its oldest bulk to the node's sharedq (or the
+ * slab), which makes room for @obj. The objects that stay are the most
+ * recently freed ones, the likeliest to be in this CPU's cache.
+ */
+void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
+			  void *obj)
+{
+	void *objs[QMEMPOOL_BULK];
+	unsigned int n = alf_sc_dequeue(pc->localq, objs, QMEMPOOL_BULK);
+
+	if (n)
+		qmp_spill(pool, pc, pc->nid, objs, n);
+	if (alf_sp_enqueue(pc->localq, &obj, 1) != 1)
+		qmp_spill(pool, pc, pc->nid, &obj, 1);
+}
+
+/* Debug: is @obj an object of the pool's cache? Reports if not. */
+static bool qmp_obj_ok(struct qmempool *pool, void *obj, void *caller)
+{
+	struct page *page = virt_to_head_page(obj);
+
+	if (page && (page->flags & PG_slab) && page->slab_cache == pool->cache)
+		return true;
+	mm_debug_report(MM_DBG_OTHER, caller,
+			"qmempool_free: %p is not an object of cache %s "
+			"(pool qmempool%u); not taken",
+			obj, kmem_cache_name(pool->cache), pool->id);
+	return false;
+}
+
+/*
+ * The free path for everything but the single-node, non-debug common case:
+ * NULL, debug checks, and objects of another node, which go to their own
+ * node's sharedq (one CAS) or, if that is full, back to the slab, which
+ * returns them to their node too.
+ */
+void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
+			     void *obj, void *caller)
+{
+	int nid = pc->nid;
+
+	if (!obj)
+		return;
+	if (mm_debug_on() && !qmp_obj_ok(pool, obj, caller))
+		return;
+	qmempool_count(&pc->free, 1);
+	if (pool->nr_nodes > 1)
+		nid = page_to_nid(virt_to_page(obj));
+	if (mm_unlikely(nid != pc->nid)) {
+		qmempool_count(&pc->remote_free, 1);
+		if (alf_mp_enqueue(pool->sharedq[nid], &obj, 1) != 1) {
+			kmem_cache_free(pool->cache, obj);
+			qmempool_count(&pc->slab_free, 1);
+		}
+		return;
+	}
+	if (mm_likely(alf_sp_enqueue(pc->localq, &obj, 1) == 1))
+		return;
+	__qmempool_free_slow(pool, pc, obj);
+}
+
+/* ---- creation and destruction -------------------------------------- */
+
+/* A queue size the pool accepts, or a message saying why not. */
+static bool qmp_qsz_ok(uint32_t sz, uint32_t min, const char *what)
+{
+	if (sz >= min && sz <= QMEMPOOL_MAX_QSZ && (sz & (sz - 1)) == 0)
+		return true;
+	mm_printf("qmempool_create: %s %u refused: must be a power of two "
+		  "in [%u, %u]\n",
+		  what, sz, min, (unsigned int)QMEMPOOL_MAX_QSZ);
+	return false;
+}
+
+static bool qmp_args_ok(uint32_t localq_sz, uint32_t sharedq_sz,
+			uint32_t prealloc, struct kmem_cache *cache)
+{
+	if (!cache) {
+		mm_printf("qmempool_create: no kmem_cache given\n");
+		return false;
+	}
+	if (!qmp_qsz_ok(localq_sz, QMEMPOOL_BULK, "localq_sz") ||
+	    !qmp_qsz_ok(sharedq_sz, QMEMPOOL_BULK * QMEMPOOL_REFILL_MULTIPLIER,
+			"sharedq_sz"))
+		return false;
+	if (prealloc > sharedq_sz) {
+		mm_printf("qmempool_create: prealloc %u refused: more than "
+			  "sharedq_sz %u can hold\n",
+			  prealloc, sharedq_sz);
+		return false;
+	}
+	return true;
+}
+
+/* Give every object in @q back to the slab; returns how many. */
+static unsigned long qmp_drain(struct qmempool *pool, struct alf_queue *q)
+{
+	void *objs[QMEMPOOL_BULK];
+	unsigned long total = 0;
+	unsigned int n;
+
+	if (!q)
+		return 0;
+	while ((n = alf_mc_dequeue(q, objs, QMEMPOOL_BULK)) != 0) {
+		kmem_cache_free_bulk(pool->cache, n, objs);
+		total += n;
+	}
+	return total;
+}
+
+/* Drain and free every queue (also of a half-built pool) and the pool. */
+static unsigned long qmp_teardown(struct qmempool *pool)
+{
+	unsigned long n = 0;
+
+	for (int cpu = 0; cpu < pool->nr_cpus; cpu++) {
+		n += qmp_drain(pool, pool->cpu[cpu].localq);
+		alf_queue_free(pool->cpu[cpu].localq);
+	}
+	for (int nid = 0; nid < pool->nr_nodes; nid++) {
+		n += qmp_drain(pool, pool->sharedq[nid]);
+		alf_queue_free(pool->sharedq[nid]);
+	}
+	kfree(pool);
+	return n;
+}
+
+static bool qmp_make_queues(struct qmempool *pool)
+{
+	for (int nid = 0; nid < pool->nr_nodes; nid++) {
+		pool->sharedq[nid] = alf_queue_alloc_node(pool->sharedq_sz, 0,
+							  pool->gfp, nid);
+		if (!pool->sharedq[nid])
+			return false;
+	}
+	for (int cpu = 0; cpu < pool->nr_cpus; cpu++) {
+		struct qmempool_cpu *pc = &pool->cpu[cpu];
+
+		pc->nid = mm_cpu_to_node(cpu);
+		pc->localq = alf_queue_alloc_node(pool->localq_sz,
+						  ALF_SP_ENQ | ALF_SC_DEQ,
+						  pool->gfp, pc->nid);
+		if (!pc->localq)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Put @prealloc objects of each node into that node's sharedq. An object
+ * the slab had to take from another node goes to that node's sharedq (or
+ * back to the slab if it is full), so every sharedq holds only its own.
+ */
+static bool qmp_prealloc(struct qmempool *pool)
+{
+	for (int nid = 0; nid < pool->nr_nodes; nid++) {
+		for (uint32_t i = 0; i < pool->prealloc; i++) {
+			void *obj = kmem_cache_alloc_node(pool->cache,
+							  pool->gfp, nid);
+			int on;
+
+			if (!obj)
+				return false;
+			on = page_to_nid(virt_to_page(obj));
+			if (alf_mp_enqueue(pool->sharedq[on], &obj, 1) != 1)
+				kmem_cache_free(pool->cache, obj);
+		}
+	}
+	return true;
+}
+
+struct qmempool *qmempool_create(uint32_t localq_sz, uint32_t sharedq_sz,
+				 uint32_t prealloc, struct kmem_cache *cache,
+				 gfp_t gfp)
+{
+	int nr_cpus = mm_nr_cpus();
+	struct qmempool *pool;
+	unsigned long flags;
+
+	if (!qmp_args_ok(localq_sz, sharedq_sz, prealloc, cache))
+		return NULL;
+	pool = kmalloc(sizeof(*pool) + (size_t)nr_cpus * sizeof(pool->cpu[0]),
+		       gfp | __GFP_ZERO);
+	if (!pool || (uintptr_t)pool % MM_CACHE_LINE) {
+		mm_printf("qmempool_create: no memory for the pool\n");
+		kfree(pool);
+		return NULL;
+	}
+	*pool = (struct qmempool){.cache = cache,
+				  .gfp = gfp,
+				  .localq_sz = localq_sz,
+				  .sharedq_sz = sharedq_sz,
+				  .prealloc = prealloc,
+				  .nr_cpus = nr_cpus,
+				  .nr_nodes = mm_nr_nodes()};
+	if (!qmp_make_queues(pool) || !qmp_prealloc(pool)) {
+		mm_printf("qmempool_create: out of memory for the queues or "
+			  "the %u preallocated objects per node\n",
+			  prealloc);
+		qmp_teardown(pool);
+		return NULL;
+	}
+	flags = mm_spin_lock_irqsave(&qmp_lock);
+	pool->id = qmp_next_id++;
+	list_add_tail(&pool->list, &qmp_pools);
+	mm_spin_unlock_irqrestore(&qmp_lock, flags);
+	return pool;
+}
+
+void qmempool_destroy(struct qmempool *pool)
+{
+	struct qmempool_stats st;
+	unsigned long flags;
+
+	if (!pool)
+		return;
+	flags = mm_spin_lock_irqsave(&qmp_lock);
+	list_del(&pool->list);
+	mm_spin_unlock_irqrestore(&qmp_lock, flags);
+	qmempool_get_stats(pool, &st);
+	if (st.alloc != st.free)
+		mm_printf("qmempool_destroy: qmempool%u: %ld objects still "
+			  "handed out; free them with kmem_cache_free(%s)\n",
+			  pool->id, (long)(st.alloc - st.free),
+			  kmem_cache_name(pool->cache));
+	qmp_teardown(pool);
+}
+
+void qmempool_forget_all(void)
+{
+	unsigned long flags = mm_spin_lock_irqsave(&qmp_lock);
+
+	list_init(&qmp_pools);
+	qmp_next_id = 0;
+	mm_spin_unlock_irqrestore(&qmp_lock, flags);
+}
+
+/* ---- statistics ---------------------------------------------------- */
+
+static unsigned long qmp_read(const atomic_ulong *c)
+{
+	return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+void qmempool_get_stats(const struct qmempool *pool, struct qmempool_stats *o)
+{
+	*o = (struct qmempool_stats){0};
+	for (int cpu = 0; cpu < pool->nr_cpus; cpu++) {
+		const struct qmempool_cpu *pc = &pool->cpu[cpu];
+
+		o->alloc += qmp_read(&pc->alloc);
+		o->free += qmp_read(&pc->free);
+		o->localq_hit += qmp_read(&pc->localq_hit);
+		o->sharedq_refill += qmp_read(&pc->sharedq_refill);
+		o->slab_refill += qmp_read(&pc->slab_refill);
+		o->sharedq_spill += qmp_read(&pc->sharedq_spill);
+		o->slab_free += qmp_read(&pc->slab_free);
+		o->remote_free += qmp_read(&pc->remote_free);
+		o->alloc_fail += qmp_read(&pc->alloc_fail);
+		o->in_localq += alf_queue_count(pc->localq);
+	}
+	for (int nid = 0; nid < pool->nr_nodes; nid++)
+		o->in_sharedq[nid] = alf_queue_count(pool->sharedq[nid]);
+}
+
+/* Append with snprintf semantics: len keeps counting past the end. */
+struct qmp_buf {
+	char *buf;
+	size_t size, len;
+};
+
+__attribute__((format(printf, 2, 3))) static void
+qmp_printf(struct qmp_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = mm_vsnprintf(b->len < b->size ? b->buf + b->len : NULL,
+			 b->len < b->size ? b->size - b->len : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += (size_t)n;
+}
+
+/* vsnprintf already NUL-terminates what it cut; return the full length. */
+static int qmp_done(const struct qmp_buf *b)
+{
+	return (int)b->len;
+}
+
+/* Counter names and values in one order, shared by text and JSON. */
+#define QMP_NR_COUNTERS 9
+static const char *const qmp_counter_names[QMP_NR_COUNTERS] = {
+	"alloc",	  "free",	 "localq_hit",
+	"sharedq_refill", "slab_refill", "sharedq_spill",
+	"slab_free",	  "remote_free", "alloc_fail",
+};
+
+static void qmp_counters(const struct qmempool_stats *st,
+			 unsigned long v[QMP_NR_COUNTERS])
+{
+	v[0] = st->alloc;
+	v[1] = st->free;
+	v[2] = st->localq_hit;
+	v[3] = st->sharedq_refill;
+	v[4] = st->slab_refill;
+	v[5] = st->sharedq_spill;
+	v[6] = st->slab_free;
+	v[7] = st->remote_free;
+	v[8] = st->alloc_fail;
+}
+
+static void qmp_text_pool(struct qmp_buf *b, const struct qmempool *pool)
+{
+	struct qmempool_stats st;
+	unsigned long v[QMP_NR_COUNTERS];
+
+	qmempool_get_stats(pool, &st);
+	qmp_counters(&st, v);
+	qmp_printf(b, "qmempool%-4u %-16s %7lu %6u %7u %9lu ", pool->id,
+		   kmem_cache_name(pool->cache),
+		   (unsigned long)kmem_cache_size(pool->cache), pool->localq_sz,
+		   pool->sharedq_sz, st.in_localq);
+	for (int nid = 0; nid < pool->nr_nodes; nid++)
+		qmp_printf(b, "%s%lu", nid ? "/" : "", st.in_sharedq[nid]);
+	for (int i = 0; i < QMP_NR_COUNTERS; i++)
+		qmp_printf(b, " %s=%lu", qmp_counter_names[i], v[i]);
+	qmp_printf(b, "\n");
+}
+
+int qmempool_stats_text(char *buf, size_t size)
+{
+	struct qmp_buf b = {buf, size, 0};
+	struct list_head *pos;
+	unsigned long flags;
+
+	if (size)
+		buf[0] = '\0';
+	qmp_printf(&b, "# pool        cache            objsize localq "
+		       "sharedq in_localq in_sharedq(per node) counters\n");
+	flags = mm_spin_lock_irqsave(&qmp_lock);
+	list_for_each (pos, &qmp_pools)
+		qmp_text_pool(&b, list_entry(pos, struct qmempool, list));
+	mm_spin_unlock_irqrestore(&qmp_lock, flags);
+	return qmp_done(&b);
+}
+
+static void qmp_json_pool(struct qmp_buf *b, const struct qmempool *pool)
+{
+	struct qmempool_stats st;
+	unsigned long v[QMP_NR_COUNTERS];
+
+	qmempool_get_stats(pool, &st);
+	qmp_counters(&st, v);
+	qmp_printf(b,
+		   "\"qmempool%u\": {\"cache\": \"%s\", \"object_size\": %lu, "
+		   "\"localq_size\": %u, \"sharedq_size\": %u, "
+		   "\"prealloc\": %u, \"in_localq\": %lu, \"in_sharedq\": [",
+		   pool->id, kmem_cache_name(pool->cache),
+		   (unsigned long)kmem_cache_size(pool->cache), pool->localq_sz,
+		   pool->sharedq_sz, pool->prealloc, st.in_localq);
+	for (int nid = 0; nid < pool->nr_nodes; nid++)
+		qmp_printf(b, "%s%lu", nid ? ", " : "", st.in_sharedq[nid]);
+	qmp_printf(b, "]");
+	for (int i = 0; i < QMP_NR_COUNTERS; i++)
+		qmp_printf(b, ", \"%s\": %lu", qmp_counter_names[i], v[i]);
+	qmp_printf(b, "}");
+}
+
+int qmempool_stats_json(char *buf, size_t size)
+{
+	struct qmp_buf b = {buf, size, 0};
+	struct list_head *pos;
+	unsigned long flags;
+	bool first = true;
+
+	if (size)
+		buf[0] = '\0';
+	qmp_printf(&b, "{");
+	flags = mm_spin_lock_irqsave(&qmp_lock);
+	list_for_each (pos, &qmp_pools) {
+		qmp_printf(&b, "%s", first ? "" : ", ");
+		qmp_json_pool(&b, list_entry(pos, struct qmempool, list));
+		first = false;
+	}
+	mm_spin_unlock_irqrestore(&qmp_lock, flags);
+	qmp_printf(&b, "}");
+	return qmp_done(&b);
+}

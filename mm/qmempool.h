@@ -1,0 +1,212 @@
+/*
+ * qmempool: a pool of objects of one slab cache, in front of the slab,
+ * built from ALF queues (alf_queue.h).
+ *
+ *   CPU 0 localq  (SPSC)     CPU 1 localq  (SPSC)     ...   per CPU
+ *          \  bulk of 16  /          \               /
+ *        node 0 sharedq (MPMC)     node 1 sharedq (MPMC)    per node
+ *                     \   bulk of 16   /
+ *                  kmem_cache_alloc_bulk / kmem_cache_free_bulk
+ *
+ * Allocation takes one object from this CPU's localq: no atomic RMW, no
+ * lock, no interrupt masking in poll context. When the localq is empty it
+ * refills QMEMPOOL_BULK objects at once from its node's sharedq (one CAS),
+ * and when that is empty too, from the slab with kmem_cache_alloc_bulk().
+ * Free puts the object into the localq; when that is full, the oldest
+ * QMEMPOOL_BULK objects move to the node's sharedq (one CAS), and when the
+ * sharedq is full as well they go back to the slab with
+ * kmem_cache_free_bulk(). No path ever drops an object: whatever does not
+ * fit one level goes to the next, and the slab always takes objects back.
+ *
+ * NUMA: there is one sharedq per node and objects stay on their node. A
+ * CPU refills only from its own node's sharedq; an object freed on a CPU of
+ * another node (found from the object's page) goes straight to its own
+ * node's sharedq, or to the slab if that is full.
+ *
+ * This is the seed's qmempool (Jesper Brouer's RFC, 2014), with its open
+ * points closed: the bulk slab API exists, NUMA is handled as above, and
+ * the RFC's BUG_ON/FIXME cases (the slab returning fewer objects, a
+ * concurrent refill finding the sharedq full) fall through to the next
+ * level instead of stopping. Design and figures: docs/qmempool.md.
+ *
+ * Contexts (DESIGN.md): qmempool_alloc()/qmempool_free() may be called from
+ * any context: they mask interrupts around the per-CPU localq. The
+ * _softirq variants are for poll context only and mask nothing: on one CPU
+ * they must never run concurrently with another call on the same pool
+ * (an interrupt handler using the pool while the poll loop is inside it).
+ * On the host each thread must be a simulated CPU (mm_host_set_cpu()).
+ */
+#ifndef MM_QMEMPOOL_H
+#define MM_QMEMPOOL_H
+
+#include "alf_queue.h"
+#include "gfp.h"
+#include "list.h"
+#include "platform.h"
+#include "qmempool_tunables.h"
+#include "slab.h"
+
+/*
+ * Per-CPU part: the localq and this CPU's counters. Counters are written
+ * only by their CPU (a relaxed load and store, no atomic RMW) and read by
+ * the statistics functions with relaxed loads.
+ */
+struct qmempool_cpu {
+	struct alf_queue *localq; /* SPSC: this CPU frees in, allocates out */
+	int nid;		  /* this CPU's node */
+	atomic_ulong alloc;	  /* objects handed out */
+	atomic_ulong free;	  /* objects given back (on this CPU) */
+	atomic_ulong localq_hit;  /* allocations served by the localq */
+	atomic_ulong sharedq_refill; /* bulk refills from the sharedq */
+	atomic_ulong slab_refill;    /* bulk refills from the slab */
+	atomic_ulong sharedq_spill;  /* bulks moved localq -> sharedq */
+	atomic_ulong slab_free;	     /* objects given back to the slab */
+	atomic_ulong remote_free;    /* frees of another node's objects */
+	atomic_ulong alloc_fail;     /* NULL returned: slab out of memory */
+} __mm_cacheline_aligned;
+
+struct qmempool {
+	struct kmem_cache *cache; /* where objects come from and go back */
+	gfp_t gfp;		  /* for creation, prealloc and refills */
+	uint32_t localq_sz, sharedq_sz, prealloc;
+	int nr_cpus, nr_nodes;
+	unsigned int id;       /* "qmempool<id>" in the statistics */
+	struct list_head list; /* registry of all pools */
+	struct alf_queue *sharedq[MM_MAX_NODES]; /* MPMC, one per node */
+	struct qmempool_cpu cpu[];		 /* nr_cpus entries */
+};
+
+/*
+ * qmempool_create - a pool of objects of @cache.
+ * @localq_sz: per-CPU queue slots: a power of two, >= QMEMPOOL_BULK.
+ * @sharedq_sz: per-node queue slots: a power of two,
+ *	>= QMEMPOOL_BULK * QMEMPOOL_REFILL_MULTIPLIER.
+ *	Both at most QMEMPOOL_MAX_QSZ.
+ * @prealloc: objects put into each node's sharedq now, <= @sharedq_sz.
+ * @cache: the slab cache that owns the objects; it must outlive the pool.
+ * @gfp: flags for the pool's own memory and for every slab refill.
+ * Context: any, not concurrent with qmempool_destroy().
+ * Returns the pool, or NULL with a message saying which argument was
+ * refused, or that memory ran out (nothing is leaked then).
+ */
+struct qmempool *qmempool_create(uint32_t localq_sz, uint32_t sharedq_sz,
+				 uint32_t prealloc, struct kmem_cache *cache,
+				 gfp_t gfp);
+
+/*
+ * qmempool_destroy - return every object the pool holds (localqs and
+ * sharedqs) to the slab and free the pool. Objects still handed out belong
+ * to @pool->cache: free them with kmem_cache_free(); the number is
+ * reported. No CPU may use the pool during or after the call. NULL ok.
+ */
+void qmempool_destroy(struct qmempool *pool);
+
+/* Slow paths, out of line (qmempool.c). */
+void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
+			    gfp_t gfp);
+void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
+			  void *obj);
+void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
+			     void *obj, void *caller);
+
+/* Count one event on this CPU's counter: no RMW, only this CPU writes. */
+static inline void qmempool_count(atomic_ulong *c, unsigned long n)
+{
+	atomic_store_explicit(c,
+			      atomic_load_explicit(c, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+/*
+ * qmempool_alloc_softirq - one object, for poll context (no interrupt
+ * masking; see the contexts above). @gfp is used if the slab must refill.
+ * Returns the object or NULL (slab out of memory; counted in alloc_fail).
+ */
+static inline void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
+{
+	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
+	void *obj;
+
+	if (mm_likely(alf_sc_dequeue(pc->localq, &obj, 1) == 1)) {
+		qmempool_count(&pc->localq_hit, 1);
+		qmempool_count(&pc->alloc, 1);
+		return obj;
+	}
+	return __qmempool_alloc_slow(pool, pc, gfp);
+}
+
+/*
+ * qmempool_free_softirq - give @obj back, from poll context (no masking).
+ * @obj must come from @pool (or from @pool->cache); NULL is ignored.
+ * An object of another node goes to that node's sharedq. In debug builds,
+ * an object that is not from the pool's cache is reported and refused.
+ */
+static inline void qmempool_free_softirq(struct qmempool *pool, void *obj)
+{
+	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
+
+	if (mm_unlikely(pool->nr_nodes > 1 || mm_debug_on() || !obj)) {
+		__qmempool_free_checked(pool, pc, obj,
+					__builtin_return_address(0));
+		return;
+	}
+	qmempool_count(&pc->free, 1);
+	if (mm_likely(alf_sp_enqueue(pc->localq, &obj, 1) == 1))
+		return;
+	__qmempool_free_slow(pool, pc, obj);
+}
+
+/*
+ * qmempool_alloc - one object, from any context (interrupts are masked
+ * around the per-CPU part). Returns the object or NULL (counted).
+ */
+static inline void *qmempool_alloc(struct qmempool *pool, gfp_t gfp)
+{
+	unsigned long flags = mm_irq_save();
+	void *obj = qmempool_alloc_softirq(pool, gfp);
+
+	mm_irq_restore(flags);
+	return obj;
+}
+
+/* qmempool_free - give @obj back, from any context. NULL is ignored. */
+static inline void qmempool_free(struct qmempool *pool, void *obj)
+{
+	unsigned long flags = mm_irq_save();
+
+	qmempool_free_softirq(pool, obj);
+	mm_irq_restore(flags);
+}
+
+/*
+ * qmempool_stats - every pool, one line (text) or one object keyed
+ * "qmempool<id>" (JSON) each: cache, object size, queue sizes, objects now
+ * in the localqs and in each node's sharedq, and the counters summed over
+ * CPUs: alloc, free, localq_hit, sharedq_refill, slab_refill,
+ * sharedq_spill, slab_free, remote_free, alloc_fail. snprintf semantics.
+ * Any context; counters are read without stopping other CPUs.
+ */
+int qmempool_stats_text(char *buf, size_t size);
+int qmempool_stats_json(char *buf, size_t size);
+
+/*
+ * qmempool_get_stats - a snapshot of one pool: counters summed over CPUs
+ * and the objects now held. Any context (relaxed reads: approximate while
+ * other CPUs use the pool, exact when they are quiet).
+ */
+struct qmempool_stats {
+	unsigned long alloc, free, localq_hit, sharedq_refill, slab_refill;
+	unsigned long sharedq_spill, slab_free, remote_free, alloc_fail;
+	unsigned long in_localq;		/* all CPUs */
+	unsigned long in_sharedq[MM_MAX_NODES]; /* per node */
+};
+void qmempool_get_stats(const struct qmempool *pool,
+			struct qmempool_stats *out);
+
+/*
+ * qmempool_forget_all - drop the registry without freeing anything: only
+ * for a world that throws its whole memory away (mm_host_shutdown()).
+ */
+void qmempool_forget_all(void);
+
+#endif /* MM_QMEMPOOL_H */
