@@ -30,9 +30,10 @@
 #include "bench_util.h"
 
 #define OBJ_SIZE   256
-/* Many short runs (~1 ms each): on this shared machine a run that gets
- * preempted is an outlier the median drops, a long run would absorb it. */
-#define BENCH_RUNS 21
+/* Many short runs (~0.1-0.3 ms each): on this shared machine a run that
+ * gets preempted is an outlier the median drops; a long run would absorb
+ * every preemption into its figure. */
+#define BENCH_RUNS 31
 #define MAX_BULK   256
 
 #ifdef BENCH_SLAB
@@ -154,6 +155,16 @@ static struct {
 static long xt_objs;
 static int xt_use_alloc;
 
+/* Spin (the hand-off being measured), but yield after a while so that on
+ * an overloaded machine a waiting thread lets its peer run. */
+static inline void xt_wait(unsigned int *spins)
+{
+	if (++*spins > 2000) {
+		sched_yield();
+		*spins = 0;
+	}
+}
+
 static void *xt_consumer(void *arg)
 {
 	(void)arg;
@@ -161,10 +172,11 @@ static void *xt_consumer(void *arg)
 #ifdef BENCH_SLAB
 	mm_host_set_cpu(1);
 #endif
+	unsigned int spins = 0;
 	for (long t = 0; t < xt_objs; t++) {
 		while (atomic_load_explicit(&ring.head, memory_order_acquire) ==
 		       t)
-			;
+			xt_wait(&spins);
 		void *p = ring.slot[t & (RING - 1)];
 		atomic_store_explicit(&ring.tail, t + 1, memory_order_release);
 		if (xt_use_alloc)
@@ -186,6 +198,7 @@ static double case_xthread(long objs, int use_alloc)
 	xt_objs = objs;
 	xt_use_alloc = use_alloc;
 	bench_pin(0);
+	unsigned int spins = 0;
 	uint64_t t0 = bench_now_ns();
 	pthread_create(&b, NULL, xt_consumer, NULL);
 	for (long h = 0; h < objs; h++) {
@@ -193,7 +206,7 @@ static double case_xthread(long objs, int use_alloc)
 		while (h - atomic_load_explicit(&ring.tail,
 						memory_order_acquire) ==
 		       RING)
-			;
+			xt_wait(&spins);
 		ring.slot[h & (RING - 1)] = p;
 		atomic_store_explicit(&ring.head, h + 1, memory_order_release);
 	}
@@ -207,30 +220,30 @@ static const int bulk_sizes[] = {1,  2,	 3,  4,	 8,   16,  30,
 static void run_single_thread(const char *name, int full)
 {
 	bench_pin(0);
-	result(name, "fastpath", 1, measure(case_fastpath, 100000, 1));
-	result(name, "n256", 256, measure(case_singles, 102400, 256));
+	result(name, "fastpath", 1, measure(case_fastpath, 20000, 1));
+	result(name, "n256", 256, measure(case_singles, 25600, 256));
 	if (!full)
 		return;
 	for (size_t i = 0; i < sizeof(bulk_sizes) / sizeof(bulk_sizes[0]);
 	     i++) {
 		int n = bulk_sizes[i];
-		result(name, "bulk", n, measure(case_bulk, 64000, n));
+		result(name, "bulk", n, measure(case_bulk, 16000, n));
 #ifdef BENCH_SLAB
-		result(name, "singles", n, measure(case_singles, 64000, n));
+		result(name, "singles", n, measure(case_singles, 16000, n));
 #endif
 	}
 }
 
 static void run_cross_thread(const char *name)
 {
-	double runs[5], cal[5];
+	double runs[7], cal[7];
 
-	for (int r = 0; r < 5; r++) {
-		cal[r] = case_xthread(50000, 0);
-		runs[r] = case_xthread(50000, 1);
+	for (int r = 0; r < 7; r++) {
+		cal[r] = case_xthread(20000, 0);
+		runs[r] = case_xthread(20000, 1);
 	}
-	result(name, "ring", 1, bench_median(cal, 5));
-	result(name, "xthread", 1, bench_median(runs, 5));
+	result(name, "ring", 1, bench_median(cal, 7));
+	result(name, "xthread", 1, bench_median(runs, 7));
 }
 
 #ifdef BENCH_SLAB

@@ -122,7 +122,7 @@ def main():
     md = [
         "## Slab allocator (256-byte objects)", "",
         "ns per object (one alloc + one free), median over "
-        f"{a.rounds} interleaved rounds of each binary's median of 21 runs."
+        f"{a.rounds} interleaved rounds of each binary's median of 31 short runs."
         " Every allocator runs the same code (bench/slab_bench.c), one "
         "binary each; ours on a simulated 1-node machine (slab-2node: 2 "
         "nodes, where every free also checks the object's node).", "",

@@ -100,60 +100,74 @@ static const struct sdt_header *table_get(uint64_t phys)
 	return h;
 }
 
+static void madt_ioapic(const uint8_t *p)
+{
+	struct acpi_ioapic *io;
+
+	if (acpi.nr_ioapics == ACPI_MAX_IOAPICS)
+		return;
+	io = &acpi.ioapics[acpi.nr_ioapics++];
+	io->id = p[2];
+	io->addr = rd32(p + 4);
+	io->gsi_base = rd32(p + 8);
+}
+
+static void madt_override(const uint8_t *p)
+{
+	struct acpi_iso *iso;
+
+	if (acpi.nr_isos == ACPI_MAX_ISOS)
+		return;
+	iso = &acpi.isos[acpi.nr_isos++];
+	iso->source = p[3];
+	iso->gsi = rd32(p + 4);
+	iso->flags = (uint16_t)(p[8] | p[9] << 8);
+}
+
+/* An enabled CPU (local APIC or x2APIC entry); disabled and merely
+ * hot-pluggable ones are left out. */
+static void madt_cpu(uint32_t apic_id, uint32_t flags)
+{
+	if (!(flags & 1))
+		return;
+	/* some firmware lists a CPU both as local APIC and as x2APIC: an
+	 * INIT to a CPU that already runs would reset it */
+	for (int i = 0; i < acpi.nr_cpus; i++)
+		if (acpi.apic_ids[i] == apic_id)
+			return;
+	if (acpi.nr_cpus == MAX_CPUS) {
+		acpi.nr_cpus_skipped++;
+		return;
+	}
+	acpi.apic_ids[acpi.nr_cpus++] = apic_id;
+}
+
 static void madt_parse(const struct sdt_header *h)
 {
-	const uint8_t *p = (const uint8_t *)h + 44,
-		      *end = (const uint8_t *)h + h->length;
+	const uint8_t *p = (const uint8_t *)h + 44;
+	const uint8_t *end = (const uint8_t *)h + h->length;
 
 	acpi.lapic_base = rd32((const uint8_t *)h + 36);
 	acpi.pic_present = rd32((const uint8_t *)h + 40) & 1;
 	acpi.nr_cpus = 0;
 	for (; p + 2 <= end && p[1] >= 2; p += p[1]) {
-		uint32_t id = 0, flags = 0;
-		int is_cpu = 0;
-
 		switch (p[0]) {
 		case 0: /* processor local APIC */
-			id = p[3];
-			flags = rd32(p + 4);
-			is_cpu = 1;
+			madt_cpu(p[3], rd32(p + 4));
 			break;
 		case 9: /* processor local x2APIC */
-			id = rd32(p + 4);
-			flags = rd32(p + 8);
-			is_cpu = 1;
+			madt_cpu(rd32(p + 4), rd32(p + 8));
 			break;
-		case 1: /* IOAPIC */
-			if (acpi.nr_ioapics < ACPI_MAX_IOAPICS) {
-				struct acpi_ioapic *io =
-					&acpi.ioapics[acpi.nr_ioapics++];
-
-				io->id = p[2];
-				io->addr = rd32(p + 4);
-				io->gsi_base = rd32(p + 8);
-			}
+		case 1:
+			madt_ioapic(p);
 			break;
 		case 2: /* interrupt source override */
-			if (acpi.nr_isos < ACPI_MAX_ISOS) {
-				struct acpi_iso *iso =
-					&acpi.isos[acpi.nr_isos++];
-
-				iso->source = p[3];
-				iso->gsi = rd32(p + 4);
-				iso->flags = (uint16_t)(p[8] | p[9] << 8);
-			}
+			madt_override(p);
 			break;
 		case 5: /* 64-bit local APIC address */
 			acpi.lapic_base = rd64(p + 4);
 			break;
 		}
-		if (!is_cpu || !(flags & 1))
-			continue; /* disabled (or only hot-pluggable) CPUs */
-		if (acpi.nr_cpus == MAX_CPUS) {
-			acpi.nr_cpus_skipped++;
-			continue;
-		}
-		acpi.apic_ids[acpi.nr_cpus++] = id;
 	}
 }
 
@@ -337,6 +351,9 @@ static void table_parse(uint64_t phys)
 		mcfg_parse(h);
 	else if (!memcmp(h->sig, "FACP", 4))
 		fadt_parse(h);
+	else if (!memcmp(h->sig, "HPET", 4) && h->length >= 56 &&
+		 ((const uint8_t *)h)[40] == 0) /* GAS in memory space */
+		acpi.hpet_base = rd64((const uint8_t *)h + 44);
 }
 
 /* SRAT and SLIT need the MADT's CPU list and SRAT's nodes: parse in the

@@ -80,6 +80,8 @@ struct acpi_info {
 	bool has_reset;
 	uint32_t smi_cmd;
 	uint8_t acpi_enable;
+	/* HPET (memory-mapped event timer), 0 if none */
+	uint64_t hpet_base;
 	/* where the tables are, to keep them out of the page allocator */
 	struct {
 		uint64_t start, end;

@@ -106,9 +106,9 @@ void boot_report(void)
 	kprintf("boot: cmdline=\"%s\"\n", cmdline_raw());
 	kprintf("boot: console=serial,%s\n", console_screen_name());
 	report_acpi();
-	kprintf("boot: tsc=%lluMHz timer=%dHz apic=%s\n",
-		(unsigned long long)(tsc_hz() / 1000000), TIMER_HZ,
-		lapic_x2apic() ? "x2apic" : "xapic");
+	kprintf("boot: tsc=%lluMHz (by %s) timer=%dHz apic=%s\n",
+		(unsigned long long)(tsc_hz() / 1000000), time_calibrated_by(),
+		TIMER_HZ, lapic_x2apic() ? "x2apic" : "xapic");
 	for (int i = 0; i < nr_cpus; i++)
 		kprintf("cpu %d: apic=%u node=%d\n", i, cpus[i].apic_id,
 			cpus[i].node);

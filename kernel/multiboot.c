@@ -98,7 +98,58 @@ static void mb2_framebuffer(struct boot_info *bi, const uint8_t *t)
 	}
 }
 
-/* Multiboot 2 (GRUB): a list of 8-byte aligned tags. */
+static void mb2_mmap(struct boot_info *bi, const uint8_t *t, uint32_t size)
+{
+	uint32_t esize;
+
+	memcpy(&esize, t + 8, 4);
+	for (const uint8_t *e = t + 16; esize && e + 24 <= t + size;
+	     e += esize) {
+		uint64_t base, len;
+		uint32_t type;
+
+		memcpy(&base, e, 8);
+		memcpy(&len, e + 8, 8);
+		memcpy(&type, e + 16, 4);
+		add_mmap(bi, base, len, type);
+	}
+}
+
+static void mb2_tag(struct boot_info *bi, const uint8_t *t, uint32_t type,
+		    uint32_t size)
+{
+	uint32_t s, e;
+
+	switch (type) {
+	case 1:
+		bi->cmdline = (const char *)(t + 8);
+		break;
+	case 2:
+		bi->loader = (const char *)(t + 8);
+		break;
+	case 3: /* module: keep its memory */
+		memcpy(&s, t + 8, 4);
+		memcpy(&e, t + 12, 4);
+		add_keep(bi, s, e);
+		break;
+	case 6:
+		mb2_mmap(bi, t, size);
+		break;
+	case 8:
+		mb2_framebuffer(bi, t);
+		break;
+	case 14: /* ACPI 1.0 RSDP copy, unless the 2.0 one came first */
+		if (!bi->rsdp)
+			bi->rsdp = (uintptr_t)(t + 8);
+		break;
+	case 15: /* ACPI 2.0 RSDP copy (with the XSDT): preferred */
+		bi->rsdp = (uintptr_t)(t + 8);
+		break;
+	}
+}
+
+/* Multiboot 2 (GRUB): a list of 8-byte aligned tags. The RSDP copies in
+ * the tags are as good as the originals, and the tag memory is kept. */
 static void parse_mb2(struct boot_info *bi, uint32_t info)
 {
 	uint32_t total;
@@ -115,38 +166,7 @@ static void parse_mb2(struct boot_info *bi, uint32_t info)
 		memcpy(&size, p + 4, 4);
 		if (type == 0 || size < 8)
 			break;
-		if (type == 1) {
-			bi->cmdline = (const char *)(p + 8);
-		} else if (type == 2) {
-			bi->loader = (const char *)(p + 8);
-		} else if (type == 3) {
-			uint32_t s, e;
-
-			memcpy(&s, p + 8, 4);
-			memcpy(&e, p + 12, 4);
-			add_keep(bi, s, e);
-		} else if (type == 6) {
-			uint32_t esize;
-
-			memcpy(&esize, p + 8, 4);
-			for (const uint8_t *e = p + 16;
-			     esize && e + 24 <= p + size; e += esize) {
-				uint64_t base, len;
-				uint32_t t;
-
-				memcpy(&base, e, 8);
-				memcpy(&len, e + 8, 8);
-				memcpy(&t, e + 16, 4);
-				add_mmap(bi, base, len, t);
-			}
-		} else if (type == 8) {
-			mb2_framebuffer(bi, p);
-		} else if (type == 15 || (type == 14 && !bi->rsdp)) {
-			/* the RSDP copy inside the tag is as good as the
-			 * original, and the tag memory is kept; the ACPI 2.0
-			 * one (15, with the XSDT) wins */
-			bi->rsdp = (uintptr_t)(p + 8);
-		}
+		mb2_tag(bi, p, type, size);
 		p += (size + 7) & ~7u;
 	}
 }

@@ -117,6 +117,12 @@ void smp_boot_aps(int max_cpus)
 	       (size_t)((uintptr_t)trampoline_end -
 			(uintptr_t)trampoline_start));
 	for (int i = 1; i < total; i++) {
+		if (apic_ids[i] > 255 && !lapic_x2apic()) {
+			kprintf("smp: cpu with apic id %u needs x2APIC, not "
+				"started\n",
+				apic_ids[i]);
+			continue;
+		}
 		if (online >= max_cpus) {
 			kprintf("smp: cpu with apic id %u not started "
 				"(smp=%d)\n",

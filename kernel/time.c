@@ -1,16 +1,20 @@
 /*
- * TSC and LAPIC timer calibration against the PIT. PIT channel 2 counts
- * down a known interval (its input clock is 1.193182 MHz on every PC and
- * in QEMU) while we read the TSC and the LAPIC timer; the shortest of a
- * few runs wins, because a run can only be lengthened by interference.
- * Under TCG the TSC follows the host clock (no invariant TSC), which is
- * fine for milliseconds.
+ * TSC and LAPIC timer calibration against a timer of known frequency: the
+ * HPET when ACPI lists one (its period is in its capability register),
+ * else PIT channel 2 (1.193182 MHz on every PC and in QEMU). We time a
+ * 10 ms interval on it while reading the TSC and the LAPIC timer; the
+ * shortest of three runs wins, because interference can only lengthen a
+ * run. Under TCG the TSC follows the host clock (no invariant TSC), which
+ * is fine for milliseconds.
  */
 #include "kernel/time.h"
+#include <stdbool.h>
 #include "kernel/apic.h"
 #include "kernel/arch.h"
+#include "kernel/acpi.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
+#include "kernel/paging.h"
 #include "kernel/percpu.h"
 #include "kernel/trap.h"
 
@@ -20,6 +24,12 @@
 static uint64_t tsc_freq = 1000000000; /* until calibrated: 1 GHz guess */
 static uint64_t tsc_boot;
 static uint32_t lapic_per_tick;
+static const char *calibrated_by = "none";
+static bool pit_broken;
+
+#define HPET_CAP     0x000
+#define HPET_CONFIG  0x010
+#define HPET_COUNTER 0x0F0
 
 /* One PIT one-shot of CALIBRATE_MS on channel 2; returns TSC cycles and
  * LAPIC timer counts that passed. */
@@ -36,26 +46,83 @@ static uint64_t pit_measure(uint32_t *lapic_counts)
 	lapic_timer_start_count();
 	t0 = rdtsc();
 	outb(0x61, gate | 1); /* gate high: counting starts */
-	while (!(inb(0x61) & 0x20))
-		; /* OUT2 goes high at terminal count */
+	/* OUT2 goes high at terminal count. Bounded: a PC without a working
+	 * PIT must not hang the boot (each inb takes about a microsecond). */
+	for (long spins = 0; !(inb(0x61) & 0x20); spins++) {
+		if (spins > 2000000) {
+			pit_broken = true;
+			break;
+		}
+	}
 	t1 = rdtsc();
 	*lapic_counts = lapic_timer_elapsed();
 	return t1 - t0;
+}
+
+/* The same with the HPET main counter: count CALIBRATE_MS worth of its
+ * ticks (period in femtoseconds from the capability register). */
+static uint64_t hpet_measure(volatile uint64_t *hpet, uint32_t *lapic_counts)
+{
+	uint64_t period_fs = hpet[HPET_CAP / 8] >> 32;
+	uint64_t ticks = (uint64_t)CALIBRATE_MS * 1000000000000ULL / period_fs;
+	/* a 32-bit main counter (capability bit 13 clear) wraps at 2^32 */
+	uint64_t mask =
+		(hpet[HPET_CAP / 8] & (1u << 13)) ? ~0ULL : 0xFFFFFFFFULL;
+	uint64_t h0, t0, t1;
+
+	hpet[HPET_CONFIG / 8] |= 1; /* main counter on */
+	lapic_timer_start_count();
+	h0 = hpet[HPET_COUNTER / 8];
+	t0 = rdtsc();
+	while (((hpet[HPET_COUNTER / 8] - h0) & mask) < ticks)
+		cpu_relax();
+	t1 = rdtsc();
+	*lapic_counts = lapic_timer_elapsed();
+	return t1 - t0;
+}
+
+/* The HPET if ACPI lists a usable one (period 0.1-100 ns), else NULL. */
+static volatile uint64_t *hpet_find(void)
+{
+	volatile uint64_t *hpet;
+	uint64_t period;
+
+	if (!acpi.hpet_base)
+		return NULL;
+	hpet = map_mmio(acpi.hpet_base, 1024);
+	if (!hpet)
+		return NULL;
+	period = hpet[HPET_CAP / 8] >> 32;
+	return (period >= 100000 && period <= 100000000) ? hpet : NULL;
+}
+
+const char *time_calibrated_by(void)
+{
+	return calibrated_by;
 }
 
 void time_init(void)
 {
 	uint64_t best = UINT64_MAX;
 	uint32_t best_lapic = 0;
+	volatile uint64_t *hpet = hpet_find();
 
+	calibrated_by = hpet ? "hpet" : "pit";
 	for (int i = 0; i < 3; i++) {
 		uint32_t lc;
-		uint64_t c = pit_measure(&lc);
+		uint64_t c = hpet ? hpet_measure(hpet, &lc) : pit_measure(&lc);
 
 		if (c < best) {
 			best = c;
 			best_lapic = lc;
 		}
+	}
+	if (pit_broken) {
+		kprintf("time: neither HPET nor PIT counts; assuming a 2 GHz "
+			"TSC, the clock will be off\n");
+		best = 2000000000ULL / (1000 / CALIBRATE_MS);
+		best_lapic = 1000000000U / 16 / (1000 / CALIBRATE_MS);
+		calibrated_by = "guess";
 	}
 	tsc_freq = best * (1000 / CALIBRATE_MS);
 	lapic_per_tick = (uint32_t)((uint64_t)best_lapic *

@@ -1,6 +1,6 @@
 /*
  * Time: a monotonic clock read from the TSC (calibrated once against the
- * PIT), busy-wait delays, and a periodic LAPIC timer tick on every CPU.
+ * HPET or the PIT), busy-wait delays, and a periodic LAPIC timer tick on every CPU.
  * The clock is computed from the TSC at each call — never a cached tick —
  * so it advances inside long loops (lwIP's sys_now relies on that).
  */
@@ -19,6 +19,8 @@ void timer_start_cpu(void);
 uint64_t clock_ms(void);
 uint64_t clock_us(void);
 uint64_t clock_ns(void);
+/* Which timer calibrated the TSC: "hpet" or "pit". */
+const char *time_calibrated_by(void);
 /* TSC frequency in Hz, as calibrated. */
 uint64_t tsc_hz(void);
 /* Busy-wait at least us microseconds. Any context. */

@@ -9,6 +9,7 @@
 #include "kernel/arch.h"
 #include "kernel/console.h"
 #include "kernel/gdt.h"
+#include "kernel/ksyms.h"
 #include "kernel/percpu.h"
 #include "kernel/power.h"
 #include <stdatomic.h>
@@ -111,6 +112,19 @@ static int frame_ok(uint64_t rbp)
 	return rbp >= 0x1000 && rbp < (4ULL << 30) - 16 && !(rbp & 7);
 }
 
+/* "  #N 0xADDR function+0xOFF" (the function when the table knows it). */
+static void print_frame(int n, uint64_t addr)
+{
+	uintptr_t off;
+	const char *name = ksym_lookup((uintptr_t)addr, &off);
+
+	if (name)
+		kprintf("  #%d 0x%016lx %s+0x%lx\n", n, (unsigned long)addr,
+			name, (unsigned long)off);
+	else
+		kprintf("  #%d 0x%016lx\n", n, (unsigned long)addr);
+}
+
 void backtrace_print(uint64_t rbp)
 {
 	kprintf("backtrace:\n");
@@ -120,7 +134,7 @@ void backtrace_print(uint64_t rbp)
 		if (fp[1] < (uintptr_t)__kernel_start ||
 		    fp[1] >= (uintptr_t)__kernel_end)
 			break; /* left the kernel: the AP trampoline, garbage */
-		kprintf("  #%d 0x%016llx\n", i, (unsigned long long)fp[1]);
+		print_frame(i, fp[1]);
 		if (fp[0] <= rbp)
 			break; /* stacks grow down: callers are higher */
 		rbp = fp[0];
@@ -166,8 +180,8 @@ static void exception_report(const struct trap_frame *f)
 	kprintf("  r13 %016lx  r14 %016lx  r15 %016lx\n", f->r13, f->r14,
 		f->r15);
 	kprintf("  cr3 %016llx\n", (unsigned long long)read_cr3());
-	kprintf("  #0 0x%016llx (faulting instruction)\n",
-		(unsigned long long)f->rip);
+	kprintf("faulting instruction:\n");
+	print_frame(0, f->rip);
 	backtrace_print(f->rbp);
 	kprintf("cpu %d halted\n", cpu);
 }

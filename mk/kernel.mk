@@ -55,9 +55,30 @@ $(KERNEL_FONT_OBJ): $(KERNEL_FONT_SRC)
 		--rename-section .data=.rodata,alloc,load,readonly,data,contents \
 		font.psf font.o
 
-$(KERNEL_ELF): $(KERNEL_OBJS) $(KERNEL_EXTRA_OBJS) $(KERNEL_FONT_OBJ) linker.ld
-	$(KERNEL_CC) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(KERNEL_EXTRA_OBJS) \
-		$(KERNEL_FONT_OBJ) -lgcc
+# Two links: the first with an empty symbol table, whose `nm -n` becomes
+# the table of the second (tools/gen-ksyms; backtraces name functions).
+# The table sits last in .rodata, so code does not move between the two;
+# the cmp checks that.
+KERNEL_LINK_OBJS = $(KERNEL_OBJS) $(KERNEL_EXTRA_OBJS) $(KERNEL_FONT_OBJ)
+KSYMS_DIR := $(BUILD)/kernel
+$(KSYMS_DIR)/ksyms0.o: tools/gen-ksyms
+	@mkdir -p $(dir $@)
+	tools/gen-ksyms < /dev/null > $(KSYMS_DIR)/ksyms0.S
+	$(KERNEL_CC) -c $(KSYMS_DIR)/ksyms0.S -o $@
+$(KSYMS_DIR)/pass1.elf: $(KERNEL_LINK_OBJS) $(KSYMS_DIR)/ksyms0.o linker.ld
+	$(KERNEL_CC) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_LINK_OBJS) \
+		$(KSYMS_DIR)/ksyms0.o -lgcc
+$(KSYMS_DIR)/ksyms.o: $(KSYMS_DIR)/pass1.elf tools/gen-ksyms
+	nm -n $< | tools/gen-ksyms > $(KSYMS_DIR)/ksyms.S
+	$(KERNEL_CC) -c $(KSYMS_DIR)/ksyms.S -o $@
+$(KERNEL_ELF): $(KERNEL_LINK_OBJS) $(KSYMS_DIR)/ksyms.o linker.ld
+	$(KERNEL_CC) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_LINK_OBJS) \
+		$(KSYMS_DIR)/ksyms.o -lgcc
+	@nm -n $(KSYMS_DIR)/pass1.elf | grep -i ' [tw] ' > $(KSYMS_DIR)/syms1.txt
+	@nm -n $@ | grep -i ' [tw] ' > $(KSYMS_DIR)/syms2.txt
+	@cmp -s $(KSYMS_DIR)/syms1.txt $(KSYMS_DIR)/syms2.txt || \
+		{ echo "kernel: code moved between link passes (linker.ld)" >&2; \
+		  rm -f $@; exit 1; }
 
 # GRUB rescue ISO that boots on BIOS (SeaBIOS) and UEFI (OVMF).
 iso: $(KERNEL_ISO)

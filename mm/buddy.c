@@ -143,46 +143,19 @@ unsigned int buddy_alloc_bulk(struct zone *z, unsigned int nr,
 
 /* ---- pfn, address and struct page ---- */
 
-struct page *pfn_to_page(unsigned long pfn)
-{
-	for (int i = 0; i < mm_nr_zones; i++) {
-		struct zone *z = &mm_zones[i];
-		if (zone_spans_pfn(z, pfn))
-			return zone_pfn_page(z, pfn);
-	}
-	return NULL;
-}
+struct mm_pfn_map mm_pfn_maps[MM_MAX_NODES];
+int mm_nr_pfn_maps;
 
-unsigned long page_to_pfn(const struct page *page)
+/* Publish the zones' mem_maps for the inline lookups of page_alloc.h. */
+static void publish_pfn_maps(void)
 {
-	const struct zone *z = page_zone(page);
-	return z->start_pfn + (unsigned long)(page - z->mem_map);
-}
-
-void *page_address(const struct page *page)
-{
-	return (void *)(page_to_pfn(page) << MM_PAGE_SHIFT);
-}
-
-struct page *virt_to_page(const void *addr)
-{
-	return pfn_to_page((uintptr_t)addr >> MM_PAGE_SHIFT);
-}
-
-int page_to_nid(const struct page *page)
-{
-	return page->nid;
-}
-
-struct page *compound_head(struct page *page)
-{
-	return (page->flags & PG_tail) ? page->compound_head : page;
-}
-
-struct page *virt_to_head_page(const void *addr)
-{
-	struct page *page = virt_to_page(addr);
-	return page ? compound_head(page) : NULL;
+	for (int n = 0; n < mm_nr_zones; n++)
+		mm_pfn_maps[n] = (struct mm_pfn_map){
+			.mem_map = mm_zones[n].mem_map,
+			.start_pfn = mm_zones[n].start_pfn,
+			.spanned_pages = mm_zones[n].spanned_pages,
+		};
+	mm_nr_pfn_maps = mm_nr_zones;
 }
 
 /* ---- boot: from mm_platform_ranges() to free lists ---- */
@@ -296,6 +269,8 @@ int mm_init(void)
 	int nr = mm_platform_ranges(ranges, MM_MAX_RANGES);
 
 	memset(mm_zones, 0, sizeof(mm_zones));
+	memset(mm_pfn_maps, 0, sizeof(mm_pfn_maps));
+	mm_nr_pfn_maps = 0;
 	memset(mm_cpu_stats, 0, sizeof(mm_cpu_stats));
 	mm_nr_zones = mm_nr_nodes();
 	if (mm_nr_zones > MM_MAX_NODES)
@@ -315,6 +290,7 @@ int mm_init(void)
 		pcp_zone_init(z);
 		total += z->managed_pages;
 	}
+	publish_pfn_maps();
 	numa_build_zonelists();
 	atomic_store(&mm_pcp_enabled, PCP_ENABLED_DEFAULT != 0);
 	return total ? 0 : -1;

@@ -20,6 +20,7 @@
 #include "zone.h"
 
 struct mm_cpu_stats mm_cpu_stats[MM_MAX_CPUS];
+uint8_t mm_cpu_node[MM_MAX_CPUS];
 
 static int node_distance(int from, int to)
 {
@@ -42,33 +43,17 @@ static void build_zonelist(struct zone *z)
 	z->nr_zonelist = n;
 }
 
-/* numa_build_zonelists - fallback order of every zone; boot only. */
+/* numa_build_zonelists - fallback order of every zone and the CPU to
+ * node table; boot only. */
 void numa_build_zonelists(void)
 {
+	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++) {
+		int nid = cpu < mm_nr_cpus() ? mm_cpu_to_node(cpu) : 0;
+		mm_cpu_node[cpu] =
+			(uint8_t)(nid >= 0 && nid < mm_nr_zones ? nid : 0);
+	}
 	for (int nid = 0; nid < mm_nr_zones; nid++)
 		build_zonelist(&mm_zones[nid]);
-}
-
-/*
- * numa_count_alloc - count `pages` pages that came from node nid for an
- * allocation that preferred node `preferred`, on the current CPU.
- */
-void numa_count_alloc(int preferred, int nid, unsigned long pages)
-{
-	int cpu = mm_cpu_slot();
-	atomic_ulong *c = mm_cpu_stats[cpu].numa[nid];
-
-	if (nid == preferred) {
-		mm_stat_add(&c[NUMA_HIT], pages);
-	} else {
-		mm_stat_add(&c[NUMA_MISS], pages);
-		mm_stat_add(&mm_cpu_stats[cpu].numa[preferred][NUMA_FOREIGN],
-			    pages);
-	}
-	if (nid == mm_cpu_to_node(cpu))
-		mm_stat_add(&c[NUMA_LOCAL], pages);
-	else
-		mm_stat_add(&c[NUMA_OTHER], pages);
 }
 
 /* numa_stat_read - one numastat counter of node nid, all CPUs summed. */

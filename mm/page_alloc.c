@@ -19,36 +19,53 @@
 #include <string.h>
 
 #include "debug.h"
-#include "zone.h"
+#include "pcp.h"
 
 static bool pcp_on(void)
 {
 	return atomic_load_explicit(&mm_pcp_enabled, memory_order_relaxed);
 }
 
-static struct page *rmqueue(struct zone *z, unsigned int order)
+static struct page *rmqueue(struct zone *z, int cpu, unsigned int order)
 {
 	if (order <= PCP_MAX_ORDER && pcp_on())
-		return pcp_alloc(z, order);
+		return pcp_alloc(z, cpu, order);
 	return buddy_alloc(z, order);
 }
 
-/* Walk the preferred node's zonelist (only the node with THISNODE). */
-static struct page *get_page_from_zonelist(int nid, gfp_t gfp,
-					   unsigned int order)
+/* Walk the preferred node's zonelist from entry `from` (only the node
+ * itself with __GFP_THISNODE). */
+static struct page *get_page_from_zonelist(int cpu, int nid, gfp_t gfp,
+					   unsigned int order, int from)
 {
 	const struct zone *pz = &mm_zones[nid];
 	int tries = (gfp & __GFP_THISNODE) ? 1 : pz->nr_zonelist;
 
-	for (int i = 0; i < tries; i++) {
+	for (int i = from; i < tries; i++) {
 		struct zone *z = &mm_zones[pz->zonelist[i]];
 		if (!z->managed_pages)
 			continue;
-		struct page *page = rmqueue(z, order);
+		struct page *page = rmqueue(z, cpu, order);
 		if (page)
 			return page;
 	}
 	return NULL;
+}
+
+/*
+ * Slow path: the preferred zone had nothing. Try the other nodes nearest
+ * first; then, unless __GFP_NORETRY, drain every per-CPU list (pages parked
+ * there are free too) and walk the whole zonelist once more.
+ */
+static struct page *alloc_pages_slowpath(int cpu, int nid, gfp_t gfp,
+					 unsigned int order)
+{
+	struct page *page = get_page_from_zonelist(cpu, nid, gfp, order, 1);
+	if (!page && !(gfp & __GFP_NORETRY)) {
+		drain_all_pages();
+		page = get_page_from_zonelist(cpu, nid, gfp, order, 0);
+	}
+	return page;
 }
 
 /* Make a block from the lists into an allocated one. */
@@ -82,40 +99,40 @@ static void alloc_failed(int nid, gfp_t gfp, unsigned int order)
 			  order, nid, gfp, nr_free_pages());
 }
 
-/* Valid preferred node for nid (< 0: this CPU's), or -1 after a report. */
-static int preferred_node(int nid)
+/* Report a bad node id (bad input: a clear message, then NULL). */
+static struct page *bad_node(int nid)
 {
-	if (nid < 0)
-		nid = mm_this_node();
-	if (mm_unlikely(nid >= mm_nr_zones || nid < 0)) {
-		mm_printf("mm: alloc_pages_node: no node %d (%d nodes)\n", nid,
-			  mm_nr_zones);
-		return -1;
-	}
-	return nid;
+	mm_printf("mm: alloc_pages_node: no node %d (%d nodes)\n", nid,
+		  mm_nr_zones);
+	return NULL;
 }
 
 struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 {
-	nid = preferred_node(nid);
+	int cpu = mm_cpu_slot();
+	struct page *page = NULL;
+
 	if (nid < 0)
-		return NULL;
+		nid = mm_cpu_node[cpu];
+	else if (mm_unlikely(nid >= mm_nr_zones))
+		return bad_node(nid);
 	if (mm_unlikely(order > MAX_ORDER)) {
 		alloc_failed(nid, gfp, order);
 		return NULL;
 	}
-	struct page *page = get_page_from_zonelist(nid, gfp, order);
-	if (mm_unlikely(!page) && !(gfp & __GFP_NORETRY)) {
-		/* Slow path: pages parked on per-CPU lists count too. */
-		drain_all_pages();
-		page = get_page_from_zonelist(nid, gfp, order);
-	}
+	/* Fast path: the preferred zone, mostly this CPU's list. */
+	struct zone *z = &mm_zones[nid];
+	if (mm_likely(z->managed_pages))
+		page = rmqueue(z, cpu, order);
 	if (mm_unlikely(!page)) {
-		alloc_failed(nid, gfp, order);
-		return NULL;
+		page = alloc_pages_slowpath(cpu, nid, gfp, order);
+		if (!page) {
+			alloc_failed(nid, gfp, order);
+			return NULL;
+		}
 	}
 	prep_new_page(page, order, gfp);
-	numa_count_alloc(nid, page->nid, 1UL << order);
+	numa_count_alloc(cpu, nid, page->nid, 1UL << order);
 	return page;
 }
 
@@ -125,8 +142,8 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 }
 
 /* One pass over the zonelist, each zone under one zone-lock acquisition. */
-static unsigned int bulk_from_zonelist(int nid, gfp_t gfp, unsigned int nr,
-				       struct page **pages)
+static unsigned int bulk_from_zonelist(int cpu, int nid, gfp_t gfp,
+				       unsigned int nr, struct page **pages)
 {
 	const struct zone *pz = &mm_zones[nid];
 	int tries = (gfp & __GFP_THISNODE) ? 1 : pz->nr_zonelist;
@@ -136,7 +153,7 @@ static unsigned int bulk_from_zonelist(int nid, gfp_t gfp, unsigned int nr,
 		struct zone *z = &mm_zones[pz->zonelist[i]];
 		if (!z->managed_pages)
 			continue;
-		n += pcp_on() ? pcp_alloc_bulk(z, nr - n, pages + n)
+		n += pcp_on() ? pcp_alloc_bulk(z, cpu, nr - n, pages + n)
 			      : buddy_alloc_bulk(z, nr - n, pages + n);
 	}
 	return n;
@@ -144,17 +161,18 @@ static unsigned int bulk_from_zonelist(int nid, gfp_t gfp, unsigned int nr,
 
 unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int nr, struct page **pages)
 {
-	int nid = preferred_node(-1);
-	if (nid < 0 || nr == 0)
+	int cpu = mm_cpu_slot();
+	int nid = mm_cpu_node[cpu];
+	if (nr == 0)
 		return 0;
-	unsigned int n = bulk_from_zonelist(nid, gfp, nr, pages);
+	unsigned int n = bulk_from_zonelist(cpu, nid, gfp, nr, pages);
 	if (mm_unlikely(n < nr) && !(gfp & __GFP_NORETRY)) {
 		drain_all_pages();
-		n += bulk_from_zonelist(nid, gfp, nr - n, pages + n);
+		n += bulk_from_zonelist(cpu, nid, gfp, nr - n, pages + n);
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		prep_new_page(pages[i], 0, gfp);
-		numa_count_alloc(nid, pages[i]->nid, 1);
+		numa_count_alloc(cpu, nid, pages[i]->nid, 1);
 	}
 	if (mm_unlikely(n == 0))
 		alloc_failed(nid, gfp, 0);
@@ -243,9 +261,26 @@ static void free_the_page(struct page *page, unsigned int order)
 		memset(page_address(page), PAGE_POISON_BYTE,
 		       MM_PAGE_SIZE << order);
 	if (order <= PCP_MAX_ORDER && pcp_on())
-		pcp_free(z, page, order);
+		pcp_free(z, mm_cpu_slot(), page, order);
 	else
 		buddy_free(z, page, order);
+}
+
+/*
+ * Drop one reference; true when it was the last. A count of 1 means the
+ * caller holds the only reference, so no other CPU may touch the count:
+ * skip the locked read-modify-write (the acquire load still orders the
+ * earlier puts of other CPUs before the free). page_pool reuses pages on
+ * the same reasoning.
+ */
+static bool put_page_testzero(struct page *page)
+{
+	if (atomic_load_explicit(&page->_refcount, memory_order_acquire) == 1) {
+		atomic_store_explicit(&page->_refcount, 0,
+				      memory_order_relaxed);
+		return true;
+	}
+	return page_ref_dec_and_test(page);
 }
 
 static void free_pages_caller(struct page *page, unsigned int order,
@@ -258,7 +293,7 @@ static void free_pages_caller(struct page *page, unsigned int order,
 	}
 	if (mm_unlikely(mm_debug_on()) && !free_check(page, order, caller))
 		return;
-	if (page_ref_dec_and_test(page))
+	if (put_page_testzero(page))
 		free_the_page(page, order);
 }
 

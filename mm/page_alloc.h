@@ -78,16 +78,76 @@ unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int nr, struct page **pages);
  * list for the page's zone, larger orders to the buddy lists. Any context.
  */
 void __free_pages(struct page *page, unsigned int order);
+/* free_pages - __free_pages() by address; NULL is ignored, an address that
+ * is not a page of any node is reported (mm/debug.h) and ignored. */
 void free_pages(void *addr, unsigned int order);
 
-void *page_address(const struct page *page);
-struct page *virt_to_page(const void *addr);
-/* The head page of the (compound) block that contains addr. */
-struct page *virt_to_head_page(const void *addr);
-unsigned long page_to_pfn(const struct page *page);
-struct page *pfn_to_page(unsigned long pfn);
-int page_to_nid(const struct page *page);
-struct page *compound_head(struct page *page);
+/*
+ * Where each node's mem_map lives, filled by mm_init(): the lookups below
+ * are inline because every kfree and page_frag_free starts with one.
+ * A pfn belongs to node n when pfn - start_pfn < spanned_pages.
+ */
+struct mm_pfn_map {
+	struct page *mem_map;
+	unsigned long start_pfn;
+	unsigned long spanned_pages;
+};
+extern struct mm_pfn_map mm_pfn_maps[MM_MAX_NODES];
+extern int mm_nr_pfn_maps;
+
+/* pfn_to_page - the struct page of frame pfn, or NULL outside every node
+ * (holes inside a node's span have a PG_reserved struct page). Any context. */
+static inline struct page *pfn_to_page(unsigned long pfn)
+{
+	for (int i = 0; i < mm_nr_pfn_maps; i++) {
+		const struct mm_pfn_map *m = &mm_pfn_maps[i];
+		if (pfn - m->start_pfn < m->spanned_pages)
+			return &m->mem_map[pfn - m->start_pfn];
+	}
+	return NULL;
+}
+
+/* page_to_nid - the node the frame belongs to. */
+static inline int page_to_nid(const struct page *page)
+{
+	return page->nid;
+}
+
+/* page_to_pfn - frame number of a struct page from a mem_map. */
+static inline unsigned long page_to_pfn(const struct page *page)
+{
+	const struct mm_pfn_map *m = &mm_pfn_maps[page->nid];
+	return m->start_pfn + (unsigned long)(page - m->mem_map);
+}
+
+/* page_address - the address the frame is used at (also its physical
+ * address in the kernel, which identity-maps RAM). */
+static inline void *page_address(const struct page *page)
+{
+	return (void *)(page_to_pfn(page) << MM_PAGE_SHIFT);
+}
+
+/* virt_to_page - the struct page of the frame holding addr, or NULL if
+ * addr is not in any node's memory. */
+static inline struct page *virt_to_page(const void *addr)
+{
+	return pfn_to_page((uintptr_t)addr >> MM_PAGE_SHIFT);
+}
+
+/* compound_head - the head of the compound block page is part of (page
+ * itself for a head or a non-compound page). */
+static inline struct page *compound_head(struct page *page)
+{
+	return (page->flags & PG_tail) ? page->compound_head : page;
+}
+
+/* virt_to_head_page - the head page of the (compound) block that contains
+ * addr, or NULL if addr is not in any node's memory. */
+static inline struct page *virt_to_head_page(const void *addr)
+{
+	struct page *page = virt_to_page(addr);
+	return page ? compound_head(page) : NULL;
+}
 
 static inline int page_ref_count(const struct page *page)
 {
@@ -118,8 +178,13 @@ static inline void get_page(struct page *page)
 /* put_page - drop a reference; the last one frees the whole block. */
 void put_page(struct page *page);
 
+/*
+ * nr_free_pages - pages on the buddy lists of every node, as Linux counts
+ * them: pages parked on per-CPU lists are not included, so call
+ * drain_all_pages() first for an exact figure. Any context, lock-free.
+ */
 unsigned long nr_free_pages(void);
-/* Return every CPU's per-CPU list pages to the buddy lists. */
+/* Return every CPU's per-CPU list pages to the buddy lists. Any context. */
 void drain_all_pages(void);
 
 #endif /* MM_PAGE_ALLOC_H */

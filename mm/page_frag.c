@@ -28,6 +28,7 @@
  * the downward variant (PAGE_FRAG_CARVE_DOWN=1) and measures both; see
  * docs/page_frag.md for the figures.
  */
+#include "debug.h"
 #include "page_frag_internal.h"
 
 struct page_frag_cpu_stats page_frag_cpu_stats[MM_MAX_CPUS];
@@ -39,13 +40,18 @@ void page_frag_force_order0(bool on)
 	atomic_store_explicit(&page_frag_order0_only, on, memory_order_relaxed);
 }
 
-/* The cache's references in one batch: more than fragments can ever take. */
+/*
+ * Take the cache's references in one batch, size + 1 of them: more than
+ * fragments can ever take (each is at least one byte), so the bias never
+ * runs out. refs_held is what the block's count already is (1 for a fresh
+ * block, 0 for one whose fragments all came back).
+ */
 static void page_frag_arm_block(struct page_frag_cache *nc, struct page *page,
-				unsigned int nr_pages)
+				unsigned int nr_pages, int refs_held)
 {
 	unsigned int size = nr_pages * (unsigned int)MM_PAGE_SIZE;
 
-	page_ref_add(page, (int)size);
+	page_ref_add(page, (int)size + 1 - refs_held);
 	nc->pagecnt_bias = size + 1;
 	nc->encoded_block = (uintptr_t)page_address(page) | nr_pages;
 	nc->offset = PAGE_FRAG_CARVE_DOWN ? size : 0;
@@ -105,7 +111,7 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 		if (page_ref_sub_and_test(page, (int)nc->pagecnt_bias)) {
 			/* Every fragment is back: the block is ours again. */
 			page_frag_count(PF_RECYCLES);
-			page_frag_arm_block(nc, page, nr_pages);
+			page_frag_arm_block(nc, page, nr_pages, 0);
 			return true;
 		}
 		/* Fragments are out: the last page_frag_free() frees it. */
@@ -118,7 +124,7 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 		page_frag_count(PF_ALLOC_FAILED);
 		return false;
 	}
-	page_frag_arm_block(nc, page, nr_pages);
+	page_frag_arm_block(nc, page, nr_pages, 1);
 	return true;
 }
 
@@ -172,10 +178,41 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 	return __page_frag_alloc(nc, fragsz, gfp, 0);
 }
 
+/*
+ * Debug-mode check of a free (mm_debug_on()): the block must still be
+ * allocated and referenced. A fragment freed once too often finds its
+ * block's count at zero, or the block already back on a free list.
+ */
+static bool page_frag_free_ok(const struct page *page, const void *addr,
+			      const void *caller)
+{
+	if (page->flags & (PG_buddy | PG_pcp) || page_ref_count(page) <= 0) {
+		mm_debug_report(MM_DBG_DOUBLE_FREE, caller,
+				"page_frag_free: %p: its block is already free",
+				addr);
+		return false;
+	}
+	if (page->flags & PG_slab) {
+		mm_debug_report(MM_DBG_NOT_ALLOCATED, caller,
+				"page_frag_free: %p is slab memory", addr);
+		return false;
+	}
+	return true;
+}
+
 void page_frag_free(void *addr)
 {
 	struct page *page = virt_to_head_page(addr);
 
+	if (mm_unlikely(!page)) {
+		mm_debug_report(MM_DBG_NOT_ALLOCATED,
+				__builtin_return_address(0),
+				"page_frag_free: %p is not in any zone", addr);
+		return;
+	}
+	if (mm_unlikely(mm_debug_on()) &&
+	    !page_frag_free_ok(page, addr, __builtin_return_address(0)))
+		return;
 	page_frag_count(PF_FREES);
 	if (page_ref_sub_and_test(page, 1))
 		page_frag_release_block(page);

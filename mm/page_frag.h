@@ -71,7 +71,9 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
  * Drops one reference on the block; the last one frees the block through
  * the page allocator's shared free path (__free_pages: orders 0..3 go to
  * this CPU's per-CPU lists). Any CPU, any context. addr must be a pointer
- * inside a live fragment.
+ * inside a live fragment. An address outside every zone is reported (with
+ * the caller's address) and ignored; with debug checks on (mm/debug.h), so
+ * is a free whose block is already free.
  */
 void page_frag_free(void *addr);
 

@@ -22,7 +22,7 @@
  * Hot blocks are taken from and put at the head of a list; drains give
  * back the tail (the coldest).
  */
-#include "zone.h"
+#include "pcp.h"
 
 atomic_bool mm_pcp_enabled = PCP_ENABLED_DEFAULT != 0;
 
@@ -101,53 +101,25 @@ static void pcp_free_tail(struct zone *z, struct per_cpu_pages *pcp,
 }
 
 /*
- * pcp_alloc - a block of 2^order pages (order <= PCP_MAX_ORDER) from this
- * CPU's list for zone z, refilling it first if empty. Any context.
- * Returns the head (flags 0) or NULL if the zone has no such block.
+ * pcp_alloc_refill - slow path of pcp_alloc() (pcp.h): the list is empty;
+ * refill it with one batch and take the first block. pcp->lock held.
+ * Returns the block (flags 0) or NULL when the zone has none.
  */
-struct page *pcp_alloc(struct zone *z, unsigned int order)
+struct page *pcp_alloc_refill(struct zone *z, struct per_cpu_pages *pcp,
+			      unsigned int order)
 {
-	unsigned long flags = mm_irq_save();
-	struct per_cpu_pages *pcp = &z->pcp[mm_cpu_slot()];
-	struct page *page = NULL;
-
-	mm_spin_lock(&pcp->lock);
-	if (mm_likely(pcp->count[order] > 0)) {
-		mm_stat_add(&pcp->stats.alloc_hit, 1);
-	} else {
-		mm_stat_add(&pcp->stats.alloc_miss, 1);
-		if (!pcp_refill(z, pcp, order))
-			goto out;
-	}
-	page = list_first_entry(&pcp->lists[order], struct page, lru);
-	list_del(&page->lru);
-	pcp->count[order]--;
-	page->flags = 0;
-out:
-	mm_spin_unlock(&pcp->lock);
-	mm_irq_restore(flags);
-	return page;
+	mm_stat_add(&pcp->stats.alloc_miss, 1);
+	if (!pcp_refill(z, pcp, order))
+		return NULL;
+	return pcp_take(pcp, order);
 }
 
-/*
- * pcp_free - put a block (flags already cleared) on this CPU's list for
- * zone z; above high, one batch goes back to the buddy lists. Any context.
- */
-void pcp_free(struct zone *z, struct page *page, unsigned int order)
+/* pcp_free_batch - slow path of pcp_free(): the list went above high;
+ * give one batch back. pcp->lock held. */
+void pcp_free_batch(struct zone *z, struct per_cpu_pages *pcp,
+		    unsigned int order)
 {
-	unsigned long flags = mm_irq_save();
-	struct per_cpu_pages *pcp = &z->pcp[mm_cpu_slot()];
-
-	mm_spin_lock(&pcp->lock);
-	page->flags = PG_pcp;
-	page->order = (uint8_t)order;
-	list_add(&page->lru, &pcp->lists[order]);
-	pcp->count[order]++;
-	mm_stat_add(&pcp->stats.free, 1);
-	if (mm_unlikely(pcp->count[order] > z->pcp_high[order]))
-		pcp_free_tail(z, pcp, order, z->pcp_batch[order]);
-	mm_spin_unlock(&pcp->lock);
-	mm_irq_restore(flags);
+	pcp_free_tail(z, pcp, order, z->pcp_batch[order]);
 }
 
 /*
@@ -155,22 +127,16 @@ void pcp_free(struct zone *z, struct page *page, unsigned int order)
  * what this CPU's list holds, then the rest straight from the buddy lists
  * under a single zone-lock acquisition. Returns how many were filled.
  */
-unsigned int pcp_alloc_bulk(struct zone *z, unsigned int nr,
+unsigned int pcp_alloc_bulk(struct zone *z, int cpu, unsigned int nr,
 			    struct page **pages)
 {
 	unsigned long flags = mm_irq_save();
-	struct per_cpu_pages *pcp = &z->pcp[mm_cpu_slot()];
+	struct per_cpu_pages *pcp = &z->pcp[cpu];
 	unsigned int n = 0;
 
 	mm_spin_lock(&pcp->lock);
-	while (n < nr && pcp->count[0] > 0) {
-		struct page *page =
-			list_first_entry(&pcp->lists[0], struct page, lru);
-		list_del(&page->lru);
-		pcp->count[0]--;
-		page->flags = 0;
-		pages[n++] = page;
-	}
+	while (n < nr && pcp->count[0] > 0)
+		pages[n++] = pcp_take(pcp, 0);
 	mm_stat_add(&pcp->stats.alloc_hit, n);
 	if (n < nr)
 		n += buddy_alloc_bulk(z, nr - n, pages + n);

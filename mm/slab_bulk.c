@@ -3,8 +3,8 @@
  * the API Christoph Lameter proposed in the qmempool discussion (seeds §4).
  *
  * Why it is cheaper than n single calls: one interrupt guard for the whole
- * array, the magazine part moved with one tight copy loop instead of n
- * separate push/pop calls,
+ * array, the magazine part moved with one copy instead of n separate
+ * push/pop calls,
  * and what the magazine cannot cover moved between the caller's array and
  * the node lists in one refill (one node-lock acquisition, plus one per new
  * slab) or one flush (one lock acquisition per run of same-node objects).
@@ -17,31 +17,53 @@
 #include "slab_internal.h"
 
 /*
- * Copy up to n objects off the top of the magazine into p, top first, so
- * p[0] is the most recently freed (cache-hottest) object. A plain loop, not
- * memcpy: for the typical 1..64 pointers the library call and its size
- * dispatch cost more than the copy (measured: bulk of 1 went from ~110 to
- * ~60 instructions per alloc+free pair).
+ * Moving pointers between the magazine and the caller's array. Up to
+ * BULK_LOOP_MAX pointers, a plain loop: the memcpy call and its size
+ * dispatch cost more than the copy (bulk of 1 went from ~110 to ~60
+ * instructions per alloc+free pair). Above, memcpy: its vector moves beat
+ * the loop (~0.3 vs ~1.5 ns per object at n = 250 in one run). Either way
+ * the bulk stays LIFO as a unit: what free_bulk pushed, alloc_bulk pops.
  */
+#define BULK_LOOP_MAX 16
+
+static inline void copy_from_top(void **p, void **objs, size_t avail, size_t n)
+{
+	if (n > BULK_LOOP_MAX) {
+		memcpy(p, objs + avail - n, n * sizeof(void *));
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		p[i] = objs[avail - 1 - i];
+}
+
+static inline void copy_to_top(void **objs, size_t avail, void **p, size_t n)
+{
+	if (n > BULK_LOOP_MAX) {
+		memcpy(objs + avail, p, n * sizeof(void *));
+		return;
+	}
+	for (size_t i = n; i-- > 0;)
+		objs[avail++] = p[i];
+}
+
+/* Copy up to n objects off the top of the magazine into p. Guard held. */
 static size_t magazine_pop(struct kmem_cache_cpu *c, size_t n, void **p)
 {
 	unsigned int avail = cpu_avail(c);
 	size_t take = n < avail ? n : avail;
 
-	for (size_t i = 0; i < take; i++)
-		p[i] = c->objs[avail - 1 - i];
+	copy_from_top(p, c->objs, avail, take);
 	cpu_set_avail(c, avail - (unsigned int)take);
 	return take;
 }
 
-/* Push p[0..n) so that p[0] ends on top (mirror of magazine_pop). */
+/* Push p[0..n) on the magazine (mirror of magazine_pop). Guard held. */
 static void magazine_push(struct kmem_cache_cpu *c, size_t n, void **p)
 {
 	unsigned int avail = cpu_avail(c);
 
-	for (size_t i = n; i-- > 0;)
-		c->objs[avail++] = p[i];
-	cpu_set_avail(c, avail);
+	copy_to_top(c->objs, avail, p, n);
+	cpu_set_avail(c, avail + (unsigned int)n);
 }
 
 /*
@@ -108,8 +130,7 @@ size_t kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n,
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
 		if (mm_likely(n <= avail)) {
-			for (size_t i = 0; i < n; i++)
-				p[i] = c->objs[avail - 1 - i];
+			copy_from_top(p, c->objs, avail, n);
 			cpu_set_avail(c, avail - (unsigned int)n);
 			stat_add(&c->bulk_alloc, 1);
 			stat_add(&c->allocs, n);
@@ -216,9 +237,8 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t n, void **p)
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
 		if (mm_likely(n <= c->limit - avail)) {
-			for (size_t i = n; i-- > 0;)
-				c->objs[avail++] = p[i];
-			cpu_set_avail(c, avail);
+			copy_to_top(c->objs, avail, p, n);
+			cpu_set_avail(c, avail + (unsigned int)n);
 			stat_add(&c->bulk_free, 1);
 			stat_add(&c->frees, n);
 			mm_irq_restore(flags);

@@ -114,6 +114,10 @@ static inline bool zone_spans_pfn(const struct zone *z, unsigned long pfn)
 	return pfn - z->start_pfn < z->spanned_pages;
 }
 
+/* Node of each CPU, copied from the seam at mm_init (topology is fixed by
+ * then): the allocation fast path reads it instead of calling out. */
+extern uint8_t mm_cpu_node[MM_MAX_CPUS];
+
 /* mm_this_cpu() clamped into the per-CPU arrays. */
 static inline int mm_cpu_slot(void)
 {
@@ -129,11 +133,9 @@ void buddy_free(struct zone *z, struct page *page, unsigned int order);
 unsigned int buddy_alloc_bulk(struct zone *z, unsigned int nr,
 			      struct page **pages);
 
-/* pcp.c: the per-CPU lists. */
+/* pcp.c: the per-CPU lists (fast paths inline in pcp.h). */
 void pcp_zone_init(struct zone *z);
-struct page *pcp_alloc(struct zone *z, unsigned int order);
-void pcp_free(struct zone *z, struct page *page, unsigned int order);
-unsigned int pcp_alloc_bulk(struct zone *z, unsigned int nr,
+unsigned int pcp_alloc_bulk(struct zone *z, int cpu, unsigned int nr,
 			    struct page **pages);
 void pcp_drain_cpu(struct zone *z, int cpu);
 /* pcp_set_enabled - route orders 0..3 through the PCP (true, the default)
@@ -147,8 +149,27 @@ int pcp_count(int nid, int cpu, unsigned int order);
 
 /* numa.c */
 void numa_build_zonelists(void);
-void numa_count_alloc(int preferred, int nid, unsigned long pages);
 unsigned long numa_stat_read(int nid, enum numa_stat item);
+
+/*
+ * numa_count_alloc - count `pages` pages that came from node nid, for an
+ * allocation on CPU cpu that preferred node `preferred` (see numa.c).
+ */
+static inline void numa_count_alloc(int cpu, int preferred, int nid,
+				    unsigned long pages)
+{
+	atomic_ulong *c = mm_cpu_stats[cpu].numa[nid];
+
+	if (mm_likely(nid == preferred)) {
+		mm_stat_add(&c[NUMA_HIT], pages);
+	} else {
+		mm_stat_add(&c[NUMA_MISS], pages);
+		mm_stat_add(&mm_cpu_stats[cpu].numa[preferred][NUMA_FOREIGN],
+			    pages);
+	}
+	mm_stat_add(&c[nid == mm_cpu_node[cpu] ? NUMA_LOCAL : NUMA_OTHER],
+		    pages);
+}
 
 /*
  * mm_verify_free_lists - walk every buddy list and check it: each entry is

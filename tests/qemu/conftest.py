@@ -117,7 +117,8 @@ class QemuFactory:
 
     def start(self, append="", smp=1, mem=None, machine=None, numa=(),
               numa_dist=(), iso=None, uefi=False, nic="none", net=None,
-              hostfwd=(), mac=None, extra=(), kernel=KERNEL):
+              hostfwd=(), mac=None, extra=(), kernel=KERNEL,
+              debug_exit=True):
         """Boots one QEMU. nic defaults to none (boot tests need no NIC)."""
         args = ["--smp", str(smp), "--nic", nic]
         if iso:
@@ -126,6 +127,8 @@ class QemuFactory:
             args += ["--kernel", kernel, "--append", append]
         if uefi:
             args.append("--uefi")
+        if not debug_exit:
+            args.append("--no-debug-exit")
         if mem:
             args += ["--mem", mem]
         if machine:

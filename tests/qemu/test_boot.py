@@ -48,8 +48,12 @@ def test_grub_iso_boots_under_uefi_with_framebuffer_console(qemu):
     assert "boot: ready" in log
 
 
-def test_plain_iso_is_built_for_make_run():
-    assert os.path.getsize(ISO) > 1 << 20
+def test_iso_from_make_iso_boots_and_stays_up_in_its_poll_loop(qemu):
+    assert os.path.exists(ISO), "run make iso"
+    vm = qemu.start(iso=ISO, smp=2)
+    vm.wait_for(r"^boot: ready")
+    assert 'boot: cmdline=""' in vm.log()
+    assert vm.proc.poll() is None, vm.describe()
 
 
 def test_single_cpu_boot_reports_one_cpu(qemu):
@@ -64,6 +68,20 @@ def test_four_cpus_all_start_and_reach_their_poll_loops(qemu):
     for c in range(4):
         assert re.search(r"^cpu %d: apic=%d node=0\s*$" % (c, c), log, re.M)
     assert re.search(r"^selftest: smp PASS cpus=4", log, re.M)
+
+
+def test_poll_loop_statistics_are_valid_json_per_cpu(qemu):
+    import json
+    log = qemu.boot(append=EXIT + " selftest=smp", smp=2,
+                    numa=["0:256M", "1:256M"])
+    m = re.search(r"^selftest: smp cpustat=(\{.*\})\s*$", log, re.M)
+    assert m, log
+    stats = json.loads(m.group(1))
+    assert sorted(stats) == ["cpu0", "cpu1"]
+    assert stats["cpu1"]["node"] == 1
+    # the other CPU ran its poll loop and slept in it between ticks
+    assert stats["cpu1"]["polls"] > 0 and stats["cpu1"]["idle_halts"] > 0
+    assert stats["cpu1"]["ticks"] > 0
 
 
 def test_two_numa_nodes_are_reported_as_qemu_was_told(qemu):
@@ -107,14 +125,17 @@ def test_page_fault_prints_exception_report_and_fails(qemu):
     assert "exception: page fault (vector 14) on cpu 0, error code 0x2" in log
     assert re.search(r"cr2 0x0000008000000000 \(not present, write\)", log)
     assert re.search(r"rip [0-9a-f]{16}", log)
-    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16}", log, re.M)
+    # the faulting function and its callers, by name
+    assert re.search(r"^faulting instruction:\s*\n  #0 0x[0-9a-f]{16} fault_here\+0x", log, re.M)
+    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16} selftests_run\+0x", log, re.M)
+    assert re.search(r"^  #1 0x[0-9a-f]{16} kmain\+0x", log, re.M)
     assert "cpu 0 halted" in log
 
 
 def test_panic_prints_message_and_backtrace_and_fails(qemu):
     log = qemu.boot(append=EXIT + " selftest=panic", expect_status=1)
     assert "panic: selftest: panic requested on the command line" in log
-    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16}", log, re.M)
+    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16} selftests_run\+0x", log, re.M)
 
 
 def test_unknown_command_line_key_is_reported_and_boot_continues(qemu):
@@ -191,3 +212,39 @@ def test_invalid_slit_is_reported_and_not_trusted(qemu, tmp_path):
 def test_kernel_snprintf_matches_known_answers(qemu):
     log = qemu.boot(append=EXIT + " selftest=printf")
     assert re.search(r"^selftest: printf PASS n=\d+\s*$", log, re.M), log
+
+
+def test_tsc_is_calibrated_by_the_hpet_when_acpi_lists_one(qemu):
+    log = qemu.boot(append=EXIT + " selftest=smp", smp=2)
+    assert re.search(r"^boot: tsc=\d+MHz \(by hpet\)", log, re.M)
+    assert re.search(r"^selftest: smp PASS", log, re.M)
+
+
+def test_tsc_is_calibrated_by_the_pit_without_hpet(qemu):
+    log = qemu.boot(append=EXIT + " selftest=smp", smp=2,
+                    extra=["-machine", "hpet=off"])
+    assert "HPET" not in log
+    assert re.search(r"^boot: tsc=\d+MHz \(by pit\)", log, re.M)
+    assert re.search(r"^selftest: smp PASS", log, re.M)
+
+
+@pytest.mark.parametrize("machine", ["pc", "q35"])
+def test_without_debug_exit_the_kernel_powers_off_through_acpi(qemu, machine):
+    # as on a real PC: no isa-debug-exit, so exit_after_boot takes ACPI S5
+    log = qemu.boot(append=EXIT, machine=machine, debug_exit=False)
+    assert "boot: exit_after_boot=1, exiting" in log
+    assert "power-off failed" not in log
+
+
+def test_without_debug_exit_a_fault_resets_the_machine(qemu):
+    # -no-reboot turns the kernel's reset into QEMU exiting
+    log = qemu.boot(append=EXIT + " selftest=fault", debug_exit=False)
+    assert "exception: page fault" in log
+    assert "power-off failed" not in log
+
+
+def test_smp_key_limits_the_cpus_started(qemu):
+    log = qemu.boot(append=EXIT + " smp=2", smp=4)
+    assert report_value(log, "cpus") == 2
+    assert "smp: cpu with apic id 2 not started (smp=2)" in log
+    assert "smp: cpu with apic id 3 not started (smp=2)" in log

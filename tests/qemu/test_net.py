@@ -57,7 +57,7 @@ def free_udp_port():
 class NetVM:
     """A booted guest with user networking and forwarded host ports."""
 
-    def __init__(self, qemu, alloc, nic="virtio", append=""):
+    def __init__(self, qemu, alloc, nic="virtio", append="", machine=None):
         self.alloc = alloc
         self.nic = nic
         guest_nic, self.expected_kind, self.pci_ids, self.driver_line = NIC_INFO[nic]
@@ -68,7 +68,7 @@ class NetVM:
                "udp:%d:7" % self.uecho]
         self.vm = qemu.start(append=("net_alloc=%s nic=%s %s"
                                      % (alloc, guest_nic, append)).strip(),
-                             smp=2, nic=nic, hostfwd=fwd, mac=self.mac)
+                             smp=2, nic=nic, hostfwd=fwd, mac=self.mac, machine=machine)
         m = self.vm.wait_for(r"^net: eth0 up ip=(\S+) mac=(\S+) nic=(\S+)", NET_TIMEOUT)
         self.ip, self.guest_mac, self.kind = m.group(1), m.group(2), m.group(3)
         self.vm.wait_for(r"^net: listening .*", NET_TIMEOUT)
@@ -263,6 +263,12 @@ def test_modern_only_virtio_device_boots_and_answers(qemu):
     vm = NetVM(qemu, "native", nic="virtio-modern")
     assert vm.kind == "virtio", vm.vm.describe()
     assert vm.tcp_echo(b"modern\n") == b"modern\n"
+
+
+def test_q35_enumerates_pci_through_ecam_and_answers(qemu):
+    vm = NetVM(qemu, "native", machine="q35")
+    assert re.search(r"^pci: \d+ functions via ecam$", vm.vm.log(), re.M), vm.vm.describe()
+    assert vm.tcp_echo(b"q35\n") == b"q35\n"
 
 
 def test_bad_network_values_are_reported_and_defaults_used(qemu):

@@ -1,0 +1,41 @@
+# page_frag benchmark (`make bench-frag`, part of `make bench`): one source,
+# bench/page_frag_bench.c, built into one binary per contender -- ours, ours
+# with downward carving, and malloc from glibc, mimalloc, jemalloc and
+# tcmalloc -- then run in interleaved rounds by ours, which writes
+# build/bench/frag.md and build/bench/frag.json. ~1-2 minutes here.
+.PHONY: bench-frag
+BENCH_TARGETS += bench-frag
+
+FRAG_BENCH_DIR := $(BUILD)/bench/frag
+FRAG_BENCH_SRC := bench/page_frag_bench.c
+FRAG_BENCH_DEPS := $(FRAG_BENCH_SRC) bench/bench_util.h $(MM_HEADERS)
+# Each peer's malloc, linked in front of glibc's.
+FRAG_BENCH_PEERS := glibc mimalloc jemalloc tcmalloc
+FRAG_PEER_LIBS_glibc :=
+FRAG_PEER_LIBS_mimalloc := -lmimalloc
+FRAG_PEER_LIBS_jemalloc := -ljemalloc
+FRAG_PEER_LIBS_tcmalloc := -ltcmalloc_minimal
+# The downward-carving variant: page_frag's sources rebuilt with the tunable
+# flipped, linked ahead of libmm.a so they replace its page_frag objects
+# (the TX file needs upward carving and is left out; the bench skips it).
+FRAG_DOWN_SRCS := mm/page_frag.c mm/page_frag_percpu.c mm/page_frag_stats.c
+
+$(FRAG_BENCH_DIR)/page_frag_bench-frag: $(FRAG_BENCH_DEPS) $(BUILD)/host/plain/libmm.a
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(BENCH_CFLAGS) -DBENCH_FRAG $< $(BUILD)/host/plain/libmm.a -ldl -o $@
+
+$(FRAG_BENCH_DIR)/page_frag_bench-frag_down: $(FRAG_BENCH_DEPS) $(FRAG_DOWN_SRCS) $(BUILD)/host/plain/libmm.a
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(BENCH_CFLAGS) -DBENCH_FRAG_DOWN -DPAGE_FRAG_CARVE_DOWN=1 \
+		$< $(FRAG_DOWN_SRCS) $(BUILD)/host/plain/libmm.a -ldl -o $@
+
+$(FRAG_BENCH_DIR)/page_frag_bench-%: $(FRAG_BENCH_DEPS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(BENCH_CFLAGS) -DBENCH_MALLOC $< -ldl $(FRAG_PEER_LIBS_$*) -o $@
+
+FRAG_BENCH_BINS := $(addprefix $(FRAG_BENCH_DIR)/page_frag_bench-,frag frag_down $(FRAG_BENCH_PEERS))
+
+bench-frag: $(FRAG_BENCH_BINS)
+	@mkdir -p $(BUILD)/bench
+	$(FRAG_BENCH_DIR)/page_frag_bench-frag --report $(BUILD)/bench \
+		$(foreach b,frag frag_down $(FRAG_BENCH_PEERS),$(b)=$(FRAG_BENCH_DIR)/page_frag_bench-$(b))

@@ -1,0 +1,155 @@
+/*
+ * Unit tests of the per-CPU fragment caches (mm/page_frag_percpu.c):
+ * NUMA-local refill, one cache per CPU and per context, and draining.
+ * Each test boots a fresh two-node machine, CPU 0 on node 0, CPU 1 on 1.
+ */
+#include <stdint.h>
+
+#include "mm_test.h"
+
+static int boot(void **state)
+{
+	static const int cpu_to_node[2] = {0, 1};
+
+	(void)state;
+	if (mm_host_boot(2, 16u << 20, 2, cpu_to_node))
+		return -1;
+	mm_host_set_cpu(0);
+	return 0;
+}
+
+static int shutdown(void **state)
+{
+	(void)state;
+	page_frag_percpu_drain(0);
+	page_frag_percpu_drain(1);
+	return mm_test_teardown(state);
+}
+
+/* Free pages with every per-CPU list flushed and every free list checked. */
+static unsigned long free_pages_now(void)
+{
+	return mm_test_drain_and_verify();
+}
+
+static int node_of(void *va)
+{
+	return page_to_nid(virt_to_head_page(va));
+}
+
+static void test_napi_alloc_frag_refills_from_the_cpu_node(void **s)
+{
+	void *on0, *on1;
+
+	(void)s;
+	on0 = napi_alloc_frag(256);
+	mm_host_set_cpu(1);
+	on1 = napi_alloc_frag(256);
+	assert_non_null(on0);
+	assert_non_null(on1);
+	assert_int_equal(node_of(on0), 0);
+	assert_int_equal(node_of(on1), 1);
+	page_frag_free(on0);
+	page_frag_free(on1);
+}
+
+static void test_netdev_alloc_frag_refills_from_the_cpu_node(void **s)
+{
+	void *on0, *on1;
+
+	(void)s;
+	mm_host_set_cpu(1);
+	on1 = netdev_alloc_frag(1500);
+	mm_host_set_cpu(0);
+	on0 = netdev_alloc_frag(1500);
+	assert_int_equal(node_of(on0), 0);
+	assert_int_equal(node_of(on1), 1);
+	page_frag_free(on0);
+	page_frag_free(on1);
+}
+
+static void test_napi_and_netdev_caches_are_separate(void **s)
+{
+	char *a = napi_alloc_frag(64);
+	char *b = netdev_alloc_frag(64);
+	char *c = napi_alloc_frag(64);
+
+	(void)s;
+	assert_ptr_not_equal(virt_to_head_page(a), virt_to_head_page(b));
+	/* The NAPI cache carried on where it was. */
+	assert_ptr_equal(c, a + 64);
+	page_frag_free(a);
+	page_frag_free(b);
+	page_frag_free(c);
+}
+
+static void test_each_cpu_has_its_own_cache(void **s)
+{
+	static const int same_node[2] = {0, 0};
+	char *a, *b;
+
+	(void)s;
+	/* One node this time, so only the CPU tells the caches apart. */
+	mm_host_shutdown();
+	assert_int_equal(mm_host_boot(1, 16u << 20, 2, same_node), 0);
+	mm_host_set_cpu(0);
+	a = napi_alloc_frag(64);
+	mm_host_set_cpu(1);
+	b = napi_alloc_frag(64);
+	assert_ptr_not_equal(virt_to_head_page(a), virt_to_head_page(b));
+	page_frag_free(a);
+	page_frag_free(b);
+}
+
+static void test_aligned_variants_align(void **s)
+{
+	char *odd = napi_alloc_frag(3);
+	char *a = napi_alloc_frag_align(100, 64);
+	char *b = netdev_alloc_frag_align(100, 256);
+
+	(void)s;
+	assert_int_equal((uintptr_t)a & 63, 0);
+	assert_int_equal((uintptr_t)b & 255, 0);
+	assert_null(napi_alloc_frag_align(100, 3));
+	assert_null(netdev_alloc_frag(MM_PAGE_SIZE + 1));
+	page_frag_free(odd);
+	page_frag_free(a);
+	page_frag_free(b);
+}
+
+static void test_percpu_drain_gives_every_page_back(void **s)
+{
+	unsigned long free0 = free_pages_now();
+	void *p[300];
+
+	(void)s;
+	for (int cpu = 0; cpu < 2; cpu++) {
+		mm_host_set_cpu(cpu);
+		for (int i = 0; i < 150; i++) {
+			p[cpu * 150 + i] = i & 1 ? napi_alloc_frag(700)
+						 : netdev_alloc_frag(900);
+			assert_non_null(p[cpu * 150 + i]);
+		}
+	}
+	for (int i = 0; i < 300; i++)
+		page_frag_free(p[i]);
+	assert_true(free_pages_now() < free0);
+	page_frag_percpu_drain(0);
+	page_frag_percpu_drain(1);
+	assert_int_equal(free_pages_now(), free0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, boot, shutdown)
+		T(test_napi_alloc_frag_refills_from_the_cpu_node),
+		T(test_netdev_alloc_frag_refills_from_the_cpu_node),
+		T(test_napi_and_netdev_caches_are_separate),
+		T(test_each_cpu_has_its_own_cache),
+		T(test_aligned_variants_align),
+		T(test_percpu_drain_gives_every_page_back),
+#undef T
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
