@@ -24,10 +24,10 @@ typedef int (*json_fn)(char *buf, size_t size);
 int buddyinfo_json(char *buf, size_t size) __attribute__((weak));
 int zoneinfo_json(char *buf, size_t size) __attribute__((weak));
 int numastat_json(char *buf, size_t size) __attribute__((weak));
-int pcp_json(char *buf, size_t size) __attribute__((weak));
 int slabinfo_json(char *buf, size_t size) __attribute__((weak));
 int qmempool_stats_json(char *buf, size_t size) __attribute__((weak));
 int page_frag_stats_json(char *buf, size_t size) __attribute__((weak));
+int cpustat_json(char *buf, size_t size) __attribute__((weak));
 
 static int lwip_stats_json(char *buf, size_t size);
 
@@ -37,11 +37,11 @@ static const struct {
 } sections[] = {
 	{"buddyinfo", buddyinfo_json},
 	{"zoneinfo", zoneinfo_json},
-	{"pcp", pcp_json},
 	{"numastat", numastat_json},
 	{"slabinfo", slabinfo_json},
 	{"qmempool", qmempool_stats_json},
 	{"page_frag", page_frag_stats_json},
+	{"cpus", cpustat_json},
 	{"nic", netdev_stats_json},
 	{"net_mem", net_mem_stats_json},
 	{"poll", net_poll_stats_json},
