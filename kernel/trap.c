@@ -207,16 +207,22 @@ void trap_dispatch(struct trap_frame *f)
 void panic(const char *fmt, ...)
 {
 	va_list ap;
-	uint64_t rbp;
+	uint64_t rbp, rsp, rflags;
 
+	__asm__ volatile("pushfq; popq %0" : "=r"(rflags));
 	irq_disable();
 	console_break_lock();
 	kprintf("\npanic: ");
 	va_start(ap, fmt);
 	kvprintf(fmt, ap);
 	va_end(ap);
+	__asm__ volatile("movq %%rbp, %0; movq %%rsp, %1"
+			 : "=r"(rbp), "=r"(rsp));
 	kprintf("\n  on cpu %d\n", this_cpu_id());
-	__asm__ volatile("movq %%rbp, %0" : "=r"(rbp));
+	kprintf("  rsp %016lx  rbp %016lx  rflags %016lx\n", (unsigned long)rsp,
+		(unsigned long)rbp, (unsigned long)rflags);
+	kprintf("  cr2 %016lx  cr3 %016lx\n", (unsigned long)read_cr2(),
+		(unsigned long)read_cr3());
 	backtrace_print(rbp);
 	kprintf("cpu %d halted\n", this_cpu_id());
 	fatal_stop();

@@ -100,11 +100,16 @@ $(KERNEL_TEST_ISO): $(KERNEL_ELF) boot/grub.cfg
 	grub-mkrescue -o $@ $(BUILD)/iso-test >$(BUILD)/grub-mkrescue-test.log 2>&1 || \
 		{ cat $(BUILD)/grub-mkrescue-test.log; exit 1; }
 
-# `make run`: boot in QEMU with serial on the terminal. Extra options for
-# tools/qemu-run: make run RUN_ARGS='--smp 4 --append "app=http"'.
+# `make run`: boot in QEMU with serial on the terminal. Users add runner
+# options with RUN_ARGS, e.g. make run RUN_ARGS='--smp 4 --append "app=http"'.
+# mk/net.mk (included earlier) may set RUN_NET_ARGS (e.g. host forwards),
+# or RUN_CMD to a wrapper that picks free ports and prints how to reach the
+# kernel before it calls tools/qemu-run with the arguments it is given.
+RUN_CMD ?= tools/qemu-run
+RUN_NET_ARGS ?=
 RUN_ARGS ?=
 run: deps-kernel $(KERNEL_ELF)
-	tools/qemu-run --kernel $(KERNEL_ELF) $(RUN_ARGS)
+	$(RUN_CMD) --kernel $(KERNEL_ELF) $(RUN_NET_ARGS) $(RUN_ARGS)
 
 # QEMU integration tests (pytest, tests/qemu). Exit status 5 means pytest
 # found no test to run: that is a failure here too, said in one line.

@@ -38,6 +38,7 @@ def test_grub_iso_boots_under_seabios(qemu, machine):
     assert os.path.exists(TEST_ISO), "run make build/kernel-test.iso"
     log = qemu.boot(iso=TEST_ISO, machine=machine)
     assert "multiboot2, GRUB" in log
+    assert re.search(r"^boot: console=serial,vga 80x25\s*$", log, re.M)
     assert re.search(r"^boot: cpus=1 nodes=1 memory=512MiB\s*$", log, re.M)
 
 
@@ -135,6 +136,7 @@ def test_page_fault_prints_exception_report_and_fails(qemu):
 def test_panic_prints_message_and_backtrace_and_fails(qemu):
     log = qemu.boot(append=EXIT + " selftest=panic", expect_status=1)
     assert "panic: selftest: panic requested on the command line" in log
+    assert re.search(r"^  rsp [0-9a-f]{16}  rbp [0-9a-f]{16}  rflags [0-9a-f]{16}", log, re.M)
     assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16} selftests_run\+0x", log, re.M)
 
 
