@@ -48,6 +48,7 @@ int netdev_stats_json(char *buf, size_t size)
 		APPEND("%s\"%s\":{\"kind\":\"%s\",\"rx_packets\":%llu,"
 		       "\"rx_bytes\":%llu,\"rx_dropped\":%llu,"
 		       "\"rx_bad_len\":%llu,\"rx_refill_fail\":%llu,"
+		       "\"rx_errors\":%llu,\"rx_missed\":%llu,"
 		       "\"rx_bufs_posted\":%llu,\"tx_packets\":%llu,"
 		       "\"tx_bytes\":%llu,\"tx_busy\":%llu,"
 		       "\"tx_completed\":%llu,\"tx_inflight\":%llu}",
@@ -57,6 +58,8 @@ int netdev_stats_json(char *buf, size_t size)
 		       (unsigned long long)s->rx_dropped,
 		       (unsigned long long)s->rx_bad_len,
 		       (unsigned long long)s->rx_refill_fail,
+		       (unsigned long long)s->rx_errors,
+		       (unsigned long long)s->rx_missed,
 		       (unsigned long long)s->rx_bufs_posted,
 		       (unsigned long long)s->tx_packets,
 		       (unsigned long long)s->tx_bytes,

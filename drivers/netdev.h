@@ -42,6 +42,8 @@ struct netdev_stats {
 	uint64_t rx_dropped;	 /* stack had no memory, or link down */
 	uint64_t rx_bad_len;	 /* device reported a length we refuse */
 	uint64_t rx_refill_fail; /* napi_alloc_frag() returned NULL */
+	uint64_t rx_errors;	 /* device flagged the frame bad (CRC...) */
+	uint64_t rx_missed;	 /* device had no free RX buffer (e1000) */
 	uint64_t tx_packets, tx_bytes;
 	uint64_t tx_busy;	 /* ring full: frame refused */
 	uint64_t tx_completed;	 /* frames the device finished */
