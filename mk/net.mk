@@ -67,7 +67,7 @@ $(patsubst %,$(BUILD)/kernel/obj/%.o,$(wildcard net/*.c drivers/*.c)): | $(LWIP_
 NET_HTTP_PORT ?= $(shell tools/free-port 8080)
 NET_ECHO_PORT ?= $(shell tools/free-port 7007)
 NET_IPERF_PORT ?= $(shell tools/free-port 5001)
-RUN_ARGS += --hostfwd $(NET_HTTP_PORT):80 --hostfwd $(NET_ECHO_PORT):7 \
+RUN_NET_ARGS += --hostfwd $(NET_HTTP_PORT):80 --hostfwd $(NET_ECHO_PORT):7 \
 	--hostfwd udp:$(NET_ECHO_PORT):7 --hostfwd $(NET_IPERF_PORT):5001 \
 	--append "http_hostport=$(NET_HTTP_PORT) echo_hostport=$(NET_ECHO_PORT) iperf_hostport=$(NET_IPERF_PORT) $(NET_APPEND)"
 
