@@ -14,23 +14,7 @@
 
 #include "mm.h"
 #include "mm_host.h"
-
-static int boot_two_nodes(void **state)
-{
-	static const int cpu_node[2] = {0, 1};
-	(void)state;
-	int rc = mm_host_boot(2, 16u << 20, 2, cpu_node);
-	mm_debug_set(false); /* layouts asserted here are the plain ones */
-	return rc;
-}
-
-static int shutdown_machine(void **state)
-{
-	(void)state;
-	slab_forget_all();
-	mm_host_shutdown();
-	return 0;
-}
+#include "slab_test.h"
 
 static const char *cache_of(const void *p)
 {
@@ -210,8 +194,9 @@ static void test_slabinfo_json_counts_objects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) \
-	cmocka_unit_test_setup_teardown(f, boot_two_nodes, shutdown_machine)
+#define T(f)                                                         \
+	cmocka_unit_test_setup_teardown(f, slab_test_boot_two_nodes, \
+					slab_test_shutdown)
 		T(test_sizes_map_to_the_smallest_class_that_fits),
 		T(test_class_names_follow_sizes),
 		T(test_objects_aligned_to_their_class),

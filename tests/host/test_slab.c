@@ -15,52 +15,10 @@
 
 #include "mm.h"
 #include "mm_host.h"
+#include "slab_test.h"
 #include "slab_tunables.h"
 
 #define NODE_BYTES (16u << 20)
-
-static int boot_two_nodes(void **state)
-{
-	static const int cpu_node[2] = {0, 1};
-	(void)state;
-	int rc = mm_host_boot(2, NODE_BYTES, 2, cpu_node);
-	mm_debug_set(false); /* layouts asserted here are the plain ones */
-	return rc;
-}
-
-static int shutdown_machine(void **state)
-{
-	(void)state;
-	slab_forget_all();
-	mm_host_shutdown();
-	return 0;
-}
-
-/* Free pages once every per-CPU page list is back in the buddy lists. */
-static unsigned long settled_free_pages(void)
-{
-	drain_all_pages();
-	return nr_free_pages();
-}
-
-/* Value of "key": N inside the JSON object of cache name. */
-static long json_field(const char *name, const char *key)
-{
-	static char buf[1 << 16];
-	char pat[128];
-
-	slabinfo_json(buf, sizeof(buf));
-	snprintf(pat, sizeof(pat), "\"%s\": {", name);
-	const char *obj = strstr(buf, pat);
-	if (!obj)
-		return -1;
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	const char *f = strstr(obj, pat);
-	const char *end = strchr(obj, '}');
-	if (!f || f > end)
-		return -1;
-	return strtol(f + strlen(pat), NULL, 10);
-}
 
 static void test_objects_are_aligned_and_do_not_overlap(void **state)
 {
@@ -102,7 +60,7 @@ static void test_hwcache_align_gives_cache_line_alignment(void **state)
 		void *p = kmem_cache_alloc(s, GFP_KERNEL);
 		assert_int_equal((uintptr_t)p % MM_CACHE_LINE, 0);
 	}
-	assert_int_equal(json_field("hw", "stride"), MM_CACHE_LINE);
+	assert_int_equal(slab_test_field("hw", "stride"), MM_CACHE_LINE);
 }
 
 static void test_create_rejects_bad_arguments(void **state)
@@ -133,7 +91,7 @@ static void test_ctor_runs_once_per_object_not_on_reuse(void **state)
 		assert_memory_equal(objs[i], "CONSTRUCTED", 12);
 	}
 	int after_first = ctor_calls;
-	long per_slab = json_field("ctor", "objs_per_slab");
+	long per_slab = slab_test_field("ctor", "objs_per_slab");
 	assert_int_equal(after_first % per_slab, 0); /* whole slabs only */
 	assert_true(after_first >= 20);
 	for (int round = 0; round < 5; round++) {
@@ -171,7 +129,7 @@ static void test_alloc_node_thisnode_fails_when_node_full(void **state)
 {
 	static const int cpu_node[2] = {0, 1};
 	(void)state;
-	shutdown_machine(NULL);
+	slab_test_shutdown(NULL);
 	assert_int_equal(mm_host_boot(2, 1u << 20, 2, cpu_node), 0);
 	struct kmem_cache *s = kmem_cache_create("thisnode", 4096, 0, 0, NULL);
 	int n = 0;
@@ -193,7 +151,7 @@ static void test_alloc_node_rejects_invalid_node(void **state)
 	struct kmem_cache *s = kmem_cache_create("badnode", 64, 0, 0, NULL);
 	assert_null(kmem_cache_alloc_node(s, __GFP_NOWARN, 7));
 	assert_null(kmem_cache_alloc_node(s, __GFP_NOWARN, -5));
-	assert_int_equal(json_field("badnode", "alloc_fails"), 2);
+	assert_int_equal(slab_test_field("badnode", "alloc_fails"), 2);
 }
 
 static void test_remote_free_goes_home_not_to_local_magazine(void **state)
@@ -207,12 +165,12 @@ static void test_remote_free_goes_home_not_to_local_magazine(void **state)
 	mm_host_set_cpu(0);
 	struct page *slab = virt_to_head_page(p);
 	unsigned int inuse = slab->inuse;
-	long cached = json_field("remote", "cpu_cached");
+	long cached = slab_test_field("remote", "cpu_cached");
 	kmem_cache_free(s, p);
 	/* back in its node-1 slab at once, not in CPU 0's magazine */
 	assert_int_equal(slab->inuse, inuse - 1);
-	assert_int_equal(json_field("remote", "cpu_cached"), cached);
-	assert_int_equal(json_field("remote", "remote_frees"), 1);
+	assert_int_equal(slab_test_field("remote", "cpu_cached"), cached);
+	assert_int_equal(slab_test_field("remote", "remote_frees"), 1);
 	/* and CPU 0 never hands it out */
 	for (int i = 0; i < 64; i++) {
 		void *q = kmem_cache_alloc(s, GFP_KERNEL);
@@ -224,7 +182,7 @@ static void test_local_free_from_other_cpu_stays_on_fast_path(void **state)
 {
 	static const int cpu_node[2] = {0, 0};
 	(void)state;
-	shutdown_machine(NULL);
+	slab_test_shutdown(NULL);
 	assert_int_equal(mm_host_boot(1, NODE_BYTES, 2, cpu_node), 0);
 	struct kmem_cache *s = kmem_cache_create("samenode", 256, 0, 0, NULL);
 
@@ -245,44 +203,44 @@ static void test_empty_slabs_beyond_reserve_go_back(void **state)
 
 	for (int i = 0; i < 1024; i++)
 		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
-	per_slab = json_field("reserve", "objs_per_slab");
-	long slabs_full = json_field("reserve", "slabs");
+	per_slab = slab_test_field("reserve", "objs_per_slab");
+	long slabs_full = slab_test_field("reserve", "slabs");
 	assert_true(slabs_full >= 1024 / per_slab);
 	for (int i = 0; i < 1024; i++)
 		kmem_cache_free(s, objs[i]);
 	/* left: the magazine's objects' slabs plus the empty reserve */
 	long cap = SLAB_CPU_CAP_LARGE;
-	long slabs = json_field("reserve", "slabs");
+	long slabs = slab_test_field("reserve", "slabs");
 	assert_true(slabs <= SLAB_NODE_EMPTY_RESERVE + cap / per_slab + 1);
-	assert_int_equal(json_field("reserve", "empty_slabs"),
+	assert_int_equal(slab_test_field("reserve", "empty_slabs"),
 			 SLAB_NODE_EMPTY_RESERVE);
-	assert_true(json_field("reserve", "slab_page_frees") > 0);
+	assert_true(slab_test_field("reserve", "slab_page_frees") > 0);
 }
 
 static void test_shrink_returns_every_empty_slab(void **state)
 {
 	void *objs[300];
 	(void)state;
-	unsigned long before = settled_free_pages();
+	unsigned long before = slab_test_settled_free_pages();
 	struct kmem_cache *s = kmem_cache_create("shrink", 256, 0, 0, NULL);
-	unsigned long with_cache = settled_free_pages();
+	unsigned long with_cache = slab_test_settled_free_pages();
 
 	for (int i = 0; i < 300; i++)
 		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
 	for (int i = 0; i < 300; i++)
 		kmem_cache_free(s, objs[i]);
 	assert_true(kmem_cache_shrink(s) > 0);
-	assert_int_equal(json_field("shrink", "slabs"), 0);
-	assert_int_equal(settled_free_pages(), with_cache);
+	assert_int_equal(slab_test_field("shrink", "slabs"), 0);
+	assert_int_equal(slab_test_settled_free_pages(), with_cache);
 	kmem_cache_destroy(s);
-	assert_int_equal(settled_free_pages(), before);
+	assert_int_equal(slab_test_settled_free_pages(), before);
 }
 
 static void test_destroy_returns_every_page(void **state)
 {
 	void *objs[500];
 	(void)state;
-	unsigned long before = settled_free_pages();
+	unsigned long before = slab_test_settled_free_pages();
 	struct kmem_cache *s = kmem_cache_create("destroy", 512, 0, 0, NULL);
 
 	for (int i = 0; i < 500; i++)
@@ -290,8 +248,8 @@ static void test_destroy_returns_every_page(void **state)
 	for (int i = 0; i < 500; i++)
 		kmem_cache_free(s, objs[i]);
 	kmem_cache_destroy(s);
-	assert_int_equal(settled_free_pages(), before);
-	assert_int_equal(json_field("destroy", "slabs"), -1); /* gone */
+	assert_int_equal(slab_test_settled_free_pages(), before);
+	assert_int_equal(slab_test_field("destroy", "slabs"), -1); /* gone */
 }
 
 static void test_destroy_with_objects_outstanding_is_reported(void **state)
@@ -306,10 +264,10 @@ static void test_destroy_with_objects_outstanding_is_reported(void **state)
 	slab_debug_counts(&after);
 	assert_int_equal(after.destroy_busy, before.destroy_busy + 1);
 	/* the cache survives so the object can still come home */
-	assert_int_equal(json_field("leaky", "active_objs"), 1);
+	assert_int_equal(slab_test_field("leaky", "active_objs"), 1);
 	kmem_cache_free(s, p);
 	kmem_cache_destroy(s);
-	assert_int_equal(json_field("leaky", "active_objs"), -1);
+	assert_int_equal(slab_test_field("leaky", "active_objs"), -1);
 }
 
 static void test_gfp_zero_zeroes_the_object(void **state)
@@ -328,7 +286,7 @@ static void test_gfp_zero_zeroes_the_object(void **state)
 static void test_exhaustion_returns_null_and_is_counted(void **state)
 {
 	(void)state;
-	shutdown_machine(NULL);
+	slab_test_shutdown(NULL);
 	assert_int_equal(mm_host_boot(1, 1u << 20, 1, NULL), 0);
 	struct kmem_cache *s = kmem_cache_create("exhaust", 4096, 0, 0, NULL);
 	int n = 0;
@@ -336,15 +294,16 @@ static void test_exhaustion_returns_null_and_is_counted(void **state)
 	while (kmem_cache_alloc(s, __GFP_NOWARN))
 		n++;
 	assert_true(n > 100 && n < 256); /* most of 1 MiB, then NULL */
-	assert_int_equal(json_field("exhaust", "alloc_fails"), 1);
-	assert_int_equal(json_field("exhaust", "active_objs"), n);
+	assert_int_equal(slab_test_field("exhaust", "alloc_fails"), 1);
+	assert_int_equal(slab_test_field("exhaust", "active_objs"), n);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) \
-	cmocka_unit_test_setup_teardown(f, boot_two_nodes, shutdown_machine)
+#define T(f)                                                         \
+	cmocka_unit_test_setup_teardown(f, slab_test_boot_two_nodes, \
+					slab_test_shutdown)
 		T(test_objects_are_aligned_and_do_not_overlap),
 		T(test_hwcache_align_gives_cache_line_alignment),
 		T(test_create_rejects_bad_arguments),

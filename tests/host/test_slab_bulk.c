@@ -15,46 +15,7 @@
 
 #include "mm.h"
 #include "mm_host.h"
-
-static int boot_two_nodes(void **state)
-{
-	static const int cpu_node[2] = {0, 1};
-	(void)state;
-	int rc = mm_host_boot(2, 16u << 20, 2, cpu_node);
-	mm_debug_set(false); /* layouts asserted here are the plain ones */
-	return rc;
-}
-
-static int shutdown_machine(void **state)
-{
-	(void)state;
-	slab_forget_all();
-	mm_host_shutdown();
-	return 0;
-}
-
-static unsigned long settled_free_pages(void)
-{
-	drain_all_pages();
-	return nr_free_pages();
-}
-
-static long json_field(const char *name, const char *key)
-{
-	static char buf[1 << 16];
-	char pat[128];
-
-	slabinfo_json(buf, sizeof(buf));
-	snprintf(pat, sizeof(pat), "\"%s\": {", name);
-	const char *obj = strstr(buf, pat);
-	if (!obj)
-		return -1;
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	const char *f = strstr(obj, pat);
-	if (!f || f > strchr(obj, '}'))
-		return -1;
-	return strtol(f + strlen(pat), NULL, 10);
-}
+#include "slab_test.h"
 
 static int cmp_ptr(const void *a, const void *b)
 {
@@ -87,7 +48,7 @@ static void test_bulk_of_zero_does_nothing(void **state)
 	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, 0, p), 0);
 	assert_null(p[0]);
 	kmem_cache_free_bulk(s, 0, p);
-	assert_int_equal(json_field("b0", "slabs"), 0);
+	assert_int_equal(slab_test_field("b0", "slabs"), 0);
 }
 
 static void test_bulk_of_one_gives_one_object(void **state)
@@ -98,9 +59,9 @@ static void test_bulk_of_one_gives_one_object(void **state)
 	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, 1, p), 1);
 	assert_non_null(p[0]);
 	assert_null(p[1]);
-	assert_int_equal(json_field("b1", "active_objs"), 1);
+	assert_int_equal(slab_test_field("b1", "active_objs"), 1);
 	kmem_cache_free_bulk(s, 1, p);
-	assert_int_equal(json_field("b1", "active_objs"), 0);
+	assert_int_equal(slab_test_field("b1", "active_objs"), 0);
 }
 
 static void test_bulk_of_sixteen_gives_distinct_local_objects(void **state)
@@ -110,11 +71,11 @@ static void test_bulk_of_sixteen_gives_distinct_local_objects(void **state)
 	struct kmem_cache *s = kmem_cache_create("b16", 256, 0, 0, NULL);
 	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, 16, p), 16);
 	assert_distinct_on_node(p, 16, 256, 0);
-	assert_int_equal(json_field("b16", "active_objs"), 16);
-	assert_int_equal(json_field("b16", "bulk_allocs"), 1);
+	assert_int_equal(slab_test_field("b16", "active_objs"), 16);
+	assert_int_equal(slab_test_field("b16", "bulk_allocs"), 1);
 	kmem_cache_free_bulk(s, 16, p);
-	assert_int_equal(json_field("b16", "active_objs"), 0);
-	assert_int_equal(json_field("b16", "bulk_frees"), 1);
+	assert_int_equal(slab_test_field("b16", "active_objs"), 0);
+	assert_int_equal(slab_test_field("b16", "bulk_frees"), 1);
 }
 
 static void test_bulk_larger_than_slab_and_magazine(void **state)
@@ -122,17 +83,17 @@ static void test_bulk_larger_than_slab_and_magazine(void **state)
 	enum { N = 1000 };
 	static void *p[N];
 	(void)state;
-	unsigned long before = settled_free_pages();
+	unsigned long before = slab_test_settled_free_pages();
 	struct kmem_cache *s = kmem_cache_create("bbig", 256, 0, 0, NULL);
 
-	assert_true(json_field("bbig", "objs_per_slab") < N);
+	assert_true(slab_test_field("bbig", "objs_per_slab") < N);
 	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, N, p), N);
 	assert_distinct_on_node(p, N, 256, 0);
-	assert_int_equal(json_field("bbig", "active_objs"), N);
+	assert_int_equal(slab_test_field("bbig", "active_objs"), N);
 	kmem_cache_free_bulk(s, N, p);
-	assert_int_equal(json_field("bbig", "active_objs"), 0);
+	assert_int_equal(slab_test_field("bbig", "active_objs"), 0);
 	kmem_cache_destroy(s);
-	assert_int_equal(settled_free_pages(), before);
+	assert_int_equal(slab_test_settled_free_pages(), before);
 }
 
 static void test_bulk_takes_one_refill_and_one_flush(void **state)
@@ -144,14 +105,14 @@ static void test_bulk_takes_one_refill_and_one_flush(void **state)
 
 	/* empty magazine: the whole bulk comes from one refill */
 	assert_int_equal(kmem_cache_alloc_bulk(s, 0, N, p), N);
-	assert_int_equal(json_field("bonce", "refills"), 1);
+	assert_int_equal(slab_test_field("bonce", "refills"), 1);
 	kmem_cache_free_bulk(s, N, p);
-	assert_int_equal(json_field("bonce", "flushes"), 0);
+	assert_int_equal(slab_test_field("bonce", "flushes"), 0);
 	/* larger than the magazine: one pass to the node lists on free */
 	assert_int_equal(kmem_cache_alloc_bulk(s, 0, BIG, p), BIG);
 	kmem_cache_free_bulk(s, BIG, p);
-	assert_int_equal(json_field("bonce", "flushes"), 1);
-	assert_int_equal(json_field("bonce", "active_objs"), 0);
+	assert_int_equal(slab_test_field("bonce", "flushes"), 1);
+	assert_int_equal(slab_test_field("bonce", "active_objs"), 0);
 }
 
 static void test_bulk_mixes_with_single_calls(void **state)
@@ -167,9 +128,9 @@ static void test_bulk_mixes_with_single_calls(void **state)
 		kmem_cache_free(s, one);
 		kmem_cache_free_bulk(s, 48, p);
 	}
-	assert_int_equal(json_field("bmix", "active_objs"), 0);
-	assert_int_equal(json_field("bmix", "allocs"), 20 * 49);
-	assert_int_equal(json_field("bmix", "frees"), 20 * 49);
+	assert_int_equal(slab_test_field("bmix", "active_objs"), 0);
+	assert_int_equal(slab_test_field("bmix", "allocs"), 20 * 49);
+	assert_int_equal(slab_test_field("bmix", "frees"), 20 * 49);
 }
 
 static void test_bulk_free_sends_remote_objects_home(void **state)
@@ -182,11 +143,11 @@ static void test_bulk_free_sends_remote_objects_home(void **state)
 	assert_int_equal(kmem_cache_alloc_bulk(s, 0, 32, p), 32);
 	assert_distinct_on_node(p, 32, 256, 1);
 	mm_host_set_cpu(0);
-	long cached = json_field("bremote", "cpu_cached");
+	long cached = slab_test_field("bremote", "cpu_cached");
 	kmem_cache_free_bulk(s, 32, p);
-	assert_int_equal(json_field("bremote", "cpu_cached"), cached);
-	assert_int_equal(json_field("bremote", "remote_frees"), 32);
-	assert_int_equal(json_field("bremote", "active_objs"), 0);
+	assert_int_equal(slab_test_field("bremote", "cpu_cached"), cached);
+	assert_int_equal(slab_test_field("bremote", "remote_frees"), 32);
+	assert_int_equal(slab_test_field("bremote", "active_objs"), 0);
 }
 
 static void test_bulk_partial_failure_returns_zero_and_keeps_nothing(void **s0)
@@ -194,18 +155,18 @@ static void test_bulk_partial_failure_returns_zero_and_keeps_nothing(void **s0)
 	enum { N = 400 };
 	static void *p[N];
 	(void)s0;
-	shutdown_machine(NULL);
+	slab_test_shutdown(NULL);
 	assert_int_equal(mm_host_boot(1, 1u << 20, 1, NULL), 0);
 	struct kmem_cache *s = kmem_cache_create("bfail", 4096, 0, 0, NULL);
-	unsigned long with_cache = settled_free_pages();
+	unsigned long with_cache = slab_test_settled_free_pages();
 
 	/* 400 pages of objects from a 1 MiB (256-page) machine */
 	memset(p, 0, sizeof(p));
 	assert_int_equal(kmem_cache_alloc_bulk(s, __GFP_NOWARN, N, p), 0);
-	assert_int_equal(json_field("bfail", "active_objs"), 0);
-	assert_int_equal(json_field("bfail", "alloc_fails"), 1);
+	assert_int_equal(slab_test_field("bfail", "active_objs"), 0);
+	assert_int_equal(slab_test_field("bfail", "alloc_fails"), 1);
 	kmem_cache_shrink(s);
-	assert_int_equal(settled_free_pages(), with_cache);
+	assert_int_equal(slab_test_settled_free_pages(), with_cache);
 	/* a bulk that fits still works afterwards */
 	assert_int_equal(kmem_cache_alloc_bulk(s, 0, 8, p), 8);
 }
@@ -213,8 +174,9 @@ static void test_bulk_partial_failure_returns_zero_and_keeps_nothing(void **s0)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) \
-	cmocka_unit_test_setup_teardown(f, boot_two_nodes, shutdown_machine)
+#define T(f)                                                         \
+	cmocka_unit_test_setup_teardown(f, slab_test_boot_two_nodes, \
+					slab_test_shutdown)
 		T(test_bulk_of_zero_does_nothing),
 		T(test_bulk_of_one_gives_one_object),
 		T(test_bulk_of_sixteen_gives_distinct_local_objects),
