@@ -21,17 +21,6 @@ void drv_printf(const char *fmt, ...)
 	va_end(ap);
 }
 
-int drv_snprintf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n;
-}
-
 uint64_t drv_clock_ms(void)
 {
 	return clock_ms();

@@ -9,10 +9,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/* x86 port I/O (inb/outb/inw/outw/inl/outl): the kernel's own inlines. */
+#include "../kernel/arch.h"
 
 __attribute__((format(printf, 1, 2))) void drv_printf(const char *fmt, ...);
-int drv_snprintf(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* snprintf exists with C99 semantics in both worlds (kernel/libc, host libc). */
+#define drv_snprintf snprintf
 
 /* Monotonic milliseconds since boot. */
 uint64_t drv_clock_ms(void);
@@ -29,37 +33,6 @@ int drv_ecam_window(uint64_t *base, int *bus_start, int *bus_end);
 static inline uint64_t drv_dma_addr(const void *p)
 {
 	return (uint64_t)(uintptr_t)p;
-}
-
-static inline void drv_outl(uint16_t port, uint32_t v)
-{
-	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
-}
-static inline uint32_t drv_inl(uint16_t port)
-{
-	uint32_t v;
-	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-static inline void drv_outw(uint16_t port, uint16_t v)
-{
-	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
-}
-static inline uint16_t drv_inw(uint16_t port)
-{
-	uint16_t v;
-	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-static inline void drv_outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-static inline uint8_t drv_inb(uint16_t port)
-{
-	uint8_t v;
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
 }
 
 /* MMIO accessors: volatile so the compiler neither merges nor reorders

@@ -51,8 +51,8 @@ static uint32_t cfg_read32(int bus, int dev, int fn, unsigned int off)
 {
 	if (ecam_base)
 		return mmio_read32(ecam_addr(bus, dev, fn, off & ~3u));
-	drv_outl(PCI_CFG_ADDR, legacy_addr(bus, dev, fn, off));
-	return drv_inl(PCI_CFG_DATA);
+	outl(PCI_CFG_ADDR, legacy_addr(bus, dev, fn, off));
+	return inl(PCI_CFG_DATA);
 }
 
 static void cfg_write32(int bus, int dev, int fn, unsigned int off, uint32_t v)
@@ -61,8 +61,8 @@ static void cfg_write32(int bus, int dev, int fn, unsigned int off, uint32_t v)
 		mmio_write32(ecam_addr(bus, dev, fn, off & ~3u), v);
 		return;
 	}
-	drv_outl(PCI_CFG_ADDR, legacy_addr(bus, dev, fn, off));
-	drv_outl(PCI_CFG_DATA, v);
+	outl(PCI_CFG_ADDR, legacy_addr(bus, dev, fn, off));
+	outl(PCI_CFG_DATA, v);
 }
 
 uint32_t pci_read32(const struct pci_dev *d, unsigned int off)

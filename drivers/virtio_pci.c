@@ -111,14 +111,14 @@ void virtio_pci_reset(struct virtio_pci *vp)
 		while (mmio_read8(vp->common + VC_STATUS) != 0)
 			__builtin_ia32_pause();
 	} else {
-		drv_outb(vp->io + VL_STATUS, 0);
+		outb(vp->io + VL_STATUS, 0);
 	}
 }
 
 uint8_t virtio_pci_get_status(struct virtio_pci *vp)
 {
 	return vp->modern ? mmio_read8(vp->common + VC_STATUS)
-			  : drv_inb(vp->io + VL_STATUS);
+			  : inb(vp->io + VL_STATUS);
 }
 
 void virtio_pci_add_status(struct virtio_pci *vp, uint8_t bits)
@@ -128,7 +128,7 @@ void virtio_pci_add_status(struct virtio_pci *vp, uint8_t bits)
 	if (vp->modern)
 		mmio_write8(vp->common + VC_STATUS, s);
 	else
-		drv_outb(vp->io + VL_STATUS, s);
+		outb(vp->io + VL_STATUS, s);
 }
 
 uint64_t virtio_pci_get_features(struct virtio_pci *vp)
@@ -136,7 +136,7 @@ uint64_t virtio_pci_get_features(struct virtio_pci *vp)
 	uint64_t lo, hi;
 
 	if (!vp->modern)
-		return drv_inl(vp->io + VL_HOST_FEATURES);
+		return inl(vp->io + VL_HOST_FEATURES);
 	mmio_write32(vp->common + VC_DFSELECT, 0);
 	lo = mmio_read32(vp->common + VC_DF);
 	mmio_write32(vp->common + VC_DFSELECT, 1);
@@ -147,7 +147,7 @@ uint64_t virtio_pci_get_features(struct virtio_pci *vp)
 void virtio_pci_set_features(struct virtio_pci *vp, uint64_t features)
 {
 	if (!vp->modern) {
-		drv_outl(vp->io + VL_GUEST_FEATURES, (uint32_t)features);
+		outl(vp->io + VL_GUEST_FEATURES, (uint32_t)features);
 		return;
 	}
 	mmio_write32(vp->common + VC_GFSELECT, 0);
@@ -159,13 +159,13 @@ void virtio_pci_set_features(struct virtio_pci *vp, uint64_t features)
 uint8_t virtio_pci_config8(struct virtio_pci *vp, unsigned int off)
 {
 	return vp->modern ? mmio_read8(vp->device + off)
-			  : drv_inb(vp->io + VL_CONFIG + off);
+			  : inb(vp->io + VL_CONFIG + off);
 }
 
 uint16_t virtio_pci_config16(struct virtio_pci *vp, unsigned int off)
 {
 	return vp->modern ? mmio_read16(vp->device + off)
-			  : drv_inw(vp->io + VL_CONFIG + off);
+			  : inw(vp->io + VL_CONFIG + off);
 }
 
 uint16_t virtio_pci_queue_max(struct virtio_pci *vp, uint16_t q)
@@ -174,8 +174,8 @@ uint16_t virtio_pci_queue_max(struct virtio_pci *vp, uint16_t q)
 		mmio_write16(vp->common + VC_Q_SELECT, q);
 		return mmio_read16(vp->common + VC_Q_SIZE);
 	}
-	drv_outw(vp->io + VL_QUEUE_SELECT, q);
-	return drv_inw(vp->io + VL_QUEUE_SIZE);
+	outw(vp->io + VL_QUEUE_SELECT, q);
+	return inw(vp->io + VL_QUEUE_SIZE);
 }
 
 int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
@@ -184,11 +184,10 @@ int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
 	if (q >= sizeof(vp->notify_off) / sizeof(vp->notify_off[0]))
 		return -1;
 	if (!vp->modern) {
-		drv_outw(vp->io + VL_QUEUE_SELECT, q);
-		if (drv_inw(vp->io + VL_QUEUE_SIZE) != size ||
-		    (desc & 4095) != 0)
+		outw(vp->io + VL_QUEUE_SELECT, q);
+		if (inw(vp->io + VL_QUEUE_SIZE) != size || (desc & 4095) != 0)
 			return -1;
-		drv_outl(vp->io + VL_QUEUE_PFN, (uint32_t)(desc >> 12));
+		outl(vp->io + VL_QUEUE_PFN, (uint32_t)(desc >> 12));
 		return 0;
 	}
 	mmio_write16(vp->common + VC_Q_SELECT, q);
@@ -210,5 +209,5 @@ void virtio_pci_notify(struct virtio_pci *vp, uint16_t q)
 						  vp->notify_mult,
 			     q);
 	else
-		drv_outw(vp->io + VL_QUEUE_NOTIFY, q);
+		outw(vp->io + VL_QUEUE_NOTIFY, q);
 }

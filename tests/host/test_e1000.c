@@ -34,17 +34,6 @@ void drv_printf(const char *fmt, ...)
 	(void)fmt; /* quiet: the boot lines are checked under QEMU */
 }
 
-int drv_snprintf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n;
-}
-
 static uint32_t *reg(unsigned int off)
 {
 	return (uint32_t *)(regs + off);
