@@ -15,7 +15,7 @@
 #include "../kernel/arch.h"
 
 __attribute__((format(printf, 1, 2))) void drv_printf(const char *fmt, ...);
-/* snprintf exists with C99 semantics in both worlds (kernel/libc, host libc). */
+/* snprintf exists with C99 semantics in both worlds (libc/, host libc). */
 #define drv_snprintf snprintf
 
 /* Monotonic milliseconds since boot. */

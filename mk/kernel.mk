@@ -2,7 +2,7 @@
 # QEMU tests.
 #
 # Sources are found by wildcard: boot/*.S boot/*.c kernel/*.c
-# kernel/libc/*.c mm/*.c drivers/*.c net/*.c, plus $(KERNEL_EXTRA_OBJS)
+# libc/*.c mm/*.c drivers/*.c net/*.c, plus $(KERNEL_EXTRA_OBJS)
 # and $(KERNEL_EXTRA_CFLAGS) that mk/net.mk (included earlier) may set.
 # mm/ sees <mm_port.h> from kernel/port; kernel code includes "mm/mm.h".
 .PHONY: kernel iso run test-qemu
@@ -15,7 +15,7 @@ GCC_INCLUDE := $(shell $(KERNEL_CC) -print-file-name=include)
 
 KERNEL_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -nostdinc -isystem $(GCC_INCLUDE) \
-	-isystem kernel/libc/include -I. -Imm -Ikernel/port \
+	-isystem libc/include -I. -Imm -Ikernel/port \
 	-mno-red-zone -mgeneral-regs-only -mcmodel=small -fno-pic -fno-pie \
 	-fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fno-builtin-printf \
@@ -26,11 +26,11 @@ KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-z,max-page-size=0x1000 -Wl,-z,noexecstack \
 	-Wl,--no-warn-rwx-segments -Wl,-T,linker.ld
 
-KERNEL_SRCS := $(sort $(wildcard boot/*.S boot/*.c kernel/*.c kernel/libc/*.c \
+KERNEL_SRCS := $(sort $(wildcard boot/*.S boot/*.c kernel/*.c libc/*.c \
 	mm/*.c drivers/*.c net/*.c))
 KERNEL_OBJS := $(patsubst %,$(KOBJ)/%.o,$(KERNEL_SRCS))
 KERNEL_HEADERS := $(wildcard boot/*.h kernel/*.h kernel/port/*.h \
-	kernel/libc/include/*.h mm/*.h drivers/*.h net/*.h)
+	libc/include/*.h mm/*.h drivers/*.h net/*.h)
 
 # The framebuffer console's font: a PSF from Debian's console-setup-linux
 # (tools/setup-deps kernel), linked in as _binary_font_psf_start/_end.

@@ -1,4 +1,5 @@
-/* Kernel libc subset: gcc's own limits.h needs the host's under -nostdinc. */
+/* Freestanding C library: gcc's own limits.h needs the host's under
+ * -nostdinc. */
 #ifndef KLIBC_LIMITS_H
 #define KLIBC_LIMITS_H
 

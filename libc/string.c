@@ -1,8 +1,10 @@
 /*
- * Kernel libc: string and memory functions. Plain byte loops; gcc may also
- * emit calls to memcpy/memset for struct copies, so these must exist even
- * where no source calls them. Byte loops keep them obviously correct; the
- * packet path's copies are not here (buffers are handed over, not copied).
+ * The freestanding C library, string and memory functions: used by the
+ * kernel, mm/ (kernel world), the drivers, net/ and lwIP; it uses nothing
+ * itself. gcc may also emit calls to memcpy/memset for struct copies, so
+ * these must exist even where no source calls them. Byte loops keep them
+ * obviously correct; the packet path's copies are not here (buffers are
+ * handed over, not copied).
  */
 #include <string.h>
 #include <stdint.h>
@@ -121,4 +123,16 @@ char *strchr(const char *s, int c)
 		if (!*s)
 			return NULL;
 	}
+}
+
+/* First occurrence of needle in haystack (lwIP's httpd looks up its error
+ * pages with it); an empty needle matches at the start. */
+char *strstr(const char *haystack, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *haystack; haystack++)
+		if (strncmp(haystack, needle, n) == 0)
+			return (char *)haystack;
+	return n ? NULL : (char *)haystack;
 }

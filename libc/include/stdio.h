@@ -1,4 +1,4 @@
-/* Kernel libc subset: formatting into buffers (console output: kprintf). */
+/* Freestanding C library: formatting into buffers (kprintf, mm_printf). */
 #ifndef KLIBC_STDIO_H
 #define KLIBC_STDIO_H
 

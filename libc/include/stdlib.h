@@ -1,4 +1,4 @@
-/* Kernel libc subset: number parsing only (no heap here: use mm/). */
+/* Freestanding C library: number parsing only (no heap here: use mm/). */
 #ifndef KLIBC_STDLIB_H
 #define KLIBC_STDLIB_H
 

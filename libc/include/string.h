@@ -1,4 +1,5 @@
-/* Kernel libc subset: the string functions the kernel, mm/ and lwIP use. */
+/* The freestanding C library: the string functions the kernel, mm/, the
+ * drivers, net/ and lwIP use. */
 #ifndef KLIBC_STRING_H
 #define KLIBC_STRING_H
 
@@ -13,5 +14,6 @@ size_t strnlen(const char *s, size_t max);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
+char *strstr(const char *haystack, const char *needle);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * Kernel libc: vsnprintf, the one formatter behind snprintf, kprintf and
+ * Freestanding C library: vsnprintf, the one formatter behind snprintf, kprintf and
  * mm_printf. It writes through a small cursor that counts every byte the
  * full output needs but stores only what fits, which gives C99's return
  * value for free.

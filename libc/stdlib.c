@@ -1,4 +1,4 @@
-/* Kernel libc: number parsing (command line values, lwIP's atoi). */
+/* Freestanding C library: number parsing (command line values, lwIP's atoi). */
 #include <stdlib.h>
 #include <limits.h>
 
