@@ -17,7 +17,7 @@
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
 #include "kernel/power.h"
-#include "kernel/selftest.h"
+#include "kernel/selftest/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"

@@ -82,6 +82,17 @@ void smp_call_async(int cpu, void (*fn)(void *), void *arg)
 	poll_wake(cpu);
 }
 
+void smp_call_all(void (*fn)(void *), void *arg)
+{
+	for (int c = 0; c < nr_cpus; c++)
+		if (c != this_cpu_id())
+			smp_call_async(c, fn, arg);
+	fn(arg);
+	for (int c = 0; c < nr_cpus; c++)
+		if (c != this_cpu_id())
+			smp_call_wait(c);
+}
+
 /* Runs the call posted for this CPU, if any; returns 1 if there was one. */
 static int run_call(int cpu)
 {

@@ -37,6 +37,13 @@ void poll_wake(int cpu);
 void smp_call_async(int cpu, void (*fn)(void *), void *arg);
 void smp_call_wait(int cpu);
 
+/*
+ * smp_call_all - run fn(arg) on every CPU at the same time: posted to each
+ * other CPU's poll loop, run here directly, then waited for on all (Linux
+ * calls it on_each_cpu). Not from interrupt context.
+ */
+void smp_call_all(void (*fn)(void *), void *arg);
+
 /* Enters this CPU's poll loop. Never returns. */
 __attribute__((noreturn)) void poll_loop(void);
 

@@ -112,15 +112,18 @@ static int frame_ok(uint64_t rbp)
 	return rbp >= 0x1000 && rbp < (4ULL << 30) - 16 && !(rbp & 7);
 }
 
-/* "  #N 0xADDR function+0xOFF" (the function when the table knows it). */
-static void print_frame(int n, uint64_t addr)
+/* "  #N 0xADDR function+0xOFF" (the function when the table knows it).
+ * A return address is looked up one byte back: after a call to a
+ * noreturn function such as panic() it is already the first byte of the
+ * next function. */
+static void print_frame(int n, uint64_t addr, bool return_address)
 {
 	uintptr_t off;
-	const char *name = ksym_lookup((uintptr_t)addr, &off);
+	const char *name = ksym_lookup((uintptr_t)addr - return_address, &off);
 
 	if (name)
 		kprintf("  #%d 0x%016lx %s+0x%lx\n", n, (unsigned long)addr,
-			name, (unsigned long)off);
+			name, (unsigned long)(off + return_address));
 	else
 		kprintf("  #%d 0x%016lx\n", n, (unsigned long)addr);
 }
@@ -134,7 +137,7 @@ void backtrace_print(uint64_t rbp)
 		if (fp[1] < (uintptr_t)__kernel_start ||
 		    fp[1] >= (uintptr_t)__kernel_end)
 			break; /* left the kernel: the AP trampoline, garbage */
-		print_frame(i, fp[1]);
+		print_frame(i, fp[1], true);
 		if (fp[0] <= rbp)
 			break; /* stacks grow down: callers are higher */
 		rbp = fp[0];
@@ -181,7 +184,7 @@ static void exception_report(const struct trap_frame *f)
 		f->r15);
 	kprintf("  cr3 %016llx\n", (unsigned long long)read_cr3());
 	kprintf("faulting instruction:\n");
-	print_frame(0, f->rip);
+	print_frame(0, f->rip, false);
 	backtrace_print(f->rbp);
 	kprintf("cpu %d halted\n", cpu);
 }

@@ -26,10 +26,10 @@ KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-z,max-page-size=0x1000 -Wl,-z,noexecstack \
 	-Wl,--no-warn-rwx-segments -Wl,-T,linker.ld
 
-KERNEL_SRCS := $(sort $(wildcard boot/*.S boot/*.c kernel/*.c libc/*.c \
+KERNEL_SRCS := $(sort $(wildcard boot/*.S boot/*.c kernel/*.c kernel/*/*.c libc/*.c \
 	mm/*.c drivers/*.c net/*.c))
 KERNEL_OBJS := $(patsubst %,$(KOBJ)/%.o,$(KERNEL_SRCS))
-KERNEL_HEADERS := $(wildcard boot/*.h kernel/*.h kernel/port/*.h \
+KERNEL_HEADERS := $(wildcard boot/*.h kernel/*.h kernel/*/*.h \
 	libc/include/*.h mm/*.h drivers/*.h net/*.h)
 
 # The framebuffer console's font: a PSF from Debian's console-setup-linux

@@ -187,4 +187,18 @@ unsigned long nr_free_pages(void);
 /* Return every CPU's per-CPU list pages to the buddy lists. Any context. */
 void drain_all_pages(void);
 
+/* pcp_set_enabled - route orders 0..3 through the PCP (true, the default)
+ * or straight to the buddy lists; disabling drains every list. Call it
+ * while no other CPU allocates (benchmarks, tests). */
+void pcp_set_enabled(bool on);
+
+/*
+ * mm_verify_free_lists - walk every buddy list and check it: each entry is
+ * a PG_buddy head of its order, aligned, inside its zone, not overlapping
+ * reserved pages, no two free buddies left unmerged, counts match.
+ * Takes each zone lock. Returns the free pages found, or -1 (with a
+ * message) on the first inconsistency. For tests and the boot self-test.
+ */
+long mm_verify_free_lists(void);
+
 #endif /* MM_PAGE_ALLOC_H */

@@ -138,10 +138,6 @@ void pcp_zone_init(struct zone *z);
 unsigned int pcp_alloc_bulk(struct zone *z, int cpu, unsigned int nr,
 			    struct page **pages);
 void pcp_drain_cpu(struct zone *z, int cpu);
-/* pcp_set_enabled - route orders 0..3 through the PCP (true, the default)
- * or straight to the buddy lists; disabling drains every list. Call it
- * while no other CPU allocates (benchmarks, tests). */
-void pcp_set_enabled(bool on);
 /* Effective limits and current length of one list (tests, zoneinfo). */
 int pcp_batch(int nid, unsigned int order);
 int pcp_high(int nid, unsigned int order);
@@ -170,14 +166,5 @@ static inline void numa_count_alloc(int cpu, int preferred, int nid,
 	mm_stat_add(&c[nid == mm_cpu_node[cpu] ? NUMA_LOCAL : NUMA_OTHER],
 		    pages);
 }
-
-/*
- * mm_verify_free_lists - walk every buddy list and check it: each entry is
- * a PG_buddy head of its order, aligned, inside its zone, not overlapping
- * reserved pages, no two free buddies left unmerged, counts match.
- * Takes each zone lock. Returns the free pages found, or -1 (with a
- * message) on the first inconsistency. For tests and the boot self-test.
- */
-long mm_verify_free_lists(void);
 
 #endif /* MM_ZONE_H */

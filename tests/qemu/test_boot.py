@@ -137,7 +137,9 @@ def test_panic_prints_message_and_backtrace_and_fails(qemu):
     log = qemu.boot(append=EXIT + " selftest=panic", expect_status=1)
     assert "panic: selftest: panic requested on the command line" in log
     assert re.search(r"^  rsp [0-9a-f]{16}  rbp [0-9a-f]{16}  rflags [0-9a-f]{16}", log, re.M)
-    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16} selftests_run\+0x", log, re.M)
+    # the function that called panic, then the self-test runner that called it
+    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16} panic_here\+0x[0-9a-f]+\s*$\n"
+                     r"  #1 0x[0-9a-f]{16} selftests_run\+0x", log, re.M)
 
 
 def test_unknown_command_line_key_is_reported_and_boot_continues(qemu):

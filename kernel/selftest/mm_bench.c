@@ -17,13 +17,13 @@
  * one line: "bench: kernel CASE ops=N ticks=T per_op=X.YY". Every
  * allocated object is given back, so the cases leave no memory behind.
  */
+#include "kernel/selftest/tests.h"
 #include "kernel/arch.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/mm_boot.h"
 #include "kernel/percpu.h"
 #include "mm/mm.h"
-#include "mm/zone.h"
 #include <stdbool.h>
 #include <stdint.h>
 
