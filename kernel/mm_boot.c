@@ -13,8 +13,6 @@
 #include <stdatomic.h>
 #include <string.h>
 
-static int mm_ready;
-
 void mm_boot(void)
 {
 	mm_debug_set(cmdline_get_bool("mm_debug"));
@@ -22,16 +20,10 @@ void mm_boot(void)
 		kprintf("mm: no memory for the page allocator\n");
 		return;
 	}
-	mm_ready = 1;
 	/* kmalloc creates its classes on first use: do it now, after SMP
 	 * bring-up, so every cache has a magazine for every started CPU and
 	 * the boot report lists them. */
 	kfree(kmalloc(8, GFP_KERNEL));
-}
-
-int mm_is_ready(void)
-{
-	return mm_ready;
 }
 
 /*
@@ -166,7 +158,7 @@ static void mm_report_more(void)
 
 void mm_boot_report(void)
 {
-	if (!mm_ready)
+	if (!mm_is_ready())
 		return;
 	for (int n = 0; n < mm_nr_zones; n++)
 		kprintf("mm: node %d free=%ld pages managed=%lu pages\n", n,

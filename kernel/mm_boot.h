@@ -7,9 +7,6 @@
  * boot goes on without free memory. */
 void mm_boot(void);
 
-/* Nonzero once the page allocator (and kmalloc) can be used. */
-int mm_is_ready(void);
-
 /* The allocator lines of the boot report (kernel/boot_report.c). */
 void mm_boot_report(void);
 

@@ -7,7 +7,7 @@
 #include "kernel/apic.h"
 #include "kernel/arch.h"
 #include "kernel/spinlock.h"
-#include "kernel/trap.h"
+#include "kernel/vector.h"
 #include <stddef.h>
 
 static spinlock_t register_lock = SPINLOCK_INIT;
@@ -115,7 +115,7 @@ void poll_loop(void)
 {
 	struct cpu *c = this_cpu();
 
-	trap_set_handler(VEC_WAKE, wake_ipi, NULL);
+	vector_set_handler(VEC_WAKE, wake_ipi, NULL);
 	for (;;) {
 		int work = run_call(c->id);
 		int n = atomic_load_explicit(&c->nr_pollers,

@@ -19,20 +19,8 @@
 #include "kernel/trap.h"
 #include <string.h>
 
-_Static_assert(offsetof(struct cpu, id) == MM_PORT_CPU_ID_OFFSET,
-	       "mm_port.h reads the CPU id at this offset");
-
-struct cpu cpus[MAX_CPUS];
-int nr_cpus = 1;
 static uint8_t kstacks[MAX_CPUS][KSTACK_SIZE] __attribute__((aligned(16)));
 static volatile int booting_id;
-
-void percpu_init(int id)
-{
-	cpus[id].self = &cpus[id];
-	cpus[id].id = id;
-	wrmsr(MSR_GS_BASE, (uintptr_t)&cpus[id]);
-}
 
 void smp_prepare(void)
 {

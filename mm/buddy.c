@@ -24,6 +24,7 @@
 
 struct zone mm_zones[MM_MAX_NODES];
 int mm_nr_zones;
+static bool mm_ready;
 
 /* Index of the lowest set bit; pfn 0 counts as aligned to everything. */
 static unsigned int pfn_align_order(unsigned long pfn)
@@ -293,7 +294,13 @@ int mm_init(void)
 	publish_pfn_maps();
 	numa_build_zonelists();
 	atomic_store(&mm_pcp_enabled, PCP_ENABLED_DEFAULT != 0);
+	mm_ready = total != 0;
 	return total ? 0 : -1;
+}
+
+bool mm_is_ready(void)
+{
+	return mm_ready;
 }
 
 /* ---- consistency check (tests, self-test) ---- */

@@ -56,6 +56,11 @@ struct page {
 /* Boot: hand every range from mm_platform_ranges() to the buddy lists. */
 int mm_init(void);
 
+/* mm_is_ready - true once mm_init() has handed memory to the buddy lists,
+ * so the page allocator (and kmalloc on top of it) can be used; false
+ * before, and after an mm_init() that found no memory. Any context. */
+bool mm_is_ready(void);
+
 /*
  * alloc_pages_node - a block of 2^order pages, preferring node nid and
  * falling back to other nodes in distance order (not with __GFP_THISNODE).

@@ -10,7 +10,7 @@
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
-#include "kernel/trap.h"
+#include "kernel/panic.h"
 
 __attribute__((noinline)) int fault_here(void)
 {

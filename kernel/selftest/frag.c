@@ -7,7 +7,6 @@
 #include "kernel/selftest/tests.h"
 #include "kernel/selftest/mm_common.h"
 #include "kernel/console.h"
-#include "kernel/mm_boot.h"
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
 #include "mm/mm.h"

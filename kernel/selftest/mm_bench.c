@@ -21,7 +21,6 @@
 #include "kernel/arch.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
-#include "kernel/mm_boot.h"
 #include "kernel/percpu.h"
 #include "mm/mm.h"
 #include <stdbool.h>
