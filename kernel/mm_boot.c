@@ -1,6 +1,6 @@
 /*
  * The page allocator at boot. mm_init() takes the ranges the seam reports
- * (kernel/mm_platform.c: the memory map split by SRAT node, minus the
+ * (kernel/mm_port/platform.c: the memory map split by SRAT node, minus the
  * kernel, boot data and ACPI tables) and builds one zone per node.
  */
 #include "kernel/mm_boot.h"

@@ -4,7 +4,7 @@
 # Sources are found by wildcard: boot/*.S boot/*.c kernel/*.c
 # libc/*.c mm/*.c drivers/*.c net/*.c, plus $(KERNEL_EXTRA_OBJS)
 # and $(KERNEL_EXTRA_CFLAGS) that mk/net.mk (included earlier) may set.
-# mm/ sees <mm_port.h> from kernel/port; kernel code includes "mm/mm.h".
+# mm/ sees <mm_port.h> from kernel/mm_port; kernel code includes "mm/mm.h".
 .PHONY: kernel iso run test-qemu
 
 KERNEL_CC ?= gcc
@@ -15,7 +15,7 @@ GCC_INCLUDE := $(shell $(KERNEL_CC) -print-file-name=include)
 
 KERNEL_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -nostdinc -isystem $(GCC_INCLUDE) \
-	-isystem libc/include -I. -Imm -Ikernel/port \
+	-isystem libc/include -I. -Imm -Ikernel/mm_port \
 	-mno-red-zone -mgeneral-regs-only -mcmodel=small -fno-pic -fno-pie \
 	-fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fno-builtin-printf \

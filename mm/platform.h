@@ -5,9 +5,9 @@
  * "physical memory" is identity-mapped RAM and interrupts exist. On a Linux
  * host, each simulated NUMA node is one mmap'd region and each pthread says
  * which simulated CPU it is. This header is the contract; each world supplies
- * <mm_port.h> (kernel/port/mm_port.h, mm/host/mm_port.h) with the inline
+ * <mm_port.h> (kernel/mm_port/mm_port.h, mm/host/mm_port.h) with the inline
  * fast-path pieces (current CPU, interrupt guard, relax hint) and a C file
- * with the rest. Nothing else in mm/ may tell the two worlds apart.
+ * with the rest (kernel/mm_port/platform.c, mm/host/platform.c). Nothing else in mm/ may tell the two worlds apart.
  *
  * Addresses: in both worlds a page's address is the address the allocator
  * hands out, and pfn = address >> MM_PAGE_SHIFT. The kernel identity-maps RAM

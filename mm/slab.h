@@ -157,9 +157,16 @@ void slab_debug_counts(struct slab_debug_counts *out);
 /*
  * slab_forget_all - drop every cache without freeing anything. Only for a
  * world that throws its whole memory away (the host's mm_host_shutdown()),
- * so that a following boot starts with no caches, and kmalloc re-creates
- * its classes. Debug counters are reset too.
+ * so that a following boot starts with no caches. Debug counters are
+ * reset too.
  */
 void slab_forget_all(void);
+
+/*
+ * kmalloc_forget - forget the kmalloc classes' caches, so that kmalloc
+ * re-creates them on first use. Only with slab_forget_all(), in
+ * mm_host_shutdown().
+ */
+void kmalloc_forget(void);
 
 #endif /* MM_SLAB_H */

@@ -284,6 +284,5 @@ void slab_forget_all(void)
 	unsigned long flags = mm_spin_lock_irqsave(&slab_caches_lock);
 	list_init(&slab_caches);
 	mm_spin_unlock_irqrestore(&slab_caches_lock, flags);
-	kmalloc_forget();
 	slab_debug_reset();
 }

@@ -181,7 +181,4 @@ void slab_debug_count_invalid_free(void);
 bool slab_debug_runtime(void);
 void slab_debug_reset(void);
 
-/* kmalloc.c */
-void kmalloc_forget(void);
-
 #endif /* MM_SLAB_INTERNAL_H */

@@ -1,7 +1,7 @@
 /*
  * Kernel world of the mm platform seam (mm/platform.h): topology from ACPI
  * (kernel/acpi.c, kernel/smp.c), memory from kernel/memmap.c, output on
- * the kernel console. The inline half is kernel/port/mm_port.h.
+ * the kernel console. The inline half is kernel/mm_port/mm_port.h.
  */
 #include "mm/platform.h"
 #include "kernel/acpi.h"
