@@ -8,9 +8,6 @@
 #include "kernel/console.h"
 #include "kernel/percpu.h"
 #include "mm/mm.h"
-#include "mm/debug.h"
-#include "mm/zone.h"
-#include <stdatomic.h>
 #include <string.h>
 
 void mm_boot(void)
@@ -160,10 +157,9 @@ void mm_boot_report(void)
 {
 	if (!mm_is_ready())
 		return;
-	for (int n = 0; n < mm_nr_zones; n++)
-		kprintf("mm: node %d free=%ld pages managed=%lu pages\n", n,
-			atomic_load(&mm_zones[n].free_pages),
-			mm_zones[n].managed_pages);
+	for (int n = 0; n < mm_nr_nodes(); n++)
+		kprintf("mm: node %d free=%lu pages managed=%lu pages\n", n,
+			nr_free_pages_node(n), nr_managed_pages_node(n));
 	kprintf("mm: free=%lu pages debug=%s\n", nr_free_pages(),
 		mm_debug_on() ? "on" : "off");
 	mm_report_more();

@@ -45,12 +45,18 @@ endef
 $(foreach v,$(HOST_VARIANTS),$(eval $(call host_variant,$(v))))
 
 # The public library: build/host/libmm.a and build/host/include/mm.h.
+# Only the public headers are installed: mm.h and mm_host.h with every
+# header they include (as gcc -MM lists them), flat, so that a program
+# writes #include <mm.h>. The internal ones (zone.h, pcp.h,
+# slab_internal.h, the page allocator's tunables...) stay in mm/.
+MM_PUBLIC_HEADERS = $(filter %.h,$(shell $(HOST_CC) -MM -Imm -Imm/host \
+	-x c mm/mm.h mm/host/mm_host.h))
 host-lib: $(BUILD)/host/libmm.a $(BUILD)/host/include/mm.h
 $(BUILD)/host/libmm.a: $(BUILD)/host/plain/libmm.a
 	cp $< $@
 $(BUILD)/host/include/mm.h: $(MM_HEADERS)
-	@mkdir -p $(dir $@)
-	cp mm/*.h mm/host/*.h $(dir $@)
+	@rm -rf $(dir $@) && mkdir -p $(dir $@)
+	cp $(MM_PUBLIC_HEADERS) $(dir $@)
 
 HOST_UNIT_BINS := $(foreach v,plain asan,$(addprefix $(BUILD)/host/$(v)/tests/,$(HOST_TESTS)))
 HOST_STRESS_BINS := $(foreach v,$(HOST_VARIANTS),$(addprefix $(BUILD)/host/$(v)/tests/,$(HOST_STRESS)))
