@@ -129,7 +129,7 @@ def main():
         " Every allocator runs the same code (bench/slab_bench.c), one "
         "binary each; ours on a simulated 1-node machine (slab-2node: 2 "
         "nodes, where every free also checks the object's node).", "",
-        "Goals (issue 4):", "",
+        "Goals:", "",
         f"- fast path within 1.2x of the fastest peer: slab ÷ {gf['fastest_peer']}"
         f" = {fmt(gf['ratio'])} — {yes[gf['met']]}",
         f"- bulk-16 per-object cost at most half the single-object cost: "

@@ -18,26 +18,6 @@
 #include "lwip/stats.h"
 #include "mm.h"
 
-/*
- * qmempool comes from the alfq work. Until its header is in the tree the
- * functions are declared weak here, and native mode falls back to stock
- * at boot with one line saying so.
- */
-#if __has_include("qmempool.h")
-#include "qmempool.h"
-#define net_have_qmempool() true
-#else
-struct qmempool;
-struct qmempool *qmempool_create(uint32_t localq_sz, uint32_t sharedq_sz,
-				 uint32_t prealloc, struct kmem_cache *kmem,
-				 gfp_t gfp) __attribute__((weak));
-void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
-	__attribute__((weak));
-void qmempool_free_softirq(struct qmempool *pool, void *elem)
-	__attribute__((weak));
-#define net_have_qmempool() (qmempool_create != NULL)
-#endif
-
 enum net_alloc_mode net_alloc_mode = NET_ALLOC_NATIVE;
 struct net_mem_stats net_mem_stats;
 
@@ -143,12 +123,7 @@ void memp_init(void)
 	lwip_stock_mem_init();
 	if (net_alloc_mode != NET_ALLOC_NATIVE)
 		return;
-	if (!net_have_qmempool()) {
-		mm_printf(
-			"net: net_alloc=native needs qmempool (not built in), "
-			"using stock\n");
-		net_alloc_mode = NET_ALLOC_STOCK;
-	} else if (native_pools_create() != 0) {
+	if (native_pools_create() != 0) {
 		mm_printf(
 			"net: qmempool set-up failed, using net_alloc=stock\n");
 		net_alloc_mode = NET_ALLOC_STOCK;

@@ -3,13 +3,10 @@
  * the allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
  * lists, numastat, slabinfo, qmempool, page_frag), the NICs' counters,
  * our lwIP memory glue and lwIP's own statistics.
- *
- * The allocator functions are referenced weakly: a kernel built without
- * one of them (a branch not merged yet) shows null for that section
- * instead of failing to link.
  */
 #include <string.h>
 
+#include "kernel/cpu_stats.h"
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
@@ -20,14 +17,6 @@
 #include "pci.h"
 
 typedef int (*json_fn)(char *buf, size_t size);
-
-int buddyinfo_json(char *buf, size_t size) __attribute__((weak));
-int zoneinfo_json(char *buf, size_t size) __attribute__((weak));
-int numastat_json(char *buf, size_t size) __attribute__((weak));
-int slabinfo_json(char *buf, size_t size) __attribute__((weak));
-int qmempool_stats_json(char *buf, size_t size) __attribute__((weak));
-int page_frag_stats_json(char *buf, size_t size) __attribute__((weak));
-int cpustat_json(char *buf, size_t size) __attribute__((weak));
 
 static int lwip_stats_json(char *buf, size_t size);
 
@@ -130,11 +119,7 @@ int net_stats_json(char *buf, size_t size)
 	APPEND("{");
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		APPEND("%s\"%s\":", i ? "," : "", sections[i].name);
-		if (sections[i].fn)
-			n += section(i, buf + CLAMP(n, size),
-				     size - CLAMP(n, size));
-		else
-			APPEND("null");
+		n += section(i, buf + CLAMP(n, size), size - CLAMP(n, size));
 	}
 	APPEND("}\n");
 	return (int)n;

@@ -1,8 +1,8 @@
 /*
  * The glue between one netdev (a NIC driver) and one lwIP netif.
  *
- * RX: the driver calls netif_glue_rx() with a frame in a page_frag buffer;
- * net_rx_pbuf() turns it into a pbuf (zero-copy or copied, by mode) and
+ * RX: the driver calls the netdev's rx callback (glue_rx here) with a
+ * frame in a page_frag buffer; net_rx_pbuf() turns it into a pbuf (zero-copy or copied, by mode) and
  * lwIP's ethernet_input() takes it from there.
  * TX: lwIP calls linkoutput with a pbuf chain; each pbuf with data becomes
  * one scatter-gather segment, the chain gets an extra reference for as

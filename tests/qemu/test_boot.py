@@ -1,4 +1,4 @@
-"""Boot paths, topology report, command line and fault reports (issue 2).
+"""Boot paths, topology report, command line and fault reports.
 
 Each test boots under TCG and waits on the serial log with a bound; a
 failure shows the log (tests/qemu/conftest.py).

@@ -1,4 +1,4 @@
-"""The e1000 (Intel 8254x) driver under QEMU (issue 8).
+"""The e1000 (Intel 8254x) driver under QEMU.
 
 What only the e1000 has: the 8254x models QEMU emulates (each reads its MAC
 its own way), link changes reported from STATUS.LU, and a VM with a
