@@ -141,8 +141,8 @@ def main():
         "then a loop of free. \"slab singles\" is the same loop on our "
         "cache.", ""] + bulk_table(res) + [
         "", "### Cross-thread: A allocates, B frees through an SPSC ring",
-        "", "The two cores are far apart (a cache-line hand-off ~200 ns, "
-        "shared/FACTS.md); read each figure against its ring-only "
+        "", "The two cores are far apart (a cache-line hand-off costs "
+        "~200 ns on this machine); read each figure against its ring-only "
         "calibration from the same binary.", ""] + xthread_table(res)
     with open(a.out + ".md", "w") as f:
         f.write("\n".join(md) + "\n")

@@ -31,8 +31,9 @@ static const struct key keys[] = {
 	 "network card driver (all: every supported NIC found)"},
 	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N", "IPv4 address"},
 	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
-	/* device|interleave (DESIGN.md) are not built yet: refusing them
-	 * with the usual bad-value line beats accepting and ignoring them. */
+	/* device (the NIC's node) and interleave are planned policies, not
+	 * built yet: refusing them with the usual bad-value line beats
+	 * accepting and ignoring them. */
 	{"rx_alloc", "local", v_choice, "local",
 	 "NUMA node of RX buffers: the polling CPU's"},
 	{"net_alloc", "native", v_choice, "stock|native",

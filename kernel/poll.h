@@ -1,6 +1,7 @@
 /*
- * The per-CPU poll loop (DESIGN.md, "Execution contexts"). Each CPU runs
- * its registered pollers round-robin, run to completion; when a whole
+ * The per-CPU poll loop: the kernel runs to completion on each CPU, like
+ * DPDK lcores or Linux NAPI, and interrupt handlers only acknowledge and
+ * wake a poller. Each CPU runs its registered pollers round-robin; when a whole
  * round did no work the CPU halts until an interrupt (the periodic tick, a
  * device interrupt, or a poll_wake IPI), so idle vCPUs cost the host
  * nothing. Pollers run in "poll context": interrupts enabled, never nested

@@ -16,7 +16,8 @@ LWIP_SRC := $(LWIP_DIR)/src
 LWIP_STAMP := $(LWIP_DIR)/.fetched
 LWIP_OBJDIR := $(BUILD)/lwip
 
-# NO_SYS=1 needs no api/ files (FACTS.md). IPv6 is off (lwipopts.h), so
+# NO_SYS=1 needs nothing from api/ (core, core/ipv4, netif/ethernet.c and
+# the apps' files build alone). IPv6 is off (lwipopts.h), so
 # core/ipv6 is left out; altcp and dns are unused.
 LWIP_FILES := core/def.c core/inet_chksum.c core/init.c core/ip.c \
 	core/mem.c core/netif.c core/pbuf.c core/raw.c \

@@ -23,14 +23,15 @@
  * another node (found from the object's page) goes straight to its own
  * node's sharedq, or to the slab if that is full.
  *
- * This is the seed's qmempool (Jesper Brouer's RFC, 2014), with its open
- * points closed: the bulk slab API exists, NUMA is handled as above, and
- * the RFC's BUG_ON/FIXME cases (the slab returning fewer objects, a
- * concurrent refill finding the sharedq full) fall through to the next
- * level instead of stopping. Design and figures: docs/qmempool.md.
+ * This is the qmempool of Jesper Brouer's RFC (2014, docs/references.md),
+ * with its open points closed: the bulk slab API exists, NUMA is handled
+ * as above, and the RFC's BUG_ON/FIXME cases (the slab returning fewer
+ * objects, a concurrent refill finding the sharedq full) fall through to
+ * the next level instead of stopping. Design and figures: docs/qmempool.md.
  *
- * Contexts (DESIGN.md): qmempool_alloc()/qmempool_free() may be called from
- * any context: they mask interrupts around the per-CPU localq. The
+ * Contexts (the kernel's poll loop, kernel/poll.h):
+ * qmempool_alloc()/qmempool_free() may be called from any context: they
+ * mask interrupts around the per-CPU localq. The
  * _softirq variants are for poll context only and mask nothing: on one CPU
  * they must never run concurrently with another call on the same pool
  * (an interrupt handler using the pool while the poll loop is inside it).

@@ -1,6 +1,7 @@
 /*
  * Bulk allocation and free: kmem_cache_alloc_bulk / kmem_cache_free_bulk,
- * the API Christoph Lameter proposed in the qmempool discussion (seeds §4).
+ * the API Christoph Lameter proposed in the qmempool discussion
+ * (docs/references.md, 4).
  *
  * Why it is cheaper than n single calls: one interrupt guard for the whole
  * array, the magazine part moved with one copy instead of n separate

@@ -89,7 +89,8 @@ void net_heap_free(void *ptr);
  * QEMU's user-net never hands out a taken address. */
 #define DHCP_DOES_ARP_CHECK 0
 /* IPv4 only: QEMU user-net and our tests use IPv4; IPv6 code stays compiled
- * out (and its x86_64 reassembly assert, see FACTS.md, never arises). */
+ * out (and its x86_64 reassembly assert, sizeof(struct ip6_reass_helper)
+ * <= IP6_FRAG_HLEN, which needs IPV6_FRAG_COPYHEADER, never arises). */
 #define LWIP_IPV6	    0
 
 /* ---- TCP: tuned for bulk transfer (iperf, 1 MiB echo) ---- */

@@ -13,8 +13,8 @@
 /*
  * lwIP's timeouts and TCP timers run off this. It reads the kernel clock
  * on every call rather than a cached tick: with NO_SYS a single
- * netif_poll() or sys_check_timeouts() can loop, and it must see time move
- * (FACTS.md).
+ * netif_poll() or sys_check_timeouts() can loop (with loopback, one
+ * netif_poll keeps draining its queue), and it must see time move.
  */
 u32_t sys_now(void)
 {

@@ -216,8 +216,8 @@ static unsigned long qmp_n256(void *arg)
 static void bench_qmempool(void)
 {
 	struct kmem_cache *s = kmem_cache_create("bench-qmp", 256, 0, 0, NULL);
-	/* the prototype's settings: (32, 128, 16) for reuse, (32, 256, 0)
-	 * for N(256) */
+	/* the settings of Brouer's RFC benchmark (docs/references.md):
+	 * (32, 128, 16) for reuse, (32, 256, 0) for N(256) */
 	struct qmempool *a =
 		s ? qmempool_create(32, 128, 16, s, GFP_KERNEL) : NULL;
 	struct qmempool *b =

@@ -113,8 +113,8 @@ int selftest_qmempool(void)
 	base = st_quiesce(NULL);
 	cache = kmem_cache_create("selftest-qmp", QMP_OBJ_SZ, 0,
 				  SLAB_HWCACHE_ALIGN, NULL);
-	/* the prototype's fast-path settings: localq 32, sharedq 128,
-	 * prealloc 16 */
+	/* the fast-path settings of Brouer's RFC benchmark
+	 * (docs/references.md): localq 32, sharedq 128, prealloc 16 */
 	st_pool =
 		cache ? qmempool_create(32, 128, 16, cache, GFP_KERNEL) : NULL;
 	if (st_pool) {

@@ -8,7 +8,7 @@ with nic=e1000 through their own parametrisation, not copied here.
 
 Readiness always comes from the guest's serial log ("net: ... up", "net:
 listening"), never from a port being open: QEMU's user-net forward accepts
-connections before the guest listens (FACTS.md).
+connections before the guest listens (or while it is paused).
 """
 import os
 import re
