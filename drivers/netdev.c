@@ -4,6 +4,8 @@
  */
 #include "netdev.h"
 
+#include <stdio.h>
+
 #include "drv_port.h"
 
 static struct netdev *netdevs[NETDEV_MAX];
@@ -16,7 +18,7 @@ int netdev_register(struct netdev *dev)
 			   NETDEV_MAX);
 		return -1;
 	}
-	drv_snprintf(dev->name, sizeof(dev->name), "eth%d", nnetdevs);
+	snprintf(dev->name, sizeof(dev->name), "eth%d", nnetdevs);
 	netdevs[nnetdevs++] = dev;
 	return 0;
 }
@@ -32,9 +34,9 @@ struct netdev *netdev_get(int i)
 }
 
 /* Appends to buf at *n with snprintf semantics (never past size). */
-#define APPEND(...)                                             \
-	(n += (size_t)drv_snprintf(buf + (n < size ? n : size), \
-				   n < size ? size - n : 0, __VA_ARGS__))
+#define APPEND(...)                                         \
+	(n += (size_t)snprintf(buf + (n < size ? n : size), \
+			       n < size ? size - n : 0, __VA_ARGS__))
 
 int netdev_stats_json(char *buf, size_t size)
 {

@@ -39,7 +39,7 @@ $(BUILD)/host/$(1)/libmm.a: $$(HOST_OBJS_$(1))
 $(BUILD)/host/$(1)/tests/%: tests/host/%.c $$(HOST_TEST_COMMON) \
 		$(BUILD)/host/$(1)/libmm.a $$(MM_HEADERS) $$(wildcard tests/host/common/*.h)
 	@mkdir -p $$(dir $$@)
-	$$(HOST_CC) $$(HOST_CFLAGS_COMMON) $$(HOST_CFLAGS_$(1)) -Itests/host/common \
+	$$(HOST_CC) $$(HOST_CFLAGS_COMMON) $$(HOST_CFLAGS_$(1)) -I. -Itests/host/common \
 		$$< $$(HOST_TEST_COMMON) $(BUILD)/host/$(1)/libmm.a -lcmocka -o $$@
 endef
 $(foreach v,$(HOST_VARIANTS),$(eval $(call host_variant,$(v))))

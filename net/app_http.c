@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drv_port.h"
 #include "lwip/apps/fs.h"
 #include "lwip/apps/httpd.h"
 #include "lwip/mem.h"

@@ -10,8 +10,10 @@
  */
 #include "net_mem.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "kernel/console.h"
 #include "lwip/memp.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/memp_priv.h"
@@ -60,7 +62,7 @@ void *net_heap_malloc(size_t size)
 		p = kmalloc(size, GFP_ATOMIC);
 	else
 		p = lwip_stock_mem_malloc((uint32_t)size);
-	if (mm_unlikely(!p))
+	if (!p)
 		net_mem_stats.heap_fail++;
 	else
 		net_mem_stats.heap_alloc++;
@@ -124,8 +126,7 @@ void memp_init(void)
 	if (net_alloc_mode != NET_ALLOC_NATIVE)
 		return;
 	if (native_pools_create() != 0) {
-		mm_printf(
-			"net: qmempool set-up failed, using net_alloc=stock\n");
+		kprintf("net: qmempool set-up failed, using net_alloc=stock\n");
 		net_alloc_mode = NET_ALLOC_STOCK;
 	}
 }
@@ -148,7 +149,7 @@ void *memp_malloc(memp_t type)
 	if (net_alloc_mode != NET_ALLOC_NATIVE)
 		return lwip_stock_memp_malloc(type);
 	p = qmempool_alloc_softirq(memp_pool[type], GFP_ATOMIC);
-	if (mm_unlikely(!p)) {
+	if (!p) {
 		net_mem_stats.memp_fail++;
 		memp_pools[type]->stats->err++;
 		return NULL;
@@ -187,7 +188,7 @@ static struct pbuf *rx_wrap(void *frame, uint32_t len)
 	struct net_rx_pbuf *rp =
 		qmempool_alloc_softirq(rx_pbuf_pool, GFP_ATOMIC);
 
-	if (mm_unlikely(!rp))
+	if (!rp)
 		return NULL;
 	rp->frame = frame;
 	rp->pc.custom_free_function = rx_pbuf_free;
@@ -202,7 +203,7 @@ static struct pbuf *rx_copy(void *frame, uint32_t len)
 {
 	struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_POOL);
 
-	if (mm_unlikely(!p))
+	if (!p)
 		return NULL;
 	pbuf_take(p, frame, (u16_t)len);
 	page_frag_free(frame);
@@ -216,7 +217,7 @@ struct pbuf *net_rx_pbuf(void *frame, uint32_t len)
 				 ? rx_wrap(frame, len)
 				 : rx_copy(frame, len);
 
-	if (mm_unlikely(!p)) {
+	if (!p) {
 		page_frag_free(frame);
 		net_mem_stats.rx_fail++;
 	}
@@ -227,7 +228,7 @@ int net_mem_stats_json(char *buf, size_t size)
 {
 	const struct net_mem_stats *s = &net_mem_stats;
 
-	return mm_snprintf(
+	return snprintf(
 		buf, size,
 		"{\"mode\":\"%s\",\"heap_alloc\":%llu,\"heap_free\":%llu,"
 		"\"heap_fail\":%llu,\"memp_alloc\":%llu,\"memp_free\":%llu,"

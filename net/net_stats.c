@@ -4,8 +4,10 @@
  * lists, numastat, slabinfo, qmempool, page_frag), the NICs' counters,
  * our lwIP memory glue and lwIP's own statistics.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "kernel/console.h"
 #include "kernel/cpu_stats.h"
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
@@ -39,18 +41,18 @@ static const struct {
 };
 
 #define CLAMP(n, size) ((n) < (size) ? (n) : (size))
-#define APPEND(...)                                                            \
-	(n += (size_t)mm_snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
-				  __VA_ARGS__))
+#define APPEND(...)                                                         \
+	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
+			       __VA_ARGS__))
 
 static int proto_json(char *buf, size_t size, const char *name,
 		      const struct stats_proto *p, bool comma)
 {
-	return mm_snprintf(buf, size,
-			   "%s\"%s\":{\"xmit\":%u,\"recv\":%u,\"drop\":%u,"
-			   "\"memerr\":%u,\"err\":%u}",
-			   comma ? "," : "", name, p->xmit, p->recv, p->drop,
-			   p->memerr, p->err);
+	return snprintf(buf, size,
+			"%s\"%s\":{\"xmit\":%u,\"recv\":%u,\"drop\":%u,"
+			"\"memerr\":%u,\"err\":%u}",
+			comma ? "," : "", name, p->xmit, p->recv, p->drop,
+			p->memerr, p->err);
 }
 
 static const char *const memp_names[] = {
@@ -103,9 +105,9 @@ static size_t section(size_t i, char *buf, size_t size)
 	if (r < 0 || (size_t)r < wrote) {
 		if (!reported[i]) {
 			reported[i] = true;
-			mm_printf("net: stats section %s returned %d but wrote "
-				  "%lu bytes\n",
-				  sections[i].name, r, (unsigned long)wrote);
+			kprintf("net: stats section %s returned %d but wrote "
+				"%lu bytes\n",
+				sections[i].name, r, (unsigned long)wrote);
 		}
 		return wrote;
 	}
