@@ -50,7 +50,7 @@
 
 #include "drv_port.h"
 #include "e1000_regs.h"
-#include "mm.h"
+#include "mm/mm.h"
 #include "netdev.h"
 #include "pci.h"
 

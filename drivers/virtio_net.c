@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "drv_port.h"
-#include "mm.h"
+#include "mm/mm.h"
 #include "netdev.h"
 #include "virtqueue.h"
 

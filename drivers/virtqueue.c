@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "drv_port.h"
-#include "mm.h"
+#include "mm/mm.h"
 
 static size_t ring_bytes(uint16_t num, size_t *used_off)
 {

@@ -15,7 +15,7 @@ GCC_INCLUDE := $(shell $(KERNEL_CC) -print-file-name=include)
 
 KERNEL_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -nostdinc -isystem $(GCC_INCLUDE) \
-	-isystem libc/include -I. -Imm -Ikernel/mm_port \
+	-isystem libc/include -I. -Ikernel/mm_port \
 	-mno-red-zone -mgeneral-regs-only -mcmodel=small -fno-pic -fno-pie \
 	-fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fno-builtin-printf \

@@ -30,7 +30,7 @@ LWIP_FILES := core/def.c core/inet_chksum.c core/init.c core/ip.c \
 	apps/http/fs.c
 LWIP_OBJS := $(patsubst %.c,$(LWIP_OBJDIR)/%.o,$(LWIP_FILES)) \
 	$(LWIP_OBJDIR)/stock/mem.o $(LWIP_OBJDIR)/stock/memp.o
-NET_INCLUDES := -Inet -Idrivers -I$(LWIP_SRC)/include
+NET_INCLUDES := -Inet -I$(LWIP_SRC)/include
 NET_HEADERS = $(wildcard net/*.h net/arch/*.h drivers/*.h)
 
 KERNEL_EXTRA_CFLAGS += $(NET_INCLUDES)

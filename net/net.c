@@ -13,7 +13,10 @@
 
 #include <stdio.h>
 
-#include "e1000.h"
+#include "drivers/e1000.h"
+#include "drivers/netdev.h"
+#include "drivers/pci.h"
+#include "drivers/virtio_net.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/time.h"
@@ -21,12 +24,9 @@
 #include "lwip/init.h"
 #include "lwip/netif.h"
 #include "lwip/timeouts.h"
-#include "mm.h"
+#include "mm/mm.h"
 #include "net_mem.h"
-#include "netdev.h"
 #include "netif_glue.h"
-#include "pci.h"
-#include "virtio_net.h"
 
 /* Frames taken from one NIC per poll round: bounds the time lwIP spends
  * before timers and other devices get their turn (NAPI's weight). */

@@ -7,12 +7,12 @@
  * runs here, so the lwIP state is created on the CPU that will use it, and
  * net_poll() is registered in this CPU's poll loop.
  */
+#include "drivers/pci.h"
 #include "kernel/console.h"
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
 #include "kernel/time.h"
 #include "net.h"
-#include "pci.h"
 
 /*
  * Busy-poll while traffic flows, sleep when it stops. The NIC queues are

@@ -18,7 +18,7 @@
 #include "lwip/pbuf.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
-#include "mm.h"
+#include "mm/mm.h"
 
 enum net_alloc_mode net_alloc_mode = NET_ALLOC_NATIVE;
 struct net_mem_stats net_mem_stats;

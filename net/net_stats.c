@@ -7,16 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "drivers/netdev.h"
+#include "drivers/pci.h"
 #include "kernel/console.h"
 #include "kernel/cpu_stats.h"
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
-#include "mm.h"
+#include "mm/mm.h"
 #include "net.h"
 #include "net_mem.h"
-#include "netdev.h"
-#include "pci.h"
 
 typedef int (*json_fn)(char *buf, size_t size);
 

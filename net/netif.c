@@ -10,16 +10,16 @@
  */
 #include <string.h>
 
+#include "drivers/netdev.h"
 #include "lwip/etharp.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/snmp.h"
 #include "lwip/stats.h"
-#include "mm.h"
+#include "mm/mm.h"
 #include "net.h"
 #include "net_mem.h"
 #include "netif/ethernet.h"
-#include "netdev.h"
 #include "netif_glue.h"
 
 static void glue_rx(struct netdev *dev, void *frame, uint32_t len)
