@@ -1,8 +1,9 @@
 # Host world: mm/ compiled as a Linux library, with its tests.
 #
 # Three variants of the same sources: plain (-O2), tsan and asan. Each test
-# file tests/host/test_*.c (cmocka) and stress_*.c (pthreads) becomes one
-# binary per variant, linked against that variant's libmm.a.
+# file tests/host/test_*.c and tests/host/*/test_*.c (cmocka) and
+# tests/host/stress_*.c (pthreads) becomes one binary per variant, linked
+# against that variant's libmm.a.
 .PHONY: host-lib test-host test-host-unit test-host-stress test-host-example
 
 HOST_CC ?= cc
@@ -17,7 +18,10 @@ HOST_VARIANTS := plain tsan asan
 
 MM_HOST_SRCS := $(sort $(wildcard mm/*.c) $(wildcard mm/host/*.c))
 MM_HEADERS := $(wildcard mm/*.h mm/host/*.h)
-HOST_TESTS := $(basename $(notdir $(wildcard tests/host/test_*.c)))
+# Tests of other folders' code run on the host too, under tests/host/FOLDER/
+# (tests/host/drivers/test_e1000.c): their binaries keep that folder.
+HOST_TESTS := $(patsubst tests/host/%.c,%,$(wildcard tests/host/test_*.c \
+	tests/host/*/test_*.c))
 HOST_STRESS := $(basename $(notdir $(wildcard tests/host/stress_*.c)))
 HOST_TEST_COMMON := $(wildcard tests/host/common/*.c)
 

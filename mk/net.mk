@@ -72,8 +72,8 @@ RUN_NET_ARGS += --hostfwd $(NET_HTTP_PORT):80 --hostfwd $(NET_ECHO_PORT):7 \
 	--hostfwd udp:$(NET_ECHO_PORT):7 --hostfwd $(NET_IPERF_PORT):5001 \
 	--append "http_hostport=$(NET_HTTP_PORT) echo_hostport=$(NET_ECHO_PORT) iperf_hostport=$(NET_IPERF_PORT) $(NET_APPEND)"
 
-# tests/host/test_e1000.c compiles drivers/e1000.c and drivers/netdev.c
-# into itself (it plays the NIC against the driver's rings): rebuild it
-# when they change.
-$(foreach v,$(HOST_VARIANTS) plain asan tsan,$(BUILD)/host/$(v)/tests/test_e1000): \
+# tests/host/drivers/test_e1000.c compiles drivers/e1000.c, e1000_hw.c and
+# netdev.c into itself (it plays the NIC against the driver's rings):
+# rebuild it when they change.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_e1000): \
 	$(wildcard drivers/e1000*.[ch] drivers/netdev.[ch] drivers/drv_port.h drivers/pci.h)

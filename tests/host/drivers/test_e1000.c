@@ -2,9 +2,10 @@
  * The e1000 driver's ring logic against a simulated 8254x: the register
  * file is plain memory, and the test plays the device (it reads the
  * descriptors the driver posted, writes frames and DD bits back, moves its
- * head). drivers/e1000.c and drivers/netdev.c are compiled into this file
- * so their static state can be reset between tests; the kernel-side
- * functions they need (console, clock, PCI) are the small fakes below.
+ * head). drivers/e1000.c, drivers/e1000_hw.c and drivers/netdev.c are
+ * compiled into this file so their static state can be reset between
+ * tests; the kernel-side functions they need (console, clock, PCI) are the
+ * small fakes below.
  * RX buffers and rings come from the real host mm library.
  */
 #include <setjmp.h>
@@ -17,8 +18,9 @@
 
 #include <cmocka.h>
 
-#include "../../drivers/e1000.c"
-#include "../../drivers/netdev.c"
+#include "drivers/e1000.c"
+#include "drivers/e1000_hw.c"
+#include "drivers/netdev.c"
 #include "mm_test.h"
 
 /* ------------------------------------------------ fake kernel and PCI */
