@@ -7,10 +7,12 @@
  * window) and retried from the sent callback, so a fast sender is slowed
  * by TCP flow control instead of losing data.
  */
+#include <stdbool.h>
+
+#include "apps.h"
 #include "kernel/console.h"
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
-#include "net.h"
 
 #define ECHO_PORT 7
 

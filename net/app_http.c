@@ -8,9 +8,11 @@
  * a heap buffer that fs_close_custom() frees. Anything else falls through
  * to the files built into lwIP's fsdata.c (its 404 page).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps.h"
 #include "lwip/apps/fs.h"
 #include "lwip/apps/httpd.h"
 #include "lwip/mem.h"

@@ -3,9 +3,9 @@
  * test prints one line, e.g. "iperf: done 10.0.2.2:45678 bytes=... ms=...
  * kbps=...", which benchmarks and tests read.
  */
+#include "apps.h"
 #include "kernel/console.h"
 #include "lwip/apps/lwiperf.h"
-#include "net.h"
 
 static const char *report_name(enum lwiperf_report_type t)
 {

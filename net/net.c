@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 
+#include "apps.h"
 #include "drivers/e1000.h"
 #include "drivers/netdev.h"
 #include "drivers/pci.h"
@@ -25,6 +26,7 @@
 #include "lwip/netif.h"
 #include "lwip/timeouts.h"
 #include "mm/mm.h"
+#include "net_config.h"
 #include "net_mem.h"
 #include "netif_glue.h"
 

@@ -13,6 +13,7 @@
 #include "kernel/poll.h"
 #include "kernel/time.h"
 #include "net.h"
+#include "net_config.h"
 
 /*
  * Busy-poll while traffic flows, sleep when it stops. The NIC queues are

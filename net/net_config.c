@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
-#include "net.h"
+#include "net_config.h"
 #include "net_mem.h"
 
 struct net_config net_config;

@@ -17,7 +17,7 @@
 #include "lwip/snmp.h"
 #include "lwip/stats.h"
 #include "mm/mm.h"
-#include "net.h"
+#include "net_config.h"
 #include "net_mem.h"
 #include "netif/ethernet.h"
 #include "netif_glue.h"
