@@ -84,14 +84,10 @@ int selftest_frag(void)
 {
 	struct page_frag_stats s0, s1;
 	unsigned long base, after, objs = 0;
+	int failed;
 
-	atomic_store(&st_errors, 0);
-	if (!mm_is_ready() || st_find_kmalloc_caches() < 0 ||
-	    st_alloc_tables(sizeof(struct frag_table)) < 0) {
-		kprintf("selftest: frag FAIL (no allocator or no memory)\n");
-		st_free_tables();
+	if (st_begin("frag", sizeof(struct frag_table)) < 0)
 		return 1;
-	}
 	base = st_quiesce(NULL);
 	page_frag_stats_read(&s0);
 	smp_call_all(frag_alloc_cpu, NULL);
@@ -106,12 +102,9 @@ int selftest_frag(void)
 		       "%lu",
 		       (unsigned long long)(s1.fragments - s0.fragments),
 		       (unsigned long long)(s1.frees - s0.frees), objs);
-	if (after != base || atomic_load(&st_errors) || objs == 0) {
-		kprintf("selftest: frag FAIL cpus=%d fragments=%lu free=%lu "
-			"baseline=%lu errors=%d\n",
-			nr_cpus, objs, after, base, atomic_load(&st_errors));
-		return atomic_load(&st_errors) + (after != base) + (objs == 0);
-	}
+	failed = st_end("frag", "fragments", objs, base, after);
+	if (failed)
+		return failed;
 	kprintf("selftest: frag PASS cpus=%d nodes=%d fragments=%lu "
 		"refills=%llu pages_returned=%llu free=%lu baseline=%lu\n",
 		nr_cpus, mm_nr_nodes(), objs,

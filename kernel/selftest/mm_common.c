@@ -90,6 +90,32 @@ void st_free_tables(void)
 	}
 }
 
+int st_begin(const char *test, size_t table_size)
+{
+	atomic_store(&st_errors, 0);
+	if (!mm_is_ready() || st_find_kmalloc_caches() < 0 ||
+	    st_alloc_tables(table_size) < 0) {
+		kprintf("selftest: %s FAIL (no allocator or no memory)\n",
+			test);
+		st_free_tables();
+		return -1;
+	}
+	return 0;
+}
+
+int st_end(const char *test, const char *what, unsigned long objs,
+	   unsigned long base, unsigned long after)
+{
+	int errors = atomic_load(&st_errors);
+
+	if (after == base && !errors && objs != 0)
+		return 0;
+	kprintf("selftest: %s FAIL cpus=%d %s=%lu free=%lu baseline=%lu "
+		"errors=%d\n",
+		test, nr_cpus, what, objs, after, base, errors);
+	return errors + (after != base) + (objs == 0);
+}
+
 int st_next_cpu(int cpu)
 {
 	return (cpu + 1) % nr_cpus;

@@ -40,6 +40,24 @@ extern atomic_int st_errors;
 			kprintf("selftest: " fmt "\n", ##__VA_ARGS__); \
 	} while (0)
 
+/*
+ * st_begin - step 0 of a test above the page allocator: reset st_errors,
+ * find the kmalloc caches and allocate per-CPU tables of table_size
+ * bytes. On failure prints "selftest: TEST FAIL (no allocator or no
+ * memory)" and returns -1 (nothing left allocated); else 0.
+ */
+int st_begin(const char *test, size_t table_size);
+
+/*
+ * st_end - the verdict after step 4: the failures found (st_errors, the
+ * free pages not back at the baseline, no object allocated at all), with
+ * one "selftest: TEST FAIL cpus=N WHAT=OBJS free=F baseline=B errors=E"
+ * line when there are any. Returns 0 when the test passed: the caller
+ * prints its own PASS line.
+ */
+int st_end(const char *test, const char *what, unsigned long objs,
+	   unsigned long base, unsigned long after);
+
 /* Stamps the first and last 8 bytes (or the only bytes) of an object
  * with its CPU and index; st_stamp_ok checks them. */
 void st_stamp(void *p, size_t size, int cpu, int i);

@@ -101,15 +101,10 @@ int selftest_qmempool(void)
 	struct qmempool_stats st = {0};
 	struct kmem_cache *cache;
 	unsigned long base, after, objs = 0;
+	int failed;
 
-	atomic_store(&st_errors, 0);
-	if (!mm_is_ready() || st_find_kmalloc_caches() < 0 ||
-	    st_alloc_tables(sizeof(struct qmp_table)) < 0) {
-		kprintf("selftest: qmempool FAIL (no allocator or no "
-			"memory)\n");
-		st_free_tables();
+	if (st_begin("qmempool", sizeof(struct qmp_table)) < 0)
 		return 1;
-	}
 	base = st_quiesce(NULL);
 	cache = kmem_cache_create("selftest-qmp", QMP_OBJ_SZ, 0,
 				  SLAB_HWCACHE_ALIGN, NULL);
@@ -128,12 +123,9 @@ int selftest_qmempool(void)
 		kmem_cache_destroy(cache);
 	after = st_quiesce(NULL);
 	st_free_tables();
-	if (after != base || atomic_load(&st_errors) || objs == 0) {
-		kprintf("selftest: qmempool FAIL cpus=%d objects=%lu free=%lu "
-			"baseline=%lu errors=%d\n",
-			nr_cpus, objs, after, base, atomic_load(&st_errors));
-		return atomic_load(&st_errors) + (after != base) + (objs == 0);
-	}
+	failed = st_end("qmempool", "objects", objs, base, after);
+	if (failed)
+		return failed;
 	kprintf("selftest: qmempool PASS cpus=%d nodes=%d objects=%lu "
 		"localq_hit=%lu sharedq_refill=%lu slab_refill=%lu "
 		"remote_free=%lu free=%lu baseline=%lu\n",

@@ -218,14 +218,10 @@ int selftest_slab(void)
 {
 	struct slab_debug_counts d0, d1;
 	unsigned long base, after, objs = 0;
+	int failed;
 
-	atomic_store(&st_errors, 0);
-	if (!mm_is_ready() || st_find_kmalloc_caches() < 0 ||
-	    st_alloc_tables(sizeof(struct slab_table)) < 0) {
-		kprintf("selftest: slab FAIL (no allocator or no memory)\n");
-		st_free_tables();
+	if (st_begin("slab", sizeof(struct slab_table)) < 0)
 		return 1;
-	}
 	slab_debug_counts(&d0);
 	base = st_quiesce(NULL);
 	st_cache = kmem_cache_create("selftest-256", SLAB_OBJ_SIZE, 0,
@@ -247,12 +243,9 @@ int selftest_slab(void)
 	    d1.invalid_free != d0.invalid_free || d1.redzone != d0.redzone ||
 	    d1.poison != d0.poison)
 		st_err("slab: debug detections during the test");
-	if (after != base || atomic_load(&st_errors) || objs == 0) {
-		kprintf("selftest: slab FAIL cpus=%d objects=%lu free=%lu "
-			"baseline=%lu errors=%d\n",
-			nr_cpus, objs, after, base, atomic_load(&st_errors));
-		return atomic_load(&st_errors) + (after != base) + (objs == 0);
-	}
+	failed = st_end("slab", "objects", objs, base, after);
+	if (failed)
+		return failed;
 	kprintf("selftest: slab PASS cpus=%d nodes=%d objects=%lu free=%lu "
 		"baseline=%lu\n",
 		nr_cpus, mm_nr_nodes(), objs, after, base);
