@@ -29,7 +29,7 @@ static bool v_name(const char *v, const char *allowed);
 static const struct key keys[] = {
 	{"nic", "virtio", v_choice, "virtio|e1000|all|none",
 	 "network card driver (all: every supported NIC found)"},
-	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N", "IPv4 address"},
+	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N, N=1-32", "IPv4 address"},
 	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
 	/* device|interleave (DESIGN.md) are not built yet: refusing them
 	 * with the usual bad-value line beats accepting and ignoring them. */
@@ -150,8 +150,9 @@ static bool v_ip_cidr(const char *v, const char *allowed)
 		return true;
 	if (!parse_ip(&v) || *v != '/')
 		return false;
+	/* /0 would make every address on-link: not a host's network. */
 	n = strtoul(v + 1, &end, 10);
-	return end != v + 1 && *end == 0 && n <= 32;
+	return end != v + 1 && *end == 0 && n >= 1 && n <= 32;
 }
 
 static bool v_name(const char *v, const char *allowed)

@@ -294,6 +294,14 @@ def test_bad_network_values_are_reported_and_defaults_used(qemu):
     assert b"<html>" in vm.curl("/")
 
 
+def test_ip_with_prefix_0_is_a_bad_value_not_silently_dhcp(qemu):
+    vm = NetVM(qemu, "native", append="ip=10.0.2.77/0")
+    log = vm.vm.log()
+    assert bad_value_line(log, "ip", "10.0.2.77/0", "dhcp"), vm.vm.describe()
+    assert vm.ip == "10.0.2.15/24"  # the default, DHCP
+    assert vm.tcp_echo(b"prefix\n") == b"prefix\n"
+
+
 # ---- ping over tap, inside a network namespace the test owns ----
 
 def tap_unavailable():
