@@ -204,7 +204,8 @@ static int vnet_negotiate(struct vnet *vn)
 	struct virtio_pci *vp = &vn->vp;
 	uint64_t want = 1ull << VIRTIO_NET_F_MAC | 1ull << VIRTIO_NET_F_STATUS;
 
-	virtio_pci_reset(vp);
+	if (virtio_pci_reset(vp) != 0)
+		return -1;
 	virtio_pci_add_status(vp, VIRTIO_STATUS_ACK);
 	virtio_pci_add_status(vp, VIRTIO_STATUS_DRIVER);
 	if (vp->modern)
