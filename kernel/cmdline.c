@@ -56,6 +56,9 @@ static const struct key keys[] = {
 	{"exit_after_boot", "0", v_choice, "0|1",
 	 "leave QEMU (isa-debug-exit) after the boot report"},
 	{"smp", "", v_uint, "1-64", "start at most this many CPUs"},
+	{"smp_wait_ms", "10000", v_uint, "0-60000",
+	 "how long the boot CPU waits for each other CPU to start "
+	 "(0: no time at all, every CPU is late; for tests)"},
 };
 #define NR_KEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 

@@ -4,6 +4,7 @@
  * boot. selftest=mm lives with the allocator boot code (kernel/mm_boot.c).
  */
 #include "kernel/selftest.h"
+#include "kernel/smp.h"
 #include "kernel/arch.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu_stats.h"
@@ -63,10 +64,12 @@ static bool all_ticked(const uint64_t *ticks0)
 
 static atomic_int smp_seen[MAX_CPUS];
 
+/* Runs on each CPU: it answers only if it is the CPU its slot says. */
 static void smp_note(void *arg)
 {
 	(void)arg;
-	atomic_store(&smp_seen[this_cpu_id()], 1);
+	if (smp_check_this_cpu() == 0)
+		atomic_store(&smp_seen[this_cpu_id()], 1);
 }
 
 /* The TSC clock against the LAPIC tick: from any phase, 10 ticks span at
@@ -144,6 +147,7 @@ static void selftest_smp(void)
 		}
 	}
 	bad += check_clock_against_timer();
+	bad += smp_check_late_cpus(SELFTEST_WAIT_MS);
 	if (bad) {
 		kprintf("selftest: smp FAIL\n");
 		selftest_failed();
