@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-from test_net import ALLOC_MODES, NetVM
+from test_net import ALLOC_MODES, NICS, NetVM
 
 CONNECTIONS = 10000
 PORT_POOL = 64            # > MEMP_NUM_TCP_PCB, so stock pools recycle in time
@@ -87,9 +87,10 @@ def memory_in_use(st):
     }
 
 
+@pytest.mark.parametrize("nic", NICS)
 @pytest.mark.parametrize("alloc", ALLOC_MODES)
-def test_10000_connections_with_reused_ports_are_all_answered(qemu, alloc):
-    vm = NetVM(qemu, alloc)
+def test_10000_connections_with_reused_ports_are_all_answered(qemu, alloc, nic):
+    vm = NetVM(qemu, alloc, nic=nic)
     vm.stats()  # ARP and first-connection state before counting
     ports = client_ports(PORT_POOL)
     started = time.monotonic()
@@ -106,8 +107,8 @@ def test_10000_connections_with_reused_ports_are_all_answered(qemu, alloc):
         if i + 1 == CHECKPOINT:
             checkpoint = memory_in_use(vm.stats())
     elapsed = time.monotonic() - started
-    print("%s: %d connections in %.1f s (%.0f/s)"
-          % (alloc, CONNECTIONS, elapsed, CONNECTIONS / elapsed))
+    print("%s %s: %d connections in %.1f s (%.0f/s)"
+          % (nic, alloc, CONNECTIONS, elapsed, CONNECTIONS / elapsed))
     st = vm.stats()
     pcb = st["lwip"]["memp"]["TCP_PCB"]
     # At most the configured pool is ever in use, in both modes.
