@@ -53,7 +53,8 @@ int netdev_stats_json(char *buf, size_t size)
 		       "\"rx_errors\":%llu,\"rx_missed\":%llu,"
 		       "\"rx_bufs_posted\":%llu,\"tx_packets\":%llu,"
 		       "\"tx_bytes\":%llu,\"tx_busy\":%llu,"
-		       "\"tx_completed\":%llu,\"tx_inflight\":%llu}",
+		       "\"tx_completed\":%llu,\"tx_inflight\":%llu,"
+		       "\"bad_completions\":%llu}",
 		       i ? "," : "", d->name, d->kind,
 		       (unsigned long long)s->rx_packets,
 		       (unsigned long long)s->rx_bytes,
@@ -67,7 +68,8 @@ int netdev_stats_json(char *buf, size_t size)
 		       (unsigned long long)s->tx_bytes,
 		       (unsigned long long)s->tx_busy,
 		       (unsigned long long)s->tx_completed,
-		       (unsigned long long)s->tx_inflight);
+		       (unsigned long long)s->tx_inflight,
+		       (unsigned long long)s->bad_completions);
 	}
 	APPEND("}");
 	return (int)n;

@@ -71,13 +71,19 @@ void net_heap_free(void *ptr);
  * connections plus lwiperf and httpd state. */
 #define MEM_SIZE (1024 * 1024)
 
-/* Pools: sized for a few bulk TCP connections, not a microcontroller. */
+/* Pools: sized for a few bulk TCP connections, not a microcontroller.
+ * Each count bounds its pool in BOTH modes: net/net_mem.c refuses a
+ * native allocation past it, as a full static pool would, because lwIP
+ * recycles only on that failure (tcp_alloc() kills the oldest TIME_WAIT
+ * PCB when MEMP_TCP_PCB is exhausted). /stats.json shows each pool's
+ * limit and limit_hits. */
 #define MEMP_NUM_PBUF		 256 /* PBUF_ROM/REF: httpd static files, our TX refs */
 #define MEMP_NUM_TCP_PCB	 16  /* echo, http, iperf clients at once */
 #define MEMP_NUM_TCP_SEG	 512 /* must be >= TCP_SND_QUEUELEN (init.c) */
 #define MEMP_NUM_SYS_TIMEOUT	 16  /* DHCP, ARP, TCP, lwiperf timers */
 /* Stock RX copies each frame into PBUF_POOL pbufs: enough for a full receive
- * window per connection plus the NIC's in-flight frames. */
+ * window per connection plus the NIC's in-flight frames. Native RX pbufs
+ * (custom, zero copy) are bounded by the same count. */
 #define PBUF_POOL_SIZE		 512
 /* Received frames become custom pbufs in native mode (net/net_mem.c). */
 #define LWIP_SUPPORT_CUSTOM_PBUF 1

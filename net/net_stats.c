@@ -82,9 +82,11 @@ static int lwip_stats_json(char *buf, size_t size)
 	for (int t = 0; t < MEMP_MAX; t++) {
 		const struct stats_mem *m = memp_pools[t]->stats;
 
-		APPEND("%s\"%s\":{\"used\":%lu,\"max\":%lu,\"err\":%u}",
+		APPEND("%s\"%s\":{\"used\":%lu,\"max\":%lu,\"err\":%u,"
+		       "\"limit\":%u,\"limit_hits\":%llu}",
 		       t ? "," : "", memp_names[t], (unsigned long)m->used,
-		       (unsigned long)m->max, m->err);
+		       (unsigned long)m->max, m->err, net_memp_limit(t),
+		       (unsigned long long)net_memp_limit_hits(t));
 	}
 	APPEND("}}");
 	return (int)n;

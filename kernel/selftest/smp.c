@@ -9,6 +9,7 @@
 #include "kernel/cpu_stats.h"
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 #include "mm/slab.h"
 #include <stdatomic.h>
@@ -24,10 +25,12 @@ static bool all_ticked(const uint64_t *ticks0)
 
 static atomic_int smp_seen[MAX_CPUS];
 
+/* Runs on each CPU: it answers only if it is the CPU its slot says. */
 static void smp_note(void *arg)
 {
 	(void)arg;
-	atomic_store(&smp_seen[this_cpu_id()], 1);
+	if (smp_check_this_cpu() == 0)
+		atomic_store(&smp_seen[this_cpu_id()], 1);
 }
 
 /* The TSC clock against the LAPIC tick: from any phase, 10 ticks span at
@@ -101,6 +104,7 @@ int selftest_smp(void)
 		}
 	}
 	bad += check_clock_against_timer();
+	bad += smp_check_late_cpus(SELFTEST_WAIT_MS);
 	if (bad) {
 		kprintf("selftest: smp FAIL\n");
 		return bad;
