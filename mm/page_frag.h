@@ -106,7 +106,9 @@ void *page_frag_prepare(struct page_frag_cache *nc, unsigned int fragsz,
 /*
  * page_frag_probe - like page_frag_prepare() but never refills: returns the
  * address and fills *pf if the current block has fragsz free bytes, NULL
- * otherwise. Nothing is taken and nothing is counted.
+ * otherwise. Nothing is taken. fragsz is checked as everywhere else (0 or
+ * above PAGE_FRAG_MAX_FRAGSZ: NULL, counted as err_oversize); a request
+ * that merely does not fit is not counted.
  */
 void *page_frag_probe(struct page_frag_cache *nc, unsigned int fragsz,
 		      struct page_frag *pf);

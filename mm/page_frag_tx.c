@@ -58,7 +58,11 @@ void *page_frag_prepare(struct page_frag_cache *nc, unsigned int fragsz,
 void *page_frag_probe(struct page_frag_cache *nc, unsigned int fragsz,
 		      struct page_frag *pf)
 {
-	if (!nc->encoded_block || fragsz == 0 ||
+	/* The same fragsz check as every entry point: it also keeps
+	 * offset + fragsz from wrapping around. */
+	if (mm_unlikely(!page_frag_fragsz_ok(fragsz)))
+		return NULL;
+	if (!nc->encoded_block ||
 	    nc->offset + fragsz > page_frag_block_size(nc->encoded_block))
 		return NULL;
 	return page_frag_describe(nc, nc->offset, pf);

@@ -154,6 +154,32 @@ static void test_probe_shows_room_without_refilling(void **s)
 	page_frag_cache_drain(&nc);
 }
 
+static void test_probe_refuses_a_size_that_would_wrap_the_offset(void **s)
+{
+	struct page_frag_cache nc = {0};
+	struct page_frag pf;
+	struct page_frag_stats now;
+	char *a = page_frag_alloc(&nc, 100, GFP_KERNEL);
+
+	(void)s;
+	/* offset 100 + this size wraps to 49: it must not look like room. */
+	assert_null(page_frag_probe(&nc, 0xffffffffu - 50, &pf));
+	assert_null(page_frag_probe(&nc, MM_PAGE_SIZE + 1, &pf));
+	assert_null(page_frag_probe(&nc, 0, &pf));
+	page_frag_stats_read(&now);
+	assert_int_equal(now.err_oversize - before.err_oversize, 3);
+	/* A valid size that does not fit (3996 bytes left) is no error. */
+	for (int i = 0; i < 7; i++)
+		page_frag_free(page_frag_alloc(&nc, MM_PAGE_SIZE, GFP_KERNEL));
+	assert_null(page_frag_probe(&nc, MM_PAGE_SIZE, &pf));
+	assert_non_null(
+		page_frag_probe(&nc, BLOCK - 100 - 7 * MM_PAGE_SIZE, &pf));
+	page_frag_stats_read(&now);
+	assert_int_equal(now.err_oversize - before.err_oversize, 3);
+	page_frag_free(a);
+	page_frag_cache_drain(&nc);
+}
+
 static void test_abort_gives_back_the_last_fragment(void **s)
 {
 	unsigned long free0 = free_pages_now();
@@ -264,6 +290,7 @@ int main(void)
 		T(test_prepare_refills_when_the_block_is_too_full),
 		T(test_probe_on_an_empty_cache_finds_nothing),
 		T(test_probe_shows_room_without_refilling),
+		T(test_probe_refuses_a_size_that_would_wrap_the_offset),
 		T(test_abort_gives_back_the_last_fragment),
 		T(test_abort_of_an_older_fragment_is_refused),
 		T(test_commit_after_another_allocation_is_refused),
