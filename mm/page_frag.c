@@ -57,6 +57,7 @@ static void page_frag_arm_block(struct page_frag_cache *nc, struct page *page,
 	nc->pagecnt_bias = size + 1;
 	nc->encoded_block = (uintptr_t)page_address(page) | nr_pages;
 	nc->offset = PAGE_FRAG_CARVE_DOWN ? size : 0;
+	nc->last_start = nc->offset; /* no fragment of this block yet */
 }
 
 /*
@@ -120,6 +121,7 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 		nc->encoded_block = 0;
 		nc->offset = 0;
 		nc->pagecnt_bias = 0;
+		nc->last_start = 0;
 	}
 	page = page_frag_new_block(gfp, &nr_pages);
 	if (mm_unlikely(!page)) {
@@ -128,6 +130,38 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 	}
 	page_frag_arm_block(nc, page, nr_pages, 1);
 	return true;
+}
+
+/* Hand out [offset, offset + fragsz) of nc's block as one fragment. */
+static inline void *page_frag_take(struct page_frag_cache *nc,
+				   unsigned int offset, unsigned int fragsz)
+{
+	if (PAGE_FRAG_CARVE_DOWN) {
+		nc->offset = offset;
+	} else {
+		nc->offset = offset + fragsz;
+		nc->last_start = offset;
+	}
+	nc->pagecnt_bias--;
+	page_frag_count(PF_FRAGMENTS);
+	return page_frag_block_va(nc->encoded_block) + offset;
+}
+
+/*
+ * The slow path: nc's block cannot hold the request. Refill (recycle in
+ * place or a new block) and carve from the fresh block. Out of line and
+ * called in tail position, so the fast path saves no registers for it.
+ */
+static __attribute__((noinline)) void *
+page_frag_alloc_slow(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp,
+		     unsigned int align_mask)
+{
+	if (!__page_frag_refill(nc, gfp))
+		return NULL;
+	if (PAGE_FRAG_CARVE_DOWN)
+		return page_frag_take(nc, (nc->offset - fragsz) & ~align_mask,
+				      fragsz);
+	return page_frag_take(nc, 0, fragsz);
 }
 
 /*
@@ -141,26 +175,16 @@ static inline void *__page_frag_alloc(struct page_frag_cache *nc,
 #if PAGE_FRAG_CARVE_DOWN
 	int offset = ((int)nc->offset - (int)fragsz) & ~(int)align_mask;
 
-	if (mm_unlikely(offset < 0)) {
-		if (!__page_frag_refill(nc, gfp))
-			return NULL;
-		offset = ((int)nc->offset - (int)fragsz) & ~(int)align_mask;
-	}
-	nc->offset = (unsigned int)offset;
+	if (mm_unlikely(offset < 0))
+		return page_frag_alloc_slow(nc, fragsz, gfp, align_mask);
 #else
 	unsigned int offset = (nc->offset + align_mask) & ~align_mask;
 
 	if (mm_unlikely(offset + fragsz >
-			page_frag_block_size(nc->encoded_block))) {
-		if (!__page_frag_refill(nc, gfp))
-			return NULL;
-		offset = 0;
-	}
-	nc->offset = offset + fragsz;
+			page_frag_block_size(nc->encoded_block)))
+		return page_frag_alloc_slow(nc, fragsz, gfp, align_mask);
 #endif
-	nc->pagecnt_bias--;
-	page_frag_count(PF_FRAGMENTS);
-	return page_frag_block_va(nc->encoded_block) + offset;
+	return page_frag_take(nc, (unsigned int)offset, fragsz);
 }
 
 void *page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
@@ -234,4 +258,5 @@ void page_frag_cache_drain(struct page_frag_cache *nc)
 	nc->encoded_block = 0;
 	nc->offset = 0;
 	nc->pagecnt_bias = 0;
+	nc->last_start = 0;
 }

@@ -30,12 +30,17 @@
  * allocation falls into the refill path with no extra test. offset is the
  * next free byte (upward carving; the first used byte when carving down).
  * pagecnt_bias is how many of the block's references the cache still holds
- * and may hand out, one per fragment.
+ * and may hand out, one per fragment. last_start is where the fragment
+ * handed out last begins, so that page_frag_abort() can tell that very
+ * fragment from any other range ending at offset; last_start == offset
+ * means there is none (fresh block, or just aborted). Kept for upward
+ * carving, which the TX API needs.
  */
 struct page_frag_cache {
 	uintptr_t encoded_block;
 	unsigned int offset;
 	unsigned int pagecnt_bias;
+	unsigned int last_start;
 };
 
 /*
@@ -126,15 +131,22 @@ bool page_frag_commit(struct page_frag_cache *nc, const struct page_frag *pf,
 /*
  * page_frag_commit_noref - like page_frag_commit() but takes no reference:
  * the bytes extend the fragment written just before (a socket coalescing
- * into its last skb fragment), which already holds one.
+ * into its last skb fragment), which already holds one. Refused (false,
+ * tx_misuse) when there is no such fragment in the current block: after a
+ * refill, on a fresh cache or after an abort, the bytes would have no
+ * reference at all.
  */
 bool page_frag_commit_noref(struct page_frag_cache *nc,
 			    const struct page_frag *pf, unsigned int used);
 
 /*
- * page_frag_abort - give back the most recent fragment of nc (va, fragsz as
- * returned/committed), e.g. when copying user data into it failed.
- * Returns true; false (tx_misuse) when va is not that fragment.
+ * page_frag_abort - give back the fragment nc handed out last, by alloc or
+ * commit (va and fragsz exactly as returned and committed, a commit_noref
+ * extension included), e.g. when copying user data into it failed. Its
+ * bytes and its reference go back to the cache. One abort per fragment:
+ * afterwards there is no "last fragment" until the next one is taken.
+ * Returns true; false (tx_misuse, nothing changed) for anything else: an
+ * older fragment, a part of one, a range spanning two, a second abort.
  */
 bool page_frag_abort(struct page_frag_cache *nc, void *va, unsigned int fragsz);
 

@@ -94,6 +94,7 @@ bool page_frag_commit(struct page_frag_cache *nc, const struct page_frag *pf,
 		page_frag_count(PF_TX_MISUSE);
 		return false;
 	}
+	nc->last_start = pf->offset;
 	nc->offset = pf->offset + used;
 	nc->pagecnt_bias--;
 	page_frag_count(PF_FRAGMENTS);
@@ -103,7 +104,10 @@ bool page_frag_commit(struct page_frag_cache *nc, const struct page_frag *pf,
 bool page_frag_commit_noref(struct page_frag_cache *nc,
 			    const struct page_frag *pf, unsigned int used)
 {
-	if (mm_unlikely(!page_frag_pf_current(nc, pf, used))) {
+	/* The fragment to extend must be in this block (last_start ==
+	 * offset: none since the refill or the last abort). */
+	if (mm_unlikely(!page_frag_pf_current(nc, pf, used) ||
+			nc->last_start == nc->offset)) {
 		page_frag_count(PF_TX_MISUSE);
 		return false;
 	}
@@ -111,17 +115,24 @@ bool page_frag_commit_noref(struct page_frag_cache *nc,
 	return true;
 }
 
+/*
+ * Only the very last fragment: it starts at last_start and ends at offset.
+ * Checking the end alone would accept any range ending there, e.g. the
+ * second half of one fragment plus all of the next, and rewind the offset
+ * into fragments still in use.
+ */
 bool page_frag_abort(struct page_frag_cache *nc, void *va, unsigned int fragsz)
 {
 	char *base = page_frag_block_va(nc->encoded_block);
-	char *p = va;
+	unsigned int start = nc->last_start;
 
-	if (mm_unlikely(!nc->encoded_block || p < base ||
-			p + fragsz != base + nc->offset || fragsz == 0)) {
+	if (mm_unlikely(!nc->encoded_block || start == nc->offset ||
+			(char *)va != base + start ||
+			fragsz != nc->offset - start)) {
 		page_frag_count(PF_TX_MISUSE);
 		return false;
 	}
-	nc->offset = (unsigned int)(p - base);
+	nc->offset = start; /* == last_start: nothing left to abort */
 	nc->pagecnt_bias++;
 	return true;
 }
