@@ -58,7 +58,9 @@ int mm_init(void);
 
 /*
  * alloc_pages_node - a block of 2^order pages, preferring node nid and
- * falling back to other nodes in distance order (not with __GFP_THISNODE).
+ * falling back to other nodes in distance order, then draining the per-CPU
+ * lists and trying once more. __GFP_THISNODE: node nid only (drain
+ * included); __GFP_NORETRY: one try of node nid's lists, nothing more.
  * nid < 0 means the current CPU's node. Any context.
  * Returns the head page, refcount 1, or NULL (counted; a warning is printed
  * unless __GFP_NOWARN).
@@ -68,7 +70,9 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
 /*
  * alloc_pages_bulk - fill pages[0..nr) with order-0 pages from the current
- * node under one zone-lock acquisition. Returns how many were filled.
+ * node under one zone-lock acquisition, falling back as alloc_pages_node()
+ * does (and honouring __GFP_THISNODE / __GFP_NORETRY the same way).
+ * Returns how many were filled.
  */
 unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int nr, struct page **pages);
 

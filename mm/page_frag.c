@@ -14,7 +14,10 @@
  *
  * Refill asks for an order-3 block without retrying or warning (Banerjee:
  * order-3 allocations that try hard are pathologically slow under
- * fragmentation) and falls back to one page at once. Freed blocks go back
+ * fragmentation) and falls back to one page at once, both on this CPU's
+ * node only: packet buffers come from the local node (Dumazet), and a local
+ * page beats a remote 32 KiB block. Only a node with no page at all sends
+ * the refill elsewhere, counted (refills_remote). Freed blocks go back
  * through the page allocator's one shared free path, __free_pages(), whose
  * per-CPU lists hold orders 0..3, so the next refill usually comes from
  * that CPU's list without the zone lock (Lu).
@@ -75,7 +78,15 @@ static void page_frag_release_block(struct page *page)
 	__free_pages(page, order);
 }
 
-/* Order 3 with no retry and no warning, else one page from the same node. */
+/*
+ * A new block, local first: order 3, then one page, each one cheap try of
+ * this CPU's node only (__GFP_NORETRY: no other node, no drain, no
+ * warning). Only when the node has no page at all does the last try let
+ * the page allocator fall back to another node (and drain); that block is
+ * one page, so the next refill soon tries the local node again. It is
+ * counted twice over: numa_miss on the node it came from, refills_remote
+ * here.
+ */
 static struct page *page_frag_new_block(gfp_t gfp, unsigned int *nr_pages)
 {
 	int nid = mm_this_node();
@@ -94,9 +105,14 @@ static struct page *page_frag_new_block(gfp_t gfp, unsigned int *nr_pages)
 		}
 		page_frag_count(PF_ORDER3_FALLBACKS);
 	}
-	page = alloc_pages_node(nid, gfp, 0);
-	if (!page)
-		return NULL;
+	page = alloc_pages_node(nid, gfp | __GFP_NOWARN | __GFP_NORETRY, 0);
+	if (!page) {
+		page = alloc_pages_node(nid, gfp, 0);
+		if (!page)
+			return NULL;
+		if (page_to_nid(page) != nid)
+			page_frag_count(PF_REFILLS_REMOTE);
+	}
 	page_frag_count(PF_REFILLS_ORDER0);
 	*nr_pages = 1;
 	return page;

@@ -152,7 +152,8 @@ bool page_frag_abort(struct page_frag_cache *nc, void *va, unsigned int fragsz);
 
 /*
  * Per-CPU caches (mm/page_frag_percpu.c). Both refill from the current
- * CPU's NUMA node.
+ * CPU's NUMA node (another node only when it has no page at all; see
+ * refills_remote).
  */
 
 /*
@@ -187,6 +188,8 @@ struct page_frag_stats {
 	uint64_t refills_order3;   /* refills served by a 32 KiB block */
 	uint64_t refills_order0;   /* refills served by one page */
 	uint64_t order3_fallbacks; /* order-3 refused, order 0 tried */
+	uint64_t refills_remote;   /* order-0 refills from another node: the
+				      local one had no page at all */
 	uint64_t recycles;	   /* block reused in place, no allocator */
 	uint64_t frees;		   /* page_frag_free() calls */
 	uint64_t blocks_returned;  /* blocks given back to the page allocator */

@@ -57,6 +57,7 @@ static struct page_frag_stats delta(void)
 		.refills_order0 = now.refills_order0 - before.refills_order0,
 		.order3_fallbacks =
 			now.order3_fallbacks - before.order3_fallbacks,
+		.refills_remote = now.refills_remote - before.refills_remote,
 		.recycles = now.recycles - before.recycles,
 		.frees = now.frees - before.frees,
 		.blocks_returned = now.blocks_returned - before.blocks_returned,
