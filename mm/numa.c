@@ -56,6 +56,16 @@ void numa_build_zonelists(void)
 		build_zonelist(&mm_zones[nid]);
 }
 
+int numa_node_order(int nid, int order[MM_MAX_NODES])
+{
+	if (nid < 0 || nid >= mm_nr_zones)
+		return 0;
+	const struct zone *z = &mm_zones[nid];
+	for (int i = 0; i < z->nr_zonelist; i++)
+		order[i] = z->zonelist[i];
+	return z->nr_zonelist;
+}
+
 /* numa_stat_read - one numastat counter of node nid, all CPUs summed. */
 unsigned long numa_stat_read(int nid, enum numa_stat item)
 {

@@ -66,6 +66,12 @@ int mm_init(void);
  * unless __GFP_NOWARN).
  */
 struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
+/*
+ * numa_node_order - the nodes an allocation preferring nid falls back to,
+ * in the order the page allocator tries them: nid first, then by distance.
+ * Fills order[] and returns how many (0 for a bad nid). Any context.
+ */
+int numa_node_order(int nid, int order[MM_MAX_NODES]);
 /* alloc_pages - alloc_pages_node() on the current CPU's node. */
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
 /*

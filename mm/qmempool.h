@@ -19,9 +19,12 @@
  * fit one level goes to the next, and the slab always takes objects back.
  *
  * NUMA: there is one sharedq per node and objects stay on their node. A
- * CPU refills only from its own node's sharedq; an object freed on a CPU of
- * another node (found from the object's page) goes straight to its own
- * node's sharedq, or to the slab if that is full.
+ * CPU refills only from its own node's sharedq, and from the slab only
+ * with its node's objects (__GFP_THISNODE); when the node has none left,
+ * one object from another node goes to the caller and is never cached in
+ * a localq. An object freed on a CPU of another node (found from the
+ * object's page) goes straight to its own node's sharedq, or to the slab
+ * if that is full.
  *
  * This is the seed's qmempool (Jesper Brouer's RFC, 2014), with its open
  * points closed: the bulk slab API exists, NUMA is handled as above, and

@@ -68,21 +68,36 @@ static void magazine_push(struct kmem_cache_cpu *c, size_t n, void **p)
 
 /*
  * The remainder after the magazine ran dry: if it fits, refill the
- * magazine (to at least one batch) in one go and pop from it, so that the
- * next call finds a warm magazine; otherwise take straight into p.
+ * magazine (to at least one batch) from this node in one go and pop from
+ * it, so that the next call finds a warm magazine; otherwise take straight
+ * into p. What this node cannot give comes from elsewhere straight into p,
+ * never into the magazine (it holds only this node's objects).
  */
 static size_t bulk_refill(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			  gfp_t gfp, size_t n, void **p)
 {
-	if (n > c->limit)
-		return __slab_take(s, c->nid, gfp, n, p);
+	gfp_t local = gfp | __GFP_NORETRY; /* one cheap try for new slabs */
+	size_t got;
 
-	size_t want = n > c->batch ? n : c->batch;
-	size_t got = __slab_take(s, c->nid, gfp, want, c->objs);
-	if (got)
-		stat_add(&c->refill, 1);
-	cpu_set_avail(c, (unsigned int)got);
-	return magazine_pop(c, n, p);
+	if (n > c->limit) {
+		got = __slab_take(s, c->nid, local, n, p);
+	} else {
+		size_t want = n > c->batch ? n : c->batch;
+		size_t in = __slab_take(s, c->nid, local, want, c->objs);
+		if (in)
+			stat_add(&c->refill, 1);
+		cpu_set_avail(c, (unsigned int)in);
+		got = magazine_pop(c, n, p);
+	}
+	if (mm_unlikely(got < n)) {
+		size_t more =
+			__slab_take_fallback(s, c->nid, gfp, n - got, p + got);
+		for (size_t i = got; i < got + more; i++)
+			if (obj_nid(p[i]) != c->nid)
+				stat_add(&c->alloc_fallback, 1);
+		got += more;
+	}
+	return got;
 }
 
 /* Slow path of alloc_bulk: refill, failure, zeroing or debug checks. */

@@ -53,8 +53,10 @@ struct kmem_cache_cpu {
 	slab_stat_t flush;	  /* drains of objs[] to the node lists */
 	slab_stat_t remote_free;  /* frees sent back to another node */
 	slab_stat_t alloc_remote; /* alloc_node calls for another node */
-	slab_stat_t bulk_alloc;	  /* kmem_cache_alloc_bulk calls */
-	slab_stat_t bulk_free;	  /* kmem_cache_free_bulk calls */
+	slab_stat_t alloc_fallback; /* objects of another node handed out:
+				       this node had none (never cached) */
+	slab_stat_t bulk_alloc;	    /* kmem_cache_alloc_bulk calls */
+	slab_stat_t bulk_free;	    /* kmem_cache_free_bulk calls */
 	void *objs[];
 };
 
@@ -160,6 +162,8 @@ extern mm_spinlock_t slab_caches_lock;
 /* slab.c: the node-list side, called with interrupts guarded. */
 size_t __slab_take(struct kmem_cache *s, int nid, gfp_t gfp, size_t n,
 		   void **out);
+size_t __slab_take_fallback(struct kmem_cache *s, int nid, gfp_t gfp, size_t n,
+			    void **out);
 void __slab_put(struct kmem_cache *s, size_t n, void *const *objs);
 unsigned int __slab_discard_list(struct kmem_cache *s, struct list_head *list);
 void __cpu_flush(struct kmem_cache *s, struct kmem_cache_cpu *c,

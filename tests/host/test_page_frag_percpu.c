@@ -4,7 +4,6 @@
  * Each test boots a fresh two-node machine, CPU 0 on node 0, CPU 1 on 1.
  */
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "mm_test.h"
 #include "zone.h"
@@ -141,27 +140,6 @@ static void test_percpu_drain_gives_every_page_back(void **s)
 	assert_int_equal(free_pages_now(), free0);
 }
 
-/* Every page of node nid, taken with __GFP_THISNODE (nothing falls back). */
-static struct page **take_node(int nid, size_t *n_out)
-{
-	size_t cap = (16u << 20) / MM_PAGE_SIZE, n = 0;
-	struct page **pages = calloc(cap, sizeof(*pages)), *pg;
-
-	assert_non_null(pages);
-	while ((pg = alloc_pages_node(nid, __GFP_THISNODE | __GFP_NOWARN, 0)))
-		pages[n++] = pg;
-	*n_out = n;
-	return pages;
-}
-
-static void give_back(struct page **pages, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (pages[i])
-			__free_pages(pages[i], 0);
-	free(pages);
-}
-
 /*
  * Node 0 has thousands of free pages but no free 32 KiB block (every other
  * page is in use); node 1 has plenty of both. The refill must stay local:
@@ -171,7 +149,7 @@ static void test_refill_prefers_a_local_page_to_a_remote_block(void **s)
 {
 	struct page_frag_stats a, b;
 	size_t n, freed = 0;
-	struct page **held = take_node(0, &n);
+	struct page **held = mm_test_take_node(0, &n);
 	unsigned long miss1 = numa_stat_read(1, NUMA_MISS);
 	char *p;
 
@@ -198,7 +176,7 @@ static void test_refill_prefers_a_local_page_to_a_remote_block(void **s)
 	assert_int_equal(numa_stat_read(1, NUMA_MISS), miss1);
 	page_frag_free(p);
 	page_frag_percpu_drain(0);
-	give_back(held, n);
+	mm_test_give_back(held, n);
 }
 
 /*
@@ -210,7 +188,7 @@ static void test_refill_goes_remote_only_when_the_local_node_is_empty(void **s)
 {
 	struct page_frag_stats a, b;
 	size_t n;
-	struct page **held = take_node(0, &n);
+	struct page **held = mm_test_take_node(0, &n);
 	unsigned long miss1 = numa_stat_read(1, NUMA_MISS);
 	unsigned long foreign0 = numa_stat_read(0, NUMA_FOREIGN);
 	char *p, *q;
@@ -225,7 +203,7 @@ static void test_refill_goes_remote_only_when_the_local_node_is_empty(void **s)
 	assert_int_equal(b.refills_remote - a.refills_remote, 1);
 	assert_int_equal(numa_stat_read(1, NUMA_MISS), miss1 + 1);
 	assert_int_equal(numa_stat_read(0, NUMA_FOREIGN), foreign0 + 1);
-	give_back(held, n);
+	mm_test_give_back(held, n);
 	/* Use up the remote page (4 KiB: four 1 KiB fragments in all). */
 	for (int i = 0; i < 3; i++) {
 		q = napi_alloc_frag(1024);
