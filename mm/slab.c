@@ -344,10 +344,13 @@ static inline void *slab_alloc_finish(struct kmem_cache *s, gfp_t gfp,
 	return obj;
 }
 
-/* Slow path of alloc: empty magazine, __GFP_ZERO or a debug cache. */
+/* Slow path of alloc: empty magazine, __GFP_ZERO, a debug or dead cache. */
 static __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s,
 						       gfp_t gfp, void *caller)
 {
+	if (mm_unlikely(cache_dead(s)))
+		return slab_alloc_dead(s, caller);
+
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 	unsigned int avail = cpu_avail(c);
@@ -373,7 +376,7 @@ static __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s,
  */
 static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 {
-	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_debug(s))) {
+	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_slow(s))) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
@@ -393,6 +396,9 @@ static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 static void *slab_alloc_other_node(struct kmem_cache *s, gfp_t gfp, int nid,
 				   void *caller)
 {
+	if (mm_unlikely(cache_dead(s)))
+		return slab_alloc_dead(s, caller);
+
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 	void *obj = NULL;
@@ -429,7 +435,7 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 	return __kmem_cache_alloc(s, gfp, nid, __builtin_return_address(0));
 }
 
-/* Slow path of free: debug cache, remote object, or a full magazine. */
+/* Slow path of free: debug or dead cache, remote object, full magazine. */
 static __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s,
 						     void *obj, void *caller)
 {
@@ -440,7 +446,10 @@ static __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s,
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 
 	stat_add(&c->frees, 1);
-	if (!obj_local(s, c, obj)) {
+	if (mm_unlikely(cache_dead(s))) {
+		/* Straight home: a dead cache's magazines stay empty. */
+		__slab_put(s, 1, &obj);
+	} else if (!obj_local(s, c, obj)) {
 		/* Remote object: home to its own node, not our magazine. */
 		stat_add(&c->remote_free, 1);
 		__slab_put(s, 1, &obj);
@@ -457,7 +466,7 @@ static __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s,
 /* Fast path: push on the magazine if the object is local and it has room. */
 static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
 {
-	if (mm_likely(!cache_debug(s))) {
+	if (mm_likely(!cache_slow(s))) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);

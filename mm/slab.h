@@ -37,8 +37,9 @@ struct kmem_cache;
  * @size:  object size, 1..SLAB_MAX_SIZE (8 KiB).
  * @align: minimum alignment, 0 or a power of two up to MM_PAGE_SIZE; objects
  *         are at least pointer-aligned.
- * @flags: SLAB_HWCACHE_ALIGN, SLAB_RED_ZONE, SLAB_POISON. When the runtime
- *         debug flag is on (MM_DEBUG) both debug flags are implied.
+ * @flags: SLAB_HWCACHE_ALIGN, SLAB_RED_ZONE, SLAB_POISON (any other bit is
+ *         refused). When the runtime debug flag is on (MM_DEBUG) both debug
+ *         flags are implied.
  * @ctor:  called once for each object when its slab is created, never on
  *         reuse: a freed object must be returned in its constructed state.
  *         Caches with a ctor are not poisoned (that would undo the ctor).
@@ -55,8 +56,11 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size,
  * interrupt another CPU here, so its magazine is read directly).
  * If objects are still allocated, that is reported (cache name, count,
  * caller) and counted in slab_debug_counts().destroy_busy, and the cache is
- * kept alive so the outstanding objects can still be freed into it; only
- * its empty slabs are returned.
+ * kept alive, dead, so the outstanding objects can still be freed into it;
+ * only its empty slabs are returned. A dead cache refuses every allocation
+ * (NULL, reported with the caller, counted in alloc_dead and the cache's
+ * fail counter); frees go straight back to their slabs. Destroy it again
+ * once the objects are back.
  */
 void kmem_cache_destroy(struct kmem_cache *s);
 
@@ -159,6 +163,7 @@ struct slab_debug_counts {
 	unsigned long redzone;	    /* write before or past the object */
 	unsigned long poison;	    /* write to a free object */
 	unsigned long destroy_busy; /* destroy with objects outstanding */
+	unsigned long alloc_dead;   /* allocation from such a destroyed cache */
 };
 void slab_debug_counts(struct slab_debug_counts *out);
 

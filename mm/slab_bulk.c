@@ -105,6 +105,11 @@ static __attribute__((noinline)) size_t alloc_bulk_slow(struct kmem_cache *s,
 							gfp_t gfp, size_t n,
 							void **p, void *caller)
 {
+	if (mm_unlikely(cache_dead(s))) {
+		slab_alloc_dead(s, caller);
+		return 0;
+	}
+
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 	size_t got = magazine_pop(c, n, p);
@@ -140,7 +145,7 @@ size_t kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n,
 	if (mm_unlikely(!n))
 		return 0;
 	/* Fast path: the magazine holds the whole bulk. */
-	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_debug(s))) {
+	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_slow(s))) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
@@ -220,13 +225,14 @@ static void bulk_free_numa(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		stat_add(&c->flush, 1);
 }
 
-/* Slow path of free_bulk: debug cache, several nodes, or no room. */
+/* Slow path of free_bulk: debug or dead cache, several nodes, no room. */
 static __attribute__((noinline)) void
 free_bulk_slow(struct kmem_cache *s, size_t n, void **p, void *caller)
 {
-	if (mm_unlikely(cache_debug(s))) {
+	if (mm_unlikely(cache_slow(s))) {
 		/* Debug caches check every object on its own: a refused
-		 * object must not reach the magazine. */
+		 * object must not reach the magazine; a dead cache sends
+		 * each straight to its slab. */
 		for (size_t i = 0; i < n; i++)
 			__kmem_cache_free(s, p[i], caller);
 		return;
@@ -247,7 +253,7 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t n, void **p)
 	if (mm_unlikely(!n))
 		return;
 	/* Fast path: one node, and the magazine has room for the bulk. */
-	if (mm_likely(!cache_debug(s) && !s->multi_node)) {
+	if (mm_likely(!cache_slow(s) && !s->multi_node)) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);

@@ -89,7 +89,6 @@ struct kmem_cache {
 	unsigned int alloc_order; /* order of this struct's own block */
 	int multi_node;		  /* more than one node: check on free */
 	int nr_cpus;
-	bool dead; /* destroyed with objects outstanding */
 	void (*ctor)(void *);
 	atomic_ulong alloc_fail; /* allocations that returned NULL */
 	struct list_head list;	 /* slab_caches */
@@ -155,6 +154,28 @@ static inline bool cache_debug(const struct kmem_cache *s)
 	return s->flags & (SLAB_RED_ZONE | SLAB_POISON);
 }
 
+/*
+ * A flag of the slab's own in s->flags, above those of kmem_cache_create:
+ * kmem_cache_destroy() found objects still allocated. The cache lives on
+ * only so that they can be freed; it refuses allocations.
+ */
+#define SLAB_DEAD 0x100u
+
+/*
+ * Does every call on s take the slow path? Debug checks and a dead cache
+ * both do: one test of s->flags on the fast path covers them, so refusing
+ * a dead cache costs the fast path nothing.
+ */
+static inline bool cache_slow(const struct kmem_cache *s)
+{
+	return s->flags & (SLAB_RED_ZONE | SLAB_POISON | SLAB_DEAD);
+}
+
+static inline bool cache_dead(const struct kmem_cache *s)
+{
+	return s->flags & SLAB_DEAD;
+}
+
 /* Global list of caches (slabinfo, kmalloc lookup), under slab_caches_lock. */
 extern struct list_head slab_caches;
 extern mm_spinlock_t slab_caches_lock;
@@ -181,6 +202,8 @@ bool slab_debug_on_free(struct kmem_cache *s, void *obj, void *caller);
 /* Checks that obj is an object of s at all (any cache, debug or not). */
 bool slab_check_owner(struct kmem_cache *s, const void *obj, void *caller);
 void slab_debug_count_destroy_busy(void);
+/* Reports and counts an allocation from a dead cache; returns NULL. */
+void *slab_alloc_dead(struct kmem_cache *s, void *caller);
 void slab_debug_count_invalid_free(void);
 bool slab_debug_runtime(void);
 void slab_debug_reset(void);
