@@ -14,8 +14,10 @@
  *   numa_foreign this node was preferred, the pages came from another
  *   local_node   pages from here for a CPU of this node
  *   other_node   pages from here for a CPU of another node
- * The counters live per CPU and only their CPU writes them, so counting
- * costs two plain stores on the fast path; numastat sums the CPUs.
+ * The counters live per CPU and only their CPU writes them, each with one
+ * add that an interrupt cannot split (mm_cpu_counter_add: allocations come
+ * from any context, with no guard around the count), so counting costs
+ * two unlocked adds on the fast path; numastat sums the CPUs.
  */
 #include "zone.h"
 

@@ -27,22 +27,21 @@ enum page_frag_stat {
 
 /*
  * Per-CPU counters, one cache line set per CPU so counting never bounces a
- * line between CPUs. Only the owning CPU writes its set (relaxed load +
- * store: a plain add on x86, no locked instruction); readers sum all sets.
+ * line between CPUs. Only the owning CPU writes its set; readers sum all
+ * sets. page_frag_free() may run in an interrupt handler that lands while
+ * this CPU's poll loop is counting on the same set, so the bump is
+ * mm_cpu_counter_add: one add instruction in the kernel, which an
+ * interrupt cannot split, and no locked instruction.
  */
 struct page_frag_cpu_stats {
-	_Atomic uint64_t v[PF_NR_STATS];
+	atomic_ulong v[PF_NR_STATS];
 } __mm_cacheline_aligned;
 
 extern struct page_frag_cpu_stats page_frag_cpu_stats[MM_MAX_CPUS];
 
-static inline void page_frag_count_add(enum page_frag_stat i, uint64_t n)
+static inline void page_frag_count_add(enum page_frag_stat i, unsigned long n)
 {
-	_Atomic uint64_t *c = &page_frag_cpu_stats[mm_this_cpu()].v[i];
-
-	atomic_store_explicit(c,
-			      atomic_load_explicit(c, memory_order_relaxed) + n,
-			      memory_order_relaxed);
+	mm_cpu_counter_add(&page_frag_cpu_stats[mm_this_cpu()].v[i], n);
 }
 
 static inline void page_frag_count(enum page_frag_stat i)

@@ -113,12 +113,11 @@ void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
 			     void *obj, void *caller);
 
-/* Count one event on this CPU's counter: no RMW, only this CPU writes. */
+/* Count events on this CPU's counter: only this CPU writes it, with
+ * mm_cpu_counter_add (no locked instruction, interrupt-safe). */
 static inline void qmempool_count(atomic_ulong *c, unsigned long n)
 {
-	atomic_store_explicit(c,
-			      atomic_load_explicit(c, memory_order_relaxed) + n,
-			      memory_order_relaxed);
+	mm_cpu_counter_add(c, n);
 }
 
 /*

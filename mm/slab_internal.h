@@ -21,17 +21,16 @@
 #include "slab_tunables.h"
 
 /*
- * Counters written only by their CPU and read by slabinfo on any CPU:
- * relaxed atomic load and store (no read-modify-write, plain moves on x86),
- * so the reader sees a recent value and no locked instruction is paid.
+ * Counters written only by their CPU and read by slabinfo on any CPU with
+ * relaxed loads: mm_cpu_counter_add, so no locked instruction is paid and
+ * no update can be lost to an interrupt (the slab bumps them inside its
+ * interrupt guard anyway).
  */
 typedef atomic_ulong slab_stat_t;
 
 static inline void stat_add(slab_stat_t *v, unsigned long n)
 {
-	atomic_store_explicit(v,
-			      atomic_load_explicit(v, memory_order_relaxed) + n,
-			      memory_order_relaxed);
+	mm_cpu_counter_add(v, n);
 }
 
 static inline unsigned long stat_read(const slab_stat_t *v)
