@@ -51,29 +51,40 @@ void page_frag_force_order0(bool on)
  * runs out. refs_held is what the block's count already is (1 for a fresh
  * block, 0 for one whose fragments all came back).
  */
-static void page_frag_arm_block(struct page_frag_cache *nc, struct page *page,
-				unsigned int nr_pages, int refs_held)
+static inline void page_frag_arm_block(struct page_frag_cache *nc,
+				       struct page *page, unsigned int nr_pages,
+				       int refs_held)
 {
 	unsigned int size = nr_pages * (unsigned int)MM_PAGE_SIZE;
+	/* Debug tracking begins or ends with a cycle; with checks off and
+	 * no record on the block there is nothing to do. */
+	bool tracked = mm_unlikely(mm_debug_on() || page->private) &&
+		       page_frag_debug_arm(page);
 
 	page_ref_add(page, (int)size + 1 - refs_held);
 	nc->pagecnt_bias = size + 1;
-	nc->encoded_block = (uintptr_t)page_address(page) | nr_pages;
+	/* A tracked block reads as size 0: see page_frag_internal.h. */
+	nc->encoded_block =
+		(uintptr_t)page_address(page) | (tracked ? 0 : nr_pages);
 	nc->offset = PAGE_FRAG_CARVE_DOWN ? size : 0;
 	nc->last_start = nc->offset; /* no fragment of this block yet */
 }
 
 /*
  * A block whose count reached zero belongs to us alone: give it back
- * through the page allocator's shared free path. __free_pages() drops a
- * reference itself, so hand it the one it expects.
+ * (and its debug record, if any) through the page allocator's shared free
+ * path. __free_pages() drops a reference itself, so hand it the one it
+ * expects. Out of line, reached by a tail call: page_frag_free's fast
+ * path then saves no registers for it.
  */
-static void page_frag_release_block(struct page *page)
+static __attribute__((noinline)) void page_frag_release_block(struct page *page)
 {
 	unsigned int order = page->order;
 
 	page_frag_count(PF_BLOCKS_RETURNED);
 	page_frag_count_add(PF_PAGES_RETURNED, 1u << order);
+	if (mm_unlikely(page->private))
+		page_frag_debug_release(page);
 	page_ref_inc(page);
 	__free_pages(page, order);
 }
@@ -126,7 +137,7 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 
 	if (encoded) {
 		page = virt_to_page(page_frag_block_va(encoded));
-		nr_pages = page_frag_block_size(encoded) >> MM_PAGE_SHIFT;
+		nr_pages = 1u << page->order; /* also for a tracked block */
 		if (page_ref_sub_and_test(page, (int)nc->pagecnt_bias)) {
 			/* Every fragment is back: the block is ours again. */
 			page_frag_count(PF_RECYCLES);
@@ -163,22 +174,50 @@ static inline void *page_frag_take(struct page_frag_cache *nc,
 	return page_frag_block_va(nc->encoded_block) + offset;
 }
 
-/*
- * The slow path: nc's block cannot hold the request. Refill (recycle in
- * place or a new block) and carve from the fresh block. Out of line and
- * called in tail position, so the fast path saves no registers for it.
- */
+/* page_frag_take() for the slow path: a tracked block records it. */
+static inline void *page_frag_take_recorded(struct page_frag_cache *nc,
+					    unsigned int offset,
+					    unsigned int fragsz)
+{
+	if (mm_unlikely(page_frag_tracked(nc)))
+		page_frag_debug_take(page_frag_cache_page(nc), offset);
+	return page_frag_take(nc, offset, fragsz);
+}
+
+#if PAGE_FRAG_CARVE_DOWN
+/* The slow path of downward carving (a benchmark build; never tracked):
+ * refill, then carve from the fresh block's end. */
 static __attribute__((noinline)) void *
-page_frag_alloc_slow(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp,
-		     unsigned int align_mask)
+page_frag_alloc_slow_down(struct page_frag_cache *nc, unsigned int fragsz,
+			  gfp_t gfp, unsigned int align_mask)
 {
 	if (!__page_frag_refill(nc, gfp))
 		return NULL;
-	if (PAGE_FRAG_CARVE_DOWN)
-		return page_frag_take(nc, (nc->offset - fragsz) & ~align_mask,
-				      fragsz);
-	return page_frag_take(nc, 0, fragsz);
+	return page_frag_take(nc, (nc->offset - fragsz) & ~align_mask, fragsz);
 }
+#else
+/*
+ * The slow path: nc's block cannot hold the request at the aligned offset
+ * the fast path computed, or is under debug tracking (it then reads as
+ * size 0). Carve there from a tracked block that has room; otherwise
+ * refill (recycle in place or a new block) and carve from the fresh
+ * block's start, which suits any alignment. Out of line and called in
+ * tail position, so the fast path saves no registers for it; it takes the
+ * offset rather than the alignment, which the fast path then need not
+ * keep.
+ */
+static __attribute__((noinline)) void *
+page_frag_alloc_slow(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp,
+		     unsigned int offset)
+{
+	if (page_frag_tracked(nc) &&
+	    offset + fragsz <= page_frag_cache_size(nc))
+		return page_frag_take_recorded(nc, offset, fragsz);
+	if (!__page_frag_refill(nc, gfp))
+		return NULL;
+	return page_frag_take_recorded(nc, 0, fragsz);
+}
+#endif
 
 /*
  * The fast path: a few instructions when the block has room. align_mask is
@@ -192,13 +231,13 @@ static inline void *__page_frag_alloc(struct page_frag_cache *nc,
 	int offset = ((int)nc->offset - (int)fragsz) & ~(int)align_mask;
 
 	if (mm_unlikely(offset < 0))
-		return page_frag_alloc_slow(nc, fragsz, gfp, align_mask);
+		return page_frag_alloc_slow_down(nc, fragsz, gfp, align_mask);
 #else
 	unsigned int offset = (nc->offset + align_mask) & ~align_mask;
 
 	if (mm_unlikely(offset + fragsz >
 			page_frag_block_size(nc->encoded_block)))
-		return page_frag_alloc_slow(nc, fragsz, gfp, align_mask);
+		return page_frag_alloc_slow(nc, fragsz, gfp, offset);
 #endif
 	return page_frag_take(nc, (unsigned int)offset, fragsz);
 }
@@ -222,10 +261,11 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 
 /*
  * Debug-mode check of a free (mm_debug_on()): the block must still be
- * allocated and referenced. A fragment freed once too often finds its
- * block's count at zero, or the block already back on a free list.
+ * allocated and referenced (a fragment freed once too often may find its
+ * block's count at zero, or the block back on a free list), and, for a
+ * block under tracking, addr must be in a live fragment (page_frag_debug.c).
  */
-static bool page_frag_free_ok(const struct page *page, const void *addr,
+static bool page_frag_free_ok(struct page *page, const void *addr,
 			      const void *caller)
 {
 	if (page->flags & (PG_buddy | PG_pcp) || page_ref_count(page) <= 0) {
@@ -239,7 +279,26 @@ static bool page_frag_free_ok(const struct page *page, const void *addr,
 				"page_frag_free: %p is slab memory", addr);
 		return false;
 	}
+	if (page->private)
+		return page_frag_debug_free(page, addr, caller);
 	return true;
+}
+
+/* Drop a fragment's reference; the last one gives the block back. */
+static inline void page_frag_put(struct page *page)
+{
+	page_frag_count(PF_FREES);
+	if (page_ref_sub_and_test(page, 1))
+		page_frag_release_block(page);
+}
+
+/* page_frag_free() with debug checks on: out of line, so that the checks
+ * (and the calls they make) cost the fast path nothing. */
+static __attribute__((noinline)) void
+page_frag_free_checked(struct page *page, void *addr, const void *caller)
+{
+	if (page_frag_free_ok(page, addr, caller))
+		page_frag_put(page);
 }
 
 void page_frag_free(void *addr)
@@ -252,12 +311,11 @@ void page_frag_free(void *addr)
 				"page_frag_free: %p is not in any zone", addr);
 		return;
 	}
-	if (mm_unlikely(mm_debug_on()) &&
-	    !page_frag_free_ok(page, addr, __builtin_return_address(0)))
+	if (mm_unlikely(mm_debug_on())) {
+		page_frag_free_checked(page, addr, __builtin_return_address(0));
 		return;
-	page_frag_count(PF_FREES);
-	if (page_ref_sub_and_test(page, 1))
-		page_frag_release_block(page);
+	}
+	page_frag_put(page);
 }
 
 void page_frag_cache_drain(struct page_frag_cache *nc)

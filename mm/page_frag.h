@@ -77,8 +77,32 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
  * the page allocator's shared free path (__free_pages: orders 0..3 go to
  * this CPU's per-CPU lists). Any CPU, any context. addr must be a pointer
  * inside a live fragment. An address outside every zone is reported (with
- * the caller's address) and ignored; with debug checks on (mm/debug.h), so
- * is a free whose block is already free.
+ * the caller's address) and ignored.
+ *
+ * Misuse caught with debug checks on (mm/debug.h), each reported with the
+ * caller's address, counted and refused, so no reference is dropped twice
+ * and no block is recycled or freed under a live fragment:
+ *  - a free whose block is already free, or is slab memory;
+ *  - a second free of a fragment, or a free of an aborted one
+ *    (MM_DBG_DOUBLE_FREE), and a free before the block's first fragment
+ *    (MM_DBG_NOT_ALLOCATED), in blocks armed while the checks were on.
+ * Why only those: a fragment has no header and the block's reference
+ * count only counts fragments, so it cannot tell which fragment a free
+ * belongs to. Debug mode keeps that record per block beside the count
+ * (mm/page_frag_debug.c: where fragments start, which are live; a quarter
+ * of the block's size, and every allocation from such a block takes the
+ * slow path). So it is not detected:
+ *  - in a block armed while the checks were off (nothing was recorded;
+ *    that is what keeps the fast paths free of any debug test), or whose
+ *    record could not be allocated;
+ *  - after the checks went off and on while fragments were out: frees
+ *    made meanwhile were not recorded, so a later double free of those
+ *    fragments passes (a good free is never reported);
+ *  - for a pointer into alignment padding or past the end of a fragment:
+ *    only starts are recorded, so it counts for the fragment before it;
+ *  - in the downward-carving build (PAGE_FRAG_CARVE_DOWN=1, benchmarks
+ *    only), whose fast path never reads the block size;
+ *  - a write to a freed fragment (the block is live until all are back).
  */
 void page_frag_free(void *addr);
 

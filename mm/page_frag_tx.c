@@ -26,7 +26,7 @@ static void *page_frag_describe(struct page_frag_cache *nc, unsigned int offset,
 
 	pf->page = virt_to_page(va);
 	pf->offset = offset;
-	pf->size = page_frag_block_size(nc->encoded_block) - offset;
+	pf->size = page_frag_cache_size(nc) - offset;
 	return va + offset;
 }
 
@@ -41,7 +41,7 @@ void *page_frag_prepare_align(struct page_frag_cache *nc, unsigned int fragsz,
 			!page_frag_align_ok(align)))
 		return NULL;
 	offset = (nc->offset + mask) & ~mask;
-	if (offset + fragsz > page_frag_block_size(nc->encoded_block)) {
+	if (offset + fragsz > page_frag_cache_size(nc)) {
 		if (!__page_frag_refill(nc, gfp))
 			return NULL;
 		offset = 0;
@@ -63,7 +63,7 @@ void *page_frag_probe(struct page_frag_cache *nc, unsigned int fragsz,
 	if (mm_unlikely(!page_frag_fragsz_ok(fragsz)))
 		return NULL;
 	if (!nc->encoded_block ||
-	    nc->offset + fragsz > page_frag_block_size(nc->encoded_block))
+	    nc->offset + fragsz > page_frag_cache_size(nc))
 		return NULL;
 	return page_frag_describe(nc, nc->offset, pf);
 }
@@ -82,7 +82,7 @@ static bool page_frag_pf_current(const struct page_frag_cache *nc,
 	    page_address(pf->page) != page_frag_block_va(encoded))
 		return false;
 	if (nc->offset > pf->offset ||
-	    pf->offset + pf->size != page_frag_block_size(encoded))
+	    pf->offset + pf->size != page_frag_cache_size(nc))
 		return false;
 	return used >= 1 && used <= pf->size;
 }
@@ -94,6 +94,8 @@ bool page_frag_commit(struct page_frag_cache *nc, const struct page_frag *pf,
 		page_frag_count(PF_TX_MISUSE);
 		return false;
 	}
+	if (mm_unlikely(page_frag_tracked(nc)))
+		page_frag_debug_take(pf->page, pf->offset);
 	nc->last_start = pf->offset;
 	nc->offset = pf->offset + used;
 	nc->pagecnt_bias--;
@@ -132,6 +134,8 @@ bool page_frag_abort(struct page_frag_cache *nc, void *va, unsigned int fragsz)
 		page_frag_count(PF_TX_MISUSE);
 		return false;
 	}
+	if (mm_unlikely(page_frag_tracked(nc)))
+		page_frag_debug_untake(page_frag_cache_page(nc), start);
 	nc->offset = start; /* == last_start: nothing left to abort */
 	nc->pagecnt_bias++;
 	return true;
