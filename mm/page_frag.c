@@ -26,12 +26,12 @@
  * does since 6.13. Duyck's downward carving reads the block size only on
  * refill (the fast-path test is "offset went negative"). Measured with
  * both built (PAGE_FRAG_CARVE_DOWN=1 is the downward variant): downward
- * saves 2-4 instructions per fragment (callgrind, alloc + free of 12 bytes:
- * 78 vs 82; 64-byte aligned: 89 vs 91), and the timed push/pop and
+ * saves 4-5 instructions per fragment (callgrind, alloc + free of 12 bytes:
+ * 73 vs 78; 64-byte aligned: 83 vs 87), and the timed push/pop and
  * single-thread differences went both ways within this machine's noise.
  * Only upward carving lets a TX writer of unknown length grow its data
  * into the free space after the offset (prepare/commit, page_frag_tx.c),
- * and that is worth more than four instructions. Figures: docs/page_frag.md.
+ * and that is worth more than five instructions. Figures: docs/page_frag.md.
  */
 #include "debug.h"
 #include "page_frag_internal.h"
