@@ -54,6 +54,11 @@ static void test_kernel_counter_add_survives_an_interrupt_in_between(void **s)
 	pthread_t t;
 
 	(void)s;
+#if defined(__SANITIZE_THREAD__)
+	/* ThreadSanitizer holds signals back until its own synchronisation
+	 * points, never between two plain instructions: nothing to test. */
+	skip();
+#endif
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	assert_int_equal(sigaction(SIGUSR1, &sa, NULL), 0);
