@@ -48,6 +48,11 @@ $(BUILD)/host/$(1)/tests/%: tests/host/%.c $$(HOST_TEST_COMMON) \
 endef
 $(foreach v,$(HOST_VARIANTS),$(eval $(call host_variant,$(v))))
 
+# The one host test of kernel code: the kernel port's per-CPU counter add,
+# which is plain x86-64 and runs on the host CPU unchanged.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_kernel_counter_add): \
+	kernel/mm_port/mm_port.h
+
 # The public library: build/host/libmm.a and build/host/include/mm.h.
 # Only the public headers are installed: mm.h and mm_host.h with every
 # header they include (as gcc -MM lists them), flat, so that a program

@@ -23,17 +23,27 @@ bool mm_is_ready(void);
 
 /*
  * alloc_pages_node - a block of 2^order pages, preferring node nid and
- * falling back to other nodes in distance order (not with __GFP_THISNODE).
+ * falling back to other nodes in distance order, then draining the per-CPU
+ * lists and trying once more. __GFP_THISNODE: node nid only (drain
+ * included); __GFP_NORETRY: one try of node nid's lists, nothing more.
  * nid < 0 means the current CPU's node. Any context.
  * Returns the head page, refcount 1, or NULL (counted; a warning is printed
  * unless __GFP_NOWARN).
  */
 struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
+/*
+ * numa_node_order - the nodes an allocation preferring nid falls back to,
+ * in the order the page allocator tries them: nid first, then by distance.
+ * Fills order[] and returns how many (0 for a bad nid). Any context.
+ */
+int numa_node_order(int nid, int order[MM_MAX_NODES]);
 /* alloc_pages - alloc_pages_node() on the current CPU's node. */
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
 /*
  * alloc_pages_bulk - fill pages[0..nr) with order-0 pages from the current
- * node under one zone-lock acquisition. Returns how many were filled.
+ * node under one zone-lock acquisition, falling back as alloc_pages_node()
+ * does (and honouring __GFP_THISNODE / __GFP_NORETRY the same way).
+ * Returns how many were filled.
  */
 unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int nr, struct page **pages);
 

@@ -12,6 +12,7 @@ static const char *const page_frag_stat_names[PF_NR_STATS] = {
 	[PF_REFILLS_ORDER3] = "refills_order3",
 	[PF_REFILLS_ORDER0] = "refills_order0",
 	[PF_ORDER3_FALLBACKS] = "order3_fallbacks",
+	[PF_REFILLS_REMOTE] = "refills_remote",
 	[PF_RECYCLES] = "recycles",
 	[PF_FREES] = "frees",
 	[PF_BLOCKS_RETURNED] = "blocks_returned",
@@ -43,6 +44,7 @@ void page_frag_stats_read(struct page_frag_stats *out)
 	out->refills_order3 = s[PF_REFILLS_ORDER3];
 	out->refills_order0 = s[PF_REFILLS_ORDER0];
 	out->order3_fallbacks = s[PF_ORDER3_FALLBACKS];
+	out->refills_remote = s[PF_REFILLS_REMOTE];
 	out->recycles = s[PF_RECYCLES];
 	out->frees = s[PF_FREES];
 	out->blocks_returned = s[PF_BLOCKS_RETURNED];

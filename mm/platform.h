@@ -63,6 +63,11 @@ int mm_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap);
  *   static inline unsigned long mm_irq_save(void);
  *   static inline void mm_irq_restore(unsigned long flags);
  *   static inline void mm_cpu_relax(void);     spin-wait hint
+ *   static inline void mm_cpu_counter_add(atomic_ulong *c, unsigned long n);
+ *	add n to a per-CPU counter that only this CPU writes, in one step
+ *	an interrupt on this CPU cannot split (a handler may count on the
+ *	same counter), without a locked instruction; other CPUs only read
+ *	it, with relaxed loads. Linux's this_cpu_add().
  */
 #include <mm_port.h>
 

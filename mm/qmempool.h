@@ -19,9 +19,12 @@
  * fit one level goes to the next, and the slab always takes objects back.
  *
  * NUMA: there is one sharedq per node and objects stay on their node. A
- * CPU refills only from its own node's sharedq; an object freed on a CPU of
- * another node (found from the object's page) goes straight to its own
- * node's sharedq, or to the slab if that is full.
+ * CPU refills only from its own node's sharedq, and from the slab only
+ * with its node's objects (__GFP_THISNODE); when the node has none left,
+ * one object from another node goes to the caller and is never cached in
+ * a localq. An object freed on a CPU of another node (found from the
+ * object's page) goes straight to its own node's sharedq, or to the slab
+ * if that is full.
  *
  * This is the qmempool of Jesper Brouer's RFC (2014, docs/references.md),
  * with its open points closed: the bulk slab API exists, NUMA is handled
@@ -111,12 +114,11 @@ void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
 			     void *obj, void *caller);
 
-/* Count one event on this CPU's counter: no RMW, only this CPU writes. */
+/* Count events on this CPU's counter: only this CPU writes it, with
+ * mm_cpu_counter_add (no locked instruction, interrupt-safe). */
 static inline void qmempool_count(atomic_ulong *c, unsigned long n)
 {
-	atomic_store_explicit(c,
-			      atomic_load_explicit(c, memory_order_relaxed) + n,
-			      memory_order_relaxed);
+	mm_cpu_counter_add(c, n);
 }
 
 /*

@@ -12,6 +12,7 @@ struct slab_snapshot {
 	unsigned long slabs, partial, empty, total, free_in_slabs, active;
 	unsigned long cpu_cached, allocs, frees, refills, flushes, remote;
 	unsigned long slab_allocs, slab_frees, fails, bulk_allocs, bulk_frees;
+	unsigned long fallback;
 };
 
 static void snapshot_nodes(struct kmem_cache *s, struct slab_snapshot *o)
@@ -44,6 +45,7 @@ static void snapshot(struct kmem_cache *s, struct slab_snapshot *o)
 		o->remote += stat_read(&c->remote_free);
 		o->bulk_allocs += stat_read(&c->bulk_alloc);
 		o->bulk_frees += stat_read(&c->bulk_free);
+		o->fallback += stat_read(&c->alloc_fallback);
 	}
 	o->fails = atomic_load_explicit(&s->alloc_fail, memory_order_relaxed);
 	unsigned long idle = o->free_in_slabs + o->cpu_cached;
@@ -77,11 +79,11 @@ static void text_line(struct sbuf *b, struct kmem_cache *s)
 	snapshot(s, &o);
 	sb_printf(b,
 		  "%-16s %6u %6u %8lu %8lu %4u %3u %6lu %6lu %5lu %6lu "
-		  "%10lu %10lu %7lu %7lu %7lu %6lu %6lu %4lu\n",
+		  "%10lu %10lu %7lu %7lu %7lu %6lu %6lu %4lu %7lu\n",
 		  s->name, s->object_size, s->stride, o.active, o.total,
 		  s->objects, 1u << s->order, o.slabs, o.partial, o.empty,
 		  o.cpu_cached, o.allocs, o.frees, o.refills, o.flushes,
-		  o.remote, o.slab_allocs, o.slab_frees, o.fails);
+		  o.remote, o.slab_allocs, o.slab_frees, o.fails, o.fallback);
 }
 
 int slabinfo_text(char *buf, size_t size)
@@ -93,10 +95,11 @@ int slabinfo_text(char *buf, size_t size)
 		buf[0] = '\0';
 	sb_printf(&b,
 		  "# %-14s %6s %6s %8s %8s %4s %3s %6s %6s %5s %6s "
-		  "%10s %10s %7s %7s %7s %6s %6s %4s\n",
+		  "%10s %10s %7s %7s %7s %6s %6s %4s %7s\n",
 		  "name", "objsz", "stride", "active", "total", "per", "pgs",
 		  "slabs", "partl", "empty", "cpu", "allocs", "frees",
-		  "refills", "flushes", "remote", "pgallc", "pgfree", "fail");
+		  "refills", "flushes", "remote", "pgallc", "pgfree", "fail",
+		  "fallbk");
 	unsigned long f = mm_spin_lock_irqsave(&slab_caches_lock);
 	list_for_each (pos, &slab_caches) {
 		text_line(&b, list_entry(pos, struct kmem_cache, list));
@@ -124,10 +127,11 @@ static void json_entry(struct sbuf *b, struct kmem_cache *s, bool first)
 		  "\"flushes\": %lu, \"remote_frees\": %lu, "
 		  "\"bulk_allocs\": %lu, \"bulk_frees\": %lu, "
 		  "\"slab_page_allocs\": %lu, \"slab_page_frees\": %lu, "
-		  "\"alloc_fails\": %lu, \"debug\": %s}",
+		  "\"alloc_fails\": %lu, \"fallback_allocs\": %lu, "
+		  "\"debug\": %s}",
 		  o.allocs, o.frees, o.refills, o.flushes, o.remote,
 		  o.bulk_allocs, o.bulk_frees, o.slab_allocs, o.slab_frees,
-		  o.fails, cache_debug(s) ? "true" : "false");
+		  o.fails, o.fallback, cache_debug(s) ? "true" : "false");
 }
 
 int slabinfo_json(char *buf, size_t size)

@@ -35,4 +35,19 @@ static inline void mm_cpu_relax(void)
 	__builtin_ia32_pause();
 }
 
+/*
+ * One add instruction on the counter's memory: an interrupt arrives before
+ * or after it, never between a load and a store, so a handler counting on
+ * the same per-CPU counter cannot lose an update. No lock prefix: only this
+ * CPU writes the counter, other CPUs read it (an aligned 8-byte store is
+ * never seen torn). The same as Linux's this_cpu_add() on x86, and one
+ * instruction shorter than a load, add and store.
+ */
+static inline void mm_cpu_counter_add(atomic_ulong *c, unsigned long n)
+{
+	__asm__ volatile("addq %1, %0"
+			 : "+m"(*(volatile unsigned long *)c)
+			 : "er"(n));
+}
+
 #endif

@@ -41,6 +41,18 @@ static inline void mm_irq_restore(unsigned long flags)
 }
 
 /*
+ * No interrupts on the host: the thread that is this CPU is the counter's
+ * only writer, so a relaxed load and store cannot lose an update (and
+ * ThreadSanitizer sees an atomic access).
+ */
+static inline void mm_cpu_counter_add(atomic_ulong *c, unsigned long n)
+{
+	atomic_store_explicit(c,
+			      atomic_load_explicit(c, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+/*
  * Spin-wait hint. A kernel CPU spinning on a lock or on another producer's
  * ALF reservation waits for code that runs with interrupts masked and so is
  * never preempted. A host thread can be: with more simulated CPUs than
