@@ -11,6 +11,7 @@ all: kernel host-lib
 
 include mk/deps.mk
 include mk/net.mk
+include mk/www.mk
 include mk/kernel.mk
 include mk/host.mk
 include mk/bench.mk

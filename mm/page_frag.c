@@ -216,6 +216,8 @@ void page_frag_free(void *addr)
 	    !page_frag_free_ok(page, addr, __builtin_return_address(0)))
 		return;
 	page_frag_count(PF_FREES);
+	if (page_to_nid(page) != mm_this_node())
+		page_frag_count(PF_REMOTE_FREES);
 	if (page_ref_sub_and_test(page, 1))
 		page_frag_release_block(page);
 }
