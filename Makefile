@@ -15,6 +15,7 @@ include mk/www.mk
 include mk/kernel.mk
 include mk/host.mk
 include mk/bench.mk
+include mk/plots.mk
 
 # The whole suite: host unit tests (plain, ASan), stress tests (plain, TSan,
 # ASan), the lint pass, then the QEMU integration tests.
