@@ -22,7 +22,7 @@ $(PACKET_MIX): bench/packet_mix.c $(BUILD)/host/libmm.a $(BUILD)/host/include/mm
 	$(HOST_CC) -std=c11 -O2 -Wall -Wextra -Werror $< -I$(BUILD)/host/include \
 		$(BUILD)/host/libmm.a -lpthread -o $@
 
-plots: deps-plots $(PACKET_MIX)
+plots: deps-host deps-plots $(PACKET_MIX)
 	tools/plot-bench --results bench/results.json --out $(PLOTS_DIR)
 	tools/mm-sample -o $(PLOTS_DIR) -n packet_mix -- $(PACKET_MIX)
 	tools/draw-diagrams --out $(PLOTS_DIR)

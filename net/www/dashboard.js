@@ -381,9 +381,9 @@ function drawQmempool(st) {
 	const keys = ['localq_hit', 'sharedq_refill', 'slab_refill', 'remote_free'];
 	const series = keys.map((k, i) => ({name: k, color: COLORS[i], values: pools.map((p) => q[p][k])}));
 	const label = (p) => q[p].cache.replace(/^lwip_/, '').slice(0, 9);
-	let text = '# ' + padR('pool', 22) + keys.map((k) => pad(k, 15)).join('') + pad('localq', 8) + '\n';
+	let text = '# ' + padR('pool', 30) + keys.map((k) => pad(k, 15)).join('') + pad('localq', 8) + '\n';
 	for (const p of pools)
-		text += padR(p + ' ' + q[p].cache, 24) + keys.map((k) => pad(q[p][k], 15)).join('') +
+		text += padR(p + ' ' + q[p].cache, 32) + keys.map((k) => pad(q[p][k], 15)).join('') +
 			pad((q[p].in_localq_cpu || [q[p].in_localq]).join('/'), 8) + '\n';
 	return {n: bars(this.svg, {groups: pools.map(label), series, log: true}), text};
 }
