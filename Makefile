@@ -11,9 +11,11 @@ all: kernel host-lib
 
 include mk/deps.mk
 include mk/net.mk
+include mk/www.mk
 include mk/kernel.mk
 include mk/host.mk
 include mk/bench.mk
+include mk/plots.mk
 
 # clang-format and cppcheck over every tracked C file, then the shape of
 # the tree (tools/check-layers: which folder uses which, no circles), read

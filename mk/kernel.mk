@@ -115,7 +115,7 @@ run: deps-kernel $(KERNEL_ELF)
 # found no test to run: that is a failure here too, said in one line.
 PYTEST ?= /usr/bin/python3 -m pytest
 QEMU_TEST_ARGS ?=
-test-qemu: deps-kernel $(KERNEL_ELF) $(KERNEL_ISO) $(KERNEL_TEST_ISO)
+test-qemu: deps-kernel deps-browser $(KERNEL_ELF) $(KERNEL_ISO) $(KERNEL_TEST_ISO)
 	@$(PYTEST) -q tests/qemu $(QEMU_TEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "test-qemu: pytest collected no tests" >&2; fi; \
 	exit $$rc

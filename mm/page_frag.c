@@ -288,6 +288,8 @@ static bool page_frag_free_ok(struct page *page, const void *addr,
 static inline void page_frag_put(struct page *page)
 {
 	page_frag_count(PF_FREES);
+	if (page_to_nid(page) != mm_this_node())
+		page_frag_count(PF_REMOTE_FREES);
 	if (page_ref_sub_and_test(page, 1))
 		page_frag_release_block(page);
 }

@@ -216,6 +216,7 @@ struct page_frag_stats {
 				      local one had no page at all */
 	uint64_t recycles;	   /* block reused in place, no allocator */
 	uint64_t frees;		   /* page_frag_free() calls */
+	uint64_t remote_frees;	   /* ... on a CPU of another node */
 	uint64_t blocks_returned;  /* blocks given back to the page allocator */
 	uint64_t pages_returned;   /* ... counted in 4 KiB pages */
 	uint64_t drains;	   /* page_frag_cache_drain() with a block */
@@ -230,8 +231,10 @@ void page_frag_stats_read(struct page_frag_stats *out);
 
 /*
  * page_frag_stats_text / page_frag_stats_json - the counters as text lines
- * or one JSON object. snprintf semantics: returns the length the whole text
- * needs; writes at most size bytes, NUL-terminated when size > 0.
+ * or one JSON object: the sums, then (JSON) "cpu": {"cpu0": {...}, ...},
+ * the same counters per CPU (the CPU that counted). snprintf semantics:
+ * returns the length the whole text needs; writes at most size bytes,
+ * NUL-terminated when size > 0.
  */
 int page_frag_stats_text(char *buf, size_t size);
 int page_frag_stats_json(char *buf, size_t size);

@@ -463,6 +463,10 @@ static void qmp_json_pool(struct qmp_buf *b, const struct qmempool *pool)
 		   pool->sharedq_sz, pool->prealloc, st.in_localq);
 	for (int nid = 0; nid < pool->nr_nodes; nid++)
 		qmp_printf(b, "%s%lu", nid ? ", " : "", st.in_sharedq[nid]);
+	qmp_printf(b, "], \"in_localq_cpu\": [");
+	for (int cpu = 0; cpu < pool->nr_cpus; cpu++)
+		qmp_printf(b, "%s%u", cpu ? ", " : "",
+			   alf_queue_count(pool->cpu[cpu].localq));
 	qmp_printf(b, "]");
 	for (int i = 0; i < QMP_NR_COUNTERS; i++)
 		qmp_printf(b, ", \"%s\": %ld", qmp_counter_names[i], v[i]);

@@ -184,7 +184,8 @@ static inline void qmempool_free(struct qmempool *pool, void *obj)
 /*
  * qmempool_stats - every pool, one line (text) or one object keyed
  * "qmempool<id>" (JSON) each: cache, object size, queue sizes, objects now
- * in the localqs and in each node's sharedq, objects handed out, and the
+ * in the localqs (JSON: also per CPU, "in_localq_cpu") and in each node's
+ * sharedq, objects handed out, and the
  * counters summed over CPUs: alloc, localq_hit, sharedq_refill,
  * slab_refill, sharedq_spill, slab_free, remote_free, alloc_fail, slab_in.
  * snprintf semantics.

@@ -150,8 +150,11 @@ size_t ksize(const void *obj);
  * cache: object size, stride, objects in use / total, objects per slab,
  * pages per slab, slabs (total, partial, empty), objects in per-CPU
  * magazines, and counters (allocs, frees, refills, flushes, remote frees,
- * slab pages allocated/freed, failures, fallback allocs). snprintf
- * semantics.
+ * slab pages allocated/freed, failures, fallback allocs). The JSON adds
+ * the magazine view: magazine_hits / magazine_misses (a miss is an
+ * allocation that found the magazine empty, one refill, or wanted another
+ * node), magazine_limit and "magazines": objects now in each CPU's
+ * magazine. snprintf semantics.
  */
 int slabinfo_text(char *buf, size_t size);
 int slabinfo_json(char *buf, size_t size);

@@ -12,7 +12,7 @@ struct slab_snapshot {
 	unsigned long slabs, partial, empty, total, free_in_slabs, active;
 	unsigned long cpu_cached, allocs, frees, refills, flushes, remote;
 	unsigned long slab_allocs, slab_frees, fails, bulk_allocs, bulk_frees;
-	unsigned long fallback;
+	unsigned long fallback, alloc_remote;
 };
 
 static void snapshot_nodes(struct kmem_cache *s, struct slab_snapshot *o)
@@ -43,6 +43,7 @@ static void snapshot(struct kmem_cache *s, struct slab_snapshot *o)
 		o->refills += stat_read(&c->refill);
 		o->flushes += stat_read(&c->flush);
 		o->remote += stat_read(&c->remote_free);
+		o->alloc_remote += stat_read(&c->alloc_remote);
 		o->bulk_allocs += stat_read(&c->bulk_alloc);
 		o->bulk_frees += stat_read(&c->bulk_free);
 		o->fallback += stat_read(&c->alloc_fallback);
@@ -108,6 +109,29 @@ int slabinfo_text(char *buf, size_t size)
 	return (int)b.len;
 }
 
+/*
+ * Magazine hit rate: an allocation that found its CPU's magazine empty
+ * (one refill) or wanted another node (which bypasses the magazine) is a
+ * miss; every other allocation was a pop from the magazine.
+ */
+static unsigned long magazine_misses(const struct slab_snapshot *o)
+{
+	unsigned long m = o->refills + o->alloc_remote;
+
+	return m < o->allocs ? m : o->allocs;
+}
+
+/* Objects now in each CPU's magazine, and its capacity. */
+static void json_magazines(struct sbuf *b, struct kmem_cache *s)
+{
+	sb_printf(b, ", \"magazine_limit\": %u, \"magazines\": [",
+		  s->nr_cpus ? cache_cpu(s, 0)->limit : 0);
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		sb_printf(b, "%s%u", cpu ? ", " : "",
+			  cpu_avail(cache_cpu(s, cpu)));
+	sb_printf(b, "]");
+}
+
 static void json_entry(struct sbuf *b, struct kmem_cache *s, bool first)
 {
 	struct slab_snapshot o;
@@ -125,13 +149,19 @@ static void json_entry(struct sbuf *b, struct kmem_cache *s, bool first)
 	sb_printf(b,
 		  "\"allocs\": %lu, \"frees\": %lu, \"refills\": %lu, "
 		  "\"flushes\": %lu, \"remote_frees\": %lu, "
+		  "\"alloc_remote\": %lu, \"magazine_hits\": %lu, "
+		  "\"magazine_misses\": %lu, "
 		  "\"bulk_allocs\": %lu, \"bulk_frees\": %lu, "
 		  "\"slab_page_allocs\": %lu, \"slab_page_frees\": %lu, "
 		  "\"alloc_fails\": %lu, \"fallback_allocs\": %lu, "
-		  "\"debug\": %s}",
+		  "\"debug\": %s",
 		  o.allocs, o.frees, o.refills, o.flushes, o.remote,
-		  o.bulk_allocs, o.bulk_frees, o.slab_allocs, o.slab_frees,
-		  o.fails, o.fallback, cache_debug(s) ? "true" : "false");
+		  o.alloc_remote, o.allocs - magazine_misses(&o),
+		  magazine_misses(&o), o.bulk_allocs, o.bulk_frees,
+		  o.slab_allocs, o.slab_frees, o.fails, o.fallback,
+		  cache_debug(s) ? "true" : "false");
+	json_magazines(b, s);
+	sb_printf(b, "}");
 }
 
 int slabinfo_json(char *buf, size_t size)

@@ -6,11 +6,15 @@
 #ifndef NET_APPS_H
 #define NET_APPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Apps (net/app_*.c). Each prints a line naming what it listens on. */
 void app_echo_start(void);
 void app_http_start(void);
+/* Error pages the HTTP server sent, per status (400, 404, 501, 503), as
+ * JSON. snprintf semantics. */
+int app_http_stats_json(char *buf, size_t size);
 void app_iperf_start(void);
 
 struct ip4_addr;

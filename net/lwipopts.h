@@ -129,7 +129,7 @@ void net_heap_free(void *ptr);
 #define LWIP_STATS_LARGE 1
 
 /* ---- Apps ---- */
-/* httpd: pages come from net/app_http.c (index and live /stats.json). */
+/* httpd: pages come from net/www/ and net/app_http.c (/stats.json). */
 #define LWIP_HTTPD_CUSTOM_FILES	   1
 /* httpd hands file bytes to tcp_write() by reference unless told they are
  * volatile, and frees the file as soon as the last byte is queued, before
@@ -141,6 +141,14 @@ void net_heap_free(void *ptr);
 #define LWIP_HTTPD_DYNAMIC_HEADERS 1
 /* The Server: header names this kernel rather than lwIP's web site. */
 #define HTTPD_SERVER_AGENT	   "netkernel-lwIP/2.1.3"
+
+/* Our static pages (net/www/, compiled by tools/gen-http-fsdata into
+ * build/kernel/gen/) replace lwIP's sample files and its SICS logo: every
+ * page the server sends, error pages included, is ours. */
+#define HTTPD_FSDATA_FILE	     "http_fsdata.c"
+/* Answer a request httpd cannot serve with /400.html (unreadable request)
+ * or /501.html (a method other than GET) instead of closing silently. */
+#define LWIP_HTTPD_SUPPORT_EXTSTATUS 1
 /* lwiperf reports each test through a callback; no extra options. */
 
 #endif /* NET_LWIPOPTS_H */

@@ -55,6 +55,9 @@ static void announce_host_commands(void)
 			"curl http://localhost:%ld/stats.json\n",
 			cmdline_get_long("http_hostport"),
 			cmdline_get_long("http_hostport"));
+	if (cmdline_given("http_hostport") && (net_config.apps & NET_APP_HTTP))
+		kprintf("net: in a browser: http://localhost:%ld/dashboard\n",
+			cmdline_get_long("http_hostport"));
 	if (cmdline_given("iperf_hostport") &&
 	    (net_config.apps & NET_APP_IPERF))
 		kprintf("net: on the host: iperf -c localhost -p %ld -t 5\n",

@@ -1,6 +1,7 @@
 /*
  * /stats.json: one JSON document with every counter the system keeps:
- * the allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
+ * the guest's uptime (so clients compute rates in guest time), the
+ * allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
  * lists, numastat, slabinfo, qmempool, page_frag), the NICs' counters,
  * our lwIP memory glue and lwIP's own statistics.
  */
@@ -14,18 +15,22 @@
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
+#include "lwip/sys.h"
 #include "mm/mm.h"
+#include "apps.h"
 #include "net.h"
 #include "net_mem.h"
 
 typedef int (*json_fn)(char *buf, size_t size);
 
 static int lwip_stats_json(char *buf, size_t size);
+static int uptime_json(char *buf, size_t size);
 
 static const struct {
 	const char *name;
 	json_fn fn;
 } sections[] = {
+	{"uptime_ms", uptime_json}, /* first: clients take rates from it */
 	{"buddyinfo", buddyinfo_json},
 	{"zoneinfo", zoneinfo_json},
 	{"numastat", numastat_json},
@@ -37,6 +42,7 @@ static const struct {
 	{"net_mem", net_mem_stats_json},
 	{"poll", net_poll_stats_json},
 	{"lwip", lwip_stats_json},
+	{"http", app_http_stats_json},
 	{"pci", pci_json},
 };
 
@@ -53,6 +59,12 @@ static int proto_json(char *buf, size_t size, const char *name,
 			"\"memerr\":%u,\"err\":%u}",
 			comma ? "," : "", name, p->xmit, p->recv, p->drop,
 			p->memerr, p->err);
+}
+
+/* Milliseconds since boot (lwIP's clock, the one its timers use). */
+static int uptime_json(char *buf, size_t size)
+{
+	return snprintf(buf, size, "%lu", (unsigned long)sys_now());
 }
 
 static const char *const memp_names[] = {

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "mm_host.h"
+#include "mm_sample.h"
 #include "page_alloc.h"
 #include "qmempool.h"
 #include "slab.h"
@@ -127,6 +128,7 @@ int mm_host_boot_config(const struct mm_host_config *cfg)
 		mm_host_shutdown();
 		return -1;
 	}
+	mm_sample_from_env(); /* MM_SAMPLE=FILE: see mm_sample.h */
 	return 0;
 }
 
@@ -144,6 +146,7 @@ int mm_host_boot(int nr_nodes, size_t bytes_per_node, int nr_cpus,
 
 void mm_host_shutdown(void)
 {
+	mm_sample_stop();      /* reads the allocators: before they go */
 	qmempool_forget_all(); /* pools live in the maps too */
 	slab_forget_all();     /* caches live in the maps */
 	kmalloc_forget();      /* and so do the kmalloc classes */

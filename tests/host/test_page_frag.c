@@ -376,7 +376,7 @@ static void test_no_memory_returns_null_and_counts(void **s)
 static void test_stats_text_and_json_show_counters(void **s)
 {
 	struct page_frag_cache nc = {0};
-	char text[1024], json[1024], tiny[8];
+	char text[1024], json[4096], tiny[8]; /* json: sums + per CPU */
 	struct page_frag_stats now;
 	char want[64];
 	int n;

@@ -47,7 +47,8 @@ def free_udp_port():
 class NetVM:
     """A booted guest with user networking and forwarded host ports."""
 
-    def __init__(self, qemu, alloc, nic="virtio", append="", machine=None):
+    def __init__(self, qemu, alloc, nic="virtio", append="", machine=None, **start):
+        """start: more Qemu.start() arguments (numa=, mem=, ...)."""
         self.alloc = alloc
         self.nic = nic
         if nic == "e1000":
@@ -58,7 +59,8 @@ class NetVM:
         fwd = ["%d:80" % self.http, "%d:7" % self.echo, "%d:5001" % self.iperf,
                "udp:%d:7" % self.uecho]
         self.vm = qemu.start(append=("net_alloc=%s %s" % (alloc, append)).strip(),
-                             smp=2, nic=nic, hostfwd=fwd, mac=self.mac, machine=machine)
+                             smp=2, nic=nic, hostfwd=fwd, mac=self.mac, machine=machine,
+                             **start)
         m = self.vm.wait_for(r"^net: eth0 up ip=(\S+) mac=(\S+) nic=(\S+)", NET_TIMEOUT)
         self.ip, self.guest_mac, self.kind = m.group(1), m.group(2), m.group(3)
         self.vm.wait_for(r"^net: listening .*", NET_TIMEOUT)
