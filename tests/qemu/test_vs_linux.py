@@ -11,6 +11,7 @@ bench-vs-linux`) and are skipped, with that reason, before. One boot takes
 import http.client
 import os
 import socket
+import types
 from importlib.machinery import SourceFileLoader
 
 import pytest
@@ -29,8 +30,10 @@ pytestmark = pytest.mark.skipif(
 def kernel_index_page():
     """The page our kernel serves at GET / (net/app_http.c), as the guest
     builder reads it."""
-    builder = SourceFileLoader("build_linux_guest",
-                               os.path.join(ROOT, "tools", "build-linux-guest")).load_module()
+    path = os.path.join(ROOT, "tools", "build-linux-guest")
+    builder = types.ModuleType("build_linux_guest")
+    builder.__file__ = path
+    SourceFileLoader("build_linux_guest", path).exec_module(builder)
     return builder.index_page()
 
 
