@@ -124,13 +124,15 @@ class QemuFactory:
     def start(self, append="", smp=1, mem=None, machine=None, numa=(),
               numa_dist=(), iso=None, uefi=False, nic="none", net=None,
               hostfwd=(), mac=None, extra=(), kernel=KERNEL,
-              debug_exit=True):
+              debug_exit=True, initrd=None):
         """Boots one QEMU. nic defaults to none (boot tests need no NIC)."""
         args = ["--smp", str(smp), "--nic", nic]
         if iso:
             args += ["--iso", iso]
         else:
             args += ["--kernel", kernel, "--append", append]
+            if initrd:
+                args += ["--initrd", initrd]
         if uefi:
             args.append("--uefi")
         if not debug_exit:
