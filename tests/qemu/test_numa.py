@@ -130,3 +130,11 @@ def test_nic_node_overrides_the_firmware(qemu):
     assert re.search(r"^pci: 00:\w\w\.\d 1af4:1000 class 0200 .*node=0$", log, re.M), log
     assert re.search(r"^net: rx_alloc=device \(node 1\) tx_alloc=local nic_node=1 "
                      r"\(nic_node=\)", log, re.M), log
+
+
+def test_frag_selftest_follows_the_refill_policy(qemu):
+    """selftest=frag checks each fragment's node against the CPU's policy:
+    under rx_alloc=device every CPU's fragments are on the NIC's node."""
+    log = qemu.boot(append="exit_after_boot=1 selftest=frag rx_alloc=device", smp=2,
+                    machine="q35", numa=TWO_NODES, nic="virtio", nic_pxb=1)
+    assert re.search(r"^selftest: frag PASS cpus=2 nodes=2 ", log, re.M), log
