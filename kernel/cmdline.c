@@ -3,6 +3,7 @@
  * line to keys[] with its default, a validator and its allowed values.
  */
 #include "kernel/cmdline.h"
+#include "kernel/config.h"
 #include "kernel/console.h"
 #include <stdlib.h>
 #include <string.h>
@@ -25,17 +26,20 @@ static bool v_uint(const char *v, const char *allowed);
 static bool v_ip_cidr(const char *v, const char *allowed);
 static bool v_ip(const char *v, const char *allowed);
 static bool v_name(const char *v, const char *allowed);
+static bool v_node_policy(const char *v, const char *allowed);
 
 static const struct key keys[] = {
 	{"nic", "virtio", v_choice, "virtio|e1000|all|none",
 	 "network card driver (all: every supported NIC found)"},
 	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N, N=1-32", "IPv4 address"},
 	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
-	/* device (the NIC's node) and interleave are planned policies, not
-	 * built yet: refusing them with the usual bad-value line beats
-	 * accepting and ignoring them. */
-	{"rx_alloc", "local", v_choice, "local",
-	 "NUMA node of RX buffers: the polling CPU's"},
+	{"rx_alloc", "local", v_node_policy, "local|device|interleave|node:N",
+	 "NUMA node of RX buffers: the polling CPU's, the NIC's, every node "
+	 "in turn, or node N"},
+	{"tx_alloc", "local", v_node_policy, "local|device|interleave|node:N",
+	 "NUMA node of TX buffers (lwIP's heap: PBUF_RAM pbufs), as rx_alloc"},
+	{"nic_node", "", v_uint, "0-7",
+	 "the NICs' NUMA node, for firmware that does not report it (_PXM)"},
 	{"net_alloc", "native", v_choice, "stock|native",
 	 "lwIP memory: its own pools or our allocators"},
 	{"app", "echo,http,iperf", v_list, "echo|http|iperf|none",
@@ -174,6 +178,22 @@ static bool v_name(const char *v, const char *allowed)
 			return false;
 	}
 	return true;
+}
+
+/* local|device|interleave, or node:N with N a node id (0..7; whether the
+ * machine has that node is checked when the policy is applied). */
+static bool v_node_policy(const char *v, const char *allowed)
+{
+	char *end;
+	unsigned long n;
+
+	(void)allowed;
+	if (in_choices(v, strlen(v), "local|device|interleave"))
+		return true;
+	if (strncmp(v, "node:", 5) != 0 || v[5] < '0' || v[5] > '9')
+		return false;
+	n = strtoul(v + 5, &end, 10);
+	return *end == 0 && n < MAX_NODES;
 }
 
 static int key_index(const char *name)
