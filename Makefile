@@ -11,17 +11,22 @@ all: kernel host-lib
 
 include mk/deps.mk
 include mk/net.mk
+include mk/www.mk
 include mk/kernel.mk
 include mk/host.mk
 include mk/bench.mk
+include mk/plots.mk
+
+# clang-format and cppcheck over every tracked C file, then the shape of
+# the tree (tools/check-layers: which folder uses which, no circles), read
+# from the includes and from the objects of both builds.
+lint: deps-host $(KERNEL_OBJS) $(HOST_OBJS_plain)
+	@tools/lint
+	@tools/check-layers --kernel-obj $(KOBJ) --host-obj $(BUILD)/host/plain/obj
 
 # The whole suite: host unit tests (plain, ASan), stress tests (plain, TSan,
 # ASan), the lint pass, then the QEMU integration tests.
 test: deps test-host lint test-qemu
-
-# clang-format and cppcheck over every tracked C file.
-lint: deps-host
-	@tools/lint
 
 clean:
 	rm -rf $(BUILD)

@@ -6,12 +6,14 @@
  * in turn inside each run so that machine noise hits them alike:
  *
  *   single  one thread: enqueue a bulk of n, dequeue it (n = 1,2,4,8,16),
- *           SPSC functions and MPMC functions (the seed's table);
+ *           SPSC functions and MPMC functions (the table of Brouer's
+ *           ALF queue RFC, docs/references.md);
  *           ck_ring has no bulk calls, so its bulks are loops of singles
  *   multi   one thread: 128 single enqueues, then 128 single dequeues
  *   2thread producer on core 0, consumer on core 1, bulk 1 and 16; read
  *           next to "handoff", one cache-line round trip between the cores
- *           (shared/FACTS.md: ~200 ns here and noisy)
+ *           (~200 ns between this machine's two cores, varying 2-4x
+ *           between runs)
  *
  * Usage: alf_bench OUTPREFIX [EAL args]  -> OUTPREFIX.md, OUTPREFIX.json
  */
@@ -452,9 +454,10 @@ int main(int argc, char **argv)
 	js = fopen(path, "w");
 	if (!md || !js)
 		return 1;
-	fprintf(md, "## ALF queue (mm/alf_queue.h)\n\n"
-		    "The seed measured (E5-2695, 2014): MPMC 9.5 ns vs SPSC "
-		    "1.3 ns single, 1.55 vs 1.11 ns at bulk 16.\n\n");
+	fprintf(md,
+		"## ALF queue (mm/alf_queue.h)\n\n"
+		"Brouer's RFC measured (E5-2695, 2014): MPMC 9.5 ns vs SPSC "
+		"1.3 ns single, 1.55 vs 1.11 ns at bulk 16.\n\n");
 	single_table();
 	two_thread_table();
 	fprintf(js, "}\n");

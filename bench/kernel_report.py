@@ -9,7 +9,7 @@ With -icount shift=0 the guest's clock (and TSC) advances one tick per
 instruction, so "per_op" is instructions per operation: deterministic,
 independent of this shared host's load, and blind to cache misses, atomics
 and interrupt masking costs (every instruction counts 1). The kernel runs
-the cases on the boot CPU with interrupts off (kernel/mm_bench.c). The
+the cases on the boot CPU with interrupts off (kernel/selftest/mm_bench.c). The
 boot is run --runs times; differing figures are reported (they should
 not differ).
 """
@@ -103,7 +103,7 @@ def main():
 
     md = ["## Kernel (in-guest, QEMU -icount)", "",
           "Booted with `tools/qemu-run --icount --smp 1 --append "
-          "'exit_after_boot=1 bench=all'` (kernel/mm_bench.c): one CPU, "
+          "'exit_after_boot=1 bench=all'` (kernel/selftest/mm_bench.c): one CPU, "
           "interrupts off, each case warmed up then timed over its ops. "
           "Under `-icount shift=0` a tick is one guest instruction, so these "
           "are **instructions per operation**, the same on every run; they "

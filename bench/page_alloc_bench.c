@@ -6,8 +6,9 @@
  *   page_alloc_bench OUT.md OUT.json
  *
  * Each figure is the median of RUNS runs, in ns per operation (one
- * alloc+free pair, or per page where it says so). The host is noisy
- * (shared/FACTS.md): read the ratios, not the absolute values.
+ * alloc+free pair, or per page where it says so). The host is noisy (a
+ * shared 2-core VM; glibc's figures swung up to 1.8x between runs): read
+ * the ratios, not the absolute values.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -20,7 +20,7 @@
  * the same code for every contender: single producer, single consumer,
  * 512 slots (page_frag_test's nr_objs), indices published every 32 items,
  * because on this VM one cache-line hand-off between the cores costs
- * ~200 ns (shared/FACTS.md) and an unbatched ring would measure only that.
+ * ~200 ns and an unbatched ring would measure only that.
  */
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -40,7 +40,8 @@
 #define OURS 0
 #endif
 
-/* Scaled from the seed's 51,200,000 fragments to keep `make bench` short. */
+/* Scaled from the 51,200,000 fragments of Lin's page_frag_test
+ * (docs/references.md) to keep `make bench` short. */
 #define PUSHPOP_NR     100000
 #define SELFTEST_NR    250000 /* the selftest's 100,000,000 / 400 */
 #define SINGLE_NR      1000000
@@ -671,7 +672,7 @@ static void write_md_pushpop(FILE *md)
 
 	fprintf(md,
 		"### Push/pop (Lin's page_frag_test), %d fragments per run "
-		"(the seed used 51,200,000)\n\n"
+		"(Lin's runs used 51,200,000)\n\n"
 		"Push thread on core 0 allocates, pop thread on core 1 "
 		"frees; the same SPSC ring (512 slots, indices published "
 		"every 32) for every contender. Aligned = 64-byte "
@@ -704,7 +705,7 @@ static void write_md_pushpop(FILE *md)
 		"cases.\n\n",
 		met, rows);
 	fprintf(md,
-		"Seed comparison, 12-byte fragments: Lin measured ~48 ns "
+		"Against Lin's figures, 12-byte fragments: he measured ~48 ns "
 		"aligned and ~105 ns unaligned per fragment on a 2.6 GHz "
 		"arm64 server; here frag takes %.1f ns aligned and %.1f ns "
 		"unaligned.\n\n",
@@ -774,7 +775,8 @@ static void write_md_variants(FILE *md)
 	}
 	fprintf(md, "\nOn the host the interrupt guard of netdev_alloc_frag is "
 		    "a no-op, so napi vs netdev shows only the extra call; the "
-		    "~11 ns of the seed is an in-kernel (cli/sti) figure.\n");
+		    "~11 ns Duyck measured is an in-kernel (cli/sti) "
+		    "figure.\n");
 }
 
 static void write_md(FILE *md, int rounds)

@@ -1,5 +1,6 @@
 /*
- * qmempool benchmark: 256-byte objects (the seed's sk_buff), alloc + free,
+ * qmempool benchmark: 256-byte objects (the sk_buff of Brouer's RFC,
+ * docs/references.md), alloc + free,
  * ns per object, with its peers in the same program and the same loops:
  *
  *   qmempool          qmempool_alloc/qmempool_free (any context)
@@ -8,7 +9,7 @@
  *   glibc             malloc/free
  *   rte_mempool       DPDK, per-lcore cache of 256, on the main lcore
  *
- * Cases (the seed's):
+ * Cases (the RFC's):
  *   fastpath  alloc one, free it, repeat; pool (localq 32, sharedq 128,
  *             prealloc 16)
  *   n256      allocate 256, then free all 256 (a NIC ring refilled and
@@ -212,7 +213,7 @@ int main(int argc, char **argv)
 		"## qmempool (mm/qmempool.h)\n\n"
 		"256-byte objects, alloc + free, ns per object, median of %d "
 		"runs; pool sizes (localq, sharedq, prealloc) in the first "
-		"column. The seed measured (2014): qmempool 7.8 vs SLUB "
+		"column. Brouer's RFC measured (2014): qmempool 7.8 vs SLUB "
 		"19.6 ns fast path, 11.8 vs 45 ns N(256). Goals: qmempool "
 		">= 2x faster than our slab on the fast path and >= 3x on "
 		"N(256); within 1.2x of rte_mempool (cache 256).\n\n"

@@ -9,7 +9,8 @@
  *   slab_bench_jemalloc  ... -ljemalloc
  *   slab_bench_tcmalloc  ... -ltcmalloc_minimal
  *
- * Objects are 256 bytes (the sk_buff size in the seeds' discussion).
+ * Objects are 256 bytes (the sk_buff size in Brouer's qmempool RFC,
+ * docs/references.md).
  * Cases (ns per object, alloc + free, median of BENCH_RUNS short runs):
  *   fastpath   alloc one, free it, repeat
  *   n256       allocate 256, then free all 256 (NIC ring clean-up)

@@ -129,7 +129,7 @@ def main():
         " Every allocator runs the same code (bench/slab_bench.c), one "
         "binary each; ours on a simulated 1-node machine (slab-2node: 2 "
         "nodes, where every free also checks the object's node).", "",
-        "Goals (issue 4):", "",
+        "Goals:", "",
         f"- fast path within 1.2x of the fastest peer: slab ÷ {gf['fastest_peer']}"
         f" = {fmt(gf['ratio'])} — {yes[gf['met']]}",
         f"- bulk-16 per-object cost at most half the single-object cost: "
@@ -141,8 +141,8 @@ def main():
         "then a loop of free. \"slab singles\" is the same loop on our "
         "cache.", ""] + bulk_table(res) + [
         "", "### Cross-thread: A allocates, B frees through an SPSC ring",
-        "", "The two cores are far apart (a cache-line hand-off ~200 ns, "
-        "shared/FACTS.md); read each figure against its ring-only "
+        "", "The two cores are far apart (a cache-line hand-off costs "
+        "~200 ns on this machine); read each figure against its ring-only "
         "calibration from the same binary.", ""] + xthread_table(res)
     with open(a.out + ".md", "w") as f:
         f.write("\n".join(md) + "\n")

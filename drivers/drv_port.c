@@ -1,6 +1,6 @@
 /*
- * drivers/drv_port.h on top of the kernel: the only file in drivers/ that
- * includes kernel/ headers.
+ * drivers/drv_port.h on top of the kernel: with that header, the only file
+ * of drivers/ that includes kernel/ headers.
  */
 #include "drv_port.h"
 

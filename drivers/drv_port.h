@@ -2,7 +2,10 @@
  * What the drivers need from the kernel, in one place: console output,
  * the millisecond clock, MMIO mapping, the ECAM window from ACPI's MCFG,
  * x86 port I/O and DMA addresses. drivers/drv_port.c implements the
- * functions on top of kernel/; nothing else in drivers/ includes kernel/.
+ * functions on top of kernel/. This header (for kernel/arch.h's port I/O
+ * inlines) and drv_port.c are the only files of drivers/ that include
+ * kernel/; tools/check-layers holds it so. A host test that compiles a
+ * driver provides its own drv_printf, drv_clock_ms, ... instead.
  */
 #ifndef DRIVERS_DRV_PORT_H
 #define DRIVERS_DRV_PORT_H
@@ -12,11 +15,9 @@
 #include <stdio.h>
 
 /* x86 port I/O (inb/outb/inw/outw/inl/outl): the kernel's own inlines. */
-#include "../kernel/arch.h"
+#include "kernel/arch.h"
 
 __attribute__((format(printf, 1, 2))) void drv_printf(const char *fmt, ...);
-/* snprintf exists with C99 semantics in both worlds (kernel/libc, host libc). */
-#define drv_snprintf snprintf
 
 /* Monotonic milliseconds since boot. */
 uint64_t drv_clock_ms(void);

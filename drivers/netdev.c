@@ -4,6 +4,8 @@
  */
 #include "netdev.h"
 
+#include <stdio.h>
+
 #include "drv_port.h"
 
 static struct netdev *netdevs[NETDEV_MAX];
@@ -16,7 +18,7 @@ int netdev_register(struct netdev *dev)
 			   NETDEV_MAX);
 		return -1;
 	}
-	drv_snprintf(dev->name, sizeof(dev->name), "eth%d", nnetdevs);
+	snprintf(dev->name, sizeof(dev->name), "eth%d", nnetdevs);
 	netdevs[nnetdevs++] = dev;
 	return 0;
 }
@@ -32,9 +34,9 @@ struct netdev *netdev_get(int i)
 }
 
 /* Appends to buf at *n with snprintf semantics (never past size). */
-#define APPEND(...)                                             \
-	(n += (size_t)drv_snprintf(buf + (n < size ? n : size), \
-				   n < size ? size - n : 0, __VA_ARGS__))
+#define APPEND(...)                                         \
+	(n += (size_t)snprintf(buf + (n < size ? n : size), \
+			       n < size ? size - n : 0, __VA_ARGS__))
 
 int netdev_stats_json(char *buf, size_t size)
 {
@@ -51,7 +53,8 @@ int netdev_stats_json(char *buf, size_t size)
 		       "\"rx_errors\":%llu,\"rx_missed\":%llu,"
 		       "\"rx_bufs_posted\":%llu,\"tx_packets\":%llu,"
 		       "\"tx_bytes\":%llu,\"tx_busy\":%llu,"
-		       "\"tx_completed\":%llu,\"tx_inflight\":%llu}",
+		       "\"tx_completed\":%llu,\"tx_inflight\":%llu,"
+		       "\"bad_completions\":%llu}",
 		       i ? "," : "", d->name, d->kind,
 		       (unsigned long long)s->rx_packets,
 		       (unsigned long long)s->rx_bytes,
@@ -65,7 +68,8 @@ int netdev_stats_json(char *buf, size_t size)
 		       (unsigned long long)s->tx_bytes,
 		       (unsigned long long)s->tx_busy,
 		       (unsigned long long)s->tx_completed,
-		       (unsigned long long)s->tx_inflight);
+		       (unsigned long long)s->tx_inflight,
+		       (unsigned long long)s->bad_completions);
 	}
 	APPEND("}");
 	return (int)n;

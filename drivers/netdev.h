@@ -49,6 +49,8 @@ struct netdev_stats {
 	uint64_t tx_completed;	 /* frames the device finished */
 	uint64_t rx_bufs_posted; /* RX buffers currently owned by the device */
 	uint64_t tx_inflight;	 /* frames given to the device, not yet done */
+	/* completions naming a buffer the device was not given (skipped) */
+	uint64_t bad_completions;
 };
 
 struct netdev_ops {

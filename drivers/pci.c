@@ -11,6 +11,7 @@
  */
 #include "pci.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "drv_port.h"
@@ -302,16 +303,16 @@ int pci_json(char *buf, size_t size)
 {
 	size_t n = 0;
 
-	n += (size_t)drv_snprintf(buf, size, "[");
+	n += (size_t)snprintf(buf, size, "[");
 	for (int i = 0; i < pci_ndevs; i++) {
 		const struct pci_dev *d = &pci_devs[i];
 
-		n += (size_t)drv_snprintf(
+		n += (size_t)snprintf(
 			buf + (n < size ? n : size), n < size ? size - n : 0,
 			"%s\"%02x:%02x.%x %04x:%04x\"", i ? "," : "", d->bus,
 			d->dev, d->fn, d->vendor, d->device);
 	}
-	n += (size_t)drv_snprintf(buf + (n < size ? n : size),
-				  n < size ? size - n : 0, "]");
+	n += (size_t)snprintf(buf + (n < size ? n : size),
+			      n < size ? size - n : 0, "]");
 	return (int)n;
 }

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "drv_port.h"
-#include "mm.h"
+#include "mm/mm.h"
 #include "netdev.h"
 #include "virtqueue.h"
 
@@ -145,6 +145,7 @@ static int vnet_poll(struct netdev *dev, int budget)
 		rx_refill(vn);
 	for (int i = 0; i < n; i++)
 		vnet_rx_one(vn, got[i].buf, got[i].len);
+	dev->stats.bad_completions = vn->rxq.bad_used + vn->txq.bad_used;
 	return n + reaped;
 }
 
@@ -156,7 +157,7 @@ static int vnet_xmit(struct netdev *dev, const struct netdev_sg *sg, int nsg,
 	uint32_t bytes = 0;
 	uint16_t head;
 
-	if (nsg > NETDEV_MAX_SG)
+	if (nsg < 1 || nsg > NETDEV_MAX_SG || !cookie)
 		return -1;
 	if (vn->txq.num_free < nsg + 1)
 		tx_reap(vn);
@@ -174,7 +175,10 @@ static int vnet_xmit(struct netdev *dev, const struct netdev_sg *sg, int nsg,
 						 sg[i].len, 0};
 		bytes += sg[i].len;
 	}
-	virtq_add(&vn->txq, bufs, nsg + 1, cookie);
+	if (virtq_add(&vn->txq, bufs, nsg + 1, cookie) != 0) {
+		dev->stats.tx_busy++;
+		return -1;
+	}
 	virtq_kick(&vn->txq);
 	dev->stats.tx_packets++;
 	dev->stats.tx_bytes += bytes;
@@ -204,7 +208,8 @@ static int vnet_negotiate(struct vnet *vn)
 	struct virtio_pci *vp = &vn->vp;
 	uint64_t want = 1ull << VIRTIO_NET_F_MAC | 1ull << VIRTIO_NET_F_STATUS;
 
-	virtio_pci_reset(vp);
+	if (virtio_pci_reset(vp) != 0)
+		return -1;
 	virtio_pci_add_status(vp, VIRTIO_STATUS_ACK);
 	virtio_pci_add_status(vp, VIRTIO_STATUS_DRIVER);
 	if (vp->modern)
@@ -232,6 +237,27 @@ static void vnet_read_mac(struct vnet *vn)
 						   : i); /* local admin */
 }
 
+/*
+ * Give up on a device half set up: whatever was allocated goes back. The
+ * device may already know the RX ring, so it is reset first (it forgets
+ * every queue); a device that does not finish its reset may still write
+ * into the rings, so then they are left allocated (and that is said).
+ * FAILED tells the device we gave up (spec 3.1.1).
+ */
+static void vnet_teardown(struct vnet *vn)
+{
+	if (virtio_pci_reset(&vn->vp) == 0) {
+		virtq_destroy(&vn->rxq);
+		virtq_destroy(&vn->txq);
+	} else if (vn->rxq.mem || vn->txq.mem) {
+		drv_printf("virtio-net: device did not reset, its queue "
+			   "memory stays allocated\n");
+	}
+	kfree(vn->tx_hdrs);
+	vn->tx_hdrs = NULL;
+	virtio_pci_add_status(&vn->vp, VIRTIO_STATUS_FAILED);
+}
+
 static int vnet_setup(struct vnet *vn, struct pci_dev *d, bool allow_modern,
 		      int node)
 {
@@ -246,8 +272,10 @@ static int vnet_setup(struct vnet *vn, struct pci_dev *d, bool allow_modern,
 		goto fail;
 	vn->tx_hdrs = kmalloc_node(sizeof(*vn->tx_hdrs) * vn->txq.num,
 				   __GFP_ZERO, node);
-	if (!vn->tx_hdrs)
+	if (!vn->tx_hdrs) {
+		drv_printf("virtio-net: no memory for TX headers\n");
 		goto fail;
+	}
 	vnet_read_mac(vn);
 	vn->dev.kind = vn->vp.modern ? "virtio" : "virtio-legacy";
 	vn->dev.mtu = 1500;
@@ -257,7 +285,7 @@ static int vnet_setup(struct vnet *vn, struct pci_dev *d, bool allow_modern,
 	virtio_pci_add_status(&vn->vp, VIRTIO_STATUS_DRIVER_OK);
 	return 0;
 fail:
-	virtio_pci_add_status(&vn->vp, VIRTIO_STATUS_FAILED);
+	vnet_teardown(vn);
 	return -1;
 }
 

@@ -38,6 +38,7 @@ struct virtio_pci {
 	volatile uint8_t *notify;
 	volatile uint8_t *isr;
 	volatile uint8_t *device;
+	uint32_t notify_len, device_len; /* window lengths, checked vs BAR */
 	uint32_t notify_mult;
 	uint16_t notify_off[8]; /* per queue, read at set-up */
 	/* legacy */
@@ -48,19 +49,27 @@ struct virtio_pci {
  * virtio_pci_init - find the transport of a virtio PCI function.
  * @vp: state to fill; @d: the PCI function (bus mastering gets enabled).
  * @allow_modern: false forces the legacy transport on transitional devices.
+ * A modern capability whose window does not fit inside its memory BAR,
+ * or is shorter than the registers used, is ignored (and reported).
  * Return: 0, or -1 when neither transport is usable (reason printed).
  */
 int virtio_pci_init(struct virtio_pci *vp, struct pci_dev *d,
 		    bool allow_modern);
 
-void virtio_pci_reset(struct virtio_pci *vp);
+/**
+ * virtio_pci_reset - reset the device; afterwards it uses no queue.
+ * Return: 0, or -1 (printed) when a modern device does not finish its
+ * reset within a second: it may still use the queues it had.
+ */
+int virtio_pci_reset(struct virtio_pci *vp);
 uint8_t virtio_pci_get_status(struct virtio_pci *vp);
 /* ORs bits into the device status. */
 void virtio_pci_add_status(struct virtio_pci *vp, uint8_t bits);
 uint64_t virtio_pci_get_features(struct virtio_pci *vp);
 void virtio_pci_set_features(struct virtio_pci *vp, uint64_t features);
 
-/* Device-specific configuration (e.g. virtio-net's MAC and status). */
+/* Device-specific configuration (e.g. virtio-net's MAC and status); on
+ * the modern transport, bytes past the device's window read as 0. */
 uint8_t virtio_pci_config8(struct virtio_pci *vp, unsigned int off);
 uint16_t virtio_pci_config16(struct virtio_pci *vp, unsigned int off);
 
@@ -72,7 +81,9 @@ uint16_t virtio_pci_queue_max(struct virtio_pci *vp, uint16_t q);
  * @size: entries (legacy devices accept only their own maximum).
  * @desc/@avail/@used: ring parts; for legacy they must be the one
  * contiguous, 4096-aligned layout of the legacy spec.
- * Return: 0, or -1 when the device refuses.
+ * Return: 0, or -1 when the device refuses (or a modern device puts the
+ * queue's notify register outside its notify window); then the device
+ * was given no address of the rings.
  */
 int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
 			   uint64_t desc, uint64_t avail, uint64_t used);

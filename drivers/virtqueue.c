@@ -7,14 +7,20 @@
  * notify, the index store must be visible before we read the device's
  * NO_NOTIFY flag (a full fence: store then load). When reaping, the used
  * index is read before the used entries (acquire).
+ *
+ * Trust: descriptors are write-only for the driver. The free list, chain
+ * links and chain lengths live in vq->state (driver memory), so returning
+ * a chain takes exactly chain_len steps through links the driver wrote
+ * itself, whatever the device did to the table meanwhile.
  */
 #include "virtqueue.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "drv_port.h"
-#include "mm.h"
+#include "mm/mm.h"
 
 static size_t ring_bytes(uint16_t num, size_t *used_off)
 {
@@ -24,49 +30,71 @@ static size_t ring_bytes(uint16_t num, size_t *used_off)
 	return *used_off + 6u + 8u * num;
 }
 
+static bool is_power_of_2(unsigned int n)
+{
+	return n && !(n & (n - 1));
+}
+
 static void init_free_list(struct virtq *vq)
 {
 	for (uint16_t i = 0; i < vq->num; i++)
-		vq->desc[i].next = (uint16_t)(i + 1);
+		vq->state[i].next = (uint16_t)(i + 1);
 	vq->free_head = 0;
 	vq->num_free = vq->num;
+}
+
+/* The entries to use: the device's size, which must be a power of two;
+ * a modern device also takes any smaller power of two, so cap it at max.
+ * Returns 0 (reported) when there is no usable size. */
+static uint16_t queue_size(struct virtio_pci *vp, uint16_t index, uint16_t max)
+{
+	uint16_t num = virtio_pci_queue_max(vp, index);
+
+	if (num == 0) {
+		drv_printf("virtio: queue %u absent\n", index);
+		return 0;
+	}
+	if (!is_power_of_2(num) || !is_power_of_2(max)) {
+		drv_printf("virtio: queue %u size %u (driver max %u) is not a "
+			   "power of two, refused\n",
+			   index, num, max);
+		return 0;
+	}
+	if (vp->modern && num > max)
+		num = max;
+	return num;
 }
 
 int virtq_create(struct virtq *vq, struct virtio_pci *vp, uint16_t index,
 		 uint16_t max, int node)
 {
-	uint16_t num = virtio_pci_queue_max(vp, index);
+	uint16_t num;
 	size_t used_off, bytes;
 	unsigned int order = 0;
 	struct page *pg;
 
 	memset(vq, 0, sizeof(*vq));
-	if (num == 0) {
-		drv_printf("virtio: queue %u absent\n", index);
+	num = queue_size(vp, index, max);
+	if (num == 0)
 		return -1;
-	}
-	/* Modern devices accept any power of two up to their maximum. */
-	if (vp->modern)
-		while (num > max)
-			num >>= 1;
 	bytes = ring_bytes(num, &used_off);
 	while ((MM_PAGE_SIZE << order) < bytes)
 		order++;
 	pg = alloc_pages_node(node, __GFP_ZERO, order);
-	vq->cookie = kmalloc_node(sizeof(void *) * num, __GFP_ZERO, node);
-	if (!pg || !vq->cookie) {
+	if (pg) {
+		vq->mem = page_address(pg);
+		vq->mem_order = order;
+	}
+	vq->state = kmalloc_node(sizeof(*vq->state) * num, __GFP_ZERO, node);
+	if (!pg || !vq->state) {
 		drv_printf("virtio: no memory for queue %u (%u entries)\n",
 			   index, num);
-		if (pg)
-			__free_pages(pg, order);
-		kfree(vq->cookie);
+		virtq_destroy(vq);
 		return -1;
 	}
 	vq->vp = vp;
 	vq->index = index;
 	vq->num = num;
-	vq->mem = page_address(pg);
-	vq->mem_order = order;
 	vq->desc = vq->mem;
 	vq->avail = (struct virtq_avail *)((uint8_t *)vq->mem + 16u * num);
 	vq->used = (struct virtq_used *)((uint8_t *)vq->mem + used_off);
@@ -76,10 +104,21 @@ int virtq_create(struct virtq *vq, struct virtio_pci *vp, uint16_t index,
 	if (virtio_pci_queue_setup(vp, index, num, drv_dma_addr(vq->desc),
 				   drv_dma_addr(vq->avail),
 				   drv_dma_addr(vq->used)) != 0) {
+		/* The transport refuses before it hands the device any
+		 * address, so the memory can go at once. */
 		drv_printf("virtio: device refused queue %u\n", index);
+		virtq_destroy(vq);
 		return -1;
 	}
 	return 0;
+}
+
+void virtq_destroy(struct virtq *vq)
+{
+	if (vq->mem)
+		free_pages(vq->mem, vq->mem_order);
+	kfree(vq->state);
+	memset(vq, 0, sizeof(*vq));
 }
 
 int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, int n,
@@ -87,7 +126,7 @@ int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, int n,
 {
 	uint16_t head = vq->free_head, i = head, last = head;
 
-	if (n <= 0 || vq->num_free < n)
+	if (n <= 0 || vq->num_free < n || !cookie)
 		return -1;
 	for (int k = 0; k < n; k++) {
 		struct virtq_desc *d = &vq->desc[i];
@@ -96,12 +135,15 @@ int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, int n,
 		d->len = bufs[k].len;
 		d->flags = (bufs[k].device_writes ? VIRTQ_DESC_F_WRITE : 0) |
 			   (k + 1 < n ? VIRTQ_DESC_F_NEXT : 0);
+		/* The device's copy of the link; ours stays in state[]. */
+		d->next = k + 1 < n ? vq->state[i].next : 0;
 		last = i;
-		i = d->next;
+		i = vq->state[i].next;
 	}
-	vq->free_head = vq->desc[last].next;
+	vq->free_head = vq->state[last].next;
 	vq->num_free = (uint16_t)(vq->num_free - n);
-	vq->cookie[head] = cookie;
+	vq->state[head].cookie = cookie;
+	vq->state[head].chain_len = (uint16_t)n;
 	vq->avail->ring[vq->avail_idx & (vq->num - 1)] = head;
 	vq->avail_idx++;
 	vq->pending++;
@@ -120,18 +162,20 @@ void virtq_kick(struct virtq *vq)
 		virtio_pci_notify(vq->vp, vq->index);
 }
 
-/* Put the chain starting at head back on the free list. */
+/* Put the in-flight chain starting at head back on the free list: its
+ * chain_len links in state[] were written by virtq_add, never by the
+ * device, so the walk is bounded and stays inside the table. */
 static void free_chain(struct virtq *vq, uint16_t head)
 {
-	uint16_t i = head, n = 1;
+	uint16_t i = head, n = vq->state[head].chain_len;
 
-	while (vq->desc[i].flags & VIRTQ_DESC_F_NEXT) {
-		i = vq->desc[i].next;
-		n++;
-	}
-	vq->desc[i].next = vq->free_head;
+	for (uint16_t k = 1; k < n; k++)
+		i = vq->state[i].next;
+	vq->state[i].next = vq->free_head;
 	vq->free_head = head;
 	vq->num_free = (uint16_t)(vq->num_free + n);
+	vq->state[head].cookie = NULL;
+	vq->state[head].chain_len = 0;
 }
 
 void *virtq_get(struct virtq *vq, uint32_t *len)
@@ -144,14 +188,14 @@ void *virtq_get(struct virtq *vq, uint32_t *len)
 		atomic_thread_fence(memory_order_acquire);
 		e = vq->used->ring[vq->last_used & (vq->num - 1)];
 		vq->last_used++;
-		/* Never trust the device's id: out of range or not in flight
-		 * means a broken device; skip the entry and count it. */
-		if (e.id >= vq->num || !vq->cookie[e.id]) {
+		/* Never trust the device's id: out of range, or not the head
+		 * of a chain in flight (a chain's inner descriptor, one
+		 * already returned) means a broken device; skip and count. */
+		if (e.id >= vq->num || !vq->state[e.id].cookie) {
 			vq->bad_used++;
 			continue;
 		}
-		cookie = vq->cookie[e.id];
-		vq->cookie[e.id] = NULL;
+		cookie = vq->state[e.id].cookie;
 		free_chain(vq, (uint16_t)e.id);
 		*len = e.len;
 		return cookie;

@@ -7,6 +7,16 @@
  * The driver side here is single-threaded: only the CPU polling the device
  * adds buffers and reaps them. Each chain carries an opaque cookie that
  * comes back when the device returns the chain.
+ *
+ * The rings are shared with the device, and a broken or hostile device can
+ * write anywhere in them, the descriptor table included. So the driver
+ * keeps its own shadow of every descriptor in private memory (struct
+ * virtq_desc_state, as Linux's desc_state/desc_extra): the free list, each
+ * chain's links and length, and the cookie of each in-flight head. It only
+ * ever writes descriptors and never reads a link back from them, so a
+ * corrupt next, a cycle or next >= num cannot lead it astray; and a used
+ * entry whose id is not the head of an in-flight chain is counted
+ * (bad_used) and skipped.
  */
 #ifndef DRIVERS_VIRTQUEUE_H
 #define DRIVERS_VIRTQUEUE_H
@@ -44,6 +54,13 @@ struct virtq_used {
 	struct virtq_used_elem ring[];
 };
 
+/* Driver-private state of one descriptor (never shared with the device). */
+struct virtq_desc_state {
+	void *cookie;	    /* on the head of an in-flight chain, else NULL */
+	uint16_t next;	    /* free list link, or the next one in its chain */
+	uint16_t chain_len; /* on an in-flight head: descriptors in the chain */
+};
+
 /* One buffer of a chain: device-readable (out) or device-writable (in). */
 struct virtq_buf {
 	uint64_t addr;
@@ -53,34 +70,49 @@ struct virtq_buf {
 
 struct virtq {
 	struct virtio_pci *vp;
-	uint16_t index; /* queue number on the device */
-	uint16_t num;	/* entries, a power of two */
-	uint16_t free_head, num_free;
-	uint16_t avail_idx; /* next avail slot (free-running) */
+	uint16_t index;		      /* queue number on the device */
+	uint16_t num;		      /* entries, a power of two */
+	uint16_t free_head, num_free; /* driver's free list (state[].next) */
+	uint16_t avail_idx;	      /* next avail slot (free-running) */
 	uint16_t last_used; /* next used slot to reap (free-running) */
 	uint16_t pending;   /* added since the last kick */
 	struct virtq_desc *desc;
 	struct virtq_avail *avail;
 	struct virtq_used *used;
-	void **cookie; /* by head descriptor */
+	struct virtq_desc_state *state; /* by descriptor, driver memory */
 	void *mem;
 	unsigned int mem_order;
-	uint64_t bad_used; /* used entries with an id we never gave out */
+	/* used entries whose id is not an in-flight head: skipped */
+	uint64_t bad_used;
 };
 
 /**
  * virtq_create - allocate and register queue @index of @vp.
- * @max: upper bound on entries (the device may allow fewer; legacy
- * devices impose theirs). @node: NUMA node for the ring memory.
- * Context: boot. Return: 0, or -1 (no memory, no such queue; printed).
+ * @max: upper bound on entries, a power of two (the device may allow
+ * fewer; legacy devices impose theirs). @node: NUMA node for the rings.
+ * The device's size must be a power of two (virtio spec 2.7: split
+ * rings index with num - 1); another size is refused.
+ * Context: boot. Return: 0, or -1 (no memory, no such queue, a size that
+ * is not a power of two, the device refused it; printed). On failure
+ * nothing stays allocated and the device was not given the rings.
  */
 int virtq_create(struct virtq *vq, struct virtio_pci *vp, uint16_t index,
 		 uint16_t max, int node);
 
 /**
+ * virtq_destroy - free the rings and the driver's state of @vq.
+ * Context: boot or teardown, once the device no longer uses the queue
+ * (never set up, or the device was reset). A zeroed or already destroyed
+ * @vq is left alone.
+ */
+void virtq_destroy(struct virtq *vq);
+
+/**
  * virtq_add - post one chain of n buffers with its cookie (not yet
  * visible to the device: call virtq_kick()).
- * Return: 0, or -1 when fewer than n descriptors are free.
+ * @cookie: must not be NULL (NULL marks "not in flight").
+ * Return: 0, or -1 when fewer than n descriptors are free or cookie is
+ * NULL.
  */
 int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, int n,
 	      void *cookie);

@@ -13,7 +13,7 @@
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
 #include "kernel/spinlock.h"
-#include "kernel/trap.h"
+#include "kernel/vector.h"
 
 #define LAPIC_ID	 0x020
 #define LAPIC_TPR	 0x080
@@ -272,7 +272,7 @@ int irq_alloc_vector(irq_handler_t fn, void *arg)
 		return -1;
 	}
 	vector_used[v] = true;
-	trap_set_handler(v, fn, arg);
+	vector_set_handler(v, fn, arg);
 	spin_unlock_irqrestore(&vector_lock, f);
 	return v;
 }
@@ -282,7 +282,7 @@ void irq_free_vector(int vector)
 	unsigned long f = spin_lock_irqsave(&vector_lock);
 
 	if (vector >= VEC_DEVICE_FIRST && vector <= VEC_DEVICE_LAST) {
-		trap_set_handler(vector, NULL, NULL);
+		vector_set_handler(vector, NULL, NULL);
 		vector_used[vector] = false;
 	}
 	spin_unlock_irqrestore(&vector_lock, f);

@@ -29,10 +29,11 @@ static bool v_name(const char *v, const char *allowed);
 static const struct key keys[] = {
 	{"nic", "virtio", v_choice, "virtio|e1000|all|none",
 	 "network card driver (all: every supported NIC found)"},
-	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N", "IPv4 address"},
+	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N, N=1-32", "IPv4 address"},
 	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
-	/* device|interleave (DESIGN.md) are not built yet: refusing them
-	 * with the usual bad-value line beats accepting and ignoring them. */
+	/* device (the NIC's node) and interleave are planned policies, not
+	 * built yet: refusing them with the usual bad-value line beats
+	 * accepting and ignoring them. */
 	{"rx_alloc", "local", v_choice, "local",
 	 "NUMA node of RX buffers: the polling CPU's"},
 	{"net_alloc", "native", v_choice, "stock|native",
@@ -56,6 +57,9 @@ static const struct key keys[] = {
 	{"exit_after_boot", "0", v_choice, "0|1",
 	 "leave QEMU (isa-debug-exit) after the boot report"},
 	{"smp", "", v_uint, "1-64", "start at most this many CPUs"},
+	{"smp_wait_ms", "10000", v_uint, "0-60000",
+	 "how long the boot CPU waits for each other CPU to start "
+	 "(0: no time at all, every CPU is late; for tests)"},
 };
 #define NR_KEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 
@@ -150,8 +154,9 @@ static bool v_ip_cidr(const char *v, const char *allowed)
 		return true;
 	if (!parse_ip(&v) || *v != '/')
 		return false;
+	/* /0 would make every address on-link: not a host's network. */
 	n = strtoul(v + 1, &end, 10);
-	return end != v + 1 && *end == 0 && n <= 32;
+	return end != v + 1 && *end == 0 && n >= 1 && n <= 32;
 }
 
 static bool v_name(const char *v, const char *allowed)

@@ -3,8 +3,8 @@
  * kprintf formats into a stack buffer first so a line leaves in one piece.
  */
 #include "kernel/console.h"
+#include "kernel/console_dev.h"
 #include "kernel/spinlock.h"
-#include "kernel/paging.h"
 #include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
@@ -27,7 +27,6 @@ void console_screen_init(const struct screen_info *si)
 		snprintf(screen_name, sizeof(screen_name), "vga %ux%u",
 			 si->width, si->height);
 	} else if (si->kind == SCREEN_FRAMEBUFFER) {
-		map_mmio(si->addr, (uint64_t)si->pitch * si->height);
 		if (fbcon_init(si) == 0) {
 			screen_kind = SCREEN_FRAMEBUFFER;
 			snprintf(screen_name, sizeof(screen_name),

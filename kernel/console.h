@@ -9,19 +9,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* The screen the boot loader left us, from the multiboot information. */
-struct screen_info {
-	enum { SCREEN_NONE, SCREEN_VGA_TEXT, SCREEN_FRAMEBUFFER } kind;
-	uint64_t addr;		       /* physical */
-	uint32_t pitch, width, height; /* bytes per line; cells or pixels */
-	uint8_t bpp;
-	uint8_t red_pos, green_pos, blue_pos;
-};
+#include "kernel/console_dev.h"
 
 /* Serial only; call first thing at boot. */
 void console_early_init(void);
-/* Adds the screen (maps a framebuffer); call once paging can map MMIO. */
+/* Adds the screen; si->addr must be mapped already (kmain maps a
+ * framebuffer before it hands it over). */
 void console_screen_init(const struct screen_info *si);
 /* Writes n bytes to every console. Any context; takes the console lock. */
 void console_write(const char *s, size_t n);
@@ -38,13 +31,5 @@ const char *console_screen_name(void);
  */
 __attribute__((format(printf, 1, 2))) int kprintf(const char *fmt, ...);
 int kvprintf(const char *fmt, va_list ap);
-
-/* Low-level parts, used by the console itself. */
-void serial_init(void);
-void serial_write(const char *s, size_t n);
-void vga_init(uintptr_t base, int cols, int rows);
-void vga_write(const char *s, size_t n);
-int fbcon_init(const struct screen_info *si);
-void fbcon_write(const char *s, size_t n);
 
 #endif

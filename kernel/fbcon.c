@@ -5,7 +5,7 @@
  * build takes Lat15-Fixed16 from Debian's console-setup-linux package and
  * links it in with objcopy (mk/kernel.mk), as _binary_font_psf_start/end.
  */
-#include "kernel/console.h"
+#include "kernel/console_dev.h"
 #include <string.h>
 
 extern const uint8_t _binary_font_psf_start[], _binary_font_psf_end[];

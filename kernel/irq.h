@@ -7,7 +7,7 @@
 #define KERNEL_IRQ_H
 
 #include <stdint.h>
-#include "kernel/trap.h"
+#include "kernel/vector.h"
 
 /*
  * irq_alloc_vector - reserve a free vector (VEC_DEVICE_FIRST..LAST) and

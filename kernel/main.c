@@ -14,10 +14,11 @@
 #include "kernel/memmap.h"
 #include "kernel/mm_boot.h"
 #include "kernel/multiboot.h"
+#include "kernel/paging.h"
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
 #include "kernel/power.h"
-#include "kernel/selftest.h"
+#include "kernel/selftest/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
@@ -29,6 +30,23 @@ __attribute__((weak)) void net_boot(void)
 {
 }
 
+/* The screen the loader left, handed to the console mapped: a
+ * framebuffer is device memory, mapped uncached; VGA text mode sits in the
+ * first MiB, which is mapped already. */
+static void screen_init(void)
+{
+	struct screen_info si = boot_info_parsed.screen;
+
+	if (si.kind == SCREEN_FRAMEBUFFER) {
+		void *fb = map_mmio(si.addr, (uint64_t)si.pitch * si.height);
+
+		if (!fb)
+			si.kind = SCREEN_NONE; /* reported by map_mmio */
+		si.addr = (uintptr_t)fb;
+	}
+	console_screen_init(&si);
+}
+
 void kmain(uint32_t magic, uint32_t info)
 {
 	percpu_init(0);
@@ -38,7 +56,7 @@ void kmain(uint32_t magic, uint32_t info)
 			magic);
 		halt_forever();
 	}
-	console_screen_init(&boot_info_parsed.screen);
+	screen_init();
 	kprintf("boot: x86_64 unikernel starting (multiboot%d%s%s)\n",
 		boot_info_parsed.flavour,
 		boot_info_parsed.loader[0] ? ", " : "",

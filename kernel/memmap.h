@@ -1,7 +1,8 @@
 /*
  * Physical memory as the kernel sees it: the boot loader's memory map,
  * split by NUMA node (SRAT), minus what the boot itself occupies. The page
- * allocator gets the result through mm_platform_ranges (kernel/mm_platform.c).
+ * allocator gets the result through mm_platform_ranges
+ * (kernel/mm_port/platform.c).
  */
 #ifndef KERNEL_MEMMAP_H
 #define KERNEL_MEMMAP_H

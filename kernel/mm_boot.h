@@ -1,4 +1,4 @@
-/* The page allocator at boot: mm_init, its report lines, selftest=mm. */
+/* The page allocator at boot: mm_init and its report lines. */
 #ifndef KERNEL_MM_BOOT_H
 #define KERNEL_MM_BOOT_H
 
@@ -7,22 +7,7 @@
  * boot goes on without free memory. */
 void mm_boot(void);
 
-/* Nonzero once the page allocator (and kmalloc) can be used. */
-int mm_is_ready(void);
-
 /* The allocator lines of the boot report (kernel/boot_report.c). */
 void mm_boot_report(void);
-
-/* selftest=mm (kernel/selftest.c). */
-void selftest_mm(void);
-
-/* selftest=slab, frag, qmempool (kernel/mm_selftest_upper.c). */
-void selftest_slab(void);
-void selftest_frag(void);
-void selftest_qmempool(void);
-
-/* bench=pages,slab,frag,qmempool,all (kernel/mm_bench.c): per-operation
- * figures of the allocators' fast paths on the boot CPU. */
-void mm_bench_run(void);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * Multiboot 1 and 2 information, boiled down to struct boot_info. The
  * memory map comes only from the memory map (mb1 mmap_* fields, mb2 tag 6):
- * the "basic meminfo" fields are wrong under UEFI (FACTS.md).
+ * the "basic meminfo" fields are wrong under UEFI (under OVMF its upper
+ * memory said ~7 MiB).
  */
 #include "kernel/multiboot.h"
 #include <string.h>

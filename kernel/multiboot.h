@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 #include "kernel/config.h"
-#include "kernel/console.h"
+#include "kernel/console_dev.h"
 
 #define MB1_BOOT_MAGIC 0x2BADB002
 #define MB2_BOOT_MAGIC 0x36D76289

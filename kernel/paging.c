@@ -10,7 +10,6 @@
 #include "kernel/paging.h"
 #include "kernel/arch.h"
 #include "kernel/console.h"
-#include "kernel/mm_boot.h"
 #include "kernel/spinlock.h"
 #include "mm/page_alloc.h"
 #include <string.h>

@@ -7,7 +7,7 @@
 #include "kernel/apic.h"
 #include "kernel/arch.h"
 #include "kernel/spinlock.h"
-#include "kernel/trap.h"
+#include "kernel/vector.h"
 #include <stddef.h>
 
 static spinlock_t register_lock = SPINLOCK_INIT;
@@ -82,6 +82,17 @@ void smp_call_async(int cpu, void (*fn)(void *), void *arg)
 	poll_wake(cpu);
 }
 
+void smp_call_all(void (*fn)(void *), void *arg)
+{
+	for (int c = 0; c < nr_cpus; c++)
+		if (c != this_cpu_id())
+			smp_call_async(c, fn, arg);
+	fn(arg);
+	for (int c = 0; c < nr_cpus; c++)
+		if (c != this_cpu_id())
+			smp_call_wait(c);
+}
+
 /* Runs the call posted for this CPU, if any; returns 1 if there was one. */
 static int run_call(int cpu)
 {
@@ -104,7 +115,7 @@ void poll_loop(void)
 {
 	struct cpu *c = this_cpu();
 
-	trap_set_handler(VEC_WAKE, wake_ipi, NULL);
+	vector_set_handler(VEC_WAKE, wake_ipi, NULL);
 	for (;;) {
 		int work = run_call(c->id);
 		int n = atomic_load_explicit(&c->nr_pollers,

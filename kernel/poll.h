@@ -1,6 +1,7 @@
 /*
- * The per-CPU poll loop (DESIGN.md, "Execution contexts"). Each CPU runs
- * its registered pollers round-robin, run to completion; when a whole
+ * The per-CPU poll loop: the kernel runs to completion on each CPU, like
+ * DPDK lcores or Linux NAPI, and interrupt handlers only acknowledge and
+ * wake a poller. Each CPU runs its registered pollers round-robin; when a whole
  * round did no work the CPU halts until an interrupt (the periodic tick, a
  * device interrupt, or a poll_wake IPI), so idle vCPUs cost the host
  * nothing. Pollers run in "poll context": interrupts enabled, never nested
@@ -36,6 +37,13 @@ void poll_wake(int cpu);
  */
 void smp_call_async(int cpu, void (*fn)(void *), void *arg);
 void smp_call_wait(int cpu);
+
+/*
+ * smp_call_all - run fn(arg) on every CPU at the same time: posted to each
+ * other CPU's poll loop, run here directly, then waited for on all (Linux
+ * calls it on_each_cpu). Not from interrupt context.
+ */
+void smp_call_all(void (*fn)(void *), void *arg);
 
 /* Enters this CPU's poll loop. Never returns. */
 __attribute__((noreturn)) void poll_loop(void);

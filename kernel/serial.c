@@ -2,7 +2,7 @@
  * COM1 at 115200 8N1, polled. The UART is the console tests read, so it
  * comes up before anything else can fail.
  */
-#include "kernel/console.h"
+#include "kernel/console_dev.h"
 #include "kernel/arch.h"
 
 #define COM1 0x3F8

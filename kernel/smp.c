@@ -4,11 +4,26 @@
  * 10 ms, sends STARTUP (twice if needed, as the MP specification asks),
  * and waits for the AP to say it is online before starting the next.
  * CPU ids are dense: 0 is the boot CPU, the rest in MADT order.
+ *
+ * An AP can miss its window (under TCG a vCPU thread can go unscheduled
+ * for seconds) and wake after the boot CPU has moved on and reused the
+ * slot, the parameter block and the stack for the next CPU. Two
+ * handshakes keep such a late AP out:
+ *  - in the trampoline, before it takes a stack, the AP claims its start
+ *    by ticket and APIC id (boot/trampoline.S); the boot CPU closes a
+ *    start it gives up on, so a late AP finds no start for it and halts;
+ *  - in ap_main, an AP that claimed its start but was too slow to reach C
+ *    moves its slot from STARTING to RUNNING; the boot CPU, giving up,
+ *    moves it from STARTING to ABANDONED. Whoever moves first decides: an
+ *    AP that finds its slot abandoned halts on its own stack, and the boot
+ *    CPU starts no more CPUs (that stack is taken).
+ * Every AP that halts this way is counted (smp_check_late_cpus).
  */
 #include "kernel/smp.h"
 #include "kernel/acpi.h"
 #include "kernel/apic.h"
 #include "kernel/arch.h"
+#include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/gdt.h"
 #include "kernel/paging.h"
@@ -19,20 +34,16 @@
 #include "kernel/trap.h"
 #include <string.h>
 
-_Static_assert(offsetof(struct cpu, id) == MM_PORT_CPU_ID_OFFSET,
-	       "mm_port.h reads the CPU id at this offset");
-
-struct cpu cpus[MAX_CPUS];
-int nr_cpus = 1;
 static uint8_t kstacks[MAX_CPUS][KSTACK_SIZE] __attribute__((aligned(16)));
-static volatile int booting_id;
+static uint64_t window_us; /* how long to wait for each AP to come online */
+static uint64_t last_ticket;
 
-void percpu_init(int id)
-{
-	cpus[id].self = &cpus[id];
-	cpus[id].id = id;
-	wrmsr(MSR_GS_BASE, (uintptr_t)&cpus[id]);
-}
+/* A slot's start, as the boot CPU and its AP see it (see the top). */
+enum ap_state { AP_STARTING, AP_RUNNING, AP_ABANDONED };
+static atomic_int ap_state[MAX_CPUS];
+
+/* What became of one start. */
+enum ap_start { AP_ONLINE, AP_LATE, AP_LOST };
 
 void smp_prepare(void)
 {
@@ -55,12 +66,33 @@ void smp_prepare(void)
 	atomic_store(&cpus[0].online, true);
 }
 
-static void ap_main(void)
-{
-	int id = booting_id;
+/* APs the boot CPU gave up on, and those that halted in ap_main. */
+static int aps_late;
+static atomic_int aps_parked;
 
-	percpu_init(id);
-	gdt_init_cpu(id);
+static struct trampoline_params *trampoline_params_low(void)
+{
+	return phys_ptr(TRAMPOLINE_PHYS + ((uintptr_t)trampoline_params -
+					   (uintptr_t)trampoline_start));
+}
+
+static __attribute__((noreturn)) void ap_park(void)
+{
+	atomic_fetch_add(&aps_parked, 1);
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+/* The C entry of an AP that claimed its start (trampoline.S), on the
+ * slot's stack. */
+static void ap_main(uint64_t id)
+{
+	int expect = AP_STARTING;
+
+	if (!atomic_compare_exchange_strong(&ap_state[id], &expect, AP_RUNNING))
+		ap_park(); /* the boot CPU gave up on this slot */
+	percpu_init((int)id);
+	gdt_init_cpu((int)id);
 	idt_load();
 	lapic_init_ap();
 	timer_start_cpu();
@@ -80,34 +112,125 @@ static bool wait_online(int id, uint64_t us)
 	return atomic_load(&cpus[id].online);
 }
 
-static bool start_ap(int id, uint32_t apic_id)
+int smp_check_this_cpu(void)
 {
-	struct trampoline_params *tp =
-		phys_ptr(TRAMPOLINE_PHYS + ((uintptr_t)trampoline_params -
-					    (uintptr_t)trampoline_start));
+	const struct cpu *c = this_cpu();
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uint32_t apic = lapic_id();
+	/* the boot CPU runs on the boot stack, not one of kstacks[] */
+	bool stack_ok = !c->stack_top ||
+			(sp < c->stack_top && sp >= c->stack_top - KSTACK_SIZE);
 
+	if (apic == c->apic_id && stack_ok)
+		return 0;
+	kprintf("smp: cpu %d runs as apic %u on stack %p, but its slot is "
+		"apic %u with stack below %p\n",
+		c->id, apic, (void *)sp, c->apic_id, (void *)c->stack_top);
+	return -1;
+}
+
+/* Halted late APs: those that found no start in the trampoline, plus
+ * those that found their slot abandoned in ap_main. */
+static int aps_parked_now(void)
+{
+	return (int)__atomic_load_n(&trampoline_params_low()->parked,
+				    __ATOMIC_ACQUIRE) +
+	       atomic_load(&aps_parked);
+}
+
+int smp_check_late_cpus(uint64_t wait_ms)
+{
+	uint64_t end = clock_ms() + wait_ms;
+	int bad = 0;
+
+	while (aps_parked_now() < aps_late && clock_ms() < end)
+		cpu_relax();
+	kprintf("smp: late=%d parked=%d\n", aps_late, aps_parked_now());
+	if (aps_parked_now() != aps_late)
+		bad++;
+	for (int i = nr_cpus; i < MAX_CPUS; i++) {
+		if (atomic_load(&cpus[i].online)) {
+			kprintf("smp: cpu slot %d is online, but the boot cpu "
+				"gave up on it\n",
+				i);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* Open a start of slot id for apic_id: fill the block, then publish the
+ * ticket (release: the AP reads the ticket first, the values after). */
+static uint64_t open_start(struct trampoline_params *tp, int id,
+			   uint32_t apic_id)
+{
 	cpus[id].stack_top = (uintptr_t)kstacks[id] + KSTACK_SIZE;
+	atomic_store(&ap_state[id], AP_STARTING);
 	tp->cr3 = read_cr3();
 	tp->stack = cpus[id].stack_top;
 	tp->entry = (uintptr_t)ap_main;
-	booting_id = id;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	tp->cpu_id = (uint64_t)id;
+	tp->apic_id = apic_id;
+	__atomic_store_n(&tp->ticket, ++last_ticket, __ATOMIC_RELEASE);
+	return last_ticket;
+}
+
+/* The AP did not come online in time: close its start. */
+static enum ap_start give_up(struct trampoline_params *tp, int id,
+			     uint64_t ticket)
+{
+	int expect = AP_STARTING;
+
+	if (__atomic_exchange_n(&tp->ticket, 0, __ATOMIC_SEQ_CST) == ticket)
+		return AP_LATE; /* never claimed: the slot is free again */
+	/* It claimed the start and runs on the slot's stack: it is
+	 * moments from ap_main unless its vCPU is descheduled. */
+	if (wait_online(id, 10000000))
+		return AP_ONLINE;
+	if (atomic_compare_exchange_strong(&ap_state[id], &expect,
+					   AP_ABANDONED))
+		return AP_LOST; /* it will halt in ap_main */
+	/* It reached ap_main first and owns the slot. */
+	return wait_online(id, 10000000) ? AP_ONLINE : AP_LOST;
+}
+
+static enum ap_start start_ap(int id, uint32_t apic_id)
+{
+	struct trampoline_params *tp = trampoline_params_low();
+	uint64_t ticket = open_start(tp, id, apic_id);
+	enum ap_start r;
+
 	lapic_send_init(apic_id);
 	delay_us(10000);
+	if (window_us == 0) {
+		/* smp_wait_ms=0: no time at all. The start is closed before
+		 * STARTUP, so the AP wakes late for certain: the path of a
+		 * vCPU descheduled past its window, made deterministic. */
+		r = give_up(tp, id, ticket);
+		lapic_send_sipi(apic_id, TRAMPOLINE_PHYS >> 12);
+		return r;
+	}
 	lapic_send_sipi(apic_id, TRAMPOLINE_PHYS >> 12);
-	if (wait_online(id, 2000))
-		return true;
+	if (wait_online(id, window_us < 2000 ? window_us : 2000))
+		return AP_ONLINE;
 	lapic_send_sipi(apic_id, TRAMPOLINE_PHYS >> 12);
-	/* generous: under TCG on a loaded host a vCPU thread can go
-	 * unscheduled for seconds; real CPUs answer in microseconds */
-	return wait_online(id, 10000000);
+	if (wait_online(id, window_us))
+		return AP_ONLINE;
+	return give_up(tp, id, ticket);
 }
 
 void smp_boot_aps(int max_cpus)
 {
 	int online = 1, total = nr_cpus;
+	enum ap_start result;
 	static uint32_t apic_ids[MAX_CPUS];
 	static int nodes[MAX_CPUS];
+
+	/* The default (10 s) is generous: under TCG on a loaded host a vCPU
+	 * thread can go unscheduled for seconds; real CPUs answer in
+	 * microseconds. smp_wait_ms=0 makes every AP late (how the late-AP
+	 * path is tested). */
+	window_us = (uint64_t)cmdline_get_long("smp_wait_ms") * 1000;
 
 	for (int i = 0; i < total; i++) {
 		apic_ids[i] = cpus[i].apic_id;
@@ -135,11 +258,19 @@ void smp_boot_aps(int max_cpus)
 		cpus[online].node = nodes[i];
 		atomic_store(&cpus[online].online, false);
 		nr_cpus = online + 1;
-		if (start_ap(online, apic_ids[i])) {
+		result = start_ap(online, apic_ids[i]);
+		if (result == AP_ONLINE) {
 			online++;
-		} else {
-			kprintf("smp: cpu with apic id %u did not start\n",
-				apic_ids[i]);
+			continue;
+		}
+		aps_late++;
+		kprintf("smp: cpu with apic id %u did not start\n",
+			apic_ids[i]);
+		if (result == AP_LOST) {
+			kprintf("smp: it holds cpu slot %d's stack: no more "
+				"cpus started\n",
+				online);
+			break;
 		}
 	}
 	nr_cpus = online;

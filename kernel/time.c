@@ -16,7 +16,7 @@
 #include "kernel/console.h"
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
-#include "kernel/trap.h"
+#include "kernel/vector.h"
 
 #define PIT_HZ	     1193182
 #define CALIBRATE_MS 10
@@ -175,6 +175,6 @@ static void timer_tick(void *arg)
 
 void timer_start_cpu(void)
 {
-	trap_set_handler(VEC_TIMER, timer_tick, NULL);
+	vector_set_handler(VEC_TIMER, timer_tick, NULL);
 	lapic_timer_periodic(VEC_TIMER, lapic_per_tick);
 }

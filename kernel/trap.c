@@ -1,18 +1,17 @@
 /*
  * Interrupt descriptor table and the one C entry point for every vector.
  * Exceptions print a report (name, error code, registers, backtrace) and
- * stop the CPU; other vectors run the handler registered for them and are
- * acknowledged at the local APIC.
+ * stop the CPU (kernel/panic.c); other vectors run the handler registered
+ * for them (kernel/vector.c) and are acknowledged at the local APIC.
  */
 #include "kernel/trap.h"
 #include "kernel/apic.h"
 #include "kernel/arch.h"
 #include "kernel/console.h"
 #include "kernel/gdt.h"
-#include "kernel/ksyms.h"
+#include "kernel/panic.h"
 #include "kernel/percpu.h"
-#include "kernel/power.h"
-#include <stdatomic.h>
+#include "kernel/vector.h"
 #include <stddef.h>
 
 struct idt_entry {
@@ -26,13 +25,7 @@ struct idt_entry {
 } __attribute__((packed));
 
 extern char isr_stubs[];
-extern char __kernel_start[], __kernel_end[];
 static struct idt_entry idt[256] __attribute__((aligned(16)));
-static struct {
-	irq_handler_t fn;
-	void *arg;
-} handlers[256];
-static atomic_int panicking;
 
 static const char *const exception_names[32] = {"divide error",
 						"debug",
@@ -99,61 +92,6 @@ void idt_load(void)
 	__asm__ volatile("lidt %0" : : "m"(ptr));
 }
 
-void trap_set_handler(int vector, irq_handler_t fn, void *arg)
-{
-	handlers[vector].arg = arg;
-	handlers[vector].fn = fn;
-}
-
-/* A frame pointer we may follow: aligned, inside the identity map of the
- * first 4 GiB where the kernel image and its stacks live. */
-static int frame_ok(uint64_t rbp)
-{
-	return rbp >= 0x1000 && rbp < (4ULL << 30) - 16 && !(rbp & 7);
-}
-
-/* "  #N 0xADDR function+0xOFF" (the function when the table knows it). */
-static void print_frame(int n, uint64_t addr)
-{
-	uintptr_t off;
-	const char *name = ksym_lookup((uintptr_t)addr, &off);
-
-	if (name)
-		kprintf("  #%d 0x%016lx %s+0x%lx\n", n, (unsigned long)addr,
-			name, (unsigned long)off);
-	else
-		kprintf("  #%d 0x%016lx\n", n, (unsigned long)addr);
-}
-
-void backtrace_print(uint64_t rbp)
-{
-	kprintf("backtrace:\n");
-	for (int i = 0; i < 16 && frame_ok(rbp); i++) {
-		const uint64_t *fp = (const uint64_t *)(uintptr_t)rbp;
-
-		if (fp[1] < (uintptr_t)__kernel_start ||
-		    fp[1] >= (uintptr_t)__kernel_end)
-			break; /* left the kernel: the AP trampoline, garbage */
-		print_frame(i, fp[1]);
-		if (fp[0] <= rbp)
-			break; /* stacks grow down: callers are higher */
-		rbp = fp[0];
-	}
-}
-
-/* Stops this CPU after a fatal error: the first CPU to get here asks the
- * others to stop too, and under exit_after_boot=1 ends QEMU with the
- * failure status so scripts see it at once. */
-static __attribute__((noreturn)) void fatal_stop(void)
-{
-	if (atomic_exchange(&panicking, 1) == 0) {
-		lapic_broadcast_ipi(VEC_STOP);
-		if (exit_on_fatal)
-			system_exit(EXIT_FAILURE_CODE);
-	}
-	halt_forever();
-}
-
 static void exception_report(const struct trap_frame *f)
 {
 	int cpu = this_cpu_id();
@@ -181,7 +119,7 @@ static void exception_report(const struct trap_frame *f)
 		f->r15);
 	kprintf("  cr3 %016llx\n", (unsigned long long)read_cr3());
 	kprintf("faulting instruction:\n");
-	print_frame(0, f->rip);
+	backtrace_print_frame(0, f->rip, false);
 	backtrace_print(f->rbp);
 	kprintf("cpu %d halted\n", cpu);
 }
@@ -199,31 +137,6 @@ void trap_dispatch(struct trap_frame *f)
 	if (vec == VEC_SPURIOUS ||
 	    (vec >= VEC_PIC_BASE && vec < VEC_PIC_BASE + 16))
 		return; /* no EOI for spurious interrupts */
-	if (handlers[vec].fn)
-		handlers[vec].fn(handlers[vec].arg);
+	vector_call(vec);
 	lapic_eoi();
-}
-
-void panic(const char *fmt, ...)
-{
-	va_list ap;
-	uint64_t rbp, rsp, rflags;
-
-	__asm__ volatile("pushfq; popq %0" : "=r"(rflags));
-	irq_disable();
-	console_break_lock();
-	kprintf("\npanic: ");
-	va_start(ap, fmt);
-	kvprintf(fmt, ap);
-	va_end(ap);
-	__asm__ volatile("movq %%rbp, %0; movq %%rsp, %1"
-			 : "=r"(rbp), "=r"(rsp));
-	kprintf("\n  on cpu %d\n", this_cpu_id());
-	kprintf("  rsp %016lx  rbp %016lx  rflags %016lx\n", (unsigned long)rsp,
-		(unsigned long)rbp, (unsigned long)rflags);
-	kprintf("  cr2 %016lx  cr3 %016lx\n", (unsigned long)read_cr2(),
-		(unsigned long)read_cr3());
-	backtrace_print(rbp);
-	kprintf("cpu %d halted\n", this_cpu_id());
-	fatal_stop();
 }

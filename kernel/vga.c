@@ -2,7 +2,7 @@
  * VGA text mode console: 80x25 cells of (character, attribute) at 0xB8000,
  * scrolled by moving rows up. Light grey on black.
  */
-#include "kernel/console.h"
+#include "kernel/console_dev.h"
 #include "kernel/arch.h"
 #include <string.h>
 

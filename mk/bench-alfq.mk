@@ -3,7 +3,8 @@
 # bench/qmempool_bench.c (qmempool vs our slab vs glibc malloc vs DPDK
 # rte_mempool), each with its peers in the same program. They write
 # build/bench/{alf,qmempool}.{md,json}. DPDK's EAL runs without hugepages
-# (shared/FACTS.md) under its own file prefix, removed afterwards.
+# (as root it starts with --no-huge --no-pci --no-shconf -m 256) under its
+# own file prefix, removed afterwards.
 .PHONY: bench-alfq
 BENCH_TARGETS += bench-alfq
 

@@ -1,5 +1,5 @@
 # In-kernel allocator benchmark (`make bench-kernel`, part of `make bench`):
-# boots build/kernel.elf under QEMU -icount with bench=all (kernel/mm_bench.c)
+# boots build/kernel.elf under QEMU -icount with bench=all (kernel/selftest/mm_bench.c)
 # and writes build/bench/kernel.{md,json} through bench/kernel_report.py.
 # Figures are guest instructions per operation: deterministic; two boots
 # check that. ~20 s here.

@@ -1,8 +1,9 @@
 # Host world: mm/ compiled as a Linux library, with its tests.
 #
 # Three variants of the same sources: plain (-O2), tsan and asan. Each test
-# file tests/host/test_*.c (cmocka) and stress_*.c (pthreads) becomes one
-# binary per variant, linked against that variant's libmm.a.
+# file tests/host/test_*.c and tests/host/*/test_*.c (cmocka) and
+# tests/host/stress_*.c (pthreads) becomes one binary per variant, linked
+# against that variant's libmm.a.
 .PHONY: host-lib test-host test-host-unit test-host-stress test-host-example
 
 HOST_CC ?= cc
@@ -17,7 +18,10 @@ HOST_VARIANTS := plain tsan asan
 
 MM_HOST_SRCS := $(sort $(wildcard mm/*.c) $(wildcard mm/host/*.c))
 MM_HEADERS := $(wildcard mm/*.h mm/host/*.h)
-HOST_TESTS := $(basename $(notdir $(wildcard tests/host/test_*.c)))
+# Tests of other folders' code run on the host too, under tests/host/FOLDER/
+# (tests/host/drivers/test_e1000.c): their binaries keep that folder.
+HOST_TESTS := $(patsubst tests/host/%.c,%,$(wildcard tests/host/test_*.c \
+	tests/host/*/test_*.c))
 HOST_STRESS := $(basename $(notdir $(wildcard tests/host/stress_*.c)))
 HOST_TEST_COMMON := $(wildcard tests/host/common/*.c)
 
@@ -39,18 +43,29 @@ $(BUILD)/host/$(1)/libmm.a: $$(HOST_OBJS_$(1))
 $(BUILD)/host/$(1)/tests/%: tests/host/%.c $$(HOST_TEST_COMMON) \
 		$(BUILD)/host/$(1)/libmm.a $$(MM_HEADERS) $$(wildcard tests/host/common/*.h)
 	@mkdir -p $$(dir $$@)
-	$$(HOST_CC) $$(HOST_CFLAGS_COMMON) $$(HOST_CFLAGS_$(1)) -Itests/host/common \
+	$$(HOST_CC) $$(HOST_CFLAGS_COMMON) $$(HOST_CFLAGS_$(1)) -I. -Itests/host/common \
 		$$< $$(HOST_TEST_COMMON) $(BUILD)/host/$(1)/libmm.a -lcmocka -o $$@
 endef
 $(foreach v,$(HOST_VARIANTS),$(eval $(call host_variant,$(v))))
 
+# The one host test of kernel code: the kernel port's per-CPU counter add,
+# which is plain x86-64 and runs on the host CPU unchanged.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_kernel_counter_add): \
+	kernel/mm_port/mm_port.h
+
 # The public library: build/host/libmm.a and build/host/include/mm.h.
+# Only the public headers are installed: mm.h and mm_host.h with every
+# header they include (as gcc -MM lists them), flat, so that a program
+# writes #include <mm.h>. The internal ones (zone.h, pcp.h,
+# slab_internal.h, the page allocator's tunables...) stay in mm/.
+MM_PUBLIC_HEADERS = $(filter %.h,$(shell $(HOST_CC) -MM -Imm -Imm/host \
+	-x c mm/mm.h mm/host/mm_host.h))
 host-lib: $(BUILD)/host/libmm.a $(BUILD)/host/include/mm.h
 $(BUILD)/host/libmm.a: $(BUILD)/host/plain/libmm.a
 	cp $< $@
 $(BUILD)/host/include/mm.h: $(MM_HEADERS)
-	@mkdir -p $(dir $@)
-	cp mm/*.h mm/host/*.h $(dir $@)
+	@rm -rf $(dir $@) && mkdir -p $(dir $@)
+	cp $(MM_PUBLIC_HEADERS) $(dir $@)
 
 HOST_UNIT_BINS := $(foreach v,plain asan,$(addprefix $(BUILD)/host/$(v)/tests/,$(HOST_TESTS)))
 HOST_STRESS_BINS := $(foreach v,$(HOST_VARIANTS),$(addprefix $(BUILD)/host/$(v)/tests/,$(HOST_STRESS)))

@@ -2,9 +2,9 @@
 # QEMU tests.
 #
 # Sources are found by wildcard: boot/*.S boot/*.c kernel/*.c
-# kernel/libc/*.c mm/*.c drivers/*.c net/*.c, plus $(KERNEL_EXTRA_OBJS)
+# libc/*.c mm/*.c drivers/*.c net/*.c, plus $(KERNEL_EXTRA_OBJS)
 # and $(KERNEL_EXTRA_CFLAGS) that mk/net.mk (included earlier) may set.
-# mm/ sees <mm_port.h> from kernel/port; kernel code includes "mm/mm.h".
+# mm/ sees <mm_port.h> from kernel/mm_port; kernel code includes "mm/mm.h".
 .PHONY: kernel iso run test-qemu
 
 KERNEL_CC ?= gcc
@@ -15,7 +15,7 @@ GCC_INCLUDE := $(shell $(KERNEL_CC) -print-file-name=include)
 
 KERNEL_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -nostdinc -isystem $(GCC_INCLUDE) \
-	-isystem kernel/libc/include -I. -Imm -Ikernel/port \
+	-isystem libc/include -I. -Ikernel/mm_port \
 	-mno-red-zone -mgeneral-regs-only -mcmodel=small -fno-pic -fno-pie \
 	-fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fno-builtin-printf \
@@ -26,11 +26,11 @@ KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-z,max-page-size=0x1000 -Wl,-z,noexecstack \
 	-Wl,--no-warn-rwx-segments -Wl,-T,linker.ld
 
-KERNEL_SRCS := $(sort $(wildcard boot/*.S boot/*.c kernel/*.c kernel/libc/*.c \
+KERNEL_SRCS := $(sort $(wildcard boot/*.S boot/*.c kernel/*.c kernel/*/*.c libc/*.c \
 	mm/*.c drivers/*.c net/*.c))
 KERNEL_OBJS := $(patsubst %,$(KOBJ)/%.o,$(KERNEL_SRCS))
-KERNEL_HEADERS := $(wildcard boot/*.h kernel/*.h kernel/port/*.h \
-	kernel/libc/include/*.h mm/*.h drivers/*.h net/*.h)
+KERNEL_HEADERS := $(wildcard boot/*.h kernel/*.h kernel/*/*.h \
+	libc/include/*.h mm/*.h drivers/*.h net/*.h)
 
 # The framebuffer console's font: a PSF from Debian's console-setup-linux
 # (tools/setup-deps kernel), linked in as _binary_font_psf_start/_end.
@@ -115,7 +115,7 @@ run: deps-kernel $(KERNEL_ELF)
 # found no test to run: that is a failure here too, said in one line.
 PYTEST ?= /usr/bin/python3 -m pytest
 QEMU_TEST_ARGS ?=
-test-qemu: deps-kernel $(KERNEL_ELF) $(KERNEL_ISO) $(KERNEL_TEST_ISO)
+test-qemu: deps-kernel deps-browser $(KERNEL_ELF) $(KERNEL_ISO) $(KERNEL_TEST_ISO)
 	@$(PYTEST) -q tests/qemu $(QEMU_TEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "test-qemu: pytest collected no tests" >&2; fi; \
 	exit $$rc

@@ -16,7 +16,8 @@ LWIP_SRC := $(LWIP_DIR)/src
 LWIP_STAMP := $(LWIP_DIR)/.fetched
 LWIP_OBJDIR := $(BUILD)/lwip
 
-# NO_SYS=1 needs no api/ files (FACTS.md). IPv6 is off (lwipopts.h), so
+# NO_SYS=1 needs nothing from api/ (core, core/ipv4, netif/ethernet.c and
+# the apps' files build alone). IPv6 is off (lwipopts.h), so
 # core/ipv6 is left out; altcp and dns are unused.
 LWIP_FILES := core/def.c core/inet_chksum.c core/init.c core/ip.c \
 	core/mem.c core/netif.c core/pbuf.c core/raw.c \
@@ -29,7 +30,7 @@ LWIP_FILES := core/def.c core/inet_chksum.c core/init.c core/ip.c \
 	apps/http/fs.c
 LWIP_OBJS := $(patsubst %.c,$(LWIP_OBJDIR)/%.o,$(LWIP_FILES)) \
 	$(LWIP_OBJDIR)/stock/mem.o $(LWIP_OBJDIR)/stock/memp.o
-NET_INCLUDES := -Inet -Idrivers -I$(LWIP_SRC)/include
+NET_INCLUDES := -Inet -I$(LWIP_SRC)/include
 NET_HEADERS = $(wildcard net/*.h net/arch/*.h drivers/*.h)
 
 KERNEL_EXTRA_CFLAGS += $(NET_INCLUDES)
@@ -71,8 +72,15 @@ RUN_NET_ARGS += --hostfwd $(NET_HTTP_PORT):80 --hostfwd $(NET_ECHO_PORT):7 \
 	--hostfwd udp:$(NET_ECHO_PORT):7 --hostfwd $(NET_IPERF_PORT):5001 \
 	--append "http_hostport=$(NET_HTTP_PORT) echo_hostport=$(NET_ECHO_PORT) iperf_hostport=$(NET_IPERF_PORT) $(NET_APPEND)"
 
-# tests/host/test_e1000.c compiles drivers/e1000.c and drivers/netdev.c
-# into itself (it plays the NIC against the driver's rings): rebuild it
-# when they change.
-$(foreach v,$(HOST_VARIANTS) plain asan tsan,$(BUILD)/host/$(v)/tests/test_e1000): \
+# tests/host/drivers/test_e1000.c compiles drivers/e1000.c, e1000_hw.c and
+# netdev.c into itself (it plays the NIC against the driver's rings):
+# rebuild it when they change.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_e1000): \
 	$(wildcard drivers/e1000*.[ch] drivers/netdev.[ch] drivers/drv_port.h drivers/pci.h)
+# tests/host/drivers/test_virtqueue.c and test_virtio_pci.c do the same with the
+# virtio files (they play the device against the driver's rings and
+# capabilities).
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtqueue): \
+	$(wildcard drivers/virt*.[ch] drivers/netdev.[ch] drivers/drv_port.h drivers/pci.h)
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtio_pci): \
+	$(wildcard drivers/virtio_pci.[ch] drivers/drv_port.h drivers/pci.h)

@@ -10,26 +10,18 @@
  * a free block of the same order the two merge, and again one order up, so
  * free memory returns to large blocks by itself.
  *
- * Every frame has a struct page in its node's mem_map, an array carved at
- * boot out of the node's own memory (the way Linux's memblock does it), so
- * that pfn -> struct page is one subtraction and an index. Frames in holes
- * or reserved ranges stay PG_reserved and never reach a free list.
+ * Every frame has a struct page in its node's mem_map (mm/page.h); the
+ * zones, their mem_maps and the first free lists are built at boot by
+ * mm/mm_init.c. Frames in holes or reserved ranges stay PG_reserved and
+ * never reach a free list.
  *
  * All functions named __x here run with zone->lock held.
  */
-#include <string.h>
-
 #include "debug.h"
 #include "zone.h"
 
 struct zone mm_zones[MM_MAX_NODES];
 int mm_nr_zones;
-
-/* Index of the lowest set bit; pfn 0 counts as aligned to everything. */
-static unsigned int pfn_align_order(unsigned long pfn)
-{
-	return pfn ? (unsigned int)__builtin_ctzl(pfn) : MAX_ORDER;
-}
 
 static void set_free_block(struct zone *z, struct page *page,
 			   unsigned int order)
@@ -141,159 +133,22 @@ unsigned int buddy_alloc_bulk(struct zone *z, unsigned int nr,
 	return n;
 }
 
-/* ---- pfn, address and struct page ---- */
+/* ---- per-node figures ---- */
 
-struct mm_pfn_map mm_pfn_maps[MM_MAX_NODES];
-int mm_nr_pfn_maps;
-
-/* Publish the zones' mem_maps for the inline lookups of page_alloc.h. */
-static void publish_pfn_maps(void)
+unsigned long nr_free_pages_node(int nid)
 {
-	for (int n = 0; n < mm_nr_zones; n++)
-		mm_pfn_maps[n] = (struct mm_pfn_map){
-			.mem_map = mm_zones[n].mem_map,
-			.start_pfn = mm_zones[n].start_pfn,
-			.spanned_pages = mm_zones[n].spanned_pages,
-		};
-	mm_nr_pfn_maps = mm_nr_zones;
+	long n;
+
+	if (nid < 0 || nid >= mm_nr_zones)
+		return 0;
+	n = atomic_load_explicit(&mm_zones[nid].free_pages,
+				 memory_order_relaxed);
+	return n > 0 ? (unsigned long)n : 0;
 }
 
-/* ---- boot: from mm_platform_ranges() to free lists ---- */
-
-struct node_span {
-	unsigned long start, end;	/* pfn span of the node */
-	unsigned long carve_s, carve_e; /* pfns holding the mem_map */
-};
-
-static void clip_range(const struct mm_range *r, unsigned long *s,
-		       unsigned long *e)
+unsigned long nr_managed_pages_node(int nid)
 {
-	*s = (r->start + MM_PAGE_SIZE - 1) >> MM_PAGE_SHIFT;
-	*e = r->end >> MM_PAGE_SHIFT;
-	if (*e < *s)
-		*e = *s;
-}
-
-static void find_spans(const struct mm_range *r, int nr, struct node_span *sp)
-{
-	for (int n = 0; n < MM_MAX_NODES; n++)
-		sp[n] = (struct node_span){~0UL, 0, 0, 0};
-	for (int i = 0; i < nr; i++) {
-		unsigned long s, e;
-		clip_range(&r[i], &s, &e);
-		if (r[i].nid < 0 || r[i].nid >= mm_nr_zones || s == e)
-			continue;
-		struct node_span *n = &sp[r[i].nid];
-		n->start = s < n->start ? s : n->start;
-		n->end = e > n->end ? e : n->end;
-	}
-}
-
-/* Carve the node's mem_map from the first of its ranges that can hold it
- * and mark every frame of the span reserved. Returns false if none fits. */
-static bool zone_setup(struct zone *z, const struct mm_range *r, int nr,
-		       struct node_span *sp)
-{
-	unsigned long span = sp->end - sp->start;
-	unsigned long need = (span * sizeof(struct page) + MM_PAGE_SIZE - 1) >>
-			     MM_PAGE_SHIFT;
-
-	for (int i = 0; i < nr; i++) {
-		unsigned long s, e;
-		clip_range(&r[i], &s, &e);
-		if (r[i].nid != z->nid || e - s < need)
-			continue;
-		sp->carve_s = s;
-		sp->carve_e = s + need;
-		z->mem_map = (struct page *)(s << MM_PAGE_SHIFT);
-		z->start_pfn = sp->start;
-		z->spanned_pages = span;
-		memset(z->mem_map, 0, span * sizeof(struct page));
-		for (unsigned long p = 0; p < span; p++) {
-			z->mem_map[p].flags = PG_reserved;
-			z->mem_map[p].nid = (uint8_t)z->nid;
-		}
-		return true;
-	}
-	mm_printf("mm: node %d: no range can hold its mem_map (%lu pages)\n",
-		  z->nid, need);
-	return false;
-}
-
-/* Hand [s, e) to the buddy lists in the largest aligned blocks. */
-static void zone_free_range(struct zone *z, unsigned long s, unsigned long e)
-{
-	for (unsigned long p = s; p < e; p++)
-		zone_pfn_page(z, p)->flags = 0;
-	z->managed_pages += e - s;
-	while (s < e) {
-		unsigned int order = pfn_align_order(s);
-		if (order > MAX_ORDER)
-			order = MAX_ORDER;
-		while (s + (1UL << order) > e)
-			order--;
-		__free_one_page(z, zone_pfn_page(z, s), order);
-		s += 1UL << order;
-	}
-}
-
-static void zone_free_ranges(struct zone *z, const struct mm_range *r, int nr,
-			     const struct node_span *sp)
-{
-	for (int i = 0; i < nr; i++) {
-		unsigned long s, e;
-		clip_range(&r[i], &s, &e);
-		if (r[i].nid != z->nid || s == e)
-			continue;
-		/* Everything but the pages holding the mem_map. */
-		unsigned long a = e < sp->carve_s ? e : sp->carve_s;
-		if (s < a)
-			zone_free_range(z, s, a);
-		unsigned long b = s > sp->carve_e ? s : sp->carve_e;
-		if (b < e)
-			zone_free_range(z, b, e);
-	}
-}
-
-/*
- * mm_init - build every zone from mm_platform_ranges(): carve each node's
- * mem_map, hand the rest to the buddy lists, set up the per-CPU lists and
- * the NUMA fallback order. Called once at boot (the host calls it again
- * after mm_host_shutdown: it starts from a clean state). Single-threaded.
- * Returns 0, or -1 when no memory could be handed out.
- */
-int mm_init(void)
-{
-	static struct mm_range ranges[MM_MAX_RANGES];
-	struct node_span spans[MM_MAX_NODES];
-	int nr = mm_platform_ranges(ranges, MM_MAX_RANGES);
-
-	memset(mm_zones, 0, sizeof(mm_zones));
-	memset(mm_pfn_maps, 0, sizeof(mm_pfn_maps));
-	mm_nr_pfn_maps = 0;
-	memset(mm_cpu_stats, 0, sizeof(mm_cpu_stats));
-	mm_nr_zones = mm_nr_nodes();
-	if (mm_nr_zones > MM_MAX_NODES)
-		mm_nr_zones = MM_MAX_NODES;
-	find_spans(ranges, nr, spans);
-
-	unsigned long total = 0;
-	for (int n = 0; n < mm_nr_zones; n++) {
-		struct zone *z = &mm_zones[n];
-		z->nid = n;
-		mm_spin_init(&z->lock);
-		for (int o = 0; o <= MAX_ORDER; o++)
-			list_init(&z->free_area[o].free_list);
-		if (spans[n].end > spans[n].start &&
-		    zone_setup(z, ranges, nr, &spans[n]))
-			zone_free_ranges(z, ranges, nr, &spans[n]);
-		pcp_zone_init(z);
-		total += z->managed_pages;
-	}
-	publish_pfn_maps();
-	numa_build_zonelists();
-	atomic_store(&mm_pcp_enabled, PCP_ENABLED_DEFAULT != 0);
-	return total ? 0 : -1;
+	return nid >= 0 && nid < mm_nr_zones ? mm_zones[nid].managed_pages : 0;
 }
 
 /* ---- consistency check (tests, self-test) ---- */
@@ -306,7 +161,7 @@ static long verify_block(struct zone *z, struct page *page, unsigned int o)
 			z->nid, o);
 		return -1;
 	}
-	unsigned long pfn = page_to_pfn(page);
+	unsigned long pfn = z->start_pfn + (unsigned long)(page - z->mem_map);
 	if (!(page->flags & PG_buddy) || page->buddy_order != o + 1 ||
 	    page->order != o || (pfn & ((1UL << o) - 1)) ||
 	    !zone_spans_pfn(z, pfn + (1UL << o) - 1)) {

@@ -8,8 +8,9 @@
  * needs no size: the head page says which it is (PG_slab with its cache,
  * or PG_head with its order).
  *
- * The caches are created on first use, so kmalloc needs no boot hook; a
- * host test that boots a fresh machine calls slab_forget_all() first.
+ * The caches are created on first use, so kmalloc needs no boot hook; the
+ * host's mm_host_shutdown() forgets them (kmalloc_forget) with the rest of
+ * the machine, so the next boot creates them afresh.
  */
 #include <string.h>
 

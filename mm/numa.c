@@ -14,8 +14,10 @@
  *   numa_foreign this node was preferred, the pages came from another
  *   local_node   pages from here for a CPU of this node
  *   other_node   pages from here for a CPU of another node
- * The counters live per CPU and only their CPU writes them, so counting
- * costs two plain stores on the fast path; numastat sums the CPUs.
+ * The counters live per CPU and only their CPU writes them, each with one
+ * add that an interrupt cannot split (mm_cpu_counter_add: allocations come
+ * from any context, with no guard around the count), so counting costs
+ * two unlocked adds on the fast path; numastat sums the CPUs.
  */
 #include "zone.h"
 
@@ -54,6 +56,16 @@ void numa_build_zonelists(void)
 	}
 	for (int nid = 0; nid < mm_nr_zones; nid++)
 		build_zonelist(&mm_zones[nid]);
+}
+
+int numa_node_order(int nid, int order[MM_MAX_NODES])
+{
+	if (nid < 0 || nid >= mm_nr_zones)
+		return 0;
+	const struct zone *z = &mm_zones[nid];
+	for (int i = 0; i < z->nr_zonelist; i++)
+		order[i] = z->zonelist[i];
+	return z->nr_zonelist;
 }
 
 /* numa_stat_read - one numastat counter of node nid, all CPUs summed. */

@@ -6,9 +6,10 @@
  * then walk its zonelist nearest first (numa.c). In each zone, orders
  * 0..PCP_MAX_ORDER come from this CPU's per-CPU list (pcp.c), larger ones
  * from the buddy lists (buddy.c). If every zone fails, the slow path drains
- * all per-CPU lists back to the buddy lists and tries once more (unless
- * __GFP_NORETRY). Failure returns NULL, is counted per node and printed
- * unless __GFP_NOWARN; it never panics.
+ * all per-CPU lists back to the buddy lists and tries once more.
+ * __GFP_NORETRY stops after the preferred zone: no other node, no drain.
+ * Failure returns NULL, is counted per node and printed unless
+ * __GFP_NOWARN; it never panics.
  *
  * Free: __free_pages, free_pages and put_page all end in free_the_page():
  * small orders go to this CPU's per-CPU list of the page's zone (so that
@@ -33,13 +34,19 @@ static struct page *rmqueue(struct zone *z, int cpu, unsigned int order)
 	return buddy_alloc(z, order);
 }
 
-/* Walk the preferred node's zonelist from entry `from` (only the node
- * itself with __GFP_THISNODE). */
+/* How many zonelist entries an allocation may try: only the preferred node
+ * itself with __GFP_THISNODE or __GFP_NORETRY. */
+static int zonelist_tries(const struct zone *pz, gfp_t gfp)
+{
+	return (gfp & (__GFP_THISNODE | __GFP_NORETRY)) ? 1 : pz->nr_zonelist;
+}
+
+/* Walk the preferred node's zonelist from entry `from`. */
 static struct page *get_page_from_zonelist(int cpu, int nid, gfp_t gfp,
 					   unsigned int order, int from)
 {
 	const struct zone *pz = &mm_zones[nid];
-	int tries = (gfp & __GFP_THISNODE) ? 1 : pz->nr_zonelist;
+	int tries = zonelist_tries(pz, gfp);
 
 	for (int i = from; i < tries; i++) {
 		struct zone *z = &mm_zones[pz->zonelist[i]];
@@ -53,15 +60,18 @@ static struct page *get_page_from_zonelist(int cpu, int nid, gfp_t gfp,
 }
 
 /*
- * Slow path: the preferred zone had nothing. Try the other nodes nearest
- * first; then, unless __GFP_NORETRY, drain every per-CPU list (pages parked
- * there are free too) and walk the whole zonelist once more.
+ * Slow path: the preferred zone had nothing. With __GFP_NORETRY that was
+ * the one try. Otherwise try the other nodes nearest first (not with
+ * __GFP_THISNODE); then drain every per-CPU list (pages parked there are
+ * free too) and walk the zonelist once more.
  */
 static struct page *alloc_pages_slowpath(int cpu, int nid, gfp_t gfp,
 					 unsigned int order)
 {
+	if (gfp & __GFP_NORETRY)
+		return NULL;
 	struct page *page = get_page_from_zonelist(cpu, nid, gfp, order, 1);
-	if (!page && !(gfp & __GFP_NORETRY)) {
+	if (!page) {
 		drain_all_pages();
 		page = get_page_from_zonelist(cpu, nid, gfp, order, 0);
 	}
@@ -146,7 +156,7 @@ static unsigned int bulk_from_zonelist(int cpu, int nid, gfp_t gfp,
 				       unsigned int nr, struct page **pages)
 {
 	const struct zone *pz = &mm_zones[nid];
-	int tries = (gfp & __GFP_THISNODE) ? 1 : pz->nr_zonelist;
+	int tries = zonelist_tries(pz, gfp);
 	unsigned int n = 0;
 
 	for (int i = 0; i < tries && n < nr; i++) {

@@ -14,7 +14,10 @@
  *
  * Refill asks for an order-3 block without retrying or warning (Banerjee:
  * order-3 allocations that try hard are pathologically slow under
- * fragmentation) and falls back to one page at once. Freed blocks go back
+ * fragmentation) and falls back to one page at once, both on this CPU's
+ * node only: packet buffers come from the local node (Dumazet), and a local
+ * page beats a remote 32 KiB block. Only a node with no page at all sends
+ * the refill elsewhere, counted (refills_remote). Freed blocks go back
  * through the page allocator's one shared free path, __free_pages(), whose
  * per-CPU lists hold orders 0..3, so the next refill usually comes from
  * that CPU's list without the zone lock (Lu).
@@ -23,12 +26,12 @@
  * does since 6.13. Duyck's downward carving reads the block size only on
  * refill (the fast-path test is "offset went negative"). Measured with
  * both built (PAGE_FRAG_CARVE_DOWN=1 is the downward variant): downward
- * saves 2-4 instructions per fragment (callgrind, alloc + free of 12 bytes:
- * 78 vs 82; 64-byte aligned: 89 vs 91), and the timed push/pop and
+ * saves 4-5 instructions per fragment (callgrind, alloc + free of 12 bytes:
+ * 73 vs 78; 64-byte aligned: 83 vs 87), and the timed push/pop and
  * single-thread differences went both ways within this machine's noise.
  * Only upward carving lets a TX writer of unknown length grow its data
  * into the free space after the offset (prepare/commit, page_frag_tx.c),
- * and that is worth more than four instructions. Figures: docs/page_frag.md.
+ * and that is worth more than five instructions. Figures: docs/page_frag.md.
  */
 #include "debug.h"
 #include "page_frag_internal.h"
@@ -48,33 +51,53 @@ void page_frag_force_order0(bool on)
  * runs out. refs_held is what the block's count already is (1 for a fresh
  * block, 0 for one whose fragments all came back).
  */
-static void page_frag_arm_block(struct page_frag_cache *nc, struct page *page,
-				unsigned int nr_pages, int refs_held)
+static inline void page_frag_arm_block(struct page_frag_cache *nc,
+				       struct page *page, unsigned int nr_pages,
+				       int refs_held)
 {
 	unsigned int size = nr_pages * (unsigned int)MM_PAGE_SIZE;
+	/* Debug tracking begins or ends with a cycle; with checks off and
+	 * no record on the block there is nothing to do. */
+	bool tracked = mm_unlikely(mm_debug_on() || page->private) &&
+		       page_frag_debug_arm(page);
 
 	page_ref_add(page, (int)size + 1 - refs_held);
 	nc->pagecnt_bias = size + 1;
-	nc->encoded_block = (uintptr_t)page_address(page) | nr_pages;
+	/* A tracked block reads as size 0: see page_frag_internal.h. */
+	nc->encoded_block =
+		(uintptr_t)page_address(page) | (tracked ? 0 : nr_pages);
 	nc->offset = PAGE_FRAG_CARVE_DOWN ? size : 0;
+	nc->last_start = nc->offset; /* no fragment of this block yet */
 }
 
 /*
  * A block whose count reached zero belongs to us alone: give it back
- * through the page allocator's shared free path. __free_pages() drops a
- * reference itself, so hand it the one it expects.
+ * (and its debug record, if any) through the page allocator's shared free
+ * path. __free_pages() drops a reference itself, so hand it the one it
+ * expects. Out of line, reached by a tail call: page_frag_free's fast
+ * path then saves no registers for it.
  */
-static void page_frag_release_block(struct page *page)
+static __attribute__((noinline)) void page_frag_release_block(struct page *page)
 {
 	unsigned int order = page->order;
 
 	page_frag_count(PF_BLOCKS_RETURNED);
 	page_frag_count_add(PF_PAGES_RETURNED, 1u << order);
+	if (mm_unlikely(page->private))
+		page_frag_debug_release(page);
 	page_ref_inc(page);
 	__free_pages(page, order);
 }
 
-/* Order 3 with no retry and no warning, else one page from the same node. */
+/*
+ * A new block, local first: order 3, then one page, each one cheap try of
+ * this CPU's node only (__GFP_NORETRY: no other node, no drain, no
+ * warning). Only when the node has no page at all does the last try let
+ * the page allocator fall back to another node (and drain); that block is
+ * one page, so the next refill soon tries the local node again. It is
+ * counted twice over: numa_miss on the node it came from, refills_remote
+ * here.
+ */
 static struct page *page_frag_new_block(gfp_t gfp, unsigned int *nr_pages)
 {
 	int nid = mm_this_node();
@@ -93,9 +116,14 @@ static struct page *page_frag_new_block(gfp_t gfp, unsigned int *nr_pages)
 		}
 		page_frag_count(PF_ORDER3_FALLBACKS);
 	}
-	page = alloc_pages_node(nid, gfp, 0);
-	if (!page)
-		return NULL;
+	page = alloc_pages_node(nid, gfp | __GFP_NOWARN | __GFP_NORETRY, 0);
+	if (!page) {
+		page = alloc_pages_node(nid, gfp, 0);
+		if (!page)
+			return NULL;
+		if (page_to_nid(page) != nid)
+			page_frag_count(PF_REFILLS_REMOTE);
+	}
 	page_frag_count(PF_REFILLS_ORDER0);
 	*nr_pages = 1;
 	return page;
@@ -109,7 +137,7 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 
 	if (encoded) {
 		page = virt_to_page(page_frag_block_va(encoded));
-		nr_pages = page_frag_block_size(encoded) >> MM_PAGE_SHIFT;
+		nr_pages = 1u << page->order; /* also for a tracked block */
 		if (page_ref_sub_and_test(page, (int)nc->pagecnt_bias)) {
 			/* Every fragment is back: the block is ours again. */
 			page_frag_count(PF_RECYCLES);
@@ -120,6 +148,7 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 		nc->encoded_block = 0;
 		nc->offset = 0;
 		nc->pagecnt_bias = 0;
+		nc->last_start = 0;
 	}
 	page = page_frag_new_block(gfp, &nr_pages);
 	if (mm_unlikely(!page)) {
@@ -129,6 +158,66 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 	page_frag_arm_block(nc, page, nr_pages, 1);
 	return true;
 }
+
+/* Hand out [offset, offset + fragsz) of nc's block as one fragment. */
+static inline void *page_frag_take(struct page_frag_cache *nc,
+				   unsigned int offset, unsigned int fragsz)
+{
+	if (PAGE_FRAG_CARVE_DOWN) {
+		nc->offset = offset;
+	} else {
+		nc->offset = offset + fragsz;
+		nc->last_start = offset;
+	}
+	nc->pagecnt_bias--;
+	page_frag_count(PF_FRAGMENTS);
+	return page_frag_block_va(nc->encoded_block) + offset;
+}
+
+/* page_frag_take() for the slow path: a tracked block records it. */
+static inline void *page_frag_take_recorded(struct page_frag_cache *nc,
+					    unsigned int offset,
+					    unsigned int fragsz)
+{
+	if (mm_unlikely(page_frag_tracked(nc)))
+		page_frag_debug_take(page_frag_cache_page(nc), offset);
+	return page_frag_take(nc, offset, fragsz);
+}
+
+#if PAGE_FRAG_CARVE_DOWN
+/* The slow path of downward carving (a benchmark build; never tracked):
+ * refill, then carve from the fresh block's end. */
+static __attribute__((noinline)) void *
+page_frag_alloc_slow_down(struct page_frag_cache *nc, unsigned int fragsz,
+			  gfp_t gfp, unsigned int align_mask)
+{
+	if (!__page_frag_refill(nc, gfp))
+		return NULL;
+	return page_frag_take(nc, (nc->offset - fragsz) & ~align_mask, fragsz);
+}
+#else
+/*
+ * The slow path: nc's block cannot hold the request at the aligned offset
+ * the fast path computed, or is under debug tracking (it then reads as
+ * size 0). Carve there from a tracked block that has room; otherwise
+ * refill (recycle in place or a new block) and carve from the fresh
+ * block's start, which suits any alignment. Out of line and called in
+ * tail position, so the fast path saves no registers for it; it takes the
+ * offset rather than the alignment, which the fast path then need not
+ * keep.
+ */
+static __attribute__((noinline)) void *
+page_frag_alloc_slow(struct page_frag_cache *nc, unsigned int fragsz, gfp_t gfp,
+		     unsigned int offset)
+{
+	if (page_frag_tracked(nc) &&
+	    offset + fragsz <= page_frag_cache_size(nc))
+		return page_frag_take_recorded(nc, offset, fragsz);
+	if (!__page_frag_refill(nc, gfp))
+		return NULL;
+	return page_frag_take_recorded(nc, 0, fragsz);
+}
+#endif
 
 /*
  * The fast path: a few instructions when the block has room. align_mask is
@@ -141,26 +230,16 @@ static inline void *__page_frag_alloc(struct page_frag_cache *nc,
 #if PAGE_FRAG_CARVE_DOWN
 	int offset = ((int)nc->offset - (int)fragsz) & ~(int)align_mask;
 
-	if (mm_unlikely(offset < 0)) {
-		if (!__page_frag_refill(nc, gfp))
-			return NULL;
-		offset = ((int)nc->offset - (int)fragsz) & ~(int)align_mask;
-	}
-	nc->offset = (unsigned int)offset;
+	if (mm_unlikely(offset < 0))
+		return page_frag_alloc_slow_down(nc, fragsz, gfp, align_mask);
 #else
 	unsigned int offset = (nc->offset + align_mask) & ~align_mask;
 
 	if (mm_unlikely(offset + fragsz >
-			page_frag_block_size(nc->encoded_block))) {
-		if (!__page_frag_refill(nc, gfp))
-			return NULL;
-		offset = 0;
-	}
-	nc->offset = offset + fragsz;
+			page_frag_block_size(nc->encoded_block)))
+		return page_frag_alloc_slow(nc, fragsz, gfp, offset);
 #endif
-	nc->pagecnt_bias--;
-	page_frag_count(PF_FRAGMENTS);
-	return page_frag_block_va(nc->encoded_block) + offset;
+	return page_frag_take(nc, (unsigned int)offset, fragsz);
 }
 
 void *page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
@@ -182,10 +261,11 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 
 /*
  * Debug-mode check of a free (mm_debug_on()): the block must still be
- * allocated and referenced. A fragment freed once too often finds its
- * block's count at zero, or the block already back on a free list.
+ * allocated and referenced (a fragment freed once too often may find its
+ * block's count at zero, or the block back on a free list), and, for a
+ * block under tracking, addr must be in a live fragment (page_frag_debug.c).
  */
-static bool page_frag_free_ok(const struct page *page, const void *addr,
+static bool page_frag_free_ok(struct page *page, const void *addr,
 			      const void *caller)
 {
 	if (page->flags & (PG_buddy | PG_pcp) || page_ref_count(page) <= 0) {
@@ -199,7 +279,28 @@ static bool page_frag_free_ok(const struct page *page, const void *addr,
 				"page_frag_free: %p is slab memory", addr);
 		return false;
 	}
+	if (page->private)
+		return page_frag_debug_free(page, addr, caller);
 	return true;
+}
+
+/* Drop a fragment's reference; the last one gives the block back. */
+static inline void page_frag_put(struct page *page)
+{
+	page_frag_count(PF_FREES);
+	if (page_to_nid(page) != mm_this_node())
+		page_frag_count(PF_REMOTE_FREES);
+	if (page_ref_sub_and_test(page, 1))
+		page_frag_release_block(page);
+}
+
+/* page_frag_free() with debug checks on: out of line, so that the checks
+ * (and the calls they make) cost the fast path nothing. */
+static __attribute__((noinline)) void
+page_frag_free_checked(struct page *page, void *addr, const void *caller)
+{
+	if (page_frag_free_ok(page, addr, caller))
+		page_frag_put(page);
 }
 
 void page_frag_free(void *addr)
@@ -212,12 +313,11 @@ void page_frag_free(void *addr)
 				"page_frag_free: %p is not in any zone", addr);
 		return;
 	}
-	if (mm_unlikely(mm_debug_on()) &&
-	    !page_frag_free_ok(page, addr, __builtin_return_address(0)))
+	if (mm_unlikely(mm_debug_on())) {
+		page_frag_free_checked(page, addr, __builtin_return_address(0));
 		return;
-	page_frag_count(PF_FREES);
-	if (page_ref_sub_and_test(page, 1))
-		page_frag_release_block(page);
+	}
+	page_frag_put(page);
 }
 
 void page_frag_cache_drain(struct page_frag_cache *nc)
@@ -234,4 +334,5 @@ void page_frag_cache_drain(struct page_frag_cache *nc)
 	nc->encoded_block = 0;
 	nc->offset = 0;
 	nc->pagecnt_bias = 0;
+	nc->last_start = 0;
 }

@@ -30,12 +30,17 @@
  * allocation falls into the refill path with no extra test. offset is the
  * next free byte (upward carving; the first used byte when carving down).
  * pagecnt_bias is how many of the block's references the cache still holds
- * and may hand out, one per fragment.
+ * and may hand out, one per fragment. last_start is where the fragment
+ * handed out last begins, so that page_frag_abort() can tell that very
+ * fragment from any other range ending at offset; last_start == offset
+ * means there is none (fresh block, or just aborted). Kept for upward
+ * carving, which the TX API needs.
  */
 struct page_frag_cache {
 	uintptr_t encoded_block;
 	unsigned int offset;
 	unsigned int pagecnt_bias;
+	unsigned int last_start;
 };
 
 /*
@@ -72,8 +77,32 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
  * the page allocator's shared free path (__free_pages: orders 0..3 go to
  * this CPU's per-CPU lists). Any CPU, any context. addr must be a pointer
  * inside a live fragment. An address outside every zone is reported (with
- * the caller's address) and ignored; with debug checks on (mm/debug.h), so
- * is a free whose block is already free.
+ * the caller's address) and ignored.
+ *
+ * Misuse caught with debug checks on (mm/debug.h), each reported with the
+ * caller's address, counted and refused, so no reference is dropped twice
+ * and no block is recycled or freed under a live fragment:
+ *  - a free whose block is already free, or is slab memory;
+ *  - a second free of a fragment, or a free of an aborted one
+ *    (MM_DBG_DOUBLE_FREE), and a free before the block's first fragment
+ *    (MM_DBG_NOT_ALLOCATED), in blocks armed while the checks were on.
+ * Why only those: a fragment has no header and the block's reference
+ * count only counts fragments, so it cannot tell which fragment a free
+ * belongs to. Debug mode keeps that record per block beside the count
+ * (mm/page_frag_debug.c: where fragments start, which are live; a quarter
+ * of the block's size, and every allocation from such a block takes the
+ * slow path). So it is not detected:
+ *  - in a block armed while the checks were off (nothing was recorded;
+ *    that is what keeps the fast paths free of any debug test), or whose
+ *    record could not be allocated;
+ *  - after the checks went off and on while fragments were out: frees
+ *    made meanwhile were not recorded, so a later double free of those
+ *    fragments passes (a good free is never reported);
+ *  - for a pointer into alignment padding or past the end of a fragment:
+ *    only starts are recorded, so it counts for the fragment before it;
+ *  - in the downward-carving build (PAGE_FRAG_CARVE_DOWN=1, benchmarks
+ *    only), whose fast path never reads the block size;
+ *  - a write to a freed fragment (the block is live until all are back).
  */
 void page_frag_free(void *addr);
 
@@ -106,7 +135,9 @@ void *page_frag_prepare(struct page_frag_cache *nc, unsigned int fragsz,
 /*
  * page_frag_probe - like page_frag_prepare() but never refills: returns the
  * address and fills *pf if the current block has fragsz free bytes, NULL
- * otherwise. Nothing is taken and nothing is counted.
+ * otherwise. Nothing is taken. fragsz is checked as everywhere else (0 or
+ * above PAGE_FRAG_MAX_FRAGSZ: NULL, counted as err_oversize); a request
+ * that merely does not fit is not counted.
  */
 void *page_frag_probe(struct page_frag_cache *nc, unsigned int fragsz,
 		      struct page_frag *pf);
@@ -124,21 +155,29 @@ bool page_frag_commit(struct page_frag_cache *nc, const struct page_frag *pf,
 /*
  * page_frag_commit_noref - like page_frag_commit() but takes no reference:
  * the bytes extend the fragment written just before (a socket coalescing
- * into its last skb fragment), which already holds one.
+ * into its last skb fragment), which already holds one. Refused (false,
+ * tx_misuse) when there is no such fragment in the current block: after a
+ * refill, on a fresh cache or after an abort, the bytes would have no
+ * reference at all.
  */
 bool page_frag_commit_noref(struct page_frag_cache *nc,
 			    const struct page_frag *pf, unsigned int used);
 
 /*
- * page_frag_abort - give back the most recent fragment of nc (va, fragsz as
- * returned/committed), e.g. when copying user data into it failed.
- * Returns true; false (tx_misuse) when va is not that fragment.
+ * page_frag_abort - give back the fragment nc handed out last, by alloc or
+ * commit (va and fragsz exactly as returned and committed, a commit_noref
+ * extension included), e.g. when copying user data into it failed. Its
+ * bytes and its reference go back to the cache. One abort per fragment:
+ * afterwards there is no "last fragment" until the next one is taken.
+ * Returns true; false (tx_misuse, nothing changed) for anything else: an
+ * older fragment, a part of one, a range spanning two, a second abort.
  */
 bool page_frag_abort(struct page_frag_cache *nc, void *va, unsigned int fragsz);
 
 /*
  * Per-CPU caches (mm/page_frag_percpu.c). Both refill from the current
- * CPU's NUMA node.
+ * CPU's NUMA node (another node only when it has no page at all; see
+ * refills_remote).
  */
 
 /*
@@ -173,8 +212,11 @@ struct page_frag_stats {
 	uint64_t refills_order3;   /* refills served by a 32 KiB block */
 	uint64_t refills_order0;   /* refills served by one page */
 	uint64_t order3_fallbacks; /* order-3 refused, order 0 tried */
+	uint64_t refills_remote;   /* order-0 refills from another node: the
+				      local one had no page at all */
 	uint64_t recycles;	   /* block reused in place, no allocator */
 	uint64_t frees;		   /* page_frag_free() calls */
+	uint64_t remote_frees;	   /* ... on a CPU of another node */
 	uint64_t blocks_returned;  /* blocks given back to the page allocator */
 	uint64_t pages_returned;   /* ... counted in 4 KiB pages */
 	uint64_t drains;	   /* page_frag_cache_drain() with a block */
@@ -189,8 +231,10 @@ void page_frag_stats_read(struct page_frag_stats *out);
 
 /*
  * page_frag_stats_text / page_frag_stats_json - the counters as text lines
- * or one JSON object. snprintf semantics: returns the length the whole text
- * needs; writes at most size bytes, NUL-terminated when size > 0.
+ * or one JSON object: the sums, then (JSON) "cpu": {"cpu0": {...}, ...},
+ * the same counters per CPU (the CPU that counted). snprintf semantics:
+ * returns the length the whole text needs; writes at most size bytes,
+ * NUL-terminated when size > 0.
  */
 int page_frag_stats_text(char *buf, size_t size);
 int page_frag_stats_json(char *buf, size_t size);

@@ -12,8 +12,10 @@ enum page_frag_stat {
 	PF_REFILLS_ORDER3,
 	PF_REFILLS_ORDER0,
 	PF_ORDER3_FALLBACKS,
+	PF_REFILLS_REMOTE,
 	PF_RECYCLES,
 	PF_FREES,
+	PF_REMOTE_FREES,
 	PF_BLOCKS_RETURNED,
 	PF_PAGES_RETURNED,
 	PF_DRAINS,
@@ -26,22 +28,21 @@ enum page_frag_stat {
 
 /*
  * Per-CPU counters, one cache line set per CPU so counting never bounces a
- * line between CPUs. Only the owning CPU writes its set (relaxed load +
- * store: a plain add on x86, no locked instruction); readers sum all sets.
+ * line between CPUs. Only the owning CPU writes its set; readers sum all
+ * sets. page_frag_free() may run in an interrupt handler that lands while
+ * this CPU's poll loop is counting on the same set, so the bump is
+ * mm_cpu_counter_add: one add instruction in the kernel, which an
+ * interrupt cannot split, and no locked instruction.
  */
 struct page_frag_cpu_stats {
-	_Atomic uint64_t v[PF_NR_STATS];
+	atomic_ulong v[PF_NR_STATS];
 } __mm_cacheline_aligned;
 
 extern struct page_frag_cpu_stats page_frag_cpu_stats[MM_MAX_CPUS];
 
-static inline void page_frag_count_add(enum page_frag_stat i, uint64_t n)
+static inline void page_frag_count_add(enum page_frag_stat i, unsigned long n)
 {
-	_Atomic uint64_t *c = &page_frag_cpu_stats[mm_this_cpu()].v[i];
-
-	atomic_store_explicit(c,
-			      atomic_load_explicit(c, memory_order_relaxed) + n,
-			      memory_order_relaxed);
+	mm_cpu_counter_add(&page_frag_cpu_stats[mm_this_cpu()].v[i], n);
 }
 
 static inline void page_frag_count(enum page_frag_stat i)
@@ -49,7 +50,13 @@ static inline void page_frag_count(enum page_frag_stat i)
 	page_frag_count_add(i, 1);
 }
 
-/* Block address and size (0 when the cache has no block). */
+/*
+ * Block address and size as the allocation fast path sees them (0 when the
+ * cache has no block). A block under debug tracking (page_frag_debug.c) is
+ * encoded with size 0, so that every allocation from it fails the fast
+ * path's "does it fit" test and takes the slow path, which records the
+ * fragment; page_frag_cache_size() is its real size.
+ */
 static inline char *page_frag_block_va(uintptr_t encoded)
 {
 	return (char *)(encoded & ~(uintptr_t)(MM_PAGE_SIZE - 1));
@@ -58,6 +65,29 @@ static inline char *page_frag_block_va(uintptr_t encoded)
 static inline unsigned int page_frag_block_size(uintptr_t encoded)
 {
 	return (unsigned int)(encoded & (MM_PAGE_SIZE - 1)) << MM_PAGE_SHIFT;
+}
+
+/* Does nc have a block under debug tracking? */
+static inline bool page_frag_tracked(const struct page_frag_cache *nc)
+{
+	return nc->encoded_block && !page_frag_block_size(nc->encoded_block);
+}
+
+/* The head page of nc's block (nc must have one). */
+static inline struct page *
+page_frag_cache_page(const struct page_frag_cache *nc)
+{
+	return virt_to_page(page_frag_block_va(nc->encoded_block));
+}
+
+/* The real size of nc's block, tracked or not (0: no block). */
+static inline unsigned int
+page_frag_cache_size(const struct page_frag_cache *nc)
+{
+	if (mm_unlikely(page_frag_tracked(nc)))
+		return (unsigned int)MM_PAGE_SIZE
+		       << page_frag_cache_page(nc)->order;
+	return page_frag_block_size(nc->encoded_block);
 }
 
 /*
@@ -89,5 +119,19 @@ static inline bool page_frag_align_ok(unsigned int align)
  * (counted) with nc empty when there is no memory.
  */
 bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp);
+
+/* page_frag_debug.c: the live-fragment record of debug mode. */
+/* Start a cycle of the block: tracked (shadow attached and cleared) when
+ * debug checks are on, else untracked (any shadow given back). */
+bool page_frag_debug_arm(struct page *head);
+/* The block goes back to the page allocator: give its shadow back. */
+void page_frag_debug_release(struct page *head);
+/* A fragment starting at offset was handed out / taken back (abort). */
+void page_frag_debug_take(struct page *head, unsigned int offset);
+void page_frag_debug_untake(struct page *head, unsigned int offset);
+/* A free of addr in a tracked block: false (reported) if no live fragment
+ * holds it. */
+bool page_frag_debug_free(struct page *head, const void *addr,
+			  const void *caller);
 
 #endif /* MM_PAGE_FRAG_INTERNAL_H */

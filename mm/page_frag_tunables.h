@@ -11,9 +11,9 @@
  * serves 2730 12-byte fragments or 21 1500-byte frames, and an order-3 block
  * is still a size the per-CPU page lists keep (PCP_MAX_ORDER), so a freed
  * block is usually handed straight back to the next refill without touching
- * the buddy lists. Banerjee (SEEDS.md 2) measured 55.2 Gbit/s with order-3
- * against 43.0 with order-0 on loopback UDP; here order-0-only refills cost
- * 1.5-8x more per 1500-byte fragment (docs/page_frag.md).
+ * the buddy lists. Banerjee (docs/references.md, 2) measured 55.2 Gbit/s
+ * with order-3 against 43.0 with order-0 on loopback UDP; here order-0-only
+ * refills cost 1.5-8x more per 1500-byte fragment (docs/page_frag.md).
  */
 #ifndef PAGE_FRAG_CACHE_MAX_ORDER
 #define PAGE_FRAG_CACHE_MAX_ORDER 3

@@ -26,7 +26,7 @@ static void *page_frag_describe(struct page_frag_cache *nc, unsigned int offset,
 
 	pf->page = virt_to_page(va);
 	pf->offset = offset;
-	pf->size = page_frag_block_size(nc->encoded_block) - offset;
+	pf->size = page_frag_cache_size(nc) - offset;
 	return va + offset;
 }
 
@@ -41,7 +41,7 @@ void *page_frag_prepare_align(struct page_frag_cache *nc, unsigned int fragsz,
 			!page_frag_align_ok(align)))
 		return NULL;
 	offset = (nc->offset + mask) & ~mask;
-	if (offset + fragsz > page_frag_block_size(nc->encoded_block)) {
+	if (offset + fragsz > page_frag_cache_size(nc)) {
 		if (!__page_frag_refill(nc, gfp))
 			return NULL;
 		offset = 0;
@@ -58,8 +58,12 @@ void *page_frag_prepare(struct page_frag_cache *nc, unsigned int fragsz,
 void *page_frag_probe(struct page_frag_cache *nc, unsigned int fragsz,
 		      struct page_frag *pf)
 {
-	if (!nc->encoded_block || fragsz == 0 ||
-	    nc->offset + fragsz > page_frag_block_size(nc->encoded_block))
+	/* The same fragsz check as every entry point: it also keeps
+	 * offset + fragsz from wrapping around. */
+	if (mm_unlikely(!page_frag_fragsz_ok(fragsz)))
+		return NULL;
+	if (!nc->encoded_block ||
+	    nc->offset + fragsz > page_frag_cache_size(nc))
 		return NULL;
 	return page_frag_describe(nc, nc->offset, pf);
 }
@@ -78,7 +82,7 @@ static bool page_frag_pf_current(const struct page_frag_cache *nc,
 	    page_address(pf->page) != page_frag_block_va(encoded))
 		return false;
 	if (nc->offset > pf->offset ||
-	    pf->offset + pf->size != page_frag_block_size(encoded))
+	    pf->offset + pf->size != page_frag_cache_size(nc))
 		return false;
 	return used >= 1 && used <= pf->size;
 }
@@ -90,6 +94,9 @@ bool page_frag_commit(struct page_frag_cache *nc, const struct page_frag *pf,
 		page_frag_count(PF_TX_MISUSE);
 		return false;
 	}
+	if (mm_unlikely(page_frag_tracked(nc)))
+		page_frag_debug_take(pf->page, pf->offset);
+	nc->last_start = pf->offset;
 	nc->offset = pf->offset + used;
 	nc->pagecnt_bias--;
 	page_frag_count(PF_FRAGMENTS);
@@ -99,7 +106,10 @@ bool page_frag_commit(struct page_frag_cache *nc, const struct page_frag *pf,
 bool page_frag_commit_noref(struct page_frag_cache *nc,
 			    const struct page_frag *pf, unsigned int used)
 {
-	if (mm_unlikely(!page_frag_pf_current(nc, pf, used))) {
+	/* The fragment to extend must be in this block (last_start ==
+	 * offset: none since the refill or the last abort). */
+	if (mm_unlikely(!page_frag_pf_current(nc, pf, used) ||
+			nc->last_start == nc->offset)) {
 		page_frag_count(PF_TX_MISUSE);
 		return false;
 	}
@@ -107,17 +117,26 @@ bool page_frag_commit_noref(struct page_frag_cache *nc,
 	return true;
 }
 
+/*
+ * Only the very last fragment: it starts at last_start and ends at offset.
+ * Checking the end alone would accept any range ending there, e.g. the
+ * second half of one fragment plus all of the next, and rewind the offset
+ * into fragments still in use.
+ */
 bool page_frag_abort(struct page_frag_cache *nc, void *va, unsigned int fragsz)
 {
 	char *base = page_frag_block_va(nc->encoded_block);
-	char *p = va;
+	unsigned int start = nc->last_start;
 
-	if (mm_unlikely(!nc->encoded_block || p < base ||
-			p + fragsz != base + nc->offset || fragsz == 0)) {
+	if (mm_unlikely(!nc->encoded_block || start == nc->offset ||
+			(char *)va != base + start ||
+			fragsz != nc->offset - start)) {
 		page_frag_count(PF_TX_MISUSE);
 		return false;
 	}
-	nc->offset = (unsigned int)(p - base);
+	if (mm_unlikely(page_frag_tracked(nc)))
+		page_frag_debug_untake(page_frag_cache_page(nc), start);
+	nc->offset = start; /* == last_start: nothing left to abort */
 	nc->pagecnt_bias++;
 	return true;
 }

@@ -5,9 +5,9 @@
  * "physical memory" is identity-mapped RAM and interrupts exist. On a Linux
  * host, each simulated NUMA node is one mmap'd region and each pthread says
  * which simulated CPU it is. This header is the contract; each world supplies
- * <mm_port.h> (kernel/port/mm_port.h, mm/host/mm_port.h) with the inline
+ * <mm_port.h> (kernel/mm_port/mm_port.h, mm/host/mm_port.h) with the inline
  * fast-path pieces (current CPU, interrupt guard, relax hint) and a C file
- * with the rest. Nothing else in mm/ may tell the two worlds apart.
+ * with the rest (kernel/mm_port/platform.c, mm/host/platform.c). Nothing else in mm/ may tell the two worlds apart.
  *
  * Addresses: in both worlds a page's address is the address the allocator
  * hands out, and pfn = address >> MM_PAGE_SHIFT. The kernel identity-maps RAM
@@ -63,6 +63,11 @@ int mm_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap);
  *   static inline unsigned long mm_irq_save(void);
  *   static inline void mm_irq_restore(unsigned long flags);
  *   static inline void mm_cpu_relax(void);     spin-wait hint
+ *   static inline void mm_cpu_counter_add(atomic_ulong *c, unsigned long n);
+ *	add n to a per-CPU counter that only this CPU writes, in one step
+ *	an interrupt on this CPU cannot split (a handler may count on the
+ *	same counter), without a locked instruction; other CPUs only read
+ *	it, with relaxed loads. Linux's this_cpu_add().
  */
 #include <mm_port.h>
 

@@ -36,15 +36,20 @@ static void qmp_spill(struct qmempool *pool, struct qmempool_cpu *pc, int nid,
 }
 
 /*
- * A bulk from the slab. kmem_cache_alloc_bulk() is all-or-nothing, so a 0
- * means memory is short, not gone: one object may still be there, and
- * handing it out beats failing (the RFC's "slab returned fewer" case).
- * Any count the slab returns is used as it is.
+ * A bulk from the slab, of this node's objects only (__GFP_THISNODE, one
+ * cheap try for new slabs): all but one of them go into the localq, which
+ * must hold only this CPU's node's objects. kmem_cache_alloc_bulk() is
+ * all-or-nothing, so a 0 means this node is short, not that memory is gone:
+ * one object may still be there, here or on another node, and handing it
+ * out beats failing (the RFC's "slab returned fewer" case). That single
+ * object goes to the caller alone, so a remote one is never cached.
  */
 static unsigned int qmp_slab_refill(struct qmempool *pool, void **objs,
 				    gfp_t gfp)
 {
-	size_t got = kmem_cache_alloc_bulk(pool->cache, gfp | __GFP_NOWARN,
+	size_t got = kmem_cache_alloc_bulk(pool->cache,
+					   gfp | __GFP_THISNODE |
+						   __GFP_NORETRY | __GFP_NOWARN,
 					   QMEMPOOL_BULK, objs);
 
 	if (got)
@@ -458,6 +463,10 @@ static void qmp_json_pool(struct qmp_buf *b, const struct qmempool *pool)
 		   pool->sharedq_sz, pool->prealloc, st.in_localq);
 	for (int nid = 0; nid < pool->nr_nodes; nid++)
 		qmp_printf(b, "%s%lu", nid ? ", " : "", st.in_sharedq[nid]);
+	qmp_printf(b, "], \"in_localq_cpu\": [");
+	for (int cpu = 0; cpu < pool->nr_cpus; cpu++)
+		qmp_printf(b, "%s%u", cpu ? ", " : "",
+			   alf_queue_count(pool->cpu[cpu].localq));
 	qmp_printf(b, "]");
 	for (int i = 0; i < QMP_NR_COUNTERS; i++)
 		qmp_printf(b, ", \"%s\": %ld", qmp_counter_names[i], v[i]);

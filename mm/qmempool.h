@@ -19,18 +19,22 @@
  * fit one level goes to the next, and the slab always takes objects back.
  *
  * NUMA: there is one sharedq per node and objects stay on their node. A
- * CPU refills only from its own node's sharedq; an object freed on a CPU of
- * another node (found from the object's page) goes straight to its own
- * node's sharedq, or to the slab if that is full.
+ * CPU refills only from its own node's sharedq, and from the slab only
+ * with its node's objects (__GFP_THISNODE); when the node has none left,
+ * one object from another node goes to the caller and is never cached in
+ * a localq. An object freed on a CPU of another node (found from the
+ * object's page) goes straight to its own node's sharedq, or to the slab
+ * if that is full.
  *
- * This is the seed's qmempool (Jesper Brouer's RFC, 2014), with its open
- * points closed: the bulk slab API exists, NUMA is handled as above, and
- * the RFC's BUG_ON/FIXME cases (the slab returning fewer objects, a
- * concurrent refill finding the sharedq full) fall through to the next
- * level instead of stopping. Design and figures: docs/qmempool.md.
+ * This is the qmempool of Jesper Brouer's RFC (2014, docs/references.md),
+ * with its open points closed: the bulk slab API exists, NUMA is handled
+ * as above, and the RFC's BUG_ON/FIXME cases (the slab returning fewer
+ * objects, a concurrent refill finding the sharedq full) fall through to
+ * the next level instead of stopping. Design and figures: docs/qmempool.md.
  *
- * Contexts (DESIGN.md): qmempool_alloc()/qmempool_free() may be called from
- * any context: they mask interrupts around the per-CPU localq. The
+ * Contexts (the kernel's poll loop, kernel/poll.h):
+ * qmempool_alloc()/qmempool_free() may be called from any context: they
+ * mask interrupts around the per-CPU localq. The
  * _softirq variants are for poll context only and mask nothing: on one CPU
  * they must never run concurrently with another call on the same pool
  * (an interrupt handler using the pool while the poll loop is inside it).
@@ -110,12 +114,11 @@ void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
 			     void *obj, void *caller);
 
-/* Count one event on this CPU's counter: no RMW, only this CPU writes. */
+/* Count events on this CPU's counter: only this CPU writes it, with
+ * mm_cpu_counter_add (no locked instruction, interrupt-safe). */
 static inline void qmempool_count(atomic_ulong *c, unsigned long n)
 {
-	atomic_store_explicit(c,
-			      atomic_load_explicit(c, memory_order_relaxed) + n,
-			      memory_order_relaxed);
+	mm_cpu_counter_add(c, n);
 }
 
 /*
@@ -181,7 +184,8 @@ static inline void qmempool_free(struct qmempool *pool, void *obj)
 /*
  * qmempool_stats - every pool, one line (text) or one object keyed
  * "qmempool<id>" (JSON) each: cache, object size, queue sizes, objects now
- * in the localqs and in each node's sharedq, objects handed out, and the
+ * in the localqs (JSON: also per CPU, "in_localq_cpu") and in each node's
+ * sharedq, objects handed out, and the
  * counters summed over CPUs: alloc, localq_hit, sharedq_refill,
  * slab_refill, sharedq_spill, slab_free, remote_free, alloc_fail, slab_in.
  * snprintf semantics.

@@ -9,7 +9,7 @@
 /*
  * QMEMPOOL_BULK (16): objects moved per refill (sharedq or slab -> localq)
  * and per spill (localq -> sharedq, or -> slab). One compare-and-swap on
- * the shared queue then pays for 16 objects: the seed measured the MPMC
+ * the shared queue then pays for 16 objects: Brouer's RFC measured the MPMC
  * queue at 9.5 ns per single element but 1.55 ns per element in bulks of
  * 16, close to the 1.1 ns of the SPSC queue, so larger bulks gain little
  * while making each CPU hoard more objects.
@@ -20,7 +20,7 @@
  * QMEMPOOL_REFILL_MULTIPLIER (2): the shared queue must hold at least this
  * many bulks, so that one CPU spilling a bulk while another refills one
  * does not find it full (which would send objects back to the slab only
- * to fetch them again). The seed's rule: sharedq_sz >= BULK * 2.
+ * to fetch them again). The RFC's rule: sharedq_sz >= BULK * 2.
  */
 #define QMEMPOOL_REFILL_MULTIPLIER 2
 

@@ -23,6 +23,12 @@
  * object from another node goes straight back to that node's lists
  * (kmem_cache_free), and kmem_cache_alloc_node for another node takes from
  * that node's lists, so objects never migrate between nodes through a CPU.
+ * Refills take only the node's own objects: new slabs are asked of the
+ * page allocator with __GFP_THISNODE. When the node has no object and no
+ * page left, one object from the nearest node that has one goes straight
+ * to the caller, never into the magazine (a magazine full of remote
+ * objects would keep serving them long after the node has memory again,
+ * and would break __GFP_THISNODE for every later caller).
  *
  * Free pointers: a free object in a slab links to the next one through a
  * pointer stored in the object (offset 0), or after it when the object must
@@ -41,8 +47,8 @@ mm_spinlock_t slab_caches_lock = MM_SPINLOCK_INIT;
 
 static struct page *slab_new(struct kmem_cache *s, int nid, gfp_t gfp)
 {
-	gfp_t pgfp = (gfp & (__GFP_THISNODE | __GFP_ATOMIC)) | __GFP_NOWARN |
-		     (s->order ? __GFP_COMP : 0);
+	gfp_t pgfp = (gfp & (__GFP_THISNODE | __GFP_NORETRY | __GFP_ATOMIC)) |
+		     __GFP_NOWARN | (s->order ? __GFP_COMP : 0);
 	struct page *page = alloc_pages_node(nid, pgfp, s->order);
 	if (!page)
 		return NULL;
@@ -144,11 +150,30 @@ static size_t take_from_node(struct kmem_cache *s, struct kmem_cache_node *kn,
 	return got;
 }
 
+/* Put a new slab on its node's lists and take up to n objects from it. */
+static size_t take_from_new_slab(struct kmem_cache *s, struct page *page,
+				 size_t n, void **out)
+{
+	struct kmem_cache_node *kn = &s->node[page->nid];
+	size_t got;
+
+	mm_spin_lock(&kn->lock);
+	list_add(&page->lru, &kn->empty);
+	kn->nr_empty++;
+	kn->nr_slabs++;
+	kn->slab_allocs++;
+	kn->free_objs += page->objects;
+	got = take_from_slab(s, kn, page, n, out);
+	mm_spin_unlock(&kn->lock);
+	return got;
+}
+
 /*
  * __slab_take - move up to n free objects of node nid's slabs into out[],
- * allocating new slabs when the node lists run dry. One lock acquisition
- * for what the lists hold, one more per new slab. A new slab that the page
- * allocator had to place on another node goes on that node's lists.
+ * allocating new slabs on node nid (__GFP_THISNODE) when its lists run dry:
+ * every object taken is node nid's, so a magazine may hold them. One lock
+ * acquisition for what the lists hold, one more per new slab. Add
+ * __GFP_NORETRY for one cheap try of the node (no drain).
  * Caller holds the interrupt guard. Returns how many were taken.
  */
 size_t __slab_take(struct kmem_cache *s, int nid, gfp_t gfp, size_t n,
@@ -162,18 +187,42 @@ size_t __slab_take(struct kmem_cache *s, int nid, gfp_t gfp, size_t n,
 	mm_spin_unlock(&kn->lock);
 
 	while (got < n) {
+		struct page *page = slab_new(s, nid, gfp | __GFP_THISNODE);
+		if (!page)
+			break;
+		got += take_from_new_slab(s, page, n - got, out + got);
+	}
+	return got;
+}
+
+/*
+ * __slab_take_fallback - up to n objects for a caller whose node nid had
+ * none (after __slab_take): from the other nodes' lists, nearest first,
+ * then from new slabs wherever the page allocator's own rules for gfp put
+ * them (other nodes, then a drain). __GFP_THISNODE and __GFP_NORETRY keep
+ * it on node nid, as they keep the page allocator. The objects are the
+ * caller's: they must never go into a magazine, which holds only its
+ * node's objects. Guard held. Returns how many were taken.
+ */
+size_t __slab_take_fallback(struct kmem_cache *s, int nid, gfp_t gfp, size_t n,
+			    void **out)
+{
+	bool other_nodes = !(gfp & (__GFP_THISNODE | __GFP_NORETRY));
+	int order[MM_MAX_NODES];
+	int nr = other_nodes ? numa_node_order(nid, order) : 0;
+	size_t got = 0;
+
+	for (int i = 1; i < nr && got < n; i++) {
+		struct kmem_cache_node *kn = &s->node[order[i]];
+		mm_spin_lock(&kn->lock);
+		got += take_from_node(s, kn, n - got, out + got);
+		mm_spin_unlock(&kn->lock);
+	}
+	while (got < n) {
 		struct page *page = slab_new(s, nid, gfp);
 		if (!page)
 			break;
-		kn = &s->node[page->nid];
-		mm_spin_lock(&kn->lock);
-		list_add(&page->lru, &kn->empty);
-		kn->nr_empty++;
-		kn->nr_slabs++;
-		kn->slab_allocs++;
-		kn->free_objs += page->objects;
-		got += take_from_slab(s, kn, page, n - got, out + got);
-		mm_spin_unlock(&kn->lock);
+		got += take_from_new_slab(s, page, n - got, out + got);
 	}
 	return got;
 }
@@ -252,17 +301,28 @@ void __cpu_flush(struct kmem_cache *s, struct kmem_cache_cpu *c, unsigned int n)
  * The fast path.
  */
 
-/* Slow path of alloc: magazine empty. Refill half of it, hand out one. */
+/*
+ * Slow path of alloc: magazine empty. Refill half of it from this node (one
+ * cheap try for a new slab), hand out one. If the node has nothing, one
+ * object from elsewhere goes to the caller alone; the magazine stays empty,
+ * so the next call tries this node again.
+ */
 static void *cpu_refill(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			gfp_t gfp)
 {
-	size_t n = __slab_take(s, c->nid, gfp, c->batch, c->objs);
+	size_t n =
+		__slab_take(s, c->nid, gfp | __GFP_NORETRY, c->batch, c->objs);
+	void *obj = NULL;
 
-	if (!n)
-		return NULL;
-	stat_add(&c->refill, 1);
-	cpu_set_avail(c, (unsigned int)n - 1);
-	return c->objs[n - 1];
+	if (mm_likely(n)) {
+		stat_add(&c->refill, 1);
+		cpu_set_avail(c, (unsigned int)n - 1);
+		return c->objs[n - 1];
+	}
+	if (__slab_take_fallback(s, c->nid, gfp, 1, &obj) &&
+	    obj_nid(obj) != c->nid)
+		stat_add(&c->alloc_fallback, 1);
+	return obj;
 }
 
 static void *alloc_failed(struct kmem_cache *s, gfp_t gfp, int nid)
@@ -284,10 +344,13 @@ static inline void *slab_alloc_finish(struct kmem_cache *s, gfp_t gfp,
 	return obj;
 }
 
-/* Slow path of alloc: empty magazine, __GFP_ZERO or a debug cache. */
+/* Slow path of alloc: empty magazine, __GFP_ZERO, a debug or dead cache. */
 static __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s,
 						       gfp_t gfp, void *caller)
 {
+	if (mm_unlikely(cache_dead(s)))
+		return slab_alloc_dead(s, caller);
+
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 	unsigned int avail = cpu_avail(c);
@@ -313,7 +376,7 @@ static __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s,
  */
 static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 {
-	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_debug(s))) {
+	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_slow(s))) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
@@ -333,12 +396,17 @@ static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 static void *slab_alloc_other_node(struct kmem_cache *s, gfp_t gfp, int nid,
 				   void *caller)
 {
+	if (mm_unlikely(cache_dead(s)))
+		return slab_alloc_dead(s, caller);
+
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 	void *obj = NULL;
 
 	stat_add(&c->alloc_remote, 1);
-	stat_add(&c->allocs, __slab_take(s, nid, gfp, 1, &obj));
+	if (__slab_take(s, nid, gfp | __GFP_NORETRY, 1, &obj) ||
+	    __slab_take_fallback(s, nid, gfp, 1, &obj))
+		stat_add(&c->allocs, 1);
 	mm_irq_restore(flags);
 	if (!obj)
 		return alloc_failed(s, gfp, nid);
@@ -367,7 +435,7 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 	return __kmem_cache_alloc(s, gfp, nid, __builtin_return_address(0));
 }
 
-/* Slow path of free: debug cache, remote object, or a full magazine. */
+/* Slow path of free: debug or dead cache, remote object, full magazine. */
 static __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s,
 						     void *obj, void *caller)
 {
@@ -378,7 +446,10 @@ static __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s,
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 
 	stat_add(&c->frees, 1);
-	if (!obj_local(s, c, obj)) {
+	if (mm_unlikely(cache_dead(s))) {
+		/* Straight home: a dead cache's magazines stay empty. */
+		__slab_put(s, 1, &obj);
+	} else if (!obj_local(s, c, obj)) {
 		/* Remote object: home to its own node, not our magazine. */
 		stat_add(&c->remote_free, 1);
 		__slab_put(s, 1, &obj);
@@ -395,7 +466,7 @@ static __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s,
 /* Fast path: push on the magazine if the object is local and it has room. */
 static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
 {
-	if (mm_likely(!cache_debug(s))) {
+	if (mm_likely(!cache_slow(s))) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);

@@ -37,8 +37,9 @@ struct kmem_cache;
  * @size:  object size, 1..SLAB_MAX_SIZE (8 KiB).
  * @align: minimum alignment, 0 or a power of two up to MM_PAGE_SIZE; objects
  *         are at least pointer-aligned.
- * @flags: SLAB_HWCACHE_ALIGN, SLAB_RED_ZONE, SLAB_POISON. When the runtime
- *         debug flag is on (MM_DEBUG) both debug flags are implied.
+ * @flags: SLAB_HWCACHE_ALIGN, SLAB_RED_ZONE, SLAB_POISON (any other bit is
+ *         refused). When the runtime debug flag is on (MM_DEBUG) both debug
+ *         flags are implied.
  * @ctor:  called once for each object when its slab is created, never on
  *         reuse: a freed object must be returned in its constructed state.
  *         Caches with a ctor are not poisoned (that would undo the ctor).
@@ -55,14 +56,20 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size,
  * interrupt another CPU here, so its magazine is read directly).
  * If objects are still allocated, that is reported (cache name, count,
  * caller) and counted in slab_debug_counts().destroy_busy, and the cache is
- * kept alive so the outstanding objects can still be freed into it; only
- * its empty slabs are returned.
+ * kept alive, dead, so the outstanding objects can still be freed into it;
+ * only its empty slabs are returned. A dead cache refuses every allocation
+ * (NULL, reported with the caller, counted in alloc_dead and the cache's
+ * fail counter); frees go straight back to their slabs. Destroy it again
+ * once the objects are back.
  */
 void kmem_cache_destroy(struct kmem_cache *s);
 
 /*
  * kmem_cache_alloc - one object from this CPU's magazine, refilled from the
- * local node's slabs when empty. __GFP_ZERO zeroes it.
+ * local node's slabs when empty. __GFP_ZERO zeroes it. When the local node
+ * has no object and no page left, the object comes from the nearest node
+ * that has one, straight to the caller: a magazine only ever holds its
+ * node's objects (fallback_allocs in slabinfo counts these).
  * Returns the object or NULL (counted in the cache's fail counter).
  */
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp);
@@ -72,7 +79,10 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp);
  * this CPU's node: same as kmem_cache_alloc). For another node, the object
  * comes from that node's lists under its lock, bypassing the magazine.
  * Falls back to other nodes when @nid has no memory, unless
- * __GFP_THISNODE. Returns NULL for an invalid @nid (reported) or no memory.
+ * __GFP_THISNODE, which never returns another node's object (the local
+ * magazine holds only local objects). __GFP_NORETRY: one cheap try of
+ * @nid for a new slab, no other node (as in the page allocator).
+ * Returns NULL for an invalid @nid (reported) or no memory.
  */
 void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid);
 
@@ -89,7 +99,8 @@ void kmem_cache_free(struct kmem_cache *s, void *obj);
  * kmem_cache_alloc_bulk - fill p[0..n) with @n objects in one operation:
  * one interrupt guard, a copy out of the magazine, and for the remainder one
  * refill straight from the node lists (one lock acquisition per node and
- * slab allocation) into p[].
+ * slab allocation) into p[]. As for kmem_cache_alloc, objects of another
+ * node (the local one had none; not with __GFP_THISNODE) go only to p[].
  * Returns n on success. On failure it returns 0 and has freed every object
  * it had taken, as Linux does: the caller never sees a partial bulk.
  * n == 0 returns 0 (nothing asked, nothing done).
@@ -139,7 +150,11 @@ size_t ksize(const void *obj);
  * cache: object size, stride, objects in use / total, objects per slab,
  * pages per slab, slabs (total, partial, empty), objects in per-CPU
  * magazines, and counters (allocs, frees, refills, flushes, remote frees,
- * slab pages allocated/freed, failures). snprintf semantics.
+ * slab pages allocated/freed, failures, fallback allocs). The JSON adds
+ * the magazine view: magazine_hits / magazine_misses (a miss is an
+ * allocation that found the magazine empty, one refill, or wanted another
+ * node), magazine_limit and "magazines": objects now in each CPU's
+ * magazine. snprintf semantics.
  */
 int slabinfo_text(char *buf, size_t size);
 int slabinfo_json(char *buf, size_t size);
@@ -151,15 +166,23 @@ struct slab_debug_counts {
 	unsigned long redzone;	    /* write before or past the object */
 	unsigned long poison;	    /* write to a free object */
 	unsigned long destroy_busy; /* destroy with objects outstanding */
+	unsigned long alloc_dead;   /* allocation from such a destroyed cache */
 };
 void slab_debug_counts(struct slab_debug_counts *out);
 
 /*
  * slab_forget_all - drop every cache without freeing anything. Only for a
  * world that throws its whole memory away (the host's mm_host_shutdown()),
- * so that a following boot starts with no caches, and kmalloc re-creates
- * its classes. Debug counters are reset too.
+ * so that a following boot starts with no caches. Debug counters are
+ * reset too.
  */
 void slab_forget_all(void);
+
+/*
+ * kmalloc_forget - forget the kmalloc classes' caches, so that kmalloc
+ * re-creates them on first use. Only with slab_forget_all(), in
+ * mm_host_shutdown().
+ */
+void kmalloc_forget(void);
 
 #endif /* MM_SLAB_H */

@@ -1,6 +1,7 @@
 /*
  * Bulk allocation and free: kmem_cache_alloc_bulk / kmem_cache_free_bulk,
- * the API Christoph Lameter proposed in the qmempool discussion (seeds §4).
+ * the API Christoph Lameter proposed in the qmempool discussion
+ * (docs/references.md, 4).
  *
  * Why it is cheaper than n single calls: one interrupt guard for the whole
  * array, the magazine part moved with one copy instead of n separate
@@ -68,21 +69,36 @@ static void magazine_push(struct kmem_cache_cpu *c, size_t n, void **p)
 
 /*
  * The remainder after the magazine ran dry: if it fits, refill the
- * magazine (to at least one batch) in one go and pop from it, so that the
- * next call finds a warm magazine; otherwise take straight into p.
+ * magazine (to at least one batch) from this node in one go and pop from
+ * it, so that the next call finds a warm magazine; otherwise take straight
+ * into p. What this node cannot give comes from elsewhere straight into p,
+ * never into the magazine (it holds only this node's objects).
  */
 static size_t bulk_refill(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			  gfp_t gfp, size_t n, void **p)
 {
-	if (n > c->limit)
-		return __slab_take(s, c->nid, gfp, n, p);
+	gfp_t local = gfp | __GFP_NORETRY; /* one cheap try for new slabs */
+	size_t got;
 
-	size_t want = n > c->batch ? n : c->batch;
-	size_t got = __slab_take(s, c->nid, gfp, want, c->objs);
-	if (got)
-		stat_add(&c->refill, 1);
-	cpu_set_avail(c, (unsigned int)got);
-	return magazine_pop(c, n, p);
+	if (n > c->limit) {
+		got = __slab_take(s, c->nid, local, n, p);
+	} else {
+		size_t want = n > c->batch ? n : c->batch;
+		size_t in = __slab_take(s, c->nid, local, want, c->objs);
+		if (in)
+			stat_add(&c->refill, 1);
+		cpu_set_avail(c, (unsigned int)in);
+		got = magazine_pop(c, n, p);
+	}
+	if (mm_unlikely(got < n)) {
+		size_t more =
+			__slab_take_fallback(s, c->nid, gfp, n - got, p + got);
+		for (size_t i = got; i < got + more; i++)
+			if (obj_nid(p[i]) != c->nid)
+				stat_add(&c->alloc_fallback, 1);
+		got += more;
+	}
+	return got;
 }
 
 /* Slow path of alloc_bulk: refill, failure, zeroing or debug checks. */
@@ -90,6 +106,11 @@ static __attribute__((noinline)) size_t alloc_bulk_slow(struct kmem_cache *s,
 							gfp_t gfp, size_t n,
 							void **p, void *caller)
 {
+	if (mm_unlikely(cache_dead(s))) {
+		slab_alloc_dead(s, caller);
+		return 0;
+	}
+
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 	size_t got = magazine_pop(c, n, p);
@@ -125,7 +146,7 @@ size_t kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n,
 	if (mm_unlikely(!n))
 		return 0;
 	/* Fast path: the magazine holds the whole bulk. */
-	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_debug(s))) {
+	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_slow(s))) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
@@ -205,13 +226,14 @@ static void bulk_free_numa(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		stat_add(&c->flush, 1);
 }
 
-/* Slow path of free_bulk: debug cache, several nodes, or no room. */
+/* Slow path of free_bulk: debug or dead cache, several nodes, no room. */
 static __attribute__((noinline)) void
 free_bulk_slow(struct kmem_cache *s, size_t n, void **p, void *caller)
 {
-	if (mm_unlikely(cache_debug(s))) {
+	if (mm_unlikely(cache_slow(s))) {
 		/* Debug caches check every object on its own: a refused
-		 * object must not reach the magazine. */
+		 * object must not reach the magazine; a dead cache sends
+		 * each straight to its slab. */
 		for (size_t i = 0; i < n; i++)
 			__kmem_cache_free(s, p[i], caller);
 		return;
@@ -232,7 +254,7 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t n, void **p)
 	if (mm_unlikely(!n))
 		return;
 	/* Fast path: one node, and the magazine has room for the bulk. */
-	if (mm_likely(!cache_debug(s) && !s->multi_node)) {
+	if (mm_likely(!cache_slow(s) && !s->multi_node)) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);

@@ -81,7 +81,8 @@ static unsigned int magazine_cap(size_t size)
 	return SLAB_CPU_CAP_LARGE;
 }
 
-static bool bad_args(const char *name, size_t size, size_t align)
+static bool bad_args(const char *name, size_t size, size_t align,
+		     unsigned int flags)
 {
 	if (!name || size == 0 || size > SLAB_MAX_SIZE) {
 		mm_printf(
@@ -92,6 +93,11 @@ static bool bad_args(const char *name, size_t size, size_t align)
 	if (align & (align - 1) || align > MM_PAGE_SIZE) {
 		mm_printf("slab: kmem_cache_create(%s): bad align %zu\n", name,
 			  align);
+		return true;
+	}
+	if (flags & ~(SLAB_HWCACHE_ALIGN | SLAB_DEBUG)) {
+		mm_printf("slab: kmem_cache_create(%s): unknown flags %#x\n",
+			  name, flags & ~(SLAB_HWCACHE_ALIGN | SLAB_DEBUG));
 		return true;
 	}
 	return false;
@@ -155,7 +161,7 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size,
 				     size_t align, unsigned int flags,
 				     void (*ctor)(void *))
 {
-	if (bad_args(name, size, align))
+	if (bad_args(name, size, align, flags))
 		return NULL;
 	if (slab_debug_runtime())
 		flags |= SLAB_DEBUG;
@@ -260,7 +266,7 @@ void kmem_cache_destroy(struct kmem_cache *s)
 				"still allocated; cache kept",
 				s->name, inuse);
 		slab_debug_count_destroy_busy();
-		s->dead = true;
+		s->flags |= SLAB_DEAD;
 		return;
 	}
 	flags = mm_spin_lock_irqsave(&slab_caches_lock);
@@ -284,6 +290,5 @@ void slab_forget_all(void)
 	unsigned long flags = mm_spin_lock_irqsave(&slab_caches_lock);
 	list_init(&slab_caches);
 	mm_spin_unlock_irqrestore(&slab_caches_lock, flags);
-	kmalloc_forget();
 	slab_debug_reset();
 }

@@ -28,7 +28,7 @@
 #define SLAB_STATE_ALLOC 0xa110ca7eda110ca7ul
 
 static atomic_ulong nr_double_free, nr_invalid_free, nr_redzone, nr_poison,
-	nr_destroy_busy;
+	nr_destroy_busy, nr_alloc_dead;
 
 static void count(atomic_ulong *c)
 {
@@ -189,6 +189,17 @@ void slab_debug_count_destroy_busy(void)
 	count(&nr_destroy_busy);
 }
 
+void *slab_alloc_dead(struct kmem_cache *s, void *caller)
+{
+	count(&nr_alloc_dead);
+	atomic_fetch_add_explicit(&s->alloc_fail, 1, memory_order_relaxed);
+	mm_debug_report(MM_DBG_OTHER, caller,
+			"slab: %s: allocation from a destroyed cache refused "
+			"(it lives on only until its objects are freed)",
+			s->name);
+	return NULL;
+}
+
 void slab_debug_count_invalid_free(void)
 {
 	count(&nr_invalid_free);
@@ -201,6 +212,7 @@ void slab_debug_counts(struct slab_debug_counts *out)
 	out->redzone = atomic_load(&nr_redzone);
 	out->poison = atomic_load(&nr_poison);
 	out->destroy_busy = atomic_load(&nr_destroy_busy);
+	out->alloc_dead = atomic_load(&nr_alloc_dead);
 }
 
 void slab_debug_reset(void)
@@ -210,4 +222,5 @@ void slab_debug_reset(void)
 	atomic_store(&nr_redzone, 0);
 	atomic_store(&nr_poison, 0);
 	atomic_store(&nr_destroy_busy, 0);
+	atomic_store(&nr_alloc_dead, 0);
 }

@@ -21,17 +21,16 @@
 #include "slab_tunables.h"
 
 /*
- * Counters written only by their CPU and read by slabinfo on any CPU:
- * relaxed atomic load and store (no read-modify-write, plain moves on x86),
- * so the reader sees a recent value and no locked instruction is paid.
+ * Counters written only by their CPU and read by slabinfo on any CPU with
+ * relaxed loads: mm_cpu_counter_add, so no locked instruction is paid and
+ * no update can be lost to an interrupt (the slab bumps them inside its
+ * interrupt guard anyway).
  */
 typedef atomic_ulong slab_stat_t;
 
 static inline void stat_add(slab_stat_t *v, unsigned long n)
 {
-	atomic_store_explicit(v,
-			      atomic_load_explicit(v, memory_order_relaxed) + n,
-			      memory_order_relaxed);
+	mm_cpu_counter_add(v, n);
 }
 
 static inline unsigned long stat_read(const slab_stat_t *v)
@@ -53,8 +52,10 @@ struct kmem_cache_cpu {
 	slab_stat_t flush;	  /* drains of objs[] to the node lists */
 	slab_stat_t remote_free;  /* frees sent back to another node */
 	slab_stat_t alloc_remote; /* alloc_node calls for another node */
-	slab_stat_t bulk_alloc;	  /* kmem_cache_alloc_bulk calls */
-	slab_stat_t bulk_free;	  /* kmem_cache_free_bulk calls */
+	slab_stat_t alloc_fallback; /* objects of another node handed out:
+				       this node had none (never cached) */
+	slab_stat_t bulk_alloc;	    /* kmem_cache_alloc_bulk calls */
+	slab_stat_t bulk_free;	    /* kmem_cache_free_bulk calls */
 	void *objs[];
 };
 
@@ -87,7 +88,6 @@ struct kmem_cache {
 	unsigned int alloc_order; /* order of this struct's own block */
 	int multi_node;		  /* more than one node: check on free */
 	int nr_cpus;
-	bool dead; /* destroyed with objects outstanding */
 	void (*ctor)(void *);
 	atomic_ulong alloc_fail; /* allocations that returned NULL */
 	struct list_head list;	 /* slab_caches */
@@ -153,6 +153,28 @@ static inline bool cache_debug(const struct kmem_cache *s)
 	return s->flags & (SLAB_RED_ZONE | SLAB_POISON);
 }
 
+/*
+ * A flag of the slab's own in s->flags, above those of kmem_cache_create:
+ * kmem_cache_destroy() found objects still allocated. The cache lives on
+ * only so that they can be freed; it refuses allocations.
+ */
+#define SLAB_DEAD 0x100u
+
+/*
+ * Does every call on s take the slow path? Debug checks and a dead cache
+ * both do: one test of s->flags on the fast path covers them, so refusing
+ * a dead cache costs the fast path nothing.
+ */
+static inline bool cache_slow(const struct kmem_cache *s)
+{
+	return s->flags & (SLAB_RED_ZONE | SLAB_POISON | SLAB_DEAD);
+}
+
+static inline bool cache_dead(const struct kmem_cache *s)
+{
+	return s->flags & SLAB_DEAD;
+}
+
 /* Global list of caches (slabinfo, kmalloc lookup), under slab_caches_lock. */
 extern struct list_head slab_caches;
 extern mm_spinlock_t slab_caches_lock;
@@ -160,6 +182,8 @@ extern mm_spinlock_t slab_caches_lock;
 /* slab.c: the node-list side, called with interrupts guarded. */
 size_t __slab_take(struct kmem_cache *s, int nid, gfp_t gfp, size_t n,
 		   void **out);
+size_t __slab_take_fallback(struct kmem_cache *s, int nid, gfp_t gfp, size_t n,
+			    void **out);
 void __slab_put(struct kmem_cache *s, size_t n, void *const *objs);
 unsigned int __slab_discard_list(struct kmem_cache *s, struct list_head *list);
 void __cpu_flush(struct kmem_cache *s, struct kmem_cache_cpu *c,
@@ -177,11 +201,10 @@ bool slab_debug_on_free(struct kmem_cache *s, void *obj, void *caller);
 /* Checks that obj is an object of s at all (any cache, debug or not). */
 bool slab_check_owner(struct kmem_cache *s, const void *obj, void *caller);
 void slab_debug_count_destroy_busy(void);
+/* Reports and counts an allocation from a dead cache; returns NULL. */
+void *slab_alloc_dead(struct kmem_cache *s, void *caller);
 void slab_debug_count_invalid_free(void);
 bool slab_debug_runtime(void);
 void slab_debug_reset(void);
-
-/* kmalloc.c */
-void kmalloc_forget(void);
 
 #endif /* MM_SLAB_INTERNAL_H */

@@ -76,7 +76,8 @@ enum numa_stat {
 	NR_NUMA_STATS
 };
 
-/* Per-CPU counters: only the owning CPU writes them (no lock, no RMW). */
+/* Per-CPU counters: only the owning CPU writes them, with
+ * mm_cpu_counter_add (interrupt-safe, no locked instruction). */
 struct mm_cpu_stats {
 	atomic_ulong numa[MM_MAX_NODES][NR_NUMA_STATS];
 } __mm_cacheline_aligned;
@@ -86,12 +87,15 @@ extern int mm_nr_zones;
 extern struct mm_cpu_stats mm_cpu_stats[MM_MAX_CPUS];
 extern atomic_bool mm_pcp_enabled;
 
-/* Single-writer counter bump: a plain load and store, no locked RMW. */
+/*
+ * Bump a counter that one CPU writes (its own per-CPU counters, or a list's
+ * under that list's lock): mm_cpu_counter_add, one step that an interrupt
+ * on this CPU cannot split, with no locked instruction. numa_count_alloc
+ * runs outside any interrupt guard, from any context, and relies on it.
+ */
 static inline void mm_stat_add(atomic_ulong *c, unsigned long n)
 {
-	atomic_store_explicit(c,
-			      atomic_load_explicit(c, memory_order_relaxed) + n,
-			      memory_order_relaxed);
+	mm_cpu_counter_add(c, n);
 }
 
 static inline unsigned long mm_stat_read(atomic_ulong *c)
@@ -138,10 +142,6 @@ void pcp_zone_init(struct zone *z);
 unsigned int pcp_alloc_bulk(struct zone *z, int cpu, unsigned int nr,
 			    struct page **pages);
 void pcp_drain_cpu(struct zone *z, int cpu);
-/* pcp_set_enabled - route orders 0..3 through the PCP (true, the default)
- * or straight to the buddy lists; disabling drains every list. Call it
- * while no other CPU allocates (benchmarks, tests). */
-void pcp_set_enabled(bool on);
 /* Effective limits and current length of one list (tests, zoneinfo). */
 int pcp_batch(int nid, unsigned int order);
 int pcp_high(int nid, unsigned int order);
@@ -153,7 +153,8 @@ unsigned long numa_stat_read(int nid, enum numa_stat item);
 
 /*
  * numa_count_alloc - count `pages` pages that came from node nid, for an
- * allocation on CPU cpu that preferred node `preferred` (see numa.c).
+ * allocation on CPU cpu (the caller's own) that preferred node `preferred`
+ * (see numa.c). Any context: each bump is interrupt-safe on its own.
  */
 static inline void numa_count_alloc(int cpu, int preferred, int nid,
 				    unsigned long pages)
@@ -170,14 +171,5 @@ static inline void numa_count_alloc(int cpu, int preferred, int nid,
 	mm_stat_add(&c[nid == mm_cpu_node[cpu] ? NUMA_LOCAL : NUMA_OTHER],
 		    pages);
 }
-
-/*
- * mm_verify_free_lists - walk every buddy list and check it: each entry is
- * a PG_buddy head of its order, aligned, inside its zone, not overlapping
- * reserved pages, no two free buddies left unmerged, counts match.
- * Takes each zone lock. Returns the free pages found, or -1 (with a
- * message) on the first inconsistency. For tests and the boot self-test.
- */
-long mm_verify_free_lists(void);
 
 #endif /* MM_ZONE_H */

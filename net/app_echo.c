@@ -7,10 +7,12 @@
  * window) and retried from the sent callback, so a fast sender is slowed
  * by TCP flow control instead of losing data.
  */
-#include "drv_port.h"
+#include <stdbool.h>
+
+#include "apps.h"
+#include "kernel/console.h"
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
-#include "net.h"
 
 #define ECHO_PORT 7
 
@@ -151,11 +153,11 @@ void app_echo_start(void)
 	if (u && udp_bind(u, IP_ADDR_ANY, ECHO_PORT) == ERR_OK)
 		udp_recv(u, udp_echo_recv, NULL);
 	else
-		drv_printf("net: echo: cannot bind udp/%d\n", ECHO_PORT);
+		kprintf("net: echo: cannot bind udp/%d\n", ECHO_PORT);
 	if (t && tcp_bind(t, IP_ADDR_ANY, ECHO_PORT) == ERR_OK)
 		l = tcp_listen(t);
 	if (l)
 		tcp_accept(l, echo_accept);
 	else
-		drv_printf("net: echo: cannot listen on tcp/%d\n", ECHO_PORT);
+		kprintf("net: echo: cannot listen on tcp/%d\n", ECHO_PORT);
 }

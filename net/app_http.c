@@ -1,17 +1,25 @@
 /*
- * HTTP on port 80: lwIP's httpd with our two files, served from memory.
+ * HTTP on port 80: lwIP's httpd, serving only our pages.
  *
- *   /            (and /index.html) a short page naming the services
- *   /stats.json  generated at request time by net_stats_json()
+ *   /, /dashboard, its script and style, the error pages
+ *                 static: net/www/, compiled into the image as lwIP fsdata
+ *                 (mk/www.mk); each holds its whole response, headers too
+ *   /stats.json   generated at request time by net_stats_json()
+ *   /iperf-client/PORT  starts lwiperf's client against the host
  *
- * httpd asks fs_open_custom() for every URI first; we build the body into
- * a heap buffer that fs_close_custom() frees. Anything else falls through
- * to the files built into lwIP's fsdata.c (its 404 page).
+ * httpd asks fs_open_custom() for every URI first; we build dynamic bodies
+ * into a heap buffer that fs_close_custom() frees. Anything else goes to
+ * the fsdata files; a URI found nowhere gets our /404.html (httpd opens it
+ * itself, as it opens /400.html and /501.html for its own errors). When a
+ * dynamic answer cannot be given (no memory for the body, lwiperf cannot
+ * start) the answer is our 503 page, never lwIP's or a cut document.
  */
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "drv_port.h"
+#include "apps.h"
 #include "lwip/apps/fs.h"
 #include "lwip/apps/httpd.h"
 #include "lwip/mem.h"
@@ -19,14 +27,36 @@
 #include "net.h"
 #include "net_mem.h"
 
-static const char index_html[] =
-	"<!DOCTYPE html>\n<html><head><title>netkernel</title></head><body>\n"
-	"<h1>netkernel: lwIP on a bare-metal x86_64 kernel</h1>\n"
-	"<ul>\n<li><a href=\"/stats.json\">/stats.json</a>: allocator, NIC "
-	"and lwIP counters, live</li>\n"
-	"<li>echo: TCP and UDP port 7</li>\n"
-	"<li>iperf2 server (lwiperf): TCP port 5001</li>\n</ul>\n"
-	"</body></html>\n";
+/* Error pages sent, by status: httpd's own (400, 404, 501) and ours. */
+static const char *const error_pages[] = {"/400.html", "/404.html", "/501.html",
+					  "/503.html"};
+static unsigned long error_count[4];
+
+/* One of the static error pages (net/www/CODE.html) into file. */
+static int serve_error(struct fs_file *file, const char *page)
+{
+	/* fs_open() comes back through fs_open_custom() (which counts the
+	 * page) and finds it among the fsdata files. */
+	return fs_open(file, page) == ERR_OK;
+}
+
+/* Counts an error page when httpd or serve_error() opens it. */
+static void count_error_page(const char *name)
+{
+	for (size_t i = 0; i < sizeof(error_pages) / sizeof(error_pages[0]);
+	     i++)
+		if (strcmp(name, error_pages[i]) == 0)
+			error_count[i]++;
+}
+
+int app_http_stats_json(char *buf, size_t size)
+{
+	return snprintf(buf, size,
+			"{\"err400\":%lu,\"err404\":%lu,\"err501\":%lu,"
+			"\"err503\":%lu}",
+			error_count[0], error_count[1], error_count[2],
+			error_count[3]);
+}
 
 /*
  * /stats.json into a heap buffer. The counters move while we measure and
@@ -42,7 +72,7 @@ static int serve_stats(struct fs_file *file)
 		int len;
 
 		if (!body)
-			return 0;
+			return serve_error(file, "/503.html");
 		len = net_stats_json(body, (size_t)want);
 		if (len < want) {
 			file->data = body;
@@ -54,7 +84,7 @@ static int serve_stats(struct fs_file *file)
 		mem_free(body);
 		want = len + 512;
 	}
-	return 0;
+	return serve_error(file, "/503.html");
 }
 
 /*
@@ -65,14 +95,16 @@ static int serve_stats(struct fs_file *file)
  */
 static int serve_iperf_client(struct fs_file *file, const char *arg)
 {
-	static const char ok[] = "started\n", bad[] = "bad port\n";
-	long port = strtol(arg, NULL, 10);
-	bool started = port > 0 && port < 65536 &&
-		       app_iperf_client(netif_ip4_gw(netif_default),
-					(uint16_t)port) == 0;
+	static const char ok[] = "started\n";
+	char *end;
+	long port = strtol(arg, &end, 10);
 
-	file->data = started ? ok : bad;
-	file->len = (int)(started ? sizeof(ok) : sizeof(bad)) - 1;
+	if (end == arg || *end || port <= 0 || port > 65535)
+		return serve_error(file, "/400.html");
+	if (app_iperf_client(netif_ip4_gw(netif_default), (uint16_t)port))
+		return serve_error(file, "/503.html");
+	file->data = ok;
+	file->len = (int)sizeof(ok) - 1;
 	file->index = file->len;
 	file->flags = FS_FILE_FLAGS_HEADER_PERSISTENT;
 	return 1;
@@ -81,18 +113,11 @@ static int serve_iperf_client(struct fs_file *file, const char *arg)
 int fs_open_custom(struct fs_file *file, const char *name)
 {
 	memset(file, 0, sizeof(*file));
-	if (strcmp(name, "/") == 0 || strcmp(name, "/index.html") == 0) {
-		file->data = index_html;
-		file->len = (int)sizeof(index_html) - 1;
-		file->index = file->len;
-		/* Static bytes: httpd may send them without copying. */
-		file->flags = FS_FILE_FLAGS_HEADER_PERSISTENT;
-		return 1;
-	}
 	if (strcmp(name, "/stats.json") == 0)
 		return serve_stats(file);
 	if (strncmp(name, "/iperf-client/", 14) == 0)
 		return serve_iperf_client(file, name + 14);
+	count_error_page(name);
 	return 0;
 }
 

@@ -3,9 +3,9 @@
  * test prints one line, e.g. "iperf: done 10.0.2.2:45678 bytes=... ms=...
  * kbps=...", which benchmarks and tests read.
  */
-#include "drv_port.h"
+#include "apps.h"
+#include "kernel/console.h"
 #include "lwip/apps/lwiperf.h"
-#include "net.h"
 
 static const char *report_name(enum lwiperf_report_type t)
 {
@@ -37,9 +37,9 @@ static void iperf_report(void *arg, enum lwiperf_report_type type,
 	(void)arg;
 	(void)local_addr;
 	(void)local_port;
-	drv_printf("iperf: %s %u.%u.%u.%u:%u bytes=%u ms=%u kbps=%u\n",
-		   report_name(type), ip >> 24, (ip >> 16) & 255,
-		   (ip >> 8) & 255, ip & 255, remote_port, bytes, ms, kbps);
+	kprintf("iperf: %s %u.%u.%u.%u:%u bytes=%u ms=%u kbps=%u\n",
+		report_name(type), ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
+		ip & 255, remote_port, bytes, ms, kbps);
 }
 
 int app_iperf_client(const ip4_addr_t *server, uint16_t port)
@@ -51,7 +51,7 @@ int app_iperf_client(const ip4_addr_t *server, uint16_t port)
 	ip_addr_copy_from_ip4(addr, *server);
 	if (!lwiperf_start_tcp_client(&addr, port, LWIPERF_CLIENT, iperf_report,
 				      NULL)) {
-		drv_printf("net: iperf: cannot connect to port %u\n", port);
+		kprintf("net: iperf: cannot connect to port %u\n", port);
 		return -1;
 	}
 	return 0;
@@ -60,5 +60,5 @@ int app_iperf_client(const ip4_addr_t *server, uint16_t port)
 void app_iperf_start(void)
 {
 	if (!lwiperf_start_tcp_server_default(iperf_report, NULL))
-		drv_printf("net: iperf: cannot listen on tcp/5001\n");
+		kprintf("net: iperf: cannot listen on tcp/5001\n");
 }

@@ -71,13 +71,19 @@ void net_heap_free(void *ptr);
  * connections plus lwiperf and httpd state. */
 #define MEM_SIZE (1024 * 1024)
 
-/* Pools: sized for a few bulk TCP connections, not a microcontroller. */
+/* Pools: sized for a few bulk TCP connections, not a microcontroller.
+ * Each count bounds its pool in BOTH modes: net/net_mem.c refuses a
+ * native allocation past it, as a full static pool would, because lwIP
+ * recycles only on that failure (tcp_alloc() kills the oldest TIME_WAIT
+ * PCB when MEMP_TCP_PCB is exhausted). /stats.json shows each pool's
+ * limit and limit_hits. */
 #define MEMP_NUM_PBUF		 256 /* PBUF_ROM/REF: httpd static files, our TX refs */
 #define MEMP_NUM_TCP_PCB	 16  /* echo, http, iperf clients at once */
 #define MEMP_NUM_TCP_SEG	 512 /* must be >= TCP_SND_QUEUELEN (init.c) */
 #define MEMP_NUM_SYS_TIMEOUT	 16  /* DHCP, ARP, TCP, lwiperf timers */
 /* Stock RX copies each frame into PBUF_POOL pbufs: enough for a full receive
- * window per connection plus the NIC's in-flight frames. */
+ * window per connection plus the NIC's in-flight frames. Native RX pbufs
+ * (custom, zero copy) are bounded by the same count. */
 #define PBUF_POOL_SIZE		 512
 /* Received frames become custom pbufs in native mode (net/net_mem.c). */
 #define LWIP_SUPPORT_CUSTOM_PBUF 1
@@ -89,7 +95,8 @@ void net_heap_free(void *ptr);
  * QEMU's user-net never hands out a taken address. */
 #define DHCP_DOES_ARP_CHECK 0
 /* IPv4 only: QEMU user-net and our tests use IPv4; IPv6 code stays compiled
- * out (and its x86_64 reassembly assert, see FACTS.md, never arises). */
+ * out (and its x86_64 reassembly assert, sizeof(struct ip6_reass_helper)
+ * <= IP6_FRAG_HLEN, which needs IPV6_FRAG_COPYHEADER, never arises). */
 #define LWIP_IPV6	    0
 
 /* ---- TCP: tuned for bulk transfer (iperf, 1 MiB echo) ---- */
@@ -122,7 +129,7 @@ void net_heap_free(void *ptr);
 #define LWIP_STATS_LARGE 1
 
 /* ---- Apps ---- */
-/* httpd: pages come from net/app_http.c (index and live /stats.json). */
+/* httpd: pages come from net/www/ and net/app_http.c (/stats.json). */
 #define LWIP_HTTPD_CUSTOM_FILES	   1
 /* httpd hands file bytes to tcp_write() by reference unless told they are
  * volatile, and frees the file as soon as the last byte is queued, before
@@ -134,6 +141,14 @@ void net_heap_free(void *ptr);
 #define LWIP_HTTPD_DYNAMIC_HEADERS 1
 /* The Server: header names this kernel rather than lwIP's web site. */
 #define HTTPD_SERVER_AGENT	   "netkernel-lwIP/2.1.3"
+
+/* Our static pages (net/www/, compiled by tools/gen-http-fsdata into
+ * build/kernel/gen/) replace lwIP's sample files and its SICS logo: every
+ * page the server sends, error pages included, is ours. */
+#define HTTPD_FSDATA_FILE	     "http_fsdata.c"
+/* Answer a request httpd cannot serve with /400.html (unreadable request)
+ * or /501.html (a method other than GET) instead of closing silently. */
+#define LWIP_HTTPD_SUPPORT_EXTSTATUS 1
 /* lwiperf reports each test through a callback; no extra options. */
 
 #endif /* NET_LWIPOPTS_H */

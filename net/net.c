@@ -11,20 +11,24 @@
  */
 #include "net.h"
 
-#include "drv_port.h"
-#include "e1000.h"
+#include <stdio.h>
+
+#include "apps.h"
+#include "drivers/e1000.h"
+#include "drivers/netdev.h"
+#include "drivers/pci.h"
+#include "drivers/virtio_net.h"
 #include "kernel/cmdline.h"
+#include "kernel/console.h"
 #include "kernel/time.h"
 #include "lwip/dhcp.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
 #include "lwip/timeouts.h"
-#include "mm.h"
+#include "mm/mm.h"
+#include "net_config.h"
 #include "net_mem.h"
-#include "netdev.h"
 #include "netif_glue.h"
-#include "pci.h"
-#include "virtio_net.h"
 
 /* Frames taken from one NIC per poll round: bounds the time lwIP spends
  * before timers and other devices get their turn (NAPI's weight). */
@@ -47,28 +51,31 @@ static int prefix_len(uint32_t mask)
 static void announce_host_commands(void)
 {
 	if (cmdline_given("http_hostport") && (net_config.apps & NET_APP_HTTP))
-		drv_printf("net: on the host: curl http://localhost:%ld/  and  "
-			   "curl http://localhost:%ld/stats.json\n",
-			   cmdline_get_long("http_hostport"),
-			   cmdline_get_long("http_hostport"));
+		kprintf("net: on the host: curl http://localhost:%ld/  and  "
+			"curl http://localhost:%ld/stats.json\n",
+			cmdline_get_long("http_hostport"),
+			cmdline_get_long("http_hostport"));
+	if (cmdline_given("http_hostport") && (net_config.apps & NET_APP_HTTP))
+		kprintf("net: in a browser: http://localhost:%ld/dashboard\n",
+			cmdline_get_long("http_hostport"));
 	if (cmdline_given("iperf_hostport") &&
 	    (net_config.apps & NET_APP_IPERF))
-		drv_printf("net: on the host: iperf -c localhost -p %ld -t 5\n",
-			   cmdline_get_long("iperf_hostport"));
+		kprintf("net: on the host: iperf -c localhost -p %ld -t 5\n",
+			cmdline_get_long("iperf_hostport"));
 	if (cmdline_given("echo_hostport") && (net_config.apps & NET_APP_ECHO))
-		drv_printf("net: on the host: nc localhost %ld  (TCP echo; "
-			   "nc -u localhost %ld for UDP)\n",
-			   cmdline_get_long("echo_hostport"),
-			   cmdline_get_long("echo_hostport"));
+		kprintf("net: on the host: nc localhost %ld  (TCP echo; "
+			"nc -u localhost %ld for UDP)\n",
+			cmdline_get_long("echo_hostport"),
+			cmdline_get_long("echo_hostport"));
 }
 
 static void announce_services(void)
 {
-	drv_printf("net: listening%s%s%s%s net_alloc=%s\n",
-		   net_config.apps & NET_APP_ECHO ? " tcp/7 udp/7" : "",
-		   net_config.apps & NET_APP_HTTP ? " tcp/80" : "",
-		   net_config.apps & NET_APP_IPERF ? " tcp/5001" : "", " icmp",
-		   net_alloc_name());
+	kprintf("net: listening%s%s%s%s net_alloc=%s\n",
+		net_config.apps & NET_APP_ECHO ? " tcp/7 udp/7" : "",
+		net_config.apps & NET_APP_HTTP ? " tcp/80" : "",
+		net_config.apps & NET_APP_IPERF ? " tcp/5001" : "", " icmp",
+		net_alloc_name());
 	announce_host_commands();
 }
 
@@ -81,12 +88,11 @@ static void status_callback(struct netif *nif)
 
 	if (!netif_is_up(nif) || ip == 0)
 		return;
-	drv_printf("net: %s up ip=%u.%u.%u.%u/%d "
-		   "mac=%02x:%02x:%02x:%02x:%02x:%02x nic=%s\n",
-		   dev->name, ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
-		   ip & 255, prefix_len(mask), dev->mac[0], dev->mac[1],
-		   dev->mac[2], dev->mac[3], dev->mac[4], dev->mac[5],
-		   dev->kind);
+	kprintf("net: %s up ip=%u.%u.%u.%u/%d "
+		"mac=%02x:%02x:%02x:%02x:%02x:%02x nic=%s\n",
+		dev->name, ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
+		ip & 255, prefix_len(mask), dev->mac[0], dev->mac[1],
+		dev->mac[2], dev->mac[3], dev->mac[4], dev->mac[5], dev->kind);
 	if (!announced) {
 		announced = true;
 		announce_services();
@@ -122,7 +128,7 @@ static void bring_up(struct netdev *dev, struct netif *nif)
 		ip4_addr_set_u32(&gw, lwip_htonl(net_config.gw));
 	}
 	if (!netif_glue_add(dev, nif, &ip, &mask, &gw)) {
-		drv_printf("net: lwIP refused %s\n", dev->name);
+		kprintf("net: lwIP refused %s\n", dev->name);
 		return;
 	}
 	nnetifs++;
@@ -133,7 +139,7 @@ static void bring_up(struct netdev *dev, struct netif *nif)
 	if (dev->ops->link_up(dev))
 		netif_set_link_up(nif);
 	if (net_config.dhcp && dhcp_start(nif) != ERR_OK)
-		drv_printf("net: %s: dhcp_start failed\n", dev->name);
+		kprintf("net: %s: dhcp_start failed\n", dev->name);
 }
 
 int net_init(void)
@@ -142,11 +148,11 @@ int net_init(void)
 
 	net_alloc_mode = (enum net_alloc_mode)net_config.alloc;
 	if (net_config.nic == NET_NIC_NONE) {
-		drv_printf("net: nic=none, networking off\n");
+		kprintf("net: nic=none, networking off\n");
 		return 0;
 	}
 	if (probe_nics() == 0) {
-		drv_printf("net: no network device found\n");
+		kprintf("net: no network device found\n");
 		return 0;
 	}
 	lwip_init();
@@ -159,9 +165,9 @@ int net_init(void)
 		app_http_start();
 	if (net_config.apps & NET_APP_IPERF)
 		app_iperf_start();
-	drv_printf("net: lwIP %s up on %d interface(s), net_alloc=%s, %s\n",
-		   LWIP_VERSION_STRING, nnetifs, net_alloc_name(),
-		   net_config.dhcp ? "waiting for DHCP" : "static address");
+	kprintf("net: lwIP %s up on %d interface(s), net_alloc=%s, %s\n",
+		LWIP_VERSION_STRING, nnetifs, net_alloc_name(),
+		net_config.dhcp ? "waiting for DHCP" : "static address");
 	return nnetifs;
 }
 
@@ -193,10 +199,9 @@ int net_poll(void)
 
 int net_poll_stats_json(char *buf, size_t size)
 {
-	return drv_snprintf(
-		buf, size,
-		"{\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu}",
-		(unsigned long long)poll_stats.busy_rounds,
-		(unsigned long long)poll_stats.busy_ns,
-		(unsigned long long)poll_stats.work);
+	return snprintf(buf, size,
+			"{\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu}",
+			(unsigned long long)poll_stats.busy_rounds,
+			(unsigned long long)poll_stats.busy_ns,
+			(unsigned long long)poll_stats.work);
 }

@@ -7,11 +7,13 @@
  * runs here, so the lwIP state is created on the CPU that will use it, and
  * net_poll() is registered in this CPU's poll loop.
  */
+#include "drivers/pci.h"
+#include "kernel/console.h"
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
-#include "drv_port.h"
+#include "kernel/time.h"
 #include "net.h"
-#include "pci.h"
+#include "net_config.h"
 
 /*
  * Busy-poll while traffic flows, sleep when it stops. The NIC queues are
@@ -26,7 +28,7 @@
 static int net_poller(void *arg)
 {
 	static uint64_t last_busy;
-	uint64_t now = drv_clock_ms();
+	uint64_t now = clock_ms();
 
 	(void)arg;
 	if (net_poll() > 0)
@@ -41,5 +43,5 @@ void net_boot(void)
 	if (net_init() == 0)
 		return;
 	if (poll_register(this_cpu_id(), net_poller, NULL, "net") != 0)
-		drv_printf("net: cannot register the net poller\n");
+		kprintf("net: cannot register the net poller\n");
 }

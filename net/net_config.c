@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
-#include "net.h"
+#include "kernel/console.h"
+#include "net_config.h"
 #include "net_mem.h"
 
 struct net_config net_config;
@@ -38,8 +39,12 @@ static void parse_static(const char *ip)
 	const char *slash = strchr(ip, '/');
 	long prefix = slash ? strtol(slash + 1, NULL, 10) : 24;
 
-	if (parse_ip(ip, &net_config.ip) != 0 || prefix < 1 || prefix > 32)
-		return; /* cmdline.c validated it; keep DHCP if it slipped by */
+	/* cmdline.c's validator refuses what fails here (and says so); a
+	 * value that slipped by is a bug between the two: say it too. */
+	if (parse_ip(ip, &net_config.ip) != 0 || prefix < 1 || prefix > 32) {
+		kprintf("net: ip=%s not understood, using DHCP\n", ip);
+		return;
+	}
 	net_config.dhcp = false;
 	net_config.prefix = (int)prefix;
 	net_config.mask = prefix == 32 ? 0xffffffffu : ~(0xffffffffu >> prefix);

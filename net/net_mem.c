@@ -10,33 +10,15 @@
  */
 #include "net_mem.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "kernel/console.h"
 #include "lwip/memp.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
-#include "mm.h"
-
-/*
- * qmempool comes from the alfq work. Until its header is in the tree the
- * functions are declared weak here, and native mode falls back to stock
- * at boot with one line saying so.
- */
-#if __has_include("qmempool.h")
-#include "qmempool.h"
-#define net_have_qmempool() true
-#else
-struct qmempool;
-struct qmempool *qmempool_create(uint32_t localq_sz, uint32_t sharedq_sz,
-				 uint32_t prealloc, struct kmem_cache *kmem,
-				 gfp_t gfp) __attribute__((weak));
-void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
-	__attribute__((weak));
-void qmempool_free_softirq(struct qmempool *pool, void *elem)
-	__attribute__((weak));
-#define net_have_qmempool() (qmempool_create != NULL)
-#endif
+#include "mm/mm.h"
 
 enum net_alloc_mode net_alloc_mode = NET_ALLOC_NATIVE;
 struct net_mem_stats net_mem_stats;
@@ -53,6 +35,26 @@ void lwip_stock_memp_free(memp_t type, void *mem);
 static struct kmem_cache *memp_cache[MEMP_MAX];
 static struct qmempool *memp_pool[MEMP_MAX];
 static struct qmempool *rx_pbuf_pool;
+
+/*
+ * The bound on each pool, in both modes: a memp type has at most its
+ * configured count (MEMP_NUM_* in lwipopts.h, via lwIP's memp_std.h:
+ * memp_pools[t]->num) objects live at once. Stock pools are static arrays
+ * of that size; native pools are qmempools, which would grow without end,
+ * so memp_malloc() refuses past the count. The bound is not a detail:
+ * lwIP recycles on failure. tcp_alloc() kills the oldest TIME_WAIT PCB
+ * when memp_malloc(MEMP_TCP_PCB) returns NULL; without a bound every
+ * closed connection stayed in TIME_WAIT for 2*MSL (measured: 1,877 PCBs
+ * in use after 1,878 HTTP connections), and a client port that came back
+ * met a TIME_WAIT PCB of the same 4-tuple and was never accepted.
+ * A refusal at the bound is counted per type (memp_limit_hits, also in
+ * stock mode, where the static pool is empty) and shown in /stats.json.
+ *
+ * Native RX pbufs stand in for stock's PBUF_POOL chains, so they get the
+ * same bound: PBUF_POOL_SIZE frames held by lwIP at once.
+ */
+static uint32_t memp_in_use[MEMP_MAX];
+static uint64_t memp_limit_hits[MEMP_MAX];
 
 /* A received frame wrapped zero-copy: the pbuf plus the buffer it owns. */
 struct net_rx_pbuf {
@@ -80,7 +82,7 @@ void *net_heap_malloc(size_t size)
 		p = kmalloc(size, GFP_ATOMIC);
 	else
 		p = lwip_stock_mem_malloc((uint32_t)size);
-	if (mm_unlikely(!p))
+	if (!p)
 		net_mem_stats.heap_fail++;
 	else
 		net_mem_stats.heap_alloc++;
@@ -143,14 +145,8 @@ void memp_init(void)
 	lwip_stock_mem_init();
 	if (net_alloc_mode != NET_ALLOC_NATIVE)
 		return;
-	if (!net_have_qmempool()) {
-		mm_printf(
-			"net: net_alloc=native needs qmempool (not built in), "
-			"using stock\n");
-		net_alloc_mode = NET_ALLOC_STOCK;
-	} else if (native_pools_create() != 0) {
-		mm_printf(
-			"net: qmempool set-up failed, using net_alloc=stock\n");
+	if (native_pools_create() != 0) {
+		kprintf("net: qmempool set-up failed, using net_alloc=stock\n");
 		net_alloc_mode = NET_ALLOC_STOCK;
 	}
 }
@@ -166,21 +162,49 @@ static void memp_count_used(memp_t type, int delta)
 		st->max = st->used;
 }
 
-void *memp_malloc(memp_t type)
+/* The pool of this type is at its configured count: lwIP's caller sees
+ * NULL, as from a full static pool, and recycles (tcp_alloc) or drops. */
+static void *memp_at_limit(memp_t type)
+{
+	memp_limit_hits[type]++;
+	net_mem_stats.memp_limit_hits++;
+	return NULL;
+}
+
+/* stock: lwIP's static pool; its emptiness is the bound. */
+static void *memp_malloc_stock(memp_t type)
+{
+	void *p = lwip_stock_memp_malloc(type);
+
+	return p ? p : memp_at_limit(type);
+}
+
+/* native: at most memp_pools[type]->num objects live (see memp_in_use). */
+static void *memp_malloc_native(memp_t type)
 {
 	void *p;
 
-	if (net_alloc_mode != NET_ALLOC_NATIVE)
-		return lwip_stock_memp_malloc(type);
+	if (memp_in_use[type] >= memp_pools[type]->num) {
+		memp_pools[type]->stats->err++;
+		return memp_at_limit(type);
+	}
 	p = qmempool_alloc_softirq(memp_pool[type], GFP_ATOMIC);
-	if (mm_unlikely(!p)) {
+	if (!p) {
 		net_mem_stats.memp_fail++;
 		memp_pools[type]->stats->err++;
 		return NULL;
 	}
+	memp_in_use[type]++;
 	net_mem_stats.memp_alloc++;
 	memp_count_used(type, 1);
 	return p;
+}
+
+void *memp_malloc(memp_t type)
+{
+	if (net_alloc_mode != NET_ALLOC_NATIVE)
+		return memp_malloc_stock(type);
+	return memp_malloc_native(type);
 }
 
 void memp_free(memp_t type, void *mem)
@@ -192,8 +216,19 @@ void memp_free(memp_t type, void *mem)
 		return;
 	}
 	net_mem_stats.memp_free++;
+	memp_in_use[type]--;
 	memp_count_used(type, -1);
 	qmempool_free_softirq(memp_pool[type], mem);
+}
+
+unsigned int net_memp_limit(int type)
+{
+	return type >= 0 && type < MEMP_MAX ? memp_pools[type]->num : 0;
+}
+
+uint64_t net_memp_limit_hits(int type)
+{
+	return type >= 0 && type < MEMP_MAX ? memp_limit_hits[type] : 0;
 }
 
 /* pbuf_free() of a wrapped frame lands here: give the NIC buffer back to
@@ -209,10 +244,14 @@ static void rx_pbuf_free(struct pbuf *p)
 
 static struct pbuf *rx_wrap(void *frame, uint32_t len)
 {
-	struct net_rx_pbuf *rp =
-		qmempool_alloc_softirq(rx_pbuf_pool, GFP_ATOMIC);
+	struct net_rx_pbuf *rp;
 
-	if (mm_unlikely(!rp))
+	if (net_mem_stats.rx_pbufs_in_use >= PBUF_POOL_SIZE) {
+		net_mem_stats.rx_limit_hits++;
+		return NULL;
+	}
+	rp = qmempool_alloc_softirq(rx_pbuf_pool, GFP_ATOMIC);
+	if (!rp)
 		return NULL;
 	rp->frame = frame;
 	rp->pc.custom_free_function = rx_pbuf_free;
@@ -227,7 +266,7 @@ static struct pbuf *rx_copy(void *frame, uint32_t len)
 {
 	struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_POOL);
 
-	if (mm_unlikely(!p))
+	if (!p)
 		return NULL;
 	pbuf_take(p, frame, (u16_t)len);
 	page_frag_free(frame);
@@ -241,7 +280,7 @@ struct pbuf *net_rx_pbuf(void *frame, uint32_t len)
 				 ? rx_wrap(frame, len)
 				 : rx_copy(frame, len);
 
-	if (mm_unlikely(!p)) {
+	if (!p) {
 		page_frag_free(frame);
 		net_mem_stats.rx_fail++;
 	}
@@ -252,18 +291,22 @@ int net_mem_stats_json(char *buf, size_t size)
 {
 	const struct net_mem_stats *s = &net_mem_stats;
 
-	return mm_snprintf(
+	return snprintf(
 		buf, size,
 		"{\"mode\":\"%s\",\"heap_alloc\":%llu,\"heap_free\":%llu,"
 		"\"heap_fail\":%llu,\"memp_alloc\":%llu,\"memp_free\":%llu,"
-		"\"memp_fail\":%llu,\"rx_wrap\":%llu,\"rx_copy\":%llu,"
-		"\"rx_fail\":%llu,\"rx_pbufs_in_use\":%lld}",
+		"\"memp_fail\":%llu,\"memp_limit_hits\":%llu,\"rx_wrap\":%llu,"
+		"\"rx_copy\":%llu,\"rx_fail\":%llu,\"rx_limit_hits\":%llu,"
+		"\"rx_pbufs_in_use\":%lld}",
 		net_alloc_name(), (unsigned long long)s->heap_alloc,
 		(unsigned long long)s->heap_free,
 		(unsigned long long)s->heap_fail,
 		(unsigned long long)s->memp_alloc,
 		(unsigned long long)s->memp_free,
 		(unsigned long long)s->memp_fail,
+		(unsigned long long)s->memp_limit_hits,
 		(unsigned long long)s->rx_wrap, (unsigned long long)s->rx_copy,
-		(unsigned long long)s->rx_fail, (long long)s->rx_pbufs_in_use);
+		(unsigned long long)s->rx_fail,
+		(unsigned long long)s->rx_limit_hits,
+		(long long)s->rx_pbufs_in_use);
 }

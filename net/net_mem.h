@@ -11,6 +11,13 @@
  *          qmempool and whose payload is the page_frag buffer the NIC
  *          wrote; freeing the pbuf calls page_frag_free().
  *
+ * In both modes a memp type holds at most its configured count of live
+ * objects (MEMP_NUM_* in lwipopts.h), and native RX pbufs at most
+ * PBUF_POOL_SIZE: lwIP relies on memp_malloc() failing at that bound to
+ * recycle (tcp_alloc() kills the oldest TIME_WAIT PCB), so the bound keeps
+ * memory from growing with the number of connections ever made. Every
+ * refusal at the bound is counted (net_memp_limit_hits).
+ *
  * Both live in one binary (see lwipopts.h for the renaming that makes that
  * possible), so one experiment can boot each and compare.
  */
@@ -29,7 +36,9 @@ extern enum net_alloc_mode net_alloc_mode;
 struct net_mem_stats {
 	uint64_t heap_alloc, heap_free, heap_fail;
 	uint64_t memp_alloc, memp_free, memp_fail;
+	uint64_t memp_limit_hits; /* refusals at a pool's bound, all types */
 	uint64_t rx_wrap, rx_copy, rx_fail;
+	uint64_t rx_limit_hits;	 /* native RX refused at PBUF_POOL_SIZE */
 	int64_t rx_pbufs_in_use; /* custom RX pbufs not yet freed */
 };
 extern struct net_mem_stats net_mem_stats;
@@ -52,5 +61,15 @@ struct pbuf;
 struct pbuf *net_rx_pbuf(void *frame, uint32_t len);
 
 int net_mem_stats_json(char *buf, size_t size);
+
+/**
+ * net_memp_limit - the most objects of lwIP memp type @type (a memp_t)
+ * live at once, in either mode: the pool's configured count.
+ * net_memp_limit_hits - how often memp_malloc(@type) returned NULL because
+ * the pool was at that count. Both return 0 for a type out of range.
+ * Context: any; the counters are read without a lock (net CPU writes).
+ */
+unsigned int net_memp_limit(int type);
+uint64_t net_memp_limit_hits(int type);
 
 #endif /* NET_NET_MEM_H */

@@ -1,40 +1,36 @@
 /*
  * /stats.json: one JSON document with every counter the system keeps:
- * the allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
+ * the guest's uptime (so clients compute rates in guest time), the
+ * allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
  * lists, numastat, slabinfo, qmempool, page_frag), the NICs' counters,
  * our lwIP memory glue and lwIP's own statistics.
- *
- * The allocator functions are referenced weakly: a kernel built without
- * one of them (a branch not merged yet) shows null for that section
- * instead of failing to link.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "drivers/netdev.h"
+#include "drivers/pci.h"
+#include "kernel/console.h"
+#include "kernel/cpu_stats.h"
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
-#include "mm.h"
+#include "lwip/sys.h"
+#include "mm/mm.h"
+#include "apps.h"
 #include "net.h"
 #include "net_mem.h"
-#include "netdev.h"
-#include "pci.h"
 
 typedef int (*json_fn)(char *buf, size_t size);
 
-int buddyinfo_json(char *buf, size_t size) __attribute__((weak));
-int zoneinfo_json(char *buf, size_t size) __attribute__((weak));
-int numastat_json(char *buf, size_t size) __attribute__((weak));
-int slabinfo_json(char *buf, size_t size) __attribute__((weak));
-int qmempool_stats_json(char *buf, size_t size) __attribute__((weak));
-int page_frag_stats_json(char *buf, size_t size) __attribute__((weak));
-int cpustat_json(char *buf, size_t size) __attribute__((weak));
-
 static int lwip_stats_json(char *buf, size_t size);
+static int uptime_json(char *buf, size_t size);
 
 static const struct {
 	const char *name;
 	json_fn fn;
 } sections[] = {
+	{"uptime_ms", uptime_json}, /* first: clients take rates from it */
 	{"buddyinfo", buddyinfo_json},
 	{"zoneinfo", zoneinfo_json},
 	{"numastat", numastat_json},
@@ -46,22 +42,29 @@ static const struct {
 	{"net_mem", net_mem_stats_json},
 	{"poll", net_poll_stats_json},
 	{"lwip", lwip_stats_json},
+	{"http", app_http_stats_json},
 	{"pci", pci_json},
 };
 
 #define CLAMP(n, size) ((n) < (size) ? (n) : (size))
-#define APPEND(...)                                                            \
-	(n += (size_t)mm_snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
-				  __VA_ARGS__))
+#define APPEND(...)                                                         \
+	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
+			       __VA_ARGS__))
 
 static int proto_json(char *buf, size_t size, const char *name,
 		      const struct stats_proto *p, bool comma)
 {
-	return mm_snprintf(buf, size,
-			   "%s\"%s\":{\"xmit\":%u,\"recv\":%u,\"drop\":%u,"
-			   "\"memerr\":%u,\"err\":%u}",
-			   comma ? "," : "", name, p->xmit, p->recv, p->drop,
-			   p->memerr, p->err);
+	return snprintf(buf, size,
+			"%s\"%s\":{\"xmit\":%u,\"recv\":%u,\"drop\":%u,"
+			"\"memerr\":%u,\"err\":%u}",
+			comma ? "," : "", name, p->xmit, p->recv, p->drop,
+			p->memerr, p->err);
+}
+
+/* Milliseconds since boot (lwIP's clock, the one its timers use). */
+static int uptime_json(char *buf, size_t size)
+{
+	return snprintf(buf, size, "%lu", (unsigned long)sys_now());
 }
 
 static const char *const memp_names[] = {
@@ -91,9 +94,11 @@ static int lwip_stats_json(char *buf, size_t size)
 	for (int t = 0; t < MEMP_MAX; t++) {
 		const struct stats_mem *m = memp_pools[t]->stats;
 
-		APPEND("%s\"%s\":{\"used\":%lu,\"max\":%lu,\"err\":%u}",
+		APPEND("%s\"%s\":{\"used\":%lu,\"max\":%lu,\"err\":%u,"
+		       "\"limit\":%u,\"limit_hits\":%llu}",
 		       t ? "," : "", memp_names[t], (unsigned long)m->used,
-		       (unsigned long)m->max, m->err);
+		       (unsigned long)m->max, m->err, net_memp_limit(t),
+		       (unsigned long long)net_memp_limit_hits(t));
 	}
 	APPEND("}}");
 	return (int)n;
@@ -114,9 +119,9 @@ static size_t section(size_t i, char *buf, size_t size)
 	if (r < 0 || (size_t)r < wrote) {
 		if (!reported[i]) {
 			reported[i] = true;
-			mm_printf("net: stats section %s returned %d but wrote "
-				  "%lu bytes\n",
-				  sections[i].name, r, (unsigned long)wrote);
+			kprintf("net: stats section %s returned %d but wrote "
+				"%lu bytes\n",
+				sections[i].name, r, (unsigned long)wrote);
 		}
 		return wrote;
 	}
@@ -130,11 +135,7 @@ int net_stats_json(char *buf, size_t size)
 	APPEND("{");
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		APPEND("%s\"%s\":", i ? "," : "", sections[i].name);
-		if (sections[i].fn)
-			n += section(i, buf + CLAMP(n, size),
-				     size - CLAMP(n, size));
-		else
-			APPEND("null");
+		n += section(i, buf + CLAMP(n, size), size - CLAMP(n, size));
 	}
 	APPEND("}\n");
 	return (int)n;

@@ -1,8 +1,8 @@
 /*
  * The glue between one netdev (a NIC driver) and one lwIP netif.
  *
- * RX: the driver calls netif_glue_rx() with a frame in a page_frag buffer;
- * net_rx_pbuf() turns it into a pbuf (zero-copy or copied, by mode) and
+ * RX: the driver calls the netdev's rx callback (glue_rx here) with a
+ * frame in a page_frag buffer; net_rx_pbuf() turns it into a pbuf (zero-copy or copied, by mode) and
  * lwIP's ethernet_input() takes it from there.
  * TX: lwIP calls linkoutput with a pbuf chain; each pbuf with data becomes
  * one scatter-gather segment, the chain gets an extra reference for as
@@ -10,16 +10,16 @@
  */
 #include <string.h>
 
+#include "drivers/netdev.h"
 #include "lwip/etharp.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/snmp.h"
 #include "lwip/stats.h"
-#include "mm.h"
-#include "net.h"
+#include "mm/mm.h"
+#include "net_config.h"
 #include "net_mem.h"
 #include "netif/ethernet.h"
-#include "netdev.h"
 #include "netif_glue.h"
 
 static void glue_rx(struct netdev *dev, void *frame, uint32_t len)

@@ -4,8 +4,8 @@
 #ifndef NET_NETIF_GLUE_H
 #define NET_NETIF_GLUE_H
 
+#include "drivers/netdev.h"
 #include "lwip/netif.h"
-#include "netdev.h"
 
 /**
  * netif_glue_add - register @nif with lwIP as the interface of @dev.

@@ -5,20 +5,20 @@
 #include <stdarg.h>
 #include <stdint.h>
 
-#include "drv_port.h"
+#include "kernel/console.h"
+#include "kernel/time.h"
 #include "lwip/arch.h"
 #include "lwip/sys.h"
-#include "mm.h"
 
 /*
  * lwIP's timeouts and TCP timers run off this. It reads the kernel clock
  * on every call rather than a cached tick: with NO_SYS a single
- * netif_poll() or sys_check_timeouts() can loop, and it must see time move
- * (FACTS.md).
+ * netif_poll() or sys_check_timeouts() can loop (with loopback, one
+ * netif_poll keeps draining its queue), and it must see time move.
  */
 u32_t sys_now(void)
 {
-	return (u32_t)drv_clock_ms();
+	return (u32_t)clock_ms();
 }
 
 void net_diag(const char *fmt, ...)
@@ -26,7 +26,7 @@ void net_diag(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	mm_vprintf(fmt, ap);
+	kvprintf(fmt, ap);
 	va_end(ap);
 }
 
@@ -34,8 +34,8 @@ void net_diag(const char *fmt, ...)
  * the system up (lwIP usually returns an error right after asserting). */
 void net_assert_fail(const char *msg, const char *file, int line)
 {
-	mm_printf("net: lwIP assertion \"%s\" failed at %s:%d\n", msg, file,
-		  line);
+	kprintf("net: lwIP assertion \"%s\" failed at %s:%d\n", msg, file,
+		line);
 }
 
 /* xorshift64*, seeded from the clock at first use: lwIP needs random

@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 
+#include "mm_sample.h" /* sampling the allocators over time */
+
 /* A range of a node's memory not handed to the allocator (a hole). */
 struct mm_host_hole {
 	int nid;

@@ -10,6 +10,21 @@
 
 extern _Thread_local int mm_host_cpu;
 
+/*
+ * The simulated machine the seam functions of mm/host/platform.c report:
+ * mm_host_boot() (mm/host/boot.c) fills it in, mm_host_shutdown() clears
+ * it. (This header is included by mm/platform.h, after the limits and
+ * struct mm_range.)
+ */
+struct mm_host_machine {
+	int nr_nodes, nr_cpus;
+	int cpu_to_node[MM_MAX_CPUS];
+	int distance[MM_MAX_NODES][MM_MAX_NODES];
+	struct mm_range ranges[MM_MAX_RANGES];
+	int nr_ranges;
+};
+extern struct mm_host_machine mm_host_machine;
+
 static inline int mm_this_cpu(void)
 {
 	return mm_host_cpu;
@@ -23,6 +38,18 @@ static inline unsigned long mm_irq_save(void)
 static inline void mm_irq_restore(unsigned long flags)
 {
 	(void)flags;
+}
+
+/*
+ * No interrupts on the host: the thread that is this CPU is the counter's
+ * only writer, so a relaxed load and store cannot lose an update (and
+ * ThreadSanitizer sees an atomic access).
+ */
+static inline void mm_cpu_counter_add(atomic_ulong *c, unsigned long n)
+{
+	atomic_store_explicit(c,
+			      atomic_load_explicit(c, memory_order_relaxed) + n,
+			      memory_order_relaxed);
 }
 
 /*

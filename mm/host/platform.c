@@ -1,35 +1,16 @@
 /*
- * Host world of the mm platform seam: topology and memory are whatever
- * mm_host_boot() was told; output goes to stderr.
- *
- * Each node is one anonymous mmap, aligned to a MAX_ORDER block (4 MiB) so
- * that the buddy allocator can form its largest blocks, and reserved with
- * MAP_NORESERVE so that a big simulated node costs only the pages touched.
+ * Host world of the mm platform seam (mm/platform.h): topology and memory
+ * are whatever mm_host_boot() (mm/host/boot.c) put into mm_host_machine;
+ * output goes to stderr. The inline half is mm/host/mm_port.h.
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "mm_host.h"
-#include "page_alloc.h"
-#include "qmempool.h"
-#include "slab.h"
+#include "platform.h"
 
 _Thread_local int mm_host_cpu;
-
-static struct {
-	bool booted;
-	int nr_nodes, nr_cpus;
-	int cpu_to_node[MM_MAX_CPUS];
-	int distance[MM_MAX_NODES][MM_MAX_NODES];
-	void *map[MM_MAX_NODES];      /* what mmap returned */
-	uintptr_t base[MM_MAX_NODES]; /* node start, aligned to NODE_ALIGN */
-	size_t map_len[MM_MAX_NODES];
-	struct mm_range ranges[MM_MAX_RANGES];
-	int nr_ranges;
-} host;
-
-#define NODE_ALIGN (MM_PAGE_SIZE << MAX_ORDER)
+struct mm_host_machine mm_host_machine;
 
 void mm_vprintf(const char *fmt, va_list ap)
 {
@@ -43,30 +24,32 @@ int mm_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
 
 int mm_nr_cpus(void)
 {
-	return host.nr_cpus;
+	return mm_host_machine.nr_cpus;
 }
 
 int mm_nr_nodes(void)
 {
-	return host.nr_nodes;
+	return mm_host_machine.nr_nodes;
 }
 
 int mm_cpu_to_node(int cpu)
 {
-	return (unsigned)cpu < MM_MAX_CPUS ? host.cpu_to_node[cpu] : 0;
+	return (unsigned)cpu < MM_MAX_CPUS ? mm_host_machine.cpu_to_node[cpu]
+					   : 0;
 }
 
 int mm_node_distance(int from, int to)
 {
 	if ((unsigned)from >= MM_MAX_NODES || (unsigned)to >= MM_MAX_NODES)
 		return 255;
-	return host.distance[from][to];
+	return mm_host_machine.distance[from][to];
 }
 
 int mm_platform_ranges(struct mm_range *out, int max)
 {
-	int n = host.nr_ranges < max ? host.nr_ranges : max;
-	memcpy(out, host.ranges, (size_t)n * sizeof(*out));
+	int n = mm_host_machine.nr_ranges < max ? mm_host_machine.nr_ranges
+						: max;
+	memcpy(out, mm_host_machine.ranges, (size_t)n * sizeof(*out));
 	return n;
 }
 
@@ -77,131 +60,4 @@ void mm_host_set_cpu(int cpu)
 		return;
 	}
 	mm_host_cpu = cpu;
-}
-
-static int check_config(const struct mm_host_config *c)
-{
-	if (host.booted) {
-		fprintf(stderr, "mm_host_boot: already booted\n");
-		return -1;
-	}
-	if (c->nr_nodes < 1 || c->nr_nodes > MM_MAX_NODES || c->nr_cpus < 1 ||
-	    c->nr_cpus > MM_MAX_CPUS || c->bytes_per_node < 4 * MM_PAGE_SIZE) {
-		fprintf(stderr,
-			"mm_host_boot: bad topology (%d nodes of %zu "
-			"bytes, %d cpus)\n",
-			c->nr_nodes, c->bytes_per_node, c->nr_cpus);
-		return -1;
-	}
-	for (int i = 0; c->cpu_to_node && i < c->nr_cpus; i++)
-		if (c->cpu_to_node[i] < 0 || c->cpu_to_node[i] >= c->nr_nodes) {
-			fprintf(stderr, "mm_host_boot: cpu %d on bad node %d\n",
-				i, c->cpu_to_node[i]);
-			return -1;
-		}
-	return 0;
-}
-
-static void set_topology(const struct mm_host_config *c)
-{
-	host.nr_nodes = c->nr_nodes;
-	host.nr_cpus = c->nr_cpus;
-	for (int i = 0; i < MM_MAX_CPUS; i++)
-		host.cpu_to_node[i] = i >= c->nr_cpus ? 0
-				      : c->cpu_to_node
-					      ? c->cpu_to_node[i]
-					      : i * c->nr_nodes / c->nr_cpus;
-	for (int a = 0; a < c->nr_nodes; a++)
-		for (int b = 0; b < c->nr_nodes; b++)
-			host.distance[a][b] =
-				c->distance ? c->distance[a * c->nr_nodes + b]
-				: a == b    ? 10
-					    : 20;
-}
-
-/* Add [s, e) of node nid minus the holes configured for it. */
-static void add_ranges(const struct mm_host_config *c, int nid, uintptr_t s,
-		       uintptr_t e)
-{
-	for (int i = 0; i < c->nr_holes; i++) {
-		const struct mm_host_hole *h = &c->holes[i];
-		uintptr_t hs = host.base[nid] + h->offset;
-		uintptr_t he = hs + h->len;
-		if (h->nid != nid || he <= s || hs >= e)
-			continue;
-		if (hs > s)
-			add_ranges(c, nid, s, hs);
-		if (he < e)
-			add_ranges(c, nid, he, e);
-		return;
-	}
-	if (host.nr_ranges < MM_MAX_RANGES)
-		host.ranges[host.nr_ranges++] =
-			(struct mm_range){.start = s, .end = e, .nid = nid};
-}
-
-static int map_node(const struct mm_host_config *c, int nid)
-{
-	size_t bytes =
-		(c->bytes_per_node + MM_PAGE_SIZE - 1) & ~(MM_PAGE_SIZE - 1);
-	size_t len = bytes + NODE_ALIGN;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED) {
-		perror("mm_host_boot: mmap");
-		return -1;
-	}
-	host.map[nid] = p;
-	host.map_len[nid] = len;
-	host.base[nid] = ((uintptr_t)p + NODE_ALIGN - 1) & ~(NODE_ALIGN - 1);
-	add_ranges(c, nid, host.base[nid], host.base[nid] + bytes);
-	return 0;
-}
-
-int mm_host_boot_config(const struct mm_host_config *cfg)
-{
-	if (check_config(cfg))
-		return -1;
-	memset(&host, 0, sizeof(host));
-	set_topology(cfg);
-	for (int nid = 0; nid < cfg->nr_nodes; nid++) {
-		if (map_node(cfg, nid)) {
-			mm_host_shutdown();
-			return -1;
-		}
-	}
-	host.booted = true;
-	mm_host_cpu = 0;
-	if (mm_init()) {
-		fprintf(stderr, "mm_host_boot: mm_init found no memory\n");
-		mm_host_shutdown();
-		return -1;
-	}
-	return 0;
-}
-
-int mm_host_boot(int nr_nodes, size_t bytes_per_node, int nr_cpus,
-		 const int *cpu_to_node)
-{
-	struct mm_host_config c = {
-		.nr_nodes = nr_nodes,
-		.bytes_per_node = bytes_per_node,
-		.nr_cpus = nr_cpus,
-		.cpu_to_node = cpu_to_node,
-	};
-	return mm_host_boot_config(&c);
-}
-
-void mm_host_shutdown(void)
-{
-	qmempool_forget_all(); /* pools live in the maps too */
-	slab_forget_all();     /* caches and kmalloc classes live in the maps */
-	for (int nid = 0; nid < MM_MAX_NODES; nid++)
-		if (host.map[nid])
-			munmap(host.map[nid], host.map_len[nid]);
-	memset(&host, 0, sizeof(host));
-	mm_host_cpu = 0;
-	/* mm_init() on a machine with no nodes leaves no zones behind, so a
-	 * stale pointer into the unmapped memory finds nothing. */
-	mm_init();
 }

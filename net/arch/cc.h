@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The kernel libc has no <inttypes.h>; lwIP then wants these formats. */
+/* Our libc (libc/) has no <inttypes.h>; lwIP then wants these formats. */
 #define LWIP_NO_INTTYPES_H 1
 #define X8_F		   "02x"
 #define U16_F		   "u"
@@ -33,9 +33,6 @@
 /* One instruction instead of lwIP's generic shifting code. */
 #define lwip_htons(x) ((u16_t)__builtin_bswap16((u16_t)(x)))
 #define lwip_htonl(x) ((u32_t)__builtin_bswap32((u32_t)(x)))
-
-/* httpd.c uses strstr(), which the kernel libc lacks: net/libc_extra.c. */
-char *strstr(const char *haystack, const char *needle);
 
 void net_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void net_assert_fail(const char *msg, const char *file, int line);

@@ -188,7 +188,7 @@ int main(int argc, char **argv)
 	if (mm_host_boot(NR_NODES, 32 << 20, NR_CPUS, NULL))
 		return 1;
 	bad = run(16, 32, 0, true);	 /* tiny: every overflow path runs */
-	bad |= run(32, 128, 16, false);	 /* the seed's fast-path pool */
+	bad |= run(32, 128, 16, false);	 /* Brouer's fast-path pool */
 	bad |= run(64, 1024, 64, false); /* roomy: mostly queue traffic */
 	mm_host_shutdown();
 	printf("stress_qmempool: %s\n", bad ? "FAILED" : "ok");

@@ -29,11 +29,16 @@ static void test_gfp_zero_clears_every_page_of_a_block(void **state)
 	memset(page_address(p), 0x5a, 16 * MM_PAGE_SIZE);
 	__free_pages(p, 4);
 	drain_all_pages();
-	p = alloc_pages(__GFP_ZERO, 4);
-	const unsigned char *a = page_address(p);
+	/* Order 4 is above the per-CPU lists: the block merged back into the
+	 * buddy lists, and the same split hands the same, dirty block out
+	 * again. Without this check the test would pass with __GFP_ZERO
+	 * ignored, on a block that happened to be clean. */
+	struct page *q = alloc_pages(__GFP_ZERO, 4);
+	assert_ptr_equal(q, p);
+	const unsigned char *a = page_address(q);
 	for (size_t i = 0; i < 16 * MM_PAGE_SIZE; i++)
 		assert_int_equal(a[i], 0);
-	__free_pages(p, 4);
+	__free_pages(q, 4);
 }
 
 static void test_compound_tails_lead_to_the_head(void **state)

@@ -57,6 +57,7 @@ static struct page_frag_stats delta(void)
 		.refills_order0 = now.refills_order0 - before.refills_order0,
 		.order3_fallbacks =
 			now.order3_fallbacks - before.order3_fallbacks,
+		.refills_remote = now.refills_remote - before.refills_remote,
 		.recycles = now.recycles - before.recycles,
 		.frees = now.frees - before.frees,
 		.blocks_returned = now.blocks_returned - before.blocks_returned,
@@ -375,7 +376,7 @@ static void test_no_memory_returns_null_and_counts(void **s)
 static void test_stats_text_and_json_show_counters(void **s)
 {
 	struct page_frag_cache nc = {0};
-	char text[1024], json[1024], tiny[8];
+	char text[1024], json[4096], tiny[8]; /* json: sums + per CPU */
 	struct page_frag_stats now;
 	char want[64];
 	int n;
@@ -459,6 +460,183 @@ static void test_free_after_the_block_was_freed_is_caught_in_debug(void **s)
 	assert_int_equal(free_pages_now(), free0);
 }
 
+/* The report came from inside fn (the return address lies in its body). */
+static void assert_caller_in(void (*fn)(void **))
+{
+	uintptr_t c = (uintptr_t)mm_debug_last_caller();
+
+	assert_true(c > (uintptr_t)fn && c < (uintptr_t)fn + 4096);
+}
+
+static void debug_on_quiet(void)
+{
+	mm_debug_set(true);
+	mm_debug_set_quiet(true);
+	mm_debug_reset_counts();
+}
+
+/*
+ * Eight fragments fill a block. Freeing f[0] twice and f[2..7] drops as
+ * many references as freeing all but f[1]: without a record of which
+ * fragment each free belongs to, the next refill recycles the block in
+ * place under the live f[1] and hands its bytes out again. With debug
+ * checks on, the second free of f[0] is reported with its caller and
+ * refused, so the block stays f[1]'s until f[1] itself comes back.
+ */
+static void
+test_double_free_is_caught_and_the_block_kept_for_the_live_one(void **s)
+{
+	unsigned long free0 = free_pages_now();
+	struct page_frag_cache nc = {0};
+	char *f[8], *next;
+
+	(void)s;
+	debug_on_quiet();
+	for (int i = 0; i < 8; i++) {
+		f[i] = page_frag_alloc(&nc, MM_PAGE_SIZE, GFP_KERNEL);
+		assert_ptr_equal(f[i], f[0] + i * MM_PAGE_SIZE);
+	}
+	memset(f[1], 0xab, MM_PAGE_SIZE);
+	page_frag_free(f[0]);
+	page_frag_free(f[0]);
+	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
+	assert_caller_in(
+		test_double_free_is_caught_and_the_block_kept_for_the_live_one);
+	for (int i = 2; i < 8; i++)
+		page_frag_free(f[i]);
+	next = page_frag_alloc(&nc, MM_PAGE_SIZE, GFP_KERNEL);
+	assert_ptr_not_equal(virt_to_head_page(next), virt_to_head_page(f[1]));
+	assert_int_equal(delta().recycles, 0);
+	for (size_t i = 0; i < MM_PAGE_SIZE; i++)
+		assert_int_equal((unsigned char)f[1][i], 0xab);
+	assert_int_equal(delta().blocks_returned, 0);
+	page_frag_free(f[1]); /* the block's real last fragment */
+	assert_int_equal(delta().blocks_returned, 1);
+	page_frag_free(next);
+	page_frag_cache_drain(&nc);
+	assert_int_equal(mm_debug_total(), 1);
+	/* Blocks and their debug records all went back. */
+	assert_int_equal(free_pages_now(), free0);
+}
+
+/* A free through a pointer inside the fragment counts for that fragment;
+ * a second free through its start is then the double free. */
+static void test_debug_free_by_an_inner_pointer_finds_its_fragment(void **s)
+{
+	struct page_frag_cache nc = {0};
+	char *a, *b;
+
+	(void)s;
+	debug_on_quiet();
+	a = page_frag_alloc(&nc, 100, GFP_KERNEL);
+	b = page_frag_alloc(&nc, 100, GFP_KERNEL);
+	page_frag_free(b + 99);
+	page_frag_free(a + 50);
+	assert_int_equal(mm_debug_total(), 0);
+	page_frag_free(b);
+	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
+	page_frag_cache_drain(&nc);
+	assert_int_equal(delta().blocks_returned, 1);
+}
+
+/* An aborted fragment is no fragment: its reference went back to the
+ * cache, so freeing it is caught, and not taken for the one before it. */
+static void test_debug_free_of_an_aborted_fragment_is_caught(void **s)
+{
+	unsigned long free0 = free_pages_now();
+	struct page_frag_cache nc = {0};
+	char *a, *b, *c;
+
+	(void)s;
+	debug_on_quiet();
+	a = page_frag_alloc(&nc, 64, GFP_KERNEL);
+	b = page_frag_alloc(&nc, 64, GFP_KERNEL);
+	assert_true(page_frag_abort(&nc, b, 64));
+	page_frag_free(b);
+	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
+	page_frag_free(a); /* a itself was never touched */
+	/* The aborted bytes are handed out again, and tracked again. */
+	c = page_frag_alloc(&nc, 64, GFP_KERNEL);
+	assert_ptr_equal(c, b);
+	page_frag_free(c);
+	assert_int_equal(mm_debug_total(), 1);
+	page_frag_cache_drain(&nc);
+	assert_int_equal(free_pages_now(), free0);
+}
+
+/* With every fragment back, a tracked block is still recycled in place,
+ * and the new cycle is tracked from scratch. */
+static void test_debug_tracked_block_recycles_and_tracks_anew(void **s)
+{
+	struct page_frag_cache nc = {0};
+	char *first = NULL, *again;
+
+	(void)s;
+	debug_on_quiet();
+	for (unsigned int i = 0; i < BLOCK / MM_PAGE_SIZE; i++) {
+		char *p = page_frag_alloc(&nc, MM_PAGE_SIZE, GFP_KERNEL);
+
+		if (!first)
+			first = p;
+		page_frag_free(p);
+	}
+	again = page_frag_alloc(&nc, 64, GFP_KERNEL);
+	assert_ptr_equal(again, first);
+	assert_int_equal(delta().recycles, 1);
+	page_frag_free(again);
+	assert_int_equal(mm_debug_total(), 0);
+	page_frag_free(again);
+	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
+	page_frag_cache_drain(&nc);
+}
+
+/* TX commits are fragments like any other. */
+static void test_debug_double_free_of_a_committed_fragment_is_caught(void **s)
+{
+	struct page_frag_cache nc = {0};
+	struct page_frag pf;
+	char *va;
+
+	(void)s;
+	debug_on_quiet();
+	va = page_frag_prepare(&nc, 100, &pf, GFP_KERNEL);
+	assert_true(page_frag_commit(&nc, &pf, 100));
+	assert_non_null(page_frag_probe(&nc, 10, &pf));
+	assert_true(page_frag_commit(&nc, &pf, 10));
+	page_frag_free(va);
+	page_frag_free(va + 100);
+	page_frag_free(va);
+	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
+	page_frag_cache_drain(&nc);
+	assert_int_equal(delta().blocks_returned, 1);
+}
+
+/* Turning checks off and on while fragments are out may miss a double free
+ * (frees made meanwhile were not recorded) but never reports a good free,
+ * and blocks armed while checks were off are not tracked at all. */
+static void
+test_debug_toggled_while_fragments_are_out_never_misreports(void **s)
+{
+	unsigned long free0 = free_pages_now();
+	struct page_frag_cache nc = {0}, off = {0};
+	char *a, *b, *u;
+
+	(void)s;
+	u = page_frag_alloc(&off, 64, GFP_KERNEL); /* armed with checks off */
+	debug_on_quiet();
+	a = page_frag_alloc(&nc, 64, GFP_KERNEL);
+	b = page_frag_alloc(&nc, 64, GFP_KERNEL);
+	mm_debug_set(false);
+	page_frag_free(a);
+	mm_debug_set(true);
+	page_frag_free(b);
+	page_frag_free(u);
+	assert_int_equal(mm_debug_total(), 0);
+	page_frag_cache_drain(&nc);
+	page_frag_cache_drain(&off);
+	assert_int_equal(free_pages_now(), free0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +659,12 @@ int main(void)
 		T(test_freed_block_waits_on_the_freeing_cpus_list),
 		T(test_free_of_an_address_outside_memory_is_reported),
 		T(test_free_after_the_block_was_freed_is_caught_in_debug),
+		T(test_double_free_is_caught_and_the_block_kept_for_the_live_one),
+		T(test_debug_free_by_an_inner_pointer_finds_its_fragment),
+		T(test_debug_free_of_an_aborted_fragment_is_caught),
+		T(test_debug_tracked_block_recycles_and_tracks_anew),
+		T(test_debug_double_free_of_a_committed_fragment_is_caught),
+		T(test_debug_toggled_while_fragments_are_out_never_misreports),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

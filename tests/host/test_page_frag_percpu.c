@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "mm_test.h"
+#include "zone.h"
 
 static int boot(void **state)
 {
@@ -139,6 +140,83 @@ static void test_percpu_drain_gives_every_page_back(void **s)
 	assert_int_equal(free_pages_now(), free0);
 }
 
+/*
+ * Node 0 has thousands of free pages but no free 32 KiB block (every other
+ * page is in use); node 1 has plenty of both. The refill must stay local:
+ * one node-0 page, not an order-3 block from node 1.
+ */
+static void test_refill_prefers_a_local_page_to_a_remote_block(void **s)
+{
+	struct page_frag_stats a, b;
+	size_t n, freed = 0;
+	struct page **held = mm_test_take_node(0, &n);
+	unsigned long miss1 = numa_stat_read(1, NUMA_MISS);
+	char *p;
+
+	(void)s;
+	for (size_t i = 0; i < n; i++) {
+		if (page_to_pfn(held[i]) & 1) {
+			__free_pages(held[i], 0);
+			held[i] = NULL;
+			freed++;
+		}
+	}
+	drain_all_pages();
+	assert_true(freed > 1000);
+	assert_int_equal(mm_test_free_blocks(0, 3), 0);
+	page_frag_stats_read(&a);
+	p = napi_alloc_frag(1500);
+	page_frag_stats_read(&b);
+	assert_non_null(p);
+	assert_int_equal(node_of(p), 0);
+	assert_int_equal(virt_to_head_page(p)->order, 0);
+	assert_int_equal(b.order3_fallbacks - a.order3_fallbacks, 1);
+	assert_int_equal(b.refills_order0 - a.refills_order0, 1);
+	assert_int_equal(b.refills_remote - a.refills_remote, 0);
+	assert_int_equal(numa_stat_read(1, NUMA_MISS), miss1);
+	page_frag_free(p);
+	page_frag_percpu_drain(0);
+	mm_test_give_back(held, n);
+}
+
+/*
+ * Node 0 has no page at all: then, and only then, the refill takes one
+ * page from node 1, counted as refills_remote and numa_miss. Once node 0
+ * has memory again, the next refill is local (and order 3) again.
+ */
+static void test_refill_goes_remote_only_when_the_local_node_is_empty(void **s)
+{
+	struct page_frag_stats a, b;
+	size_t n;
+	struct page **held = mm_test_take_node(0, &n);
+	unsigned long miss1 = numa_stat_read(1, NUMA_MISS);
+	unsigned long foreign0 = numa_stat_read(0, NUMA_FOREIGN);
+	char *p, *q;
+
+	(void)s;
+	page_frag_stats_read(&a);
+	p = napi_alloc_frag(1024);
+	page_frag_stats_read(&b);
+	assert_non_null(p);
+	assert_int_equal(node_of(p), 1);
+	assert_int_equal(virt_to_head_page(p)->order, 0);
+	assert_int_equal(b.refills_remote - a.refills_remote, 1);
+	assert_int_equal(numa_stat_read(1, NUMA_MISS), miss1 + 1);
+	assert_int_equal(numa_stat_read(0, NUMA_FOREIGN), foreign0 + 1);
+	mm_test_give_back(held, n);
+	/* Use up the remote page (4 KiB: four 1 KiB fragments in all). */
+	for (int i = 0; i < 3; i++) {
+		q = napi_alloc_frag(1024);
+		assert_int_equal(node_of(q), 1);
+		page_frag_free(q);
+	}
+	q = napi_alloc_frag(1024);
+	assert_int_equal(node_of(q), 0);
+	assert_int_equal(virt_to_head_page(q)->order, 3);
+	page_frag_free(p);
+	page_frag_free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +227,8 @@ int main(void)
 		T(test_each_cpu_has_its_own_cache),
 		T(test_aligned_variants_align),
 		T(test_percpu_drain_gives_every_page_back),
+		T(test_refill_prefers_a_local_page_to_a_remote_block),
+		T(test_refill_goes_remote_only_when_the_local_node_is_empty),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -154,6 +154,32 @@ static void test_probe_shows_room_without_refilling(void **s)
 	page_frag_cache_drain(&nc);
 }
 
+static void test_probe_refuses_a_size_that_would_wrap_the_offset(void **s)
+{
+	struct page_frag_cache nc = {0};
+	struct page_frag pf;
+	struct page_frag_stats now;
+	char *a = page_frag_alloc(&nc, 100, GFP_KERNEL);
+
+	(void)s;
+	/* offset 100 + this size wraps to 49: it must not look like room. */
+	assert_null(page_frag_probe(&nc, 0xffffffffu - 50, &pf));
+	assert_null(page_frag_probe(&nc, MM_PAGE_SIZE + 1, &pf));
+	assert_null(page_frag_probe(&nc, 0, &pf));
+	page_frag_stats_read(&now);
+	assert_int_equal(now.err_oversize - before.err_oversize, 3);
+	/* A valid size that does not fit (3996 bytes left) is no error. */
+	for (int i = 0; i < 7; i++)
+		page_frag_free(page_frag_alloc(&nc, MM_PAGE_SIZE, GFP_KERNEL));
+	assert_null(page_frag_probe(&nc, MM_PAGE_SIZE, &pf));
+	assert_non_null(
+		page_frag_probe(&nc, BLOCK - 100 - 7 * MM_PAGE_SIZE, &pf));
+	page_frag_stats_read(&now);
+	assert_int_equal(now.err_oversize - before.err_oversize, 3);
+	page_frag_free(a);
+	page_frag_cache_drain(&nc);
+}
+
 static void test_abort_gives_back_the_last_fragment(void **s)
 {
 	unsigned long free0 = free_pages_now();
@@ -186,6 +212,90 @@ static void test_abort_of_an_older_fragment_is_refused(void **s)
 	page_frag_free(b);
 	page_frag_free(b + 64);
 	page_frag_cache_drain(&nc);
+}
+
+static void test_abort_of_a_range_spanning_two_fragments_is_refused(void **s)
+{
+	struct page_frag_cache nc = {0};
+	char *a = page_frag_alloc(&nc, 10, GFP_KERNEL);
+	char *b = page_frag_alloc(&nc, 10, GFP_KERNEL);
+
+	(void)s;
+	assert_ptr_equal(b, a + 10);
+	/* [5, 20) ends where B ends, but is half of A and all of B. */
+	assert_false(page_frag_abort(&nc, a + 5, 15));
+	assert_false(page_frag_abort(&nc, b + 5, 5));
+	assert_int_equal(misuses(), 2);
+	/* Nothing was rewound: the next fragment follows B. */
+	assert_ptr_equal(page_frag_alloc(&nc, 8, GFP_KERNEL), b + 10);
+	page_frag_free(a);
+	page_frag_free(b);
+	page_frag_free(b + 10);
+	page_frag_cache_drain(&nc);
+}
+
+static void test_only_one_abort_per_fragment(void **s)
+{
+	unsigned long free0 = free_pages_now();
+	struct page_frag_cache nc = {0};
+	char *a = page_frag_alloc(&nc, 64, GFP_KERNEL);
+	char *b = page_frag_alloc(&nc, 64, GFP_KERNEL);
+
+	(void)s;
+	assert_true(page_frag_abort(&nc, b, 64));
+	assert_false(page_frag_abort(&nc, b, 64));
+	assert_false(page_frag_abort(&nc, a, 64));
+	assert_int_equal(misuses(), 2);
+	assert_ptr_equal(page_frag_alloc(&nc, 64, GFP_KERNEL), b);
+	page_frag_free(a);
+	page_frag_free(b);
+	page_frag_cache_drain(&nc);
+	assert_int_equal(free_pages_now(), free0);
+}
+
+static void
+test_abort_takes_back_a_committed_fragment_and_its_extension(void **s)
+{
+	unsigned long free0 = free_pages_now();
+	struct page_frag_cache nc = {0};
+	struct page_frag pf;
+	char *a = page_frag_alloc(&nc, 30, GFP_KERNEL);
+	char *va = page_frag_prepare(&nc, 100, &pf, GFP_KERNEL);
+
+	(void)s;
+	assert_true(page_frag_commit(&nc, &pf, 100));
+	assert_non_null(page_frag_probe(&nc, 50, &pf));
+	assert_true(page_frag_commit_noref(&nc, &pf, 50));
+	/* The fragment is now 150 bytes: only all of it can go back. */
+	assert_false(page_frag_abort(&nc, va, 100));
+	assert_true(page_frag_abort(&nc, va, 150));
+	assert_ptr_equal(page_frag_alloc(&nc, 1, GFP_KERNEL), a + 30);
+	page_frag_free(a + 30);
+	page_frag_free(a);
+	page_frag_cache_drain(&nc);
+	assert_int_equal(free_pages_now(), free0);
+}
+
+static void test_commit_noref_without_a_fragment_to_extend_is_refused(void **s)
+{
+	unsigned long free0 = free_pages_now();
+	struct page_frag_cache nc = {0};
+	struct page_frag pf;
+	char *a;
+
+	(void)s;
+	/* A fresh block: nothing to extend, so no reference would cover it. */
+	assert_non_null(page_frag_prepare(&nc, 100, &pf, GFP_KERNEL));
+	assert_false(page_frag_commit_noref(&nc, &pf, 50));
+	/* Nor after the last fragment was aborted. */
+	a = page_frag_alloc(&nc, 20, GFP_KERNEL);
+	assert_true(page_frag_abort(&nc, a, 20));
+	assert_non_null(page_frag_probe(&nc, 10, &pf));
+	assert_false(page_frag_commit_noref(&nc, &pf, 10));
+	assert_int_equal(misuses(), 2);
+	assert_int_equal(fragments_taken(), 1);
+	page_frag_cache_drain(&nc);
+	assert_int_equal(free_pages_now(), free0);
 }
 
 static void test_commit_after_another_allocation_is_refused(void **s)
@@ -264,8 +374,13 @@ int main(void)
 		T(test_prepare_refills_when_the_block_is_too_full),
 		T(test_probe_on_an_empty_cache_finds_nothing),
 		T(test_probe_shows_room_without_refilling),
+		T(test_probe_refuses_a_size_that_would_wrap_the_offset),
 		T(test_abort_gives_back_the_last_fragment),
 		T(test_abort_of_an_older_fragment_is_refused),
+		T(test_abort_of_a_range_spanning_two_fragments_is_refused),
+		T(test_only_one_abort_per_fragment),
+		T(test_abort_takes_back_a_committed_fragment_and_its_extension),
+		T(test_commit_noref_without_a_fragment_to_extend_is_refused),
 		T(test_commit_after_another_allocation_is_refused),
 		T(test_commit_of_more_than_prepared_is_refused),
 		T(test_commit_noref_extends_without_a_reference),

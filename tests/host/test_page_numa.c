@@ -98,6 +98,35 @@ static void test_thisnode_fails_rather_than_fall_back(void **state)
 	release_all();
 }
 
+static void free_on_cpu1(void *arg)
+{
+	__free_pages(arg, 0);
+}
+
+/* __GFP_NORETRY is one try of the preferred node: no other node, and no
+ * drain of the per-CPU lists (a page parked on CPU 1's list stays there). */
+static void test_noretry_tries_only_the_preferred_node(void **state)
+{
+	setup(state);
+	mm_test_boot(2, 8, 2);
+	exhaust_node(0);
+	struct page *pages[4];
+	assert_null(alloc_pages_node(0, __GFP_NORETRY | __GFP_NOWARN, 0));
+	assert_null(alloc_pages(__GFP_NORETRY | __GFP_NOWARN, 3));
+	assert_int_equal(
+		alloc_pages_bulk(__GFP_NORETRY | __GFP_NOWARN, 4, pages), 0);
+	/* A node-0 page now waits on CPU 1's per-CPU list. */
+	mm_test_on_cpu(1, free_on_cpu1, held[--nheld]);
+	assert_null(alloc_pages_node(0, __GFP_NORETRY | __GFP_NOWARN, 0));
+	assert_int_equal(pcp_count(0, 1, 0), 1);
+	/* Without NORETRY, THISNODE drains the lists and finds it. */
+	struct page *p = alloc_pages_node(0, __GFP_THISNODE | __GFP_NOWARN, 0);
+	assert_non_null(p);
+	assert_int_equal(page_to_nid(p), 0);
+	__free_pages(p, 0);
+	release_all();
+}
+
 static void test_numastat_local_hit(void **state)
 {
 	setup(state);
@@ -199,6 +228,7 @@ int main(void)
 		T(test_alloc_pages_prefers_the_current_cpus_node),
 		T(test_fallback_follows_distance_order),
 		T(test_thisnode_fails_rather_than_fall_back),
+		T(test_noretry_tries_only_the_preferred_node),
 		T(test_numastat_local_hit),
 		T(test_numastat_remote_request_is_hit_and_other_node),
 		T(test_numastat_fallback_is_miss_and_foreign),

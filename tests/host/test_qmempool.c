@@ -509,6 +509,35 @@ static void local_free_of_a_remote_object_never_enters_the_localq(void **state)
 	assert_cache_destroys_clean();
 }
 
+/* Node 0 empty (CPU 0 is on node 0): the pool hands out node-1 objects
+ * one at a time and caches none of them in CPU 0's localq, so node 0
+ * serves again as soon as it has memory. */
+static void localq_never_caches_remote_objects(void **state)
+{
+	struct qmempool *p = qmempool_create(32, 128, 0, cache, GFP_KERNEL);
+	void *objs[20];
+	size_t n;
+	struct page **held = mm_test_take_node(0, &n);
+
+	(void)state;
+	for (int i = 0; i < 20; i++) {
+		objs[i] = qmempool_alloc(p, GFP_KERNEL);
+		assert_non_null(objs[i]);
+		assert_int_equal(node_of(objs[i]), 1);
+		assert_int_equal(stats(p).in_localq, 0);
+	}
+	mm_test_give_back(held, n);
+	void *local = qmempool_alloc(p, GFP_KERNEL);
+	assert_int_equal(node_of(local), 0);
+	assert_int_equal(stats(p).in_localq, QMEMPOOL_BULK - 1);
+	qmempool_free(p, local);
+	for (int i = 0; i < 20; i++)
+		qmempool_free(p, objs[i]); /* home to node 1's sharedq */
+	assert_int_equal(stats(p).in_sharedq[1], 20);
+	qmempool_destroy(p);
+	assert_cache_destroys_clean();
+}
+
 /* ---- debug ---- */
 
 static void debug_refuses_an_object_of_another_cache(void **state)
@@ -639,6 +668,7 @@ int main(void)
 		T2(remote_free_goes_to_the_objects_node_sharedq),
 		T2(remote_free_into_a_full_sharedq_goes_to_the_slab),
 		T2(local_free_of_a_remote_object_never_enters_the_localq),
+		T2(localq_never_caches_remote_objects),
 		T1(debug_refuses_an_object_of_another_cache),
 		T1(debug_accepts_objects_of_the_pool),
 		T1(stats_json_has_one_object_per_pool_with_counters),

@@ -15,6 +15,7 @@
 
 #include "mm.h"
 #include "mm_host.h"
+#include "mm_test.h"
 #include "slab_test.h"
 #include "slab_tunables.h"
 
@@ -70,6 +71,8 @@ static void test_create_rejects_bad_arguments(void **state)
 	assert_null(kmem_cache_create("huge", SLAB_MAX_SIZE + 1, 0, 0, NULL));
 	assert_null(kmem_cache_create("odd-align", 64, 24, 0, NULL));
 	assert_null(kmem_cache_create(NULL, 64, 0, 0, NULL));
+	/* Only the documented flags: the others are the slab's own. */
+	assert_null(kmem_cache_create("flags", 64, 0, 0x100, NULL));
 }
 
 static int ctor_calls;
@@ -270,6 +273,48 @@ static void test_destroy_with_objects_outstanding_is_reported(void **state)
 	assert_int_equal(slab_test_field("leaky", "active_objs"), -1);
 }
 
+/* The report came from inside fn (the return address lies in its body). */
+static void assert_caller_in(void (*fn)(void **))
+{
+	uintptr_t c = (uintptr_t)mm_debug_last_caller();
+	assert_true(c > (uintptr_t)fn && c < (uintptr_t)fn + 4096);
+}
+
+/*
+ * A cache destroyed with objects out lives on only so they can be freed:
+ * every allocation from it is refused and reported with the caller, on
+ * every path (fast, other node, bulk), with debug checks off.
+ */
+static void test_destroyed_busy_cache_refuses_allocations(void **state)
+{
+	struct slab_debug_counts before, after;
+	void *p[4];
+	(void)state;
+	struct kmem_cache *s = kmem_cache_create("dead", 128, 0, 0, NULL);
+	void *kept = kmem_cache_alloc(s, GFP_KERNEL);
+	kmem_cache_free(s, kmem_cache_alloc(s, GFP_KERNEL));
+
+	mm_debug_set_quiet(true);
+	kmem_cache_destroy(s); /* busy: reported, cache kept */
+	slab_debug_counts(&before);
+	unsigned long other = mm_debug_count(MM_DBG_OTHER);
+	assert_null(kmem_cache_alloc(s, GFP_KERNEL | __GFP_NOWARN));
+	assert_caller_in(test_destroyed_busy_cache_refuses_allocations);
+	assert_null(kmem_cache_alloc_node(s, __GFP_NOWARN, 1));
+	assert_int_equal(kmem_cache_alloc_bulk(s, __GFP_NOWARN, 4, p), 0);
+	slab_debug_counts(&after);
+	assert_int_equal(after.alloc_dead, before.alloc_dead + 3);
+	assert_int_equal(mm_debug_count(MM_DBG_OTHER), other + 3);
+	assert_int_equal(slab_test_field("dead", "alloc_fails"), 3);
+	/* Frees still work and go straight to the slabs, not a magazine. */
+	kmem_cache_free(s, kept);
+	assert_int_equal(slab_test_field("dead", "cpu_cached"), 0);
+	assert_int_equal(slab_test_field("dead", "active_objs"), 0);
+	mm_debug_set_quiet(false);
+	kmem_cache_destroy(s);
+	assert_int_equal(slab_test_field("dead", "slabs"), -1); /* gone */
+}
+
 static void test_gfp_zero_zeroes_the_object(void **state)
 {
 	(void)state;
@@ -298,6 +343,61 @@ static void test_exhaustion_returns_null_and_is_counted(void **state)
 	assert_int_equal(slab_test_field("exhaust", "active_objs"), n);
 }
 
+static int nid_of(void *obj)
+{
+	return page_to_nid(virt_to_page(obj));
+}
+
+/*
+ * Node 0 has no page left (CPU 0 is on node 0): objects come from node 1,
+ * straight to the caller, and CPU 0's magazine stays empty, so
+ * __GFP_THISNODE still means node 0 and node 0 serves again as soon as it
+ * has memory.
+ */
+static void test_remote_fallback_objects_never_enter_the_magazine(void **st)
+{
+	(void)st;
+	struct kmem_cache *s = kmem_cache_create("fallback", 256, 0, 0, NULL);
+	size_t n;
+	struct page **held = mm_test_take_node(0, &n);
+
+	for (int i = 0; i < 10; i++) {
+		void *p = kmem_cache_alloc(s, GFP_KERNEL);
+		assert_non_null(p);
+		assert_int_equal(nid_of(p), 1);
+		assert_int_equal(slab_test_field("fallback", "cpu_cached"), 0);
+	}
+	assert_int_equal(slab_test_field("fallback", "fallback_allocs"), 10);
+	/* The node-1 slab stays on node 1's lists: one slab for all ten. */
+	assert_int_equal(slab_test_field("fallback", "slabs"), 1);
+	assert_null(kmem_cache_alloc_node(s, __GFP_THISNODE | __GFP_NOWARN, 0));
+	mm_test_give_back(held, n);
+	void *local = kmem_cache_alloc(s, GFP_KERNEL);
+	assert_int_equal(nid_of(local), 0);
+	assert_true(slab_test_field("fallback", "cpu_cached") > 0);
+	assert_int_equal(slab_test_field("fallback", "fallback_allocs"), 10);
+	void *p = kmem_cache_alloc_node(s, __GFP_THISNODE, 0);
+	assert_int_equal(nid_of(p), 0);
+}
+
+/* The same for another node's request: kmem_cache_alloc_node(1) with node
+ * 1 empty falls back to node 0, but not with __GFP_THISNODE. */
+static void test_alloc_node_falls_back_only_without_thisnode(void **st)
+{
+	(void)st;
+	struct kmem_cache *s = kmem_cache_create("fb_node", 256, 0, 0, NULL);
+	size_t n;
+	struct page **held = mm_test_take_node(1, &n);
+
+	assert_null(kmem_cache_alloc_node(s, __GFP_THISNODE | __GFP_NOWARN, 1));
+	void *p = kmem_cache_alloc_node(s, GFP_KERNEL, 1);
+	assert_non_null(p);
+	assert_int_equal(nid_of(p), 0);
+	kmem_cache_free(s, p);
+	mm_test_give_back(held, n);
+	assert_int_equal(nid_of(kmem_cache_alloc_node(s, GFP_KERNEL, 1)), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,8 +417,11 @@ int main(void)
 		T(test_shrink_returns_every_empty_slab),
 		T(test_destroy_returns_every_page),
 		T(test_destroy_with_objects_outstanding_is_reported),
+		T(test_destroyed_busy_cache_refuses_allocations),
 		T(test_gfp_zero_zeroes_the_object),
 		T(test_exhaustion_returns_null_and_is_counted),
+		T(test_remote_fallback_objects_never_enter_the_magazine),
+		T(test_alloc_node_falls_back_only_without_thisnode),
 #undef T
 	};
 	return cmocka_run_group_tests_name("slab", tests, NULL, NULL);

@@ -15,6 +15,7 @@
 
 #include "mm.h"
 #include "mm_host.h"
+#include "mm_test.h"
 #include "slab_test.h"
 
 static int cmp_ptr(const void *a, const void *b)
@@ -171,6 +172,35 @@ static void test_bulk_partial_failure_returns_zero_and_keeps_nothing(void **s0)
 	assert_int_equal(kmem_cache_alloc_bulk(s, 0, 8, p), 8);
 }
 
+/* Node 0 empty: a bulk on CPU 0 is served from node 1 straight into the
+ * caller's array, for a bulk that fits the magazine and for one that does
+ * not; the magazine never takes node-1 objects. */
+static void test_bulk_from_an_empty_node_never_fills_the_magazine(void **st)
+{
+	static void *p[300];
+	(void)st;
+	struct kmem_cache *s = kmem_cache_create("bulk_fb", 256, 0, 0, NULL);
+	size_t n;
+	struct page **held = mm_test_take_node(0, &n);
+
+	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, 16, p), 16);
+	assert_distinct_on_node(p, 16, 256, 1);
+	assert_int_equal(slab_test_field("bulk_fb", "cpu_cached"), 0);
+	kmem_cache_free_bulk(s, 16, p);
+	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, 300, p), 300);
+	assert_distinct_on_node(p, 300, 256, 1);
+	assert_int_equal(slab_test_field("bulk_fb", "cpu_cached"), 0);
+	assert_int_equal(slab_test_field("bulk_fb", "fallback_allocs"), 316);
+	kmem_cache_free_bulk(s, 300, p);
+	assert_int_equal(
+		kmem_cache_alloc_bulk(s, __GFP_THISNODE | __GFP_NOWARN, 16, p),
+		0);
+	mm_test_give_back(held, n);
+	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, 16, p), 16);
+	assert_distinct_on_node(p, 16, 256, 0);
+	kmem_cache_free_bulk(s, 16, p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +215,7 @@ int main(void)
 		T(test_bulk_mixes_with_single_calls),
 		T(test_bulk_free_sends_remote_objects_home),
 		T(test_bulk_partial_failure_returns_zero_and_keeps_nothing),
+		T(test_bulk_from_an_empty_node_never_fills_the_magazine),
 #undef T
 	};
 	return cmocka_run_group_tests_name("slab_bulk", tests, NULL, NULL);

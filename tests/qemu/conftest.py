@@ -33,8 +33,8 @@ KERNEL = os.path.join(ROOT, "build", "kernel.elf")
 ISO = os.path.join(ROOT, "build", "kernel.iso")
 TEST_ISO = os.path.join(ROOT, "build", "kernel-test.iso")
 
-# Bounds under TCG on a shared 2-core machine (FACTS.md: -kernel boots in
-# ~0.2 s, a GRUB ISO in ~0.6 s, OVMF in ~5.5 s); generous so a loaded
+# Bounds under TCG on a shared 2-core machine (measured there: -kernel boots
+# in ~0.2 s, a GRUB ISO in ~0.6 s, OVMF in ~5.5 s); generous so a loaded
 # machine does not fail a test, small enough that a hang fails quickly.
 BOOT_TIMEOUT = 60
 UEFI_TIMEOUT = 180

@@ -1,4 +1,4 @@
-"""Boot paths, topology report, command line and fault reports (issue 2).
+"""Boot paths, topology report, command line and fault reports.
 
 Each test boots under TCG and waits on the serial log with a bound; a
 failure shows the log (tests/qemu/conftest.py).
@@ -69,6 +69,26 @@ def test_four_cpus_all_start_and_reach_their_poll_loops(qemu):
     for c in range(4):
         assert re.search(r"^cpu %d: apic=%d node=0\s*$" % (c, c), log, re.M)
     assert re.search(r"^selftest: smp PASS cpus=4", log, re.M)
+    # selftest=smp has each CPU check it is the one its slot says (LAPIC
+    # id, stack); none was given up on.
+    assert re.search(r"^smp: late=0 parked=0$", log, re.M), log
+    assert "runs as apic" not in log
+
+
+def test_cpus_that_miss_their_start_window_park_and_take_no_slot(qemu):
+    """smp_wait_ms=0 gives every AP no time at all, so each wakes after
+    the boot CPU has given up on it and reused its slot, its stack and
+    the trampoline's parameter block for the next AP: the case of a vCPU
+    descheduled past its window. Each late AP must find no start meant
+    for it, halt, and be counted; none may run in a slot, and the boot
+    CPU carries on alone."""
+    log = qemu.boot(append=EXIT + " selftest=smp smp_wait_ms=0", smp=4)
+    for apic in (1, 2, 3):
+        assert "smp: cpu with apic id %d did not start" % apic in log, log
+    assert report_value(log, "cpus") == 1
+    assert re.search(r"^smp: late=3 parked=3$", log, re.M), log
+    assert "runs as apic" not in log and "gave up on it" not in log, log
+    assert re.search(r"^selftest: smp PASS cpus=1", log, re.M), log
 
 
 def test_poll_loop_statistics_are_valid_json_per_cpu(qemu):
@@ -137,7 +157,9 @@ def test_panic_prints_message_and_backtrace_and_fails(qemu):
     log = qemu.boot(append=EXIT + " selftest=panic", expect_status=1)
     assert "panic: selftest: panic requested on the command line" in log
     assert re.search(r"^  rsp [0-9a-f]{16}  rbp [0-9a-f]{16}  rflags [0-9a-f]{16}", log, re.M)
-    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16} selftests_run\+0x", log, re.M)
+    # the function that called panic, then the self-test runner that called it
+    assert re.search(r"^backtrace:\s*$\n  #0 0x[0-9a-f]{16} panic_here\+0x[0-9a-f]+\s*$\n"
+                     r"  #1 0x[0-9a-f]{16} selftests_run\+0x", log, re.M)
 
 
 def test_unknown_command_line_key_is_reported_and_boot_continues(qemu):

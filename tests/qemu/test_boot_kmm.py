@@ -1,7 +1,7 @@
-"""The allocators above the page allocator in the kernel (issue 4 item 8,
-issues 5 and 6): the boot report lists the slab caches, page_frag and
-qmempool, and selftest=slab/frag/qmempool run on every CPU, with one and
-with two NUMA nodes, getting every page back."""
+"""The allocators above the page allocator in the kernel (slab and
+kmalloc, page_frag, qmempool): the boot report lists the slab caches,
+page_frag and qmempool, and selftest=slab/frag/qmempool run on every CPU,
+with one and with two NUMA nodes, getting every page back."""
 import re
 
 EXIT = "exit_after_boot=1"

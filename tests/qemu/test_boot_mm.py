@@ -1,4 +1,4 @@
-"""The page allocator in the kernel (issue 3, item 8): boot hands memory to
+"""The page allocator in the kernel: boot hands memory to
 mm_init per node, the report shows free pages per node, mm_debug=1 turns on
 the checks, and selftest=mm allocates and frees on every CPU."""
 import re

@@ -1,4 +1,4 @@
-"""The e1000 (Intel 8254x) driver under QEMU (issue 8).
+"""The e1000 (Intel 8254x) driver under QEMU.
 
 What only the e1000 has: the 8254x models QEMU emulates (each reads its MAC
 its own way), link changes reported from STATUS.LU, and a VM with a
@@ -8,7 +8,7 @@ with nic=e1000 through their own parametrisation, not copied here.
 
 Readiness always comes from the guest's serial log ("net: ... up", "net:
 listening"), never from a port being open: QEMU's user-net forward accepts
-connections before the guest listens (FACTS.md).
+connections before the guest listens (or while it is paused).
 """
 import os
 import re

@@ -47,7 +47,8 @@ def free_udp_port():
 class NetVM:
     """A booted guest with user networking and forwarded host ports."""
 
-    def __init__(self, qemu, alloc, nic="virtio", append="", machine=None):
+    def __init__(self, qemu, alloc, nic="virtio", append="", machine=None, **start):
+        """start: more Qemu.start() arguments (numa=, mem=, ...)."""
         self.alloc = alloc
         self.nic = nic
         if nic == "e1000":
@@ -58,7 +59,8 @@ class NetVM:
         fwd = ["%d:80" % self.http, "%d:7" % self.echo, "%d:5001" % self.iperf,
                "udp:%d:7" % self.uecho]
         self.vm = qemu.start(append=("net_alloc=%s %s" % (alloc, append)).strip(),
-                             smp=2, nic=nic, hostfwd=fwd, mac=self.mac, machine=machine)
+                             smp=2, nic=nic, hostfwd=fwd, mac=self.mac, machine=machine,
+                             **start)
         m = self.vm.wait_for(r"^net: eth0 up ip=(\S+) mac=(\S+) nic=(\S+)", NET_TIMEOUT)
         self.ip, self.guest_mac, self.kind = m.group(1), m.group(2), m.group(3)
         self.vm.wait_for(r"^net: listening .*", NET_TIMEOUT)
@@ -276,11 +278,30 @@ def test_q35_enumerates_pci_through_ecam_and_answers(qemu):
     assert vm.tcp_echo(b"q35\n") == b"q35\n"
 
 
+def bad_value_line(log, key, value, default):
+    """cmdline.c's report of one refused value (not the boot report's echo
+    of the whole command line, which names every value too)."""
+    return re.search(r"^cmdline: bad value '%s' for %s \(expected .+\), using default '%s'$"
+                     % (re.escape(value), key, re.escape(default)), log, re.M)
+
+
 def test_bad_network_values_are_reported_and_defaults_used(qemu):
     vm = NetVM(qemu, "native", append="ip=300.1.2.3/99 app=echo,bogus")
     log = vm.vm.log()
-    assert re.search(r"ip.*300\.1\.2\.3", log), vm.vm.describe()
+    assert bad_value_line(log, "ip", "300.1.2.3/99", "dhcp"), vm.vm.describe()
+    assert bad_value_line(log, "app", "echo,bogus", "echo,http,iperf"), vm.vm.describe()
     assert vm.ip == "10.0.2.15/24"  # the default, DHCP
+    # The default app list, not "echo" alone: every service listens.
+    assert re.search(r"^net: listening tcp/7 udp/7 tcp/80 tcp/5001 ", log, re.M), vm.vm.describe()
+    assert b"<html>" in vm.curl("/")
+
+
+def test_ip_with_prefix_0_is_a_bad_value_not_silently_dhcp(qemu):
+    vm = NetVM(qemu, "native", append="ip=10.0.2.77/0")
+    log = vm.vm.log()
+    assert bad_value_line(log, "ip", "10.0.2.77/0", "dhcp"), vm.vm.describe()
+    assert vm.ip == "10.0.2.15/24"  # the default, DHCP
+    assert vm.tcp_echo(b"prefix\n") == b"prefix\n"
 
 
 # ---- ping over tap, inside a network namespace the test owns ----

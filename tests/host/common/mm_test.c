@@ -1,5 +1,6 @@
 /* Shared host-test helpers: see mm_test.h. */
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "mm_test.h"
 #include "zone.h"
@@ -85,4 +86,32 @@ unsigned long mm_test_drain_and_verify(void)
 	assert_true(n >= 0);
 	assert_int_equal((unsigned long)n, nr_free_pages());
 	return (unsigned long)n;
+}
+
+struct page **mm_test_take_node(int nid, size_t *n_out)
+{
+	size_t cap = 1024, n = 0;
+	struct page **pages = malloc(cap * sizeof(*pages)), *pg;
+
+	assert_non_null(pages);
+	while ((pg = alloc_pages_node(nid, __GFP_THISNODE | __GFP_NOWARN, 0))) {
+		if (n == cap) {
+			struct page **more =
+				realloc(pages, 2 * cap * sizeof(*pages));
+			assert_non_null(more);
+			pages = more;
+			cap *= 2;
+		}
+		pages[n++] = pg;
+	}
+	*n_out = n;
+	return pages;
+}
+
+void mm_test_give_back(struct page **pages, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pages[i])
+			__free_pages(pages[i], 0);
+	free(pages);
 }

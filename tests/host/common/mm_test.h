@@ -45,4 +45,9 @@ unsigned long mm_test_node_free(int nid);
  * pages (fails the test on an inconsistency). */
 unsigned long mm_test_drain_and_verify(void);
 
+/* Take every page of node nid (order 0, __GFP_THISNODE, so nothing falls
+ * back); *n gets how many. mm_test_give_back() frees those not NULL. */
+struct page **mm_test_take_node(int nid, size_t *n);
+void mm_test_give_back(struct page **pages, size_t n);
+
 #endif /* MM_TEST_H */

@@ -1,0 +1,338 @@
+/*
+ * e1000: bringing an Intel 8254x up, following the 8254x Family Software
+ * Developer's Manual: which parts we drive, the global reset, the MAC
+ * (from the EEPROM when its checksum holds, else what the part loaded into
+ * RAL0/RAH0, else a locally administered one), the link, the receive and
+ * transmit registers, and the PCI probe that registers each part as a
+ * netdev. The per-packet path (rings, poll, transmit) is e1000.c.
+ */
+#include "e1000_internal.h"
+
+#include <string.h>
+
+#include "mm/mm.h"
+
+_Static_assert(E1000_RX_BUF == 2048, "RCTL.BSIZE below is the 2048 setting");
+
+#define VENDOR_INTEL 0x8086
+
+/* Copper parts of the 8254x family that share the register set used
+ * here. Fiber/SerDes variants need TBI link setup we do not do. */
+static const struct e1000_model models[] = {
+	{0x1008, "82544EI", EERD_NONE, false},
+	{0x100c, "82544GC", EERD_NONE, false},
+	{0x100d, "82544GC-LOM", EERD_NONE, false},
+	{0x100e, "82540EM", EERD_8254X, false},
+	{0x1015, "82540EM-LOM", EERD_8254X, false},
+	{0x1016, "82540EP-LOM", EERD_8254X, false},
+	{0x1017, "82540EP", EERD_8254X, false},
+	{0x101e, "82540EP-LP", EERD_8254X, false},
+	{0x100f, "82545EM", EERD_8254X, false},
+	{0x1026, "82545GM", EERD_8254X, false},
+	{0x1010, "82546EB", EERD_8254X, true},
+	{0x101d, "82546EB-quad", EERD_8254X, true},
+	{0x1079, "82546GB", EERD_8254X, true},
+	{0x1013, "82541EI", EERD_82541, false},
+	{0x1018, "82541EI-mobile", EERD_82541, false},
+	{0x1076, "82541GI", EERD_82541, false},
+	{0x1077, "82541GI-mobile", EERD_82541, false},
+	{0x1078, "82541ER", EERD_82541, false},
+	{0x107c, "82541PI", EERD_82541, false},
+	{0x1019, "82547EI", EERD_82541, false},
+	{0x101a, "82547EI-mobile", EERD_82541, false},
+	{0x1075, "82547GI", EERD_82541, false},
+};
+
+static struct e1000 e1000s[E1000_MAX_DEVS];
+static int ne1000s;
+
+/* Busy-wait: only at probe time, where a few milliseconds are fine. The
+ * iteration cap keeps a stopped clock from hanging the boot. */
+static void delay_ms(uint64_t ms)
+{
+	uint64_t end = drv_clock_ms() + ms;
+
+	for (unsigned long spins = 0; drv_clock_ms() < end && spins < 100000000;
+	     spins++)
+		__builtin_ia32_pause();
+}
+
+/* ------------------------------------------------------------- setup */
+
+/*
+ * Global reset (manual 14.5): stop both DMA engines, give transfers in
+ * flight a moment, set CTRL.RST and wait for it to clear; the part then
+ * reloads its EEPROM defaults (MAC into RAL0/RAH0 among them). Interrupts
+ * are masked before and after, since reset unmasks nothing but a stale
+ * cause could still be latched. Return: 0, or -1 if RST never clears.
+ */
+static int e1000_reset(struct e1000 *e)
+{
+	uint64_t end;
+
+	wr32(e, E1000_IMC, 0xffffffffu);
+	wr32(e, E1000_RCTL, 0);
+	wr32(e, E1000_TCTL, E1000_TCTL_PSP);
+	(void)rd32(e, E1000_STATUS); /* flush the posted writes */
+	delay_ms(10);
+	wr32(e, E1000_CTRL, rd32(e, E1000_CTRL) | E1000_CTRL_RST);
+	delay_ms(1); /* the manual asks for >= 1 us before the next access */
+	end = drv_clock_ms() + 100;
+	while (rd32(e, E1000_CTRL) & E1000_CTRL_RST)
+		if (drv_clock_ms() > end)
+			return -1;
+	delay_ms(10); /* EEPROM auto-load after reset */
+	wr32(e, E1000_IMC, 0xffffffffu);
+	(void)rd32(e, E1000_ICR);
+	return 0;
+}
+
+/* One EEPROM word through EERD. Return: 0, or -1 on timeout. */
+static int eeprom_read(struct e1000 *e, unsigned int word, uint16_t *out)
+{
+	bool old = e->model->eerd == EERD_8254X;
+	uint32_t done = old ? E1000_EERD_DONE : E1000_EERD_DONE_82541;
+	unsigned int shift =
+		old ? E1000_EERD_ADDR_SHIFT : E1000_EERD_ADDR_SHIFT_82541;
+
+	wr32(e, E1000_EERD, word << shift | E1000_EERD_START);
+	for (int i = 0; i < 100000; i++) {
+		uint32_t v = rd32(e, E1000_EERD);
+
+		if (v & done) {
+			*out = (uint16_t)(v >> E1000_EERD_DATA_SHIFT);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static bool mac_valid(const uint8_t *mac)
+{
+	static const uint8_t zero[6];
+
+	return !(mac[0] & 1) && memcmp(mac, zero, 6) != 0; /* unicast, set */
+}
+
+/*
+ * The MAC from the EEPROM, trusted only when words 0..0x3f carry the
+ * checksum the manual defines (they sum to 0xbaba).
+ */
+static bool mac_from_eeprom(struct e1000 *e, uint8_t *mac)
+{
+	uint16_t sum = 0, w;
+
+	if (e->model->eerd == EERD_NONE)
+		return false;
+	for (unsigned int i = 0; i < E1000_EEPROM_CHECKSUM_WORDS; i++) {
+		if (eeprom_read(e, i, &w) != 0)
+			return false;
+		if (i < 3) {
+			mac[2 * i] = (uint8_t)w;
+			mac[2 * i + 1] = (uint8_t)(w >> 8);
+		}
+		sum = (uint16_t)(sum + w);
+	}
+	if (sum != E1000_EEPROM_CHECKSUM_SUM)
+		return false;
+	if (e->model->dual_port &&
+	    (rd32(e, E1000_STATUS) & E1000_STATUS_FUNC_MASK))
+		mac[5] ^= 1;
+	return mac_valid(mac);
+}
+
+/* The address the part loaded into receive address 0 at reset. */
+static bool mac_from_ral(struct e1000 *e, uint8_t *mac)
+{
+	uint32_t lo = rd32(e, E1000_RAL0), hi = rd32(e, E1000_RAH0);
+
+	if (!(hi & E1000_RAH_AV))
+		return false;
+	for (int i = 0; i < 4; i++)
+		mac[i] = (uint8_t)(lo >> (8 * i));
+	mac[4] = (uint8_t)hi;
+	mac[5] = (uint8_t)(hi >> 8);
+	return mac_valid(mac);
+}
+
+/* MAC: EEPROM, else RAL0/RAH0, else a locally administered one; then
+ * program it as receive address 0 and clear the other 15 filters. */
+static void e1000_setup_mac(struct e1000 *e, int index)
+{
+	uint8_t *mac = e->dev.mac;
+
+	if (mac_from_eeprom(e, mac)) {
+		e->mac_source = "eeprom";
+	} else if (mac_from_ral(e, mac)) {
+		e->mac_source = "ral";
+	} else {
+		static const uint8_t local[6] = {0x02, 0x00, 0x00, 0x10, 0x00};
+
+		memcpy(mac, local, 6);
+		mac[5] = (uint8_t)index;
+		e->mac_source = "local";
+	}
+	for (int i = 1; i < 16; i++) {
+		wr32(e, E1000_RAH0 + 8 * i, 0);
+		wr32(e, E1000_RAL0 + 8 * i, 0);
+	}
+	wr32(e, E1000_RAL0,
+	     (uint32_t)mac[0] | (uint32_t)mac[1] << 8 | (uint32_t)mac[2] << 16 |
+		     (uint32_t)mac[3] << 24);
+	wr32(e, E1000_RAH0,
+	     (uint32_t)mac[4] | (uint32_t)mac[5] << 8 | E1000_RAH_AV);
+}
+
+/* Link (manual 14.3): let the MAC follow the PHY's auto-negotiated speed
+ * and duplex (ASDE), force the link up (SLU), undo reset-time states. */
+static void e1000_setup_link(struct e1000 *e)
+{
+	uint32_t ctrl = rd32(e, E1000_CTRL);
+
+	ctrl |= E1000_CTRL_SLU | E1000_CTRL_ASDE;
+	ctrl &= ~(E1000_CTRL_LRST | E1000_CTRL_PHY_RST | E1000_CTRL_ILOS |
+		  E1000_CTRL_VME | E1000_CTRL_FRCSPD | E1000_CTRL_FRCDPLX);
+	wr32(e, E1000_CTRL, ctrl);
+	/* No flow control: we never send or honour PAUSE frames. */
+	wr32(e, E1000_FCAL, 0);
+	wr32(e, E1000_FCAH, 0);
+	wr32(e, E1000_FCT, 0);
+	wr32(e, E1000_FCTTV, 0);
+}
+
+/*
+ * Receive (manual 14.4). The ring starts empty (RDH == RDT == 0): the
+ * first poll fills it from the poller's frag cache. Broadcast accepted;
+ * multicast too, all of it (MPE), because the netdev interface has no
+ * multicast filter op — lwIP drops what it did not join, as it does
+ * behind virtio-net, which also passes every multicast frame. CRC
+ * stripped (SECRC) so lengths are frame lengths; no long packets, so a
+ * frame always fits one 2048-byte buffer.
+ */
+static void e1000_setup_rx(struct e1000 *e)
+{
+	uint64_t ring = drv_dma_addr((const void *)e->rx_ring);
+
+	for (int i = 0; i < 128; i++)
+		wr32(e, E1000_MTA + 4 * i, 0);
+	wr32(e, E1000_RDBAL, (uint32_t)ring);
+	wr32(e, E1000_RDBAH, (uint32_t)(ring >> 32));
+	wr32(e, E1000_RDLEN, E1000_RX_RING * sizeof(struct e1000_rx_desc));
+	wr32(e, E1000_RDH, 0);
+	wr32(e, E1000_RDT, 0);
+	wr32(e, E1000_RDTR, 0);
+	wr32(e, E1000_RCTL,
+	     E1000_RCTL_EN | E1000_RCTL_BAM | E1000_RCTL_MPE |
+		     E1000_RCTL_BSIZE_2048 | E1000_RCTL_SECRC |
+		     E1000_RCTL_RDMTS_HALF);
+}
+
+/* Transmit (manual 14.5): full duplex collision distance, pad short
+ * frames, the IEEE 802.3 inter-packet gap. */
+static void e1000_setup_tx(struct e1000 *e)
+{
+	uint64_t ring = drv_dma_addr((const void *)e->tx_ring);
+
+	wr32(e, E1000_TDBAL, (uint32_t)ring);
+	wr32(e, E1000_TDBAH, (uint32_t)(ring >> 32));
+	wr32(e, E1000_TDLEN, E1000_TX_RING * sizeof(struct e1000_tx_desc));
+	wr32(e, E1000_TDH, 0);
+	wr32(e, E1000_TDT, 0);
+	wr32(e, E1000_TIDV, 0);
+	wr32(e, E1000_TIPG, E1000_TIPG_COPPER);
+	wr32(e, E1000_TCTL,
+	     E1000_TCTL_EN | E1000_TCTL_PSP | E1000_TCTL_CT |
+		     E1000_TCTL_COLD_FD);
+}
+
+/* Both rings, one zeroed page each, on the poller's node. */
+static int e1000_alloc_rings(struct e1000 *e, int node)
+{
+	struct page *rx = alloc_pages_node(node, __GFP_ZERO, 0);
+	struct page *tx = alloc_pages_node(node, __GFP_ZERO, 0);
+
+	if (!rx || !tx) {
+		if (rx)
+			__free_pages(rx, 0);
+		if (tx)
+			__free_pages(tx, 0);
+		return -1;
+	}
+	e->rx_ring = page_address(rx);
+	e->tx_ring = page_address(tx);
+	return 0;
+}
+
+static const struct e1000_model *find_model(const struct pci_dev *d)
+{
+	if (d->vendor != VENDOR_INTEL)
+		return NULL;
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+		if (models[i].device == d->device)
+			return &models[i];
+	return NULL;
+}
+
+static int e1000_setup(struct e1000 *e, struct pci_dev *d, int node)
+{
+	pci_enable(d);
+	e->regs = pci_map_bar(d, 0);
+	if (!e->regs) {
+		drv_printf("e1000: %02x:%02x.%x: BAR0 is not a mappable "
+			   "memory BAR\n",
+			   d->bus, d->dev, d->fn);
+		return -1;
+	}
+	if (e1000_reset(e) != 0) {
+		drv_printf("e1000: %02x:%02x.%x: reset did not complete\n",
+			   d->bus, d->dev, d->fn);
+		return -1;
+	}
+	if (e1000_alloc_rings(e, node) != 0) {
+		drv_printf("e1000: %02x:%02x.%x: no memory for the rings\n",
+			   d->bus, d->dev, d->fn);
+		return -1;
+	}
+	e1000_setup_mac(e, ne1000s);
+	e1000_setup_link(e);
+	e1000_setup_rx(e);
+	e1000_setup_tx(e);
+	e->dev.kind = "e1000";
+	e->dev.mtu = 1500;
+	e->dev.node = node;
+	e->dev.ops = &e1000_ops;
+	e->dev.priv = e;
+	return 0;
+}
+
+int e1000_probe(int node)
+{
+	int found = 0;
+
+	for (int i = 0; i < pci_count() && ne1000s < E1000_MAX_DEVS; i++) {
+		struct pci_dev *d = pci_get(i);
+		const struct e1000_model *m = find_model(d);
+		struct e1000 *e = &e1000s[ne1000s];
+
+		if (!m)
+			continue;
+		memset(e, 0, sizeof(*e));
+		e->model = m;
+		e->pci = d;
+		if (e1000_setup(e, d, node) != 0)
+			continue;
+		ne1000s++;
+		if (netdev_register(&e->dev) == 0)
+			found++;
+		drv_printf("e1000: %s %02x:%02x.%x %s "
+			   "mac=%02x:%02x:%02x:%02x:%02x:%02x (%s) rx=%u "
+			   "tx=%u link %s\n",
+			   e->dev.name, d->bus, d->dev, d->fn, m->name,
+			   e->dev.mac[0], e->dev.mac[1], e->dev.mac[2],
+			   e->dev.mac[3], e->dev.mac[4], e->dev.mac[5],
+			   e->mac_source, E1000_RX_RING, E1000_TX_RING,
+			   rd32(e, E1000_STATUS) & E1000_STATUS_LU ? "up"
+								   : "down");
+	}
+	return found;
+}

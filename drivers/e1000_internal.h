@@ -1,0 +1,70 @@
+/*
+ * What the two halves of the e1000 driver share: the device structure,
+ * register access and the netdev operations. e1000.c has the rings, the
+ * poll and transmit (the per-packet path); e1000_hw.c brings the part up
+ * (models, reset, EEPROM, MAC, link, ring registers, probe).
+ */
+#ifndef DRIVERS_E1000_INTERNAL_H
+#define DRIVERS_E1000_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "drv_port.h"
+#include "e1000.h"
+#include "e1000_regs.h"
+#include "netdev.h"
+#include "pci.h"
+
+/* How a part reads its EEPROM words (if at all through EERD). */
+enum e1000_eerd {
+	EERD_NONE,  /* 82544: no EERD; the MAC comes from RAL0/RAH0 */
+	EERD_8254X, /* 82540/82545/82546: addr at bit 8, done at bit 4 */
+	EERD_82541, /* 82541/82547: addr at bit 2, done at bit 1 */
+};
+
+struct e1000_model {
+	uint16_t device;
+	const char *name;
+	enum e1000_eerd eerd;
+	bool dual_port; /* 82546: port B's MAC is port A's with bit 0 flipped */
+};
+
+struct e1000 {
+	struct netdev dev;
+	volatile uint8_t *regs; /* BAR0 */
+	const struct e1000_model *model;
+	const struct pci_dev *pci;
+	const char *mac_source; /* "eeprom", "ral" or "local" */
+	bool link;		/* last STATUS.LU seen, to report changes */
+	uint64_t stats_due_ms;	/* next read of the missed-packet counter */
+
+	volatile struct e1000_rx_desc *rx_ring;
+	void *rx_buf[E1000_RX_RING]; /* buffer in each slot, NULL if none */
+	uint16_t rx_next;	     /* oldest slot the device owns */
+	uint16_t rx_tail;	     /* next slot to fill (RDT's value) */
+	uint16_t rx_posted;	     /* slots the device owns */
+	bool rx_discard;	     /* dropping a frame's remaining buffers */
+
+	volatile struct e1000_tx_desc *tx_ring;
+	void *tx_cookie[E1000_TX_RING];	 /* on a frame's last slot */
+	uint16_t tx_last[E1000_TX_RING]; /* on a frame's first slot */
+	uint16_t tx_clean;		 /* first slot of the oldest frame */
+	uint16_t tx_tail;		 /* next free slot (TDT's value) */
+	uint16_t tx_used;		 /* slots the device owns */
+};
+
+static inline uint32_t rd32(const struct e1000 *e, unsigned int reg)
+{
+	return mmio_read32(e->regs + reg);
+}
+
+static inline void wr32(struct e1000 *e, unsigned int reg, uint32_t v)
+{
+	mmio_write32(e->regs + reg, v);
+}
+
+/* e1000.c: xmit, poll and link state, for netdev_register. */
+extern const struct netdev_ops e1000_ops;
+
+#endif /* DRIVERS_E1000_INTERNAL_H */

@@ -1,0 +1,185 @@
+/*
+ * Building the zones at boot: from the memory ranges the platform seam
+ * reports (mm_platform_ranges) to one zone per NUMA node with its free
+ * lists filled. The buddy algorithm itself is mm/buddy.c; Linux 6.4 moved
+ * its boot-time code out of page_alloc.c into mm/mm_init.c the same way.
+ *
+ * Every frame of a node's pfn span gets a struct page (mm/page.h) in the
+ * node's mem_map, an array carved out of the node's own memory (the way
+ * Linux's memblock does it), from the first of its ranges that can hold
+ * it, so that pfn -> struct page is one subtraction and an index. Every
+ * entry starts PG_reserved; then each range minus the carved pages is
+ * handed to the buddy lists in the largest aligned blocks. Frames in holes
+ * or reserved ranges stay PG_reserved and never reach a free list.
+ *
+ * Single-threaded: the boot CPU before the others allocate (the host:
+ * mm_host_boot and mm_host_shutdown).
+ */
+#include <string.h>
+
+#include "zone.h"
+
+static bool mm_ready;
+
+struct mm_pfn_map mm_pfn_maps[MM_MAX_NODES];
+int mm_nr_pfn_maps;
+
+/* Publish the zones' mem_maps for the inline lookups of page.h. */
+static void publish_pfn_maps(void)
+{
+	for (int n = 0; n < mm_nr_zones; n++)
+		mm_pfn_maps[n] = (struct mm_pfn_map){
+			.mem_map = mm_zones[n].mem_map,
+			.start_pfn = mm_zones[n].start_pfn,
+			.spanned_pages = mm_zones[n].spanned_pages,
+		};
+	mm_nr_pfn_maps = mm_nr_zones;
+}
+
+/* Index of the lowest set bit; pfn 0 counts as aligned to everything. */
+static unsigned int pfn_align_order(unsigned long pfn)
+{
+	return pfn ? (unsigned int)__builtin_ctzl(pfn) : MAX_ORDER;
+}
+
+struct node_span {
+	unsigned long start, end;	/* pfn span of the node */
+	unsigned long carve_s, carve_e; /* pfns holding the mem_map */
+};
+
+static void clip_range(const struct mm_range *r, unsigned long *s,
+		       unsigned long *e)
+{
+	*s = (r->start + MM_PAGE_SIZE - 1) >> MM_PAGE_SHIFT;
+	*e = r->end >> MM_PAGE_SHIFT;
+	if (*e < *s)
+		*e = *s;
+}
+
+static void find_spans(const struct mm_range *r, int nr, struct node_span *sp)
+{
+	for (int n = 0; n < MM_MAX_NODES; n++)
+		sp[n] = (struct node_span){~0UL, 0, 0, 0};
+	for (int i = 0; i < nr; i++) {
+		unsigned long s, e;
+		clip_range(&r[i], &s, &e);
+		if (r[i].nid < 0 || r[i].nid >= mm_nr_zones || s == e)
+			continue;
+		struct node_span *n = &sp[r[i].nid];
+		n->start = s < n->start ? s : n->start;
+		n->end = e > n->end ? e : n->end;
+	}
+}
+
+/* Carve the node's mem_map from the first of its ranges that can hold it
+ * and mark every frame of the span reserved. Returns false if none fits. */
+static bool zone_setup(struct zone *z, const struct mm_range *r, int nr,
+		       struct node_span *sp)
+{
+	unsigned long span = sp->end - sp->start;
+	unsigned long need = (span * sizeof(struct page) + MM_PAGE_SIZE - 1) >>
+			     MM_PAGE_SHIFT;
+
+	for (int i = 0; i < nr; i++) {
+		unsigned long s, e;
+		clip_range(&r[i], &s, &e);
+		if (r[i].nid != z->nid || e - s < need)
+			continue;
+		sp->carve_s = s;
+		sp->carve_e = s + need;
+		z->mem_map = (struct page *)(s << MM_PAGE_SHIFT);
+		z->start_pfn = sp->start;
+		z->spanned_pages = span;
+		memset(z->mem_map, 0, span * sizeof(struct page));
+		for (unsigned long p = 0; p < span; p++) {
+			z->mem_map[p].flags = PG_reserved;
+			z->mem_map[p].nid = (uint8_t)z->nid;
+		}
+		return true;
+	}
+	mm_printf("mm: node %d: no range can hold its mem_map (%lu pages)\n",
+		  z->nid, need);
+	return false;
+}
+
+/* Hand [s, e) to the buddy lists in the largest aligned blocks. */
+static void zone_free_range(struct zone *z, unsigned long s, unsigned long e)
+{
+	for (unsigned long p = s; p < e; p++)
+		zone_pfn_page(z, p)->flags = 0;
+	z->managed_pages += e - s;
+	while (s < e) {
+		unsigned int order = pfn_align_order(s);
+		if (order > MAX_ORDER)
+			order = MAX_ORDER;
+		while (s + (1UL << order) > e)
+			order--;
+		__free_one_page(z, zone_pfn_page(z, s), order);
+		s += 1UL << order;
+	}
+}
+
+static void zone_free_ranges(struct zone *z, const struct mm_range *r, int nr,
+			     const struct node_span *sp)
+{
+	for (int i = 0; i < nr; i++) {
+		unsigned long s, e;
+		clip_range(&r[i], &s, &e);
+		if (r[i].nid != z->nid || s == e)
+			continue;
+		/* Everything but the pages holding the mem_map. */
+		unsigned long a = e < sp->carve_s ? e : sp->carve_s;
+		if (s < a)
+			zone_free_range(z, s, a);
+		unsigned long b = s > sp->carve_e ? s : sp->carve_e;
+		if (b < e)
+			zone_free_range(z, b, e);
+	}
+}
+
+/*
+ * mm_init - build every zone from mm_platform_ranges(): carve each node's
+ * mem_map, hand the rest to the buddy lists, set up the per-CPU lists and
+ * the NUMA fallback order. Called once at boot (the host calls it again
+ * after mm_host_shutdown: it starts from a clean state). Single-threaded.
+ * Returns 0, or -1 when no memory could be handed out.
+ */
+int mm_init(void)
+{
+	static struct mm_range ranges[MM_MAX_RANGES];
+	struct node_span spans[MM_MAX_NODES];
+	int nr = mm_platform_ranges(ranges, MM_MAX_RANGES);
+
+	memset(mm_zones, 0, sizeof(mm_zones));
+	memset(mm_pfn_maps, 0, sizeof(mm_pfn_maps));
+	mm_nr_pfn_maps = 0;
+	memset(mm_cpu_stats, 0, sizeof(mm_cpu_stats));
+	mm_nr_zones = mm_nr_nodes();
+	if (mm_nr_zones > MM_MAX_NODES)
+		mm_nr_zones = MM_MAX_NODES;
+	find_spans(ranges, nr, spans);
+
+	unsigned long total = 0;
+	for (int n = 0; n < mm_nr_zones; n++) {
+		struct zone *z = &mm_zones[n];
+		z->nid = n;
+		mm_spin_init(&z->lock);
+		for (int o = 0; o <= MAX_ORDER; o++)
+			list_init(&z->free_area[o].free_list);
+		if (spans[n].end > spans[n].start &&
+		    zone_setup(z, ranges, nr, &spans[n]))
+			zone_free_ranges(z, ranges, nr, &spans[n]);
+		pcp_zone_init(z);
+		total += z->managed_pages;
+	}
+	publish_pfn_maps();
+	numa_build_zonelists();
+	atomic_store(&mm_pcp_enabled, PCP_ENABLED_DEFAULT != 0);
+	mm_ready = total != 0;
+	return total ? 0 : -1;
+}
+
+bool mm_is_ready(void)
+{
+	return mm_ready;
+}

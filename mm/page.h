@@ -1,0 +1,147 @@
+/*
+ * struct page, one per page frame, and the conversions every allocator
+ * starts with: pfn <-> struct page <-> address, the head of a compound
+ * block, the reference count. The page allocator's calls are in
+ * page_alloc.h, which includes this.
+ */
+#ifndef MM_PAGE_H
+#define MM_PAGE_H
+
+#include "list.h"
+#include "platform.h"
+
+/* page->flags */
+#define PG_buddy    0x01u /* free, on a buddy free list (head of block) */
+#define PG_pcp	    0x02u /* free, on a per-CPU list (head of block) */
+#define PG_reserved 0x04u /* never handed out (hole, kernel, boot data) */
+#define PG_slab	    0x08u /* owned by the slab allocator */
+#define PG_head	    0x10u /* head of an allocated compound block */
+#define PG_tail	    0x20u /* tail of a compound block: see compound_head */
+
+/*
+ * One per page frame, in a per-node array (mem_map). Kept small: the array
+ * costs 56 bytes per 4 KiB page (1.4%).
+ */
+struct page {
+	struct list_head lru; /* buddy list, PCP list, or slab list */
+	atomic_int _refcount; /* 0 while free */
+	uint16_t flags;	      /* PG_* */
+	uint8_t order; /* block order (free block head, allocated head) */
+	uint8_t nid;   /* node the frame belongs to */
+	/*
+	 * order + 1 while this page heads a block on the buddy lists, else 0.
+	 * Read and written only under the zone lock: merging looks at a
+	 * buddy page that may belong to someone else, whose flags and order
+	 * its owner may be writing at that moment without any lock.
+	 */
+	uint8_t buddy_order;
+	union {
+		struct {		  /* PG_slab head page */
+			void *slab_cache; /* struct kmem_cache * */
+			void *freelist;	  /* first free object of the slab */
+			uint16_t inuse;	  /* objects handed out */
+			uint16_t objects; /* objects in the slab */
+		};
+		struct page *compound_head; /* PG_tail: the block's head */
+		unsigned long private;	    /* free for the owner's use */
+	};
+};
+
+/*
+ * Where each node's mem_map lives, filled by mm_init() (mm/mm_init.c): the
+ * lookups below are inline because every kfree and page_frag_free starts
+ * with one.
+ * A pfn belongs to node n when pfn - start_pfn < spanned_pages.
+ */
+struct mm_pfn_map {
+	struct page *mem_map;
+	unsigned long start_pfn;
+	unsigned long spanned_pages;
+};
+extern struct mm_pfn_map mm_pfn_maps[MM_MAX_NODES];
+extern int mm_nr_pfn_maps;
+
+/* pfn_to_page - the struct page of frame pfn, or NULL outside every node
+ * (holes inside a node's span have a PG_reserved struct page). Any context. */
+static inline struct page *pfn_to_page(unsigned long pfn)
+{
+	for (int i = 0; i < mm_nr_pfn_maps; i++) {
+		const struct mm_pfn_map *m = &mm_pfn_maps[i];
+		if (pfn - m->start_pfn < m->spanned_pages)
+			return &m->mem_map[pfn - m->start_pfn];
+	}
+	return NULL;
+}
+
+/* page_to_nid - the node the frame belongs to. */
+static inline int page_to_nid(const struct page *page)
+{
+	return page->nid;
+}
+
+/* page_to_pfn - frame number of a struct page from a mem_map. */
+static inline unsigned long page_to_pfn(const struct page *page)
+{
+	const struct mm_pfn_map *m = &mm_pfn_maps[page->nid];
+	return m->start_pfn + (unsigned long)(page - m->mem_map);
+}
+
+/* page_address - the address the frame is used at (also its physical
+ * address in the kernel, which identity-maps RAM). */
+static inline void *page_address(const struct page *page)
+{
+	return (void *)(page_to_pfn(page) << MM_PAGE_SHIFT);
+}
+
+/* virt_to_page - the struct page of the frame holding addr, or NULL if
+ * addr is not in any node's memory. */
+static inline struct page *virt_to_page(const void *addr)
+{
+	return pfn_to_page((uintptr_t)addr >> MM_PAGE_SHIFT);
+}
+
+/* compound_head - the head of the compound block page is part of (page
+ * itself for a head or a non-compound page). */
+static inline struct page *compound_head(struct page *page)
+{
+	return (page->flags & PG_tail) ? page->compound_head : page;
+}
+
+/* virt_to_head_page - the head page of the (compound) block that contains
+ * addr, or NULL if addr is not in any node's memory. */
+static inline struct page *virt_to_head_page(const void *addr)
+{
+	struct page *page = virt_to_page(addr);
+	return page ? compound_head(page) : NULL;
+}
+
+static inline int page_ref_count(const struct page *page)
+{
+	return atomic_load_explicit(&page->_refcount, memory_order_relaxed);
+}
+static inline void page_ref_add(struct page *page, int nr)
+{
+	atomic_fetch_add_explicit(&page->_refcount, nr, memory_order_relaxed);
+}
+static inline void page_ref_inc(struct page *page)
+{
+	page_ref_add(page, 1);
+}
+/* Returns true when the count reached zero (caller now owns the page). */
+static inline bool page_ref_sub_and_test(struct page *page, int nr)
+{
+	return atomic_fetch_sub_explicit(&page->_refcount, nr,
+					 memory_order_acq_rel) == nr;
+}
+static inline bool page_ref_dec_and_test(struct page *page)
+{
+	return page_ref_sub_and_test(page, 1);
+}
+/* get_page - take a reference on the block page is part of; put_page
+ * (page_alloc.h) drops one, and the last frees the block. */
+static inline void get_page(struct page *page)
+{
+	page_ref_inc(compound_head(page));
+}
+
+#endif /* MM_PAGE_H */

@@ -1,0 +1,40 @@
+/*
+ * The network stack's boot configuration: which NIC, which address, which
+ * apps and which memory for lwIP, read from the kernel command line
+ * (net_config.c). Bad values are reported and the default is kept.
+ */
+#ifndef NET_NET_CONFIG_H
+#define NET_NET_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define NET_APP_ECHO  1u
+#define NET_APP_HTTP  2u
+#define NET_APP_IPERF 4u
+
+/* Boot configuration, filled from the command line (net_config.c). */
+struct net_config {
+	int nic;	       /* NET_NIC_* */
+	bool dhcp;	       /* ip=dhcp (default) or a static address */
+	uint32_t ip, mask, gw; /* static: host byte order */
+	int prefix;
+	unsigned int apps; /* NET_APP_* bits */
+	int alloc;	   /* enum net_alloc_mode */
+	const char *hostname;
+};
+
+#define NET_NIC_VIRTIO 0
+#define NET_NIC_E1000  1
+#define NET_NIC_NONE   2
+#define NET_NIC_ALL    3 /* every supported NIC found, one netif each */
+
+extern struct net_config net_config;
+
+/**
+ * net_config_parse - read nic=, ip=, gw=, app=, net_alloc=, virtio= from
+ * the command line. Bad values are reported and the default is kept.
+ */
+void net_config_parse(void);
+
+#endif /* NET_NET_CONFIG_H */

@@ -1,0 +1,527 @@
+/*
+ * The allocator dashboard. Once a second (or every ?interval=MS, 200 to
+ * 1000) it makes one request, GET /stats.json, and redraws every card from
+ * that one document: a chart drawn as plain SVG by the few functions below,
+ * and beside it the current values as text to copy (the text layouts follow
+ * Linux's /proc files where one exists). Counters that only grow (packets,
+ * hits) are shown as rates per second, from the guest's own uptime_ms.
+ *
+ * No charting library: the charts are bars of current state (free blocks
+ * per order, list occupancy, cache fill) plus a few short time series, a
+ * few hundred lines of SVG, and the guest serves the whole page as a few
+ * static files (docs/dashboard.md).
+ *
+ * Every chart sets data-points (values drawn) and data-updated (update
+ * number) on its <svg>, which the browser test reads.
+ */
+'use strict';
+
+const NS = 'http://www.w3.org/2000/svg';
+const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd',
+	'#8c564b', '#e377c2', '#17becf'];
+const HISTORY = 120; /* points per time series: two minutes at 1/s */
+const W = 560, H = 220, PAD_L = 46, PAD_R = 8, PAD_T = 18, PAD_B = 34;
+
+const interval = (() => {
+	const v = parseInt(new URLSearchParams(location.search).get('interval'), 10);
+	return Number.isFinite(v) ? Math.min(1000, Math.max(200, v)) : 1000;
+})();
+
+/* ---- small helpers ------------------------------------------------- */
+
+function el(tag, attrs, parent, text) {
+	const e = document.createElementNS(NS, tag);
+	for (const k in attrs)
+		e.setAttribute(k, attrs[k]);
+	if (text !== undefined)
+		e.textContent = text;
+	if (parent)
+		parent.appendChild(e);
+	return e;
+}
+
+/* "node0", "node1", ... sorted by their number. */
+function numKeys(obj) {
+	const n = (k) => parseInt(k.replace(/^\D+/, ''), 10) || 0;
+	return Object.keys(obj || {}).sort((a, b) => n(a) - n(b) || (a < b ? -1 : 1));
+}
+
+function pad(s, n) {
+	s = String(s);
+	return s.length >= n ? s : ' '.repeat(n - s.length) + s;
+}
+
+function padR(s, n) {
+	s = String(s);
+	return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+function fmt(v) {
+	if (v === null || v === undefined || !Number.isFinite(v))
+		return '-';
+	const a = Math.abs(v);
+	if (a >= 1e9) return (v / 1e9).toFixed(2) + 'G';
+	if (a >= 1e6) return (v / 1e6).toFixed(2) + 'M';
+	if (a >= 1e4) return (v / 1e3).toFixed(1) + 'k';
+	if (a >= 100 || Number.isInteger(v)) return String(Math.round(v));
+	return v.toFixed(1);
+}
+
+/* ---- charts ---------------------------------------------------------- */
+
+function frame(svg) {
+	svg.textContent = '';
+	svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+	el('line', {x1: PAD_L, y1: H - PAD_B, x2: W - PAD_R, y2: H - PAD_B, class: 'axis'}, svg);
+	el('line', {x1: PAD_L, y1: PAD_T, x2: PAD_L, y2: H - PAD_B, class: 'axis'}, svg);
+}
+
+function legend(svg, series) {
+	let x = PAD_L;
+	for (const s of series) {
+		el('rect', {x: x, y: 3, width: 9, height: 9, fill: s.color}, svg);
+		el('text', {x: x + 12, y: 11}, svg, s.name);
+		x += 18 + 6.2 * s.name.length;
+	}
+}
+
+/* y position of value v on a 0..max axis, linear or log10(1 + v). */
+function scaler(max, log) {
+	const f = log ? (v) => Math.log10(1 + Math.max(0, v)) : (v) => Math.max(0, v);
+	const top = f(max) || 1;
+	return (v) => H - PAD_B - (f(v) / top) * (H - PAD_B - PAD_T);
+}
+
+function yTicks(svg, max, log, unit) {
+	const y = scaler(max, log);
+	const ticks = [];
+	if (log)
+		for (let t = 1; t <= max * 1.0001; t *= 10)
+			ticks.push(t);
+	else
+		ticks.push(max / 2, max);
+	ticks.unshift(0);
+	for (const t of ticks) {
+		el('line', {x1: PAD_L - 3, y1: y(t), x2: W - PAD_R, y2: y(t), class: 'axis', 'stroke-opacity': 0.5}, svg);
+		el('text', {x: PAD_L - 5, y: y(t) + 3, 'text-anchor': 'end'}, svg, fmt(t) + (unit || ''));
+	}
+	return y;
+}
+
+function noData(svg, why) {
+	frame(svg);
+	el('text', {x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'empty'}, svg, why);
+	return 0;
+}
+
+/*
+ * Grouped bars: groups along x, one bar per series in each group.
+ * opt: {groups: [label], series: [{name, color, values: [per group],
+ * marks: [[value, cls], ...] per group (optional)}], log, max, unit}.
+ * Returns the number of values drawn.
+ */
+function bars(svg, opt) {
+	let max = opt.max || 0;
+	for (const s of opt.series)
+		for (const v of s.values)
+			max = Math.max(max, v || 0);
+	if (!opt.groups.length || !opt.series.length)
+		return noData(svg, 'no data');
+	frame(svg);
+	const y = yTicks(svg, max || 1, opt.log, opt.unit);
+	const gw = (W - PAD_L - PAD_R) / opt.groups.length;
+	const bw = Math.max(1, (gw - 4) / opt.series.length);
+	let n = 0;
+	opt.groups.forEach((g, gi) => {
+		const gx = PAD_L + gi * gw + 2;
+		opt.series.forEach((s, si) => {
+			const v = s.values[gi];
+			if (v === undefined || v === null)
+				return;
+			const x = gx + si * bw;
+			el('rect', {x: x, y: y(v), width: Math.max(1, bw - 1), height: H - PAD_B - y(v),
+				fill: s.color}, svg).appendChild(el('title', {}, null, s.name + ' ' + g + ': ' + v));
+			for (const [mv, cls] of (s.marks && s.marks[gi]) || [])
+				el('line', {x1: x, x2: x + bw - 1, y1: y(mv), y2: y(mv), class: cls}, svg);
+			n++;
+		});
+		el('text', {x: gx + gw / 2 - 2, y: H - PAD_B + 12, 'text-anchor': 'middle'}, svg, g);
+	});
+	if (opt.xlabel)
+		el('text', {x: (W + PAD_L) / 2, y: H - 4, 'text-anchor': 'middle'}, svg, opt.xlabel);
+	legend(svg, opt.series);
+	return n;
+}
+
+/*
+ * Horizontal gauges, one row per item: a log-scaled bar for the total and,
+ * inside it, the share in use. opt: {rows: [{name, total, used, note}]}.
+ */
+function gauges(svg, opt) {
+	const rows = opt.rows;
+	if (!rows.length)
+		return noData(svg, 'no data');
+	const rh = 14, top = 4, lw = 150;
+	const h = top + rows.length * rh + 6;
+	svg.textContent = '';
+	svg.setAttribute('viewBox', '0 0 ' + W + ' ' + h);
+	let max = 1;
+	for (const r of rows)
+		max = Math.max(max, r.total);
+	const len = (v) => (W - lw - 120) * Math.log10(1 + v) / Math.log10(1 + max);
+	rows.forEach((r, i) => {
+		const yy = top + i * rh;
+		el('text', {x: lw - 4, y: yy + 10, 'text-anchor': 'end'}, svg, r.name);
+		const tl = len(r.total);
+		el('rect', {x: lw, y: yy + 2, width: Math.max(1, tl), height: rh - 4, fill: '#c6d4e8'}, svg);
+		if (r.total > 0)
+			el('rect', {x: lw, y: yy + 2, width: Math.max(r.used ? 1 : 0, tl * r.used / r.total),
+				height: rh - 4, fill: COLORS[0]}, svg);
+		el('text', {x: lw + tl + 4, y: yy + 10}, svg, r.note);
+	});
+	return rows.length;
+}
+
+/*
+ * Time series: opt.series: [{name, color, points: [v or null per sample]}],
+ * opt.times: [seconds]. Returns the number of points drawn.
+ */
+function lines(svg, opt) {
+	const t = opt.times;
+	if (t.length < 2)
+		return noData(svg, 'rates need two samples');
+	let max = 0;
+	for (const s of opt.series)
+		for (const v of s.points)
+			if (v !== null)
+				max = Math.max(max, v);
+	frame(svg);
+	const y = yTicks(svg, max || 1, false, opt.unit);
+	const t0 = t[0], span = Math.max(1, t[t.length - 1] - t0);
+	const x = (tt) => PAD_L + (tt - t0) / span * (W - PAD_L - PAD_R);
+	let n = 0;
+	for (const s of opt.series) {
+		let d = '';
+		s.points.forEach((v, i) => {
+			if (v === null)
+				return;
+			d += (d ? 'L' : 'M') + x(t[i]).toFixed(1) + ' ' + y(v).toFixed(1);
+			n++;
+		});
+		if (d)
+			el('path', {d: d, fill: 'none', stroke: s.color, 'stroke-width': 1.5}, svg);
+	}
+	el('text', {x: W - PAD_R, y: H - PAD_B + 12, 'text-anchor': 'end'}, svg, 'now');
+	el('text', {x: PAD_L, y: H - PAD_B + 12}, svg, '-' + Math.round(span) + ' s');
+	legend(svg, opt.series);
+	return n;
+}
+
+/* ---- rates: a history of per-second rates for named counters -------- */
+
+const hist = {times: [], series: {}};
+
+/* Record rate(name) = (cur - prev) / dt for this update. */
+function recordRates(cur, prev, dt, t) {
+	hist.times.push(t);
+	const names = new Set(Object.keys(cur).concat(Object.keys(hist.series)));
+	for (const k of names) {
+		const arr = hist.series[k] || (hist.series[k] = new Array(hist.times.length - 1).fill(null));
+		const ok = prev && k in prev && k in cur && dt > 0 && cur[k] >= prev[k];
+		arr.push(ok ? (cur[k] - prev[k]) / dt : null);
+	}
+	if (hist.times.length > HISTORY) {
+		hist.times.shift();
+		for (const k in hist.series)
+			hist.series[k].shift();
+	}
+}
+
+function rate(k) {
+	const a = hist.series[k];
+	return a && a.length ? a[a.length - 1] : null;
+}
+
+/* The counters whose rates the cards plot, flattened to "a.b.c" names. */
+function counters(st) {
+	const c = {};
+	for (const nic of numKeys(st.nic)) {
+		const d = st.nic[nic];
+		for (const k of ['rx_packets', 'tx_packets', 'rx_bytes', 'tx_bytes', 'rx_dropped',
+			'rx_errors', 'rx_missed', 'rx_refill_fail', 'tx_busy', 'rx_bad_len'])
+			if (k in d)
+				c[nic + '.' + k] = d[k];
+	}
+	if (st.lwip)
+		for (const p of ['link', 'ip', 'tcp', 'udp', 'icmp'])
+			for (const k of ['recv', 'xmit', 'drop', 'err', 'memerr'])
+				if (st.lwip[p])
+					c['lwip.' + p + '.' + k] = st.lwip[p][k];
+	if (st.page_frag)
+		for (const k of ['fragments', 'frees'])
+			c['frag.' + k] = st.page_frag[k];
+	return c;
+}
+
+/* ---- the cards --------------------------------------------------------- */
+
+const CARDS = [
+	{id: 'buddy', title: 'Buddy allocator: free blocks per order',
+		what: 'Per node, free blocks of 2^order pages (log scale). Blocks that pile up at low orders while high orders empty is fragmentation.',
+		draw: drawBuddy},
+	{id: 'pcp', title: 'Per-CPU page lists: occupancy against high and batch',
+		what: 'Pages on each CPU\'s list per order, as % of its high mark (solid line: high, dashed: one batch, what a refill or drain moves).',
+		draw: drawPcp},
+	{id: 'numa', title: 'numastat: where pages came from',
+		what: 'Pages per node (log): hit = wanted here and got here, miss = got here but wanted elsewhere, foreign = wanted here but got elsewhere.',
+		draw: drawNuma},
+	{id: 'slab', title: 'Slab caches: objects in use, magazine hits',
+		what: 'Every cache: bar = objects in its slabs (log), dark = in use; then active/total, slabs and the per-CPU magazine hit rate.',
+		draw: drawSlab},
+	{id: 'qmempool', title: 'qmempool: where allocations were served',
+		what: 'Per pool (log): localq hits (no atomic), refills from the node\'s sharedq or the slab, frees of another node\'s objects.',
+		draw: drawQmempool},
+	{id: 'frag', title: 'page_frag: refills, recycles, remote frees per CPU',
+		what: 'Per CPU (log): blocks taken (order 3 = 32 KiB, order 0 = fallback), blocks recycled in place, fragments freed on another node.',
+		draw: drawFrag},
+	{id: 'nic', title: 'NIC: packets per second',
+		what: 'Receive and transmit rates per interface; drops and errors below, as rates and totals.',
+		draw: drawNic},
+	{id: 'lwip', title: 'lwIP: segments and datagrams per second',
+		what: 'lwIP\'s own counters per protocol as rates; drops, memory errors and heap use below.',
+		draw: drawLwip},
+];
+
+function drawBuddy(st) {
+	const b = st.buddyinfo;
+	if (!b)
+		return {n: 0, text: 'buddyinfo: not in /stats.json'};
+	const nodes = numKeys(b);
+	const orders = Math.max(...nodes.map((n) => b[n].free_blocks.length));
+	const groups = [...Array(orders).keys()].map(String);
+	const series = nodes.map((n, i) => ({name: n, color: COLORS[i], values: b[n].free_blocks}));
+	const text = nodes.map((n) => 'Node ' + n.replace(/\D/g, '') + ', zone   Normal' +
+		b[n].free_blocks.map((v) => ' ' + pad(v, 6)).join('') +
+		'\n  free pages ' + b[n].free_pages).join('\n');
+	return {n: bars(this.svg, {groups, series, log: true, xlabel: 'order (2^order pages)'}), text};
+}
+
+function drawPcp(st) {
+	const z = st.zoneinfo;
+	if (!z)
+		return {n: 0, text: 'zoneinfo: not in /stats.json'};
+	const groups = [], per = [[], [], [], []], marks = [[], [], [], []];
+	let text = '';
+	for (const node of numKeys(z)) {
+		const zn = z[node];
+		text += node + ': batch ' + zn.pcp_batch.join('/') + '  high ' + zn.pcp_high.join('/') + '\n';
+		for (const cpu of numKeys(zn.pcp)) {
+			const p = zn.pcp[cpu];
+			groups.push(node.replace('node', 'n') + '/' + cpu.replace('cpu', 'c'));
+			p.count.forEach((c, o) => {
+				const high = zn.pcp_high[o] || 1;
+				per[o].push(100 * c / high);
+				marks[o].push([[100, 'limit'], [100 * zn.pcp_batch[o] / high, 'batch']]);
+			});
+			text += '  ' + cpu + ' count ' + p.count.map((c, o) => c + '/' + zn.pcp_high[o]).join(' ') +
+				'  pages ' + p.pages + ' hit ' + p.alloc_hit + ' miss ' + p.alloc_miss +
+				' refill ' + p.refill + ' drain ' + p.drain + '\n';
+		}
+	}
+	const series = per.map((v, o) => ({name: 'order ' + o, color: COLORS[o], values: v, marks: marks[o]}));
+	return {n: bars(this.svg, {groups, series, max: 100, unit: '%', xlabel: 'node/cpu'}), text};
+}
+
+function drawNuma(st) {
+	const m = st.numastat;
+	if (!m)
+		return {n: 0, text: 'numastat: not in /stats.json'};
+	const nodes = numKeys(m);
+	const keys = ['numa_hit', 'numa_miss', 'numa_foreign', 'local_node', 'other_node'];
+	const series = nodes.map((n, i) => ({name: n, color: COLORS[i], values: keys.map((k) => m[n][k])}));
+	let text = padR('', 16) + nodes.map((n) => pad(n, 16)).join('') + '\n';
+	for (const k of keys)
+		text += padR(k, 16) + nodes.map((n) => pad(m[n][k], 16)).join('') + '\n';
+	return {n: bars(this.svg, {groups: keys.map((k) => k.replace('numa_', '')), series, log: true}), text};
+}
+
+function magazineHit(c) {
+	const tries = (c.magazine_hits || 0) + (c.magazine_misses || 0);
+	return tries ? 100 * c.magazine_hits / tries : null;
+}
+
+function drawSlab(st) {
+	const s = st.slabinfo;
+	if (!s)
+		return {n: 0, text: 'slabinfo: not in /stats.json'};
+	const names = Object.keys(s);
+	const rows = names.map((k) => {
+		const c = s[k], hit = magazineHit(c);
+		return {name: k, total: c.num_objs, used: c.active_objs,
+			note: c.active_objs + '/' + c.num_objs + (hit === null ? '' : '  ' + hit.toFixed(1) + '% hit')};
+	});
+	let text = '# ' + padR('name', 20) + pad('active', 7) + pad('total', 7) + pad('slabs', 6) +
+		pad('cpu', 6) + pad('allocs', 9) + pad('hit%', 6) + pad('remote', 7) + '\n';
+	for (const k of names) {
+		const c = s[k], hit = magazineHit(c);
+		text += padR(k, 22) + pad(c.active_objs, 7) + pad(c.num_objs, 7) + pad(c.slabs, 6) +
+			pad(c.cpu_cached, 6) + pad(c.allocs, 9) + pad(hit === null ? '-' : hit.toFixed(1), 6) +
+			pad(c.remote_frees, 7) + '\n';
+	}
+	return {n: gauges(this.svg, {rows}), text};
+}
+
+function drawQmempool(st) {
+	const q = st.qmempool;
+	if (!q)
+		return {n: 0, text: 'qmempool: not in /stats.json'};
+	const pools = numKeys(q);
+	if (!pools.length)
+		return {n: noData(this.svg, 'no pool (net_alloc=stock)'), text: 'no qmempool in use'};
+	const keys = ['localq_hit', 'sharedq_refill', 'slab_refill', 'remote_free'];
+	const series = keys.map((k, i) => ({name: k, color: COLORS[i], values: pools.map((p) => q[p][k])}));
+	const label = (p) => q[p].cache.replace(/^lwip_/, '').slice(0, 9);
+	let text = '# ' + padR('pool', 30) + keys.map((k) => pad(k, 15)).join('') + pad('localq', 8) + '\n';
+	for (const p of pools)
+		text += padR(p + ' ' + q[p].cache, 32) + keys.map((k) => pad(q[p][k], 15)).join('') +
+			pad((q[p].in_localq_cpu || [q[p].in_localq]).join('/'), 8) + '\n';
+	return {n: bars(this.svg, {groups: pools.map(label), series, log: true}), text};
+}
+
+function drawFrag(st) {
+	const f = st.page_frag;
+	if (!f)
+		return {n: 0, text: 'page_frag: not in /stats.json'};
+	const keys = ['refills_order3', 'refills_order0', 'recycles', 'remote_frees'];
+	const cpus = numKeys(f.cpu || {});
+	const src = cpus.length ? cpus.map((c) => f.cpu[c]) : [f];
+	const groups = cpus.length ? cpus : ['all'];
+	const series = keys.map((k, i) => ({name: k, color: COLORS[i], values: src.map((s) => s[k])}));
+	let text = 'fragments ' + f.fragments + ' (' + fmt(rate('frag.fragments')) + '/s)  frees ' +
+		f.frees + ' (' + fmt(rate('frag.frees')) + '/s)\n';
+	text += '# ' + padR('cpu', 6) + keys.map((k) => pad(k, 15)).join('') + '\n';
+	groups.forEach((g, i) => {
+		text += padR(g, 8) + keys.map((k) => pad(src[i][k], 15)).join('') + '\n';
+	});
+	text += 'order-3 fallbacks ' + f.order3_fallbacks + '  alloc_failed ' + f.alloc_failed;
+	return {n: bars(this.svg, {groups, series, log: true}), text};
+}
+
+function drawNic(st) {
+	const nics = numKeys(st.nic);
+	const series = [];
+	let text = '';
+	nics.forEach((nic, i) => {
+		series.push({name: nic + ' rx', color: COLORS[2 * i], points: hist.series[nic + '.rx_packets'] || []});
+		series.push({name: nic + ' tx', color: COLORS[2 * i + 1], points: hist.series[nic + '.tx_packets'] || []});
+		const d = st.nic[nic];
+		text += nic + ' (' + d.kind + ')\n';
+		for (const k of ['rx_packets', 'tx_packets', 'rx_bytes', 'tx_bytes', 'rx_dropped', 'rx_errors',
+			'rx_missed', 'rx_refill_fail', 'rx_bad_len', 'tx_busy'])
+			if (k in d)
+				text += '  ' + padR(k, 15) + pad(d[k], 12) + pad(fmt(rate(nic + '.' + k)) + '/s', 10) + '\n';
+	});
+	if (!nics.length)
+		return {n: noData(this.svg, 'no NIC'), text: 'no NIC'};
+	return {n: lines(this.svg, {times: hist.times, series, unit: ''}), text};
+}
+
+function drawLwip(st) {
+	const l = st.lwip;
+	if (!l)
+		return {n: 0, text: 'lwip: not in /stats.json'};
+	const series = [['tcp', 'recv'], ['tcp', 'xmit'], ['udp', 'recv'], ['udp', 'xmit'], ['ip', 'drop']]
+		.map(([p, k], i) => ({name: p + ' ' + k, color: COLORS[i], points: hist.series['lwip.' + p + '.' + k] || []}));
+	let text = '# ' + padR('proto', 6) + ['recv', 'xmit', 'drop', 'err', 'memerr'].map((k) => pad(k, 10)).join('') + '  (recv/s xmit/s)\n';
+	for (const p of ['link', 'ip', 'icmp', 'udp', 'tcp'])
+		if (l[p])
+			text += padR(p, 8) + ['recv', 'xmit', 'drop', 'err', 'memerr'].map((k) => pad(l[p][k], 10)).join('') +
+				'  ' + fmt(rate('lwip.' + p + '.recv')) + ' ' + fmt(rate('lwip.' + p + '.xmit')) + '\n';
+	if (l.heap)
+		text += 'heap used ' + l.heap.used + ' max ' + l.heap.max + ' err ' + l.heap.err + '\n';
+	for (const k of numKeys(l.memp))
+		if (l.memp[k].max || l.memp[k].err)
+			text += '  memp ' + padR(k, 15) + ' used ' + pad(l.memp[k].used, 5) + ' max ' + pad(l.memp[k].max, 5) +
+				' err ' + l.memp[k].err + '\n';
+	return {n: lines(this.svg, {times: hist.times, series}), text};
+}
+
+/* ---- the update loop ------------------------------------------------- */
+
+function build() {
+	const main = document.getElementById('cards');
+	for (const c of CARDS) {
+		const sec = document.createElement('section');
+		sec.className = 'card';
+		sec.id = c.id;
+		const h = document.createElement('h2');
+		h.textContent = c.title;
+		const p = document.createElement('p');
+		p.className = 'what';
+		p.textContent = c.what;
+		const body = document.createElement('div');
+		body.className = 'body';
+		c.svg = el('svg', {class: 'chart', 'data-points': 0, 'data-updated': 0, role: 'img', 'aria-label': c.title});
+		c.pre = document.createElement('pre');
+		c.pre.className = 'values';
+		body.append(c.svg, c.pre);
+		sec.append(h, p, body);
+		main.appendChild(sec);
+	}
+}
+
+let prev = null, prevT = 0, updates = 0, busy = false;
+
+function render(st) {
+	const t = (st.uptime_ms !== undefined ? st.uptime_ms : performance.now()) / 1000;
+	const cur = counters(st);
+	recordRates(cur, prev, t - prevT, t);
+	prev = cur;
+	prevT = t;
+	updates++;
+	for (const c of CARDS) {
+		let r;
+		try {
+			r = c.draw(st);
+		} catch (e) {
+			/* One card's bad data must not stop the others. */
+			r = {n: noData(c.svg, 'cannot draw: ' + e.message), text: String(e)};
+		}
+		c.svg.setAttribute('data-points', r.n);
+		c.svg.setAttribute('data-updated', updates);
+		c.pre.textContent = r.text;
+	}
+	document.body.setAttribute('data-updates', updates);
+}
+
+function status(msg, bad) {
+	const s = document.getElementById('status');
+	s.textContent = msg;
+	s.className = bad ? 'bad' : '';
+}
+
+async function tick() {
+	if (busy)
+		return; /* one request at a time: the guest is never queued up */
+	busy = true;
+	const t0 = performance.now();
+	try {
+		const r = await fetch('/stats.json', {cache: 'no-store'});
+		if (!r.ok)
+			throw new Error('HTTP ' + r.status);
+		const st = await r.json();
+		const ms = performance.now() - t0;
+		render(st);
+		const up = st.uptime_ms !== undefined ? '  uptime ' + fmt(st.uptime_ms / 1000) + ' s' : '';
+		status('update ' + updates + ' every ' + interval + ' ms; /stats.json took ' +
+			ms.toFixed(0) + ' ms' + up, false);
+	} catch (e) {
+		status('no answer from /stats.json (' + e.message + '); retrying', true);
+	} finally {
+		busy = false;
+	}
+}
+
+build();
+tick();
+setInterval(tick, interval);

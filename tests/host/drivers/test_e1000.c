@@ -1,0 +1,555 @@
+/*
+ * The e1000 driver's ring logic against a simulated 8254x: the register
+ * file is plain memory, and the test plays the device (it reads the
+ * descriptors the driver posted, writes frames and DD bits back, moves its
+ * head). drivers/e1000.c, drivers/e1000_hw.c and drivers/netdev.c are
+ * compiled into this file so their static state can be reset between
+ * tests; the kernel-side functions they need (console, clock, PCI) are the
+ * small fakes below.
+ * RX buffers and rings come from the real host mm library.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "drivers/e1000.c"
+#include "drivers/e1000_hw.c"
+#include "drivers/netdev.c"
+#include "mm_test.h"
+
+/* ------------------------------------------------ fake kernel and PCI */
+
+#define BAR0_SIZE 0x20000
+
+static uint8_t *regs;
+static uint64_t fake_ms;
+static struct pci_dev fake_pci = {.vendor = 0x8086, .device = 0x100e};
+
+void drv_printf(const char *fmt, ...)
+{
+	(void)fmt; /* quiet: the boot lines are checked under QEMU */
+}
+
+static uint32_t *reg(unsigned int off)
+{
+	return (uint32_t *)(regs + off);
+}
+
+/* Time passes one millisecond per look; the simulated reset completes
+ * as soon as the driver waits for it. */
+uint64_t drv_clock_ms(void)
+{
+	*reg(E1000_CTRL) &= ~E1000_CTRL_RST;
+	return ++fake_ms;
+}
+
+int pci_count(void)
+{
+	return 1;
+}
+
+struct pci_dev *pci_get(int i)
+{
+	return i == 0 ? &fake_pci : NULL;
+}
+
+void pci_enable(struct pci_dev *d)
+{
+	(void)d;
+}
+
+volatile void *pci_map_bar(const struct pci_dev *d, int bar)
+{
+	(void)d;
+	return bar == 0 ? regs : NULL;
+}
+
+/* ------------------------------------------------- the simulated NIC */
+
+static const uint8_t test_mac[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x57};
+static uint32_t hw_rdh, hw_tdh; /* the device's heads */
+
+static struct e1000_rx_desc *hw_rx_ring(void)
+{
+	return (struct e1000_rx_desc *)(uintptr_t)((uint64_t)*reg(E1000_RDBAH)
+							   << 32 |
+						   *reg(E1000_RDBAL));
+}
+
+static struct e1000_tx_desc *hw_tx_ring(void)
+{
+	return (struct e1000_tx_desc *)(uintptr_t)((uint64_t)*reg(E1000_TDBAH)
+							   << 32 |
+						   *reg(E1000_TDBAL));
+}
+
+/* The device stores one buffer's worth and marks it done; returns the
+ * buffer it wrote, as a real NIC would (the address from the descriptor).
+ * Fails the test if the driver gave it no buffer. */
+static uint8_t *hw_receive(uint16_t len, uint8_t status, uint8_t errors)
+{
+	struct e1000_rx_desc *d = &hw_rx_ring()[hw_rdh];
+	uint8_t *buf = (uint8_t *)(uintptr_t)d->addr;
+
+	assert_int_not_equal(hw_rdh, *reg(E1000_RDT)); /* device owns it */
+	assert_non_null(buf);
+	memset(buf, (int)(hw_rdh & 0xff), len < E1000_RX_BUF ? len : 16);
+	d->length = len;
+	d->errors = errors;
+	d->status = status;
+	hw_rdh = (hw_rdh + 1) % E1000_RX_RING;
+	*reg(E1000_RDH) = hw_rdh;
+	return buf;
+}
+
+static uint8_t *hw_receive_frame(uint16_t len)
+{
+	return hw_receive(len, E1000_RXD_STAT_DD | E1000_RXD_STAT_EOP, 0);
+}
+
+/* The device sends up to max_frames queued frames, writing DD where RS
+ * asks for it. Returns the number of descriptors it consumed. */
+static int hw_transmit(int max_frames)
+{
+	int descs = 0;
+
+	while (hw_tdh != *reg(E1000_TDT) && max_frames > 0) {
+		struct e1000_tx_desc *d = &hw_tx_ring()[hw_tdh];
+
+		if (d->cmd & E1000_TXD_CMD_RS)
+			d->status |= E1000_TXD_STAT_DD;
+		if (d->cmd & E1000_TXD_CMD_EOP)
+			max_frames--;
+		hw_tdh = (hw_tdh + 1) % E1000_TX_RING;
+		*reg(E1000_TDH) = hw_tdh;
+		descs++;
+	}
+	return descs;
+}
+
+/* ---------------------------------------------------- the fake stack */
+
+#define MAX_HELD 4096
+
+static struct netdev *dev;
+static void *held[MAX_HELD]; /* RX buffers the stack holds */
+static uint32_t held_len[MAX_HELD];
+static int nheld;
+static bool hold_rx;	      /* keep received buffers (else free at once) */
+static uint64_t posted_at_rx; /* rx_bufs_posted when the last frame came */
+static void *done_cookies[MAX_HELD];
+static int ndone;
+
+static void stack_rx(struct netdev *d, void *frame, uint32_t len)
+{
+	posted_at_rx = d->stats.rx_bufs_posted;
+	if (!hold_rx) {
+		page_frag_free(frame);
+		return;
+	}
+	for (int i = 0; i < nheld; i++)
+		assert_ptr_not_equal(held[i], frame); /* handed out twice */
+	assert_true(nheld < MAX_HELD);
+	held_len[nheld] = len;
+	held[nheld++] = frame;
+}
+
+static void stack_tx_done(struct netdev *d, void *cookie)
+{
+	(void)d;
+	assert_true(ndone < MAX_HELD);
+	done_cookies[ndone++] = cookie;
+}
+
+static void release_held(void)
+{
+	for (int i = 0; i < nheld; i++)
+		page_frag_free(held[i]);
+	nheld = 0;
+}
+
+/* Fragments handed out minus fragments freed: buffers alive right now. */
+static int64_t frags_alive(void)
+{
+	struct page_frag_stats s;
+
+	page_frag_stats_read(&s);
+	return (int64_t)s.fragments - (int64_t)s.frees;
+}
+
+static int64_t alive_at_start;
+
+static int setup(void **state)
+{
+	(void)state;
+	mm_test_boot(1, 32, 1);
+	regs = calloc(1, BAR0_SIZE);
+	assert_non_null(regs);
+	memset(e1000s, 0, sizeof(e1000s));
+	ne1000s = 0;
+	nnetdevs = 0;
+	hw_rdh = hw_tdh = 0;
+	nheld = ndone = 0;
+	hold_rx = false;
+	/* What the part loaded at reset: MAC in RAL0/RAH0, link up, 1 Gb/s. */
+	*reg(E1000_RAL0) = (uint32_t)test_mac[0] | (uint32_t)test_mac[1] << 8 |
+			   (uint32_t)test_mac[2] << 16 |
+			   (uint32_t)test_mac[3] << 24;
+	*reg(E1000_RAH0) = (uint32_t)test_mac[4] | (uint32_t)test_mac[5] << 8 |
+			   E1000_RAH_AV;
+	*reg(E1000_STATUS) = E1000_STATUS_LU | E1000_STATUS_FD |
+			     2u << E1000_STATUS_SPEED_SHIFT;
+	alive_at_start = frags_alive();
+	assert_int_equal(e1000_probe(0), 1);
+	dev = netdev_get(0);
+	assert_non_null(dev);
+	dev->rx = stack_rx;
+	dev->tx_done = stack_tx_done;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	release_held();
+	page_frag_percpu_drain(0);
+	free(regs);
+	return mm_test_teardown(state);
+}
+
+/* ---------------------------------------------------------- the tests */
+
+static void test_probe_programs_mac_rings_and_masks_interrupts(void **state)
+{
+	(void)state;
+	assert_string_equal(dev->kind, "e1000");
+	assert_string_equal(dev->name, "eth0");
+	assert_memory_equal(dev->mac, test_mac, 6);
+	assert_true(*reg(E1000_RAH0) & E1000_RAH_AV);
+	assert_int_equal(*reg(E1000_IMC), 0xffffffffu);
+	assert_int_equal(*reg(E1000_RDLEN), E1000_RX_RING * 16);
+	assert_int_equal(*reg(E1000_TDLEN), E1000_TX_RING * 16);
+	assert_non_null(hw_rx_ring());
+	assert_non_null(hw_tx_ring());
+	assert_int_equal((uintptr_t)hw_rx_ring() % 16, 0);
+}
+
+static void test_rctl_buffer_size_is_2048_with_crc_stripped(void **state)
+{
+	uint32_t rctl = *reg(E1000_RCTL);
+
+	(void)state;
+	assert_true(rctl & E1000_RCTL_EN);
+	assert_int_equal(rctl & (E1000_RCTL_BSIZE_MASK | E1000_RCTL_BSEX), 0);
+	assert_true(rctl & E1000_RCTL_SECRC);
+	assert_false(rctl & E1000_RCTL_LPE);
+	assert_true(*reg(E1000_TCTL) & E1000_TCTL_EN);
+	assert_true(*reg(E1000_TCTL) & E1000_TCTL_PSP);
+}
+
+static void test_first_poll_posts_all_but_one_slot(void **state)
+{
+	(void)state;
+	assert_int_equal(*reg(E1000_RDT), 0); /* nothing before the poll */
+	assert_int_equal(dev->ops->poll(dev, 64), 0);
+	assert_int_equal(*reg(E1000_RDT), E1000_RX_RING - 1);
+	assert_int_equal(dev->stats.rx_bufs_posted, E1000_RX_RING - 1);
+	assert_int_equal(frags_alive() - alive_at_start, E1000_RX_RING - 1);
+	for (int i = 0; i < E1000_RX_RING - 1; i++)
+		assert_int_not_equal(hw_rx_ring()[i].addr, 0);
+}
+
+static void test_received_frames_go_up_in_order_zero_copy(void **state)
+{
+	uint8_t *a, *b;
+
+	(void)state;
+	hold_rx = true;
+	dev->ops->poll(dev, 64);
+	a = hw_receive_frame(60);
+	b = hw_receive_frame(1514);
+	assert_int_equal(dev->ops->poll(dev, 64), 2);
+	assert_int_equal(nheld, 2);
+	assert_ptr_equal(held[0], a);
+	assert_ptr_equal(held[1], b);
+	assert_int_equal(held_len[0], 60);
+	assert_int_equal(held_len[1], 1514);
+	assert_int_equal(dev->stats.rx_packets, 2);
+	assert_int_equal(dev->stats.rx_bytes, 1574);
+	/* Both slots were refilled with new buffers. */
+	assert_int_equal(dev->stats.rx_bufs_posted, E1000_RX_RING - 1);
+	assert_int_equal(*reg(E1000_RDT), 1);
+}
+
+static void test_ring_is_refilled_before_frames_go_up(void **state)
+{
+	(void)state;
+	dev->ops->poll(dev, 64);
+	for (int i = 0; i < 32; i++)
+		hw_receive_frame(100);
+	dev->ops->poll(dev, 64);
+	assert_int_equal(posted_at_rx, E1000_RX_RING - 1);
+}
+
+static void test_poll_takes_at_most_budget_frames(void **state)
+{
+	(void)state;
+	dev->ops->poll(dev, 64);
+	for (int i = 0; i < 10; i++)
+		hw_receive_frame(100);
+	assert_int_equal(dev->ops->poll(dev, 4), 4);
+	assert_int_equal(dev->ops->poll(dev, 64), 6);
+	assert_int_equal(dev->stats.rx_packets, 10);
+}
+
+static void
+test_ring_wraps_ten_times_without_loss_or_double_handout(void **state)
+{
+	int64_t alive;
+
+	(void)state;
+	hold_rx = true; /* a held buffer seen again would fail stack_rx */
+	dev->ops->poll(dev, 64);
+	for (int round = 0; round < 10; round++) {
+		for (int i = 0; i < E1000_RX_RING - 1; i++)
+			hw_receive_frame(64);
+		while (dev->ops->poll(dev, 64) > 0)
+			;
+	}
+	assert_int_equal(nheld, 10 * (E1000_RX_RING - 1));
+	assert_int_equal(dev->stats.rx_packets, 10 * (E1000_RX_RING - 1));
+	/* Every buffer is either held by the stack or posted: none lost. */
+	alive = frags_alive() - alive_at_start;
+	assert_int_equal(alive, nheld + (int64_t)dev->stats.rx_bufs_posted);
+	release_held();
+	assert_int_equal(frags_alive() - alive_at_start, E1000_RX_RING - 1);
+}
+
+static void test_crc_error_frame_is_dropped_and_counted(void **state)
+{
+	int64_t alive;
+
+	(void)state;
+	dev->ops->poll(dev, 64);
+	alive = frags_alive();
+	hw_receive(64, E1000_RXD_STAT_DD | E1000_RXD_STAT_EOP,
+		   E1000_RXD_ERR_CE);
+	hw_receive(64, E1000_RXD_STAT_DD | E1000_RXD_STAT_EOP,
+		   E1000_RXD_ERR_RXE);
+	dev->ops->poll(dev, 64);
+	assert_int_equal(dev->stats.rx_errors, 2);
+	assert_int_equal(dev->stats.rx_packets, 0);
+	assert_int_equal(nheld, 0);
+	/* Both buffers freed, both slots refilled. */
+	assert_int_equal(frags_alive(), alive);
+	assert_int_equal(dev->stats.rx_bufs_posted, E1000_RX_RING - 1);
+}
+
+static void test_checksum_offload_error_bits_do_not_drop(void **state)
+{
+	(void)state;
+	dev->ops->poll(dev, 64);
+	hw_receive(64, E1000_RXD_STAT_DD | E1000_RXD_STAT_EOP,
+		   E1000_RXD_ERR_IPE | E1000_RXD_ERR_TCPE);
+	dev->ops->poll(dev, 64);
+	assert_int_equal(dev->stats.rx_packets, 1);
+	assert_int_equal(dev->stats.rx_errors, 0);
+}
+
+static void test_zero_and_oversize_lengths_are_dropped(void **state)
+{
+	(void)state;
+	dev->ops->poll(dev, 64);
+	hw_receive_frame(0);
+	hw_receive_frame(NETDEV_FRAME_MAX + 1);
+	hw_receive_frame(NETDEV_FRAME_MAX);
+	dev->ops->poll(dev, 64);
+	assert_int_equal(dev->stats.rx_bad_len, 2);
+	assert_int_equal(dev->stats.rx_packets, 1);
+}
+
+static void test_frame_spread_over_buffers_is_dropped_once(void **state)
+{
+	int64_t alive;
+
+	(void)state;
+	dev->ops->poll(dev, 64);
+	alive = frags_alive();
+	hw_receive(2048, E1000_RXD_STAT_DD, 0);
+	hw_receive(2048, E1000_RXD_STAT_DD, 0);
+	hw_receive(100, E1000_RXD_STAT_DD | E1000_RXD_STAT_EOP, 0);
+	hw_receive_frame(60); /* the next frame is fine again */
+	dev->ops->poll(dev, 64);
+	assert_int_equal(dev->stats.rx_bad_len, 1);
+	assert_int_equal(dev->stats.rx_packets, 1);
+	assert_int_equal(frags_alive(), alive);
+}
+
+static void test_descriptor_done_late_is_not_read_early(void **state)
+{
+	(void)state;
+	dev->ops->poll(dev, 64);
+	/* The device wrote the length but not yet DD: nothing to take. */
+	hw_rx_ring()[0].length = 60;
+	assert_int_equal(dev->ops->poll(dev, 64), 0);
+	hw_receive_frame(60);
+	assert_int_equal(dev->ops->poll(dev, 64), 1);
+}
+
+static void test_tx_one_descriptor_per_segment_eop_rs_on_last(void **state)
+{
+	static uint8_t a[14], b[20], c[30];
+	struct netdev_sg sg[3] = {{a, 14}, {b, 20}, {c, 30}};
+	struct e1000_tx_desc *ring = hw_tx_ring();
+
+	(void)state;
+	assert_int_equal(dev->ops->xmit(dev, sg, 3, (void *)0x1), 0);
+	assert_int_equal(*reg(E1000_TDT), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_ptr_equal((void *)(uintptr_t)ring[i].addr, sg[i].addr);
+		assert_int_equal(ring[i].length, sg[i].len);
+		assert_true(ring[i].cmd & E1000_TXD_CMD_IFCS);
+	}
+	assert_int_equal(ring[0].cmd & (E1000_TXD_CMD_EOP | E1000_TXD_CMD_RS),
+			 0);
+	assert_int_equal(ring[1].cmd & (E1000_TXD_CMD_EOP | E1000_TXD_CMD_RS),
+			 0);
+	assert_int_equal(ring[2].cmd & (E1000_TXD_CMD_EOP | E1000_TXD_CMD_RS),
+			 E1000_TXD_CMD_EOP | E1000_TXD_CMD_RS);
+	assert_int_equal(dev->stats.tx_packets, 1);
+	assert_int_equal(dev->stats.tx_bytes, 64);
+	assert_int_equal(dev->stats.tx_inflight, 1);
+}
+
+static void test_tx_cookies_come_back_in_order_once_done(void **state)
+{
+	static uint8_t f[60];
+	struct netdev_sg two[2] = {{f, 30}, {f + 30, 30}}, one[1] = {{f, 60}};
+
+	(void)state;
+	assert_int_equal(dev->ops->xmit(dev, two, 2, (void *)0x11), 0);
+	assert_int_equal(dev->ops->xmit(dev, one, 1, (void *)0x22), 0);
+	dev->ops->poll(dev, 64);
+	assert_int_equal(ndone, 0); /* the device has sent nothing yet */
+	hw_transmit(1);
+	dev->ops->poll(dev, 64);
+	assert_int_equal(ndone, 1);
+	assert_ptr_equal(done_cookies[0], (void *)0x11);
+	hw_transmit(1);
+	dev->ops->poll(dev, 64);
+	assert_int_equal(ndone, 2);
+	assert_ptr_equal(done_cookies[1], (void *)0x22);
+	assert_int_equal(dev->stats.tx_completed, 2);
+	assert_int_equal(dev->stats.tx_inflight, 0);
+}
+
+static void test_tx_full_ring_refuses_then_wraps_after_reclaim(void **state)
+{
+	static uint8_t f[60];
+	struct netdev_sg sg[1] = {{f, 60}};
+	int queued = 0;
+
+	(void)state;
+	while (dev->ops->xmit(dev, sg, 1, (void *)(uintptr_t)(queued + 1)) == 0)
+		queued++;
+	assert_int_equal(queued, E1000_TX_RING - 1); /* one slot stays free */
+	assert_int_equal(dev->stats.tx_busy, 1);
+	/* The device drains it all; 3 more rounds wrap the ring. */
+	for (int round = 0; round < 3; round++) {
+		hw_transmit(E1000_TX_RING);
+		dev->ops->poll(dev, 64);
+		for (int i = 0; i < E1000_TX_RING - 1; i++) {
+			void *cookie = (void *)(uintptr_t)(queued + 1);
+
+			assert_int_equal(dev->ops->xmit(dev, sg, 1, cookie), 0);
+			queued++;
+		}
+	}
+	hw_transmit(E1000_TX_RING);
+	dev->ops->poll(dev, 64);
+	assert_int_equal(ndone, queued);
+	for (int i = 0; i < ndone; i++)
+		assert_ptr_equal(done_cookies[i], (void *)(uintptr_t)(i + 1));
+}
+
+static void test_tx_refuses_malformed_frames(void **state)
+{
+	static uint8_t f[2000];
+	struct netdev_sg empty[1] = {{f, 0}}, big[1] = {{f, 1515}};
+	struct netdev_sg split[2] = {{f, 1000}, {f + 1000, 515}};
+
+	(void)state;
+	assert_int_equal(dev->ops->xmit(dev, empty, 0, NULL), -1);
+	assert_int_equal(dev->ops->xmit(dev, empty, 1, NULL), -1);
+	assert_int_equal(dev->ops->xmit(dev, big, 1, NULL), -1);
+	assert_int_equal(dev->ops->xmit(dev, split, 2, NULL), -1);
+	assert_int_equal(dev->ops->xmit(dev, split, NETDEV_MAX_SG + 1, NULL),
+			 -1);
+	assert_int_equal(*reg(E1000_TDT), 0);
+	assert_int_equal(dev->stats.tx_packets, 0);
+}
+
+static void test_link_state_follows_status_lu(void **state)
+{
+	(void)state;
+	assert_true(dev->ops->link_up(dev));
+	*reg(E1000_STATUS) &= ~E1000_STATUS_LU;
+	assert_false(dev->ops->link_up(dev));
+	*reg(E1000_STATUS) |= E1000_STATUS_LU;
+	assert_true(dev->ops->link_up(dev));
+}
+
+static void test_missed_packet_counter_is_accumulated(void **state)
+{
+	(void)state;
+	*reg(E1000_MPC) = 7;
+	fake_ms += E1000_STATS_MS + 1;
+	dev->ops->poll(dev, 64);
+	assert_int_equal(dev->stats.rx_missed, 7);
+}
+
+static void test_stats_json_names_the_error_counters(void **state)
+{
+	char buf[1024];
+
+	(void)state;
+	dev->stats.rx_errors = 3;
+	assert_true(netdev_stats_json(buf, sizeof(buf)) < (int)sizeof(buf));
+	assert_non_null(strstr(buf, "\"eth0\":{\"kind\":\"e1000\""));
+	assert_non_null(strstr(buf, "\"rx_errors\":3"));
+	assert_non_null(strstr(buf, "\"rx_missed\":0"));
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_probe_programs_mac_rings_and_masks_interrupts),
+		T(test_rctl_buffer_size_is_2048_with_crc_stripped),
+		T(test_first_poll_posts_all_but_one_slot),
+		T(test_received_frames_go_up_in_order_zero_copy),
+		T(test_ring_is_refilled_before_frames_go_up),
+		T(test_poll_takes_at_most_budget_frames),
+		T(test_ring_wraps_ten_times_without_loss_or_double_handout),
+		T(test_crc_error_frame_is_dropped_and_counted),
+		T(test_checksum_offload_error_bits_do_not_drop),
+		T(test_zero_and_oversize_lengths_are_dropped),
+		T(test_frame_spread_over_buffers_is_dropped_once),
+		T(test_descriptor_done_late_is_not_read_early),
+		T(test_tx_one_descriptor_per_segment_eop_rs_on_last),
+		T(test_tx_cookies_come_back_in_order_once_done),
+		T(test_tx_full_ring_refuses_then_wraps_after_reclaim),
+		T(test_tx_refuses_malformed_frames),
+		T(test_link_state_follows_status_lu),
+		T(test_missed_packet_counter_is_accumulated),
+		T(test_stats_json_names_the_error_counters),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,820 @@
+/*
+ * The split virtqueue and the virtio-net driver logic against a simulated
+ * virtio device that may be broken or hostile. drivers/virtqueue.c,
+ * drivers/virtio_net.c and drivers/netdev.c are compiled into this file;
+ * the transport under them (drivers/virtio_pci.c, tested on its own in
+ * test_virtio_pci.c) is replaced at its function seam by the fake below.
+ *
+ * The test plays the device: it reads the avail ring and follows the
+ * descriptors the driver wrote, marks their buffers in flight (a
+ * descriptor handed out again while in flight fails the test), writes
+ * used entries, and, when hostile, scribbles over the descriptor table
+ * (next out of range, cycles, links into other live chains, cleared NEXT
+ * flags) or returns ids it was never given. Ring memory comes from the
+ * real host mm library. A driver that loops on a cycle is caught by an
+ * alarm, so a hang is a failure, not a stuck `make test`.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "drivers/netdev.c"
+#include "drivers/virtio_net.c"
+#include "drivers/virtqueue.c"
+#include "mm_test.h"
+
+/* ----------------------------------------- kernel side and the console */
+
+static char printed[8192]; /* everything the driver printed, for asserts */
+static uint64_t fake_ms;
+
+void drv_printf(const char *fmt, ...)
+{
+	size_t n = strlen(printed);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(printed + n, sizeof(printed) - n, fmt, ap);
+	va_end(ap);
+}
+
+uint64_t drv_clock_ms(void)
+{
+	return ++fake_ms;
+}
+
+static struct pci_dev fake_pci = {
+	.vendor = VIRTIO_VENDOR, .device = 0x1041, .subsys_id = 1};
+
+int pci_count(void)
+{
+	return 1;
+}
+
+struct pci_dev *pci_get(int i)
+{
+	return i == 0 ? &fake_pci : NULL;
+}
+
+/* ------------------------------------ the simulated device (transport) */
+
+#define HW_QUEUES 2
+#define HW_MAX_Q  1024 /* largest queue the tests offer */
+
+struct hw_queue {
+	uint16_t max; /* size the device offers (0: no such queue) */
+	bool refuse;  /* refuse queue_setup */
+	bool set_up;  /* the device knows the rings (until reset) */
+	uint16_t size;
+	struct virtq_desc *desc;
+	struct virtq_avail *avail;
+	struct virtq_used *used;
+	uint16_t last_avail, used_idx;
+	int notified;
+	/* The chains as the device read them when it took them. */
+	bool inflight[HW_MAX_Q];
+	uint16_t chain[HW_MAX_Q][HW_MAX_Q]; /* by head: its descriptors */
+	uint16_t chain_n[HW_MAX_Q];
+};
+
+static struct {
+	bool modern;
+	uint8_t status;
+	uint64_t features, driver_features;
+	int resets;
+	int resets_that_work; /* later resets never finish (-1: all work) */
+	struct hw_queue q[HW_QUEUES];
+} hw;
+
+static const uint8_t test_mac[6] = {0x52, 0x54, 0x00, 0xab, 0xcd, 0xef};
+
+int virtio_pci_init(struct virtio_pci *vp, struct pci_dev *d, bool allow_modern)
+{
+	*vp = (struct virtio_pci){.pci = d,
+				  .modern = hw.modern && allow_modern};
+	return 0;
+}
+
+int virtio_pci_reset(struct virtio_pci *vp)
+{
+	(void)vp;
+	if (hw.resets_that_work >= 0 && hw.resets >= hw.resets_that_work)
+		return -1;
+	hw.resets++;
+	hw.status = 0;
+	for (int q = 0; q < HW_QUEUES; q++)
+		hw.q[q].set_up = false;
+	return 0;
+}
+
+uint8_t virtio_pci_get_status(struct virtio_pci *vp)
+{
+	(void)vp;
+	return hw.status;
+}
+
+void virtio_pci_add_status(struct virtio_pci *vp, uint8_t bits)
+{
+	(void)vp;
+	hw.status |= bits;
+}
+
+uint64_t virtio_pci_get_features(struct virtio_pci *vp)
+{
+	(void)vp;
+	return hw.features;
+}
+
+void virtio_pci_set_features(struct virtio_pci *vp, uint64_t features)
+{
+	(void)vp;
+	hw.driver_features = features;
+}
+
+uint8_t virtio_pci_config8(struct virtio_pci *vp, unsigned int off)
+{
+	(void)vp;
+	return off < 6 ? test_mac[off] : 0;
+}
+
+uint16_t virtio_pci_config16(struct virtio_pci *vp, unsigned int off)
+{
+	(void)vp;
+	return off == VNET_CFG_STATUS ? VIRTIO_NET_S_LINK_UP : 0;
+}
+
+uint16_t virtio_pci_queue_max(struct virtio_pci *vp, uint16_t q)
+{
+	(void)vp;
+	return q < HW_QUEUES ? hw.q[q].max : 0;
+}
+
+int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
+			   uint64_t desc, uint64_t avail, uint64_t used)
+{
+	struct hw_queue *h = &hw.q[q];
+
+	(void)vp;
+	if (q >= HW_QUEUES || h->refuse)
+		return -1;
+	assert_true(size <= HW_MAX_Q);
+	h->size = size;
+	h->desc = (struct virtq_desc *)(uintptr_t)desc;
+	h->avail = (struct virtq_avail *)(uintptr_t)avail;
+	h->used = (struct virtq_used *)(uintptr_t)used;
+	h->set_up = true;
+	return 0;
+}
+
+void virtio_pci_notify(struct virtio_pci *vp, uint16_t q)
+{
+	(void)vp;
+	hw.q[q].notified++;
+}
+
+/* The device takes the next chain the driver made available: it follows
+ * the links as the driver wrote them and fails the test if a descriptor
+ * is out of range or still in flight in another chain. Returns the head,
+ * or -1 when nothing is available. */
+static int hw_take(int qi)
+{
+	struct hw_queue *h = &hw.q[qi];
+	uint16_t head, i;
+	int n = 0;
+
+	if (h->last_avail == *(volatile uint16_t *)&h->avail->idx)
+		return -1;
+	head = h->avail->ring[h->last_avail % h->size];
+	h->last_avail++;
+	assert_in_range(head, 0, h->size - 1);
+	i = head;
+	for (;;) {
+		assert_in_range(i, 0, h->size - 1);
+		assert_false(h->inflight[i]); /* handed out twice */
+		assert_true(n < h->size);
+		h->inflight[i] = true;
+		h->chain[head][n++] = i;
+		if (!(h->desc[i].flags & VIRTQ_DESC_F_NEXT))
+			break;
+		i = h->desc[i].next;
+	}
+	h->chain_n[head] = (uint16_t)n;
+	return head;
+}
+
+/* Write one used entry, whatever the id. */
+static void hw_used_raw(int qi, uint32_t id, uint32_t len)
+{
+	struct hw_queue *h = &hw.q[qi];
+
+	h->used->ring[h->used_idx % h->size] =
+		(struct virtq_used_elem){id, len};
+	h->used_idx++;
+	*(volatile uint16_t *)&h->used->idx = h->used_idx;
+}
+
+/* Return the chain with this head, as a correct device does. */
+static void hw_complete(int qi, uint16_t head, uint32_t len)
+{
+	struct hw_queue *h = &hw.q[qi];
+
+	for (int k = 0; k < h->chain_n[head]; k++)
+		h->inflight[h->chain[head][k]] = false;
+	hw_used_raw(qi, head, len);
+}
+
+/* ------------------------------------------------------ test plumbing */
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "test_virtqueue: driver hung (alarm)\n";
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+/* Objects in every slab cache, minus those idle in caches: what is live. */
+static long slab_active_objs(void)
+{
+	static char buf[1 << 16];
+	const char *key = "\"active_objs\": ";
+	long sum = 0;
+
+	assert_true(slabinfo_json(buf, sizeof(buf)) < (int)sizeof(buf));
+	for (char *p = buf; (p = strstr(p, key)) != NULL;)
+		sum += strtol(p + strlen(key), &p, 10);
+	return sum;
+}
+
+/* What a leak would change: free pages (per-CPU lists drained) and live
+ * slab objects. */
+struct mem_use {
+	unsigned long free_pages;
+	long slab_objs;
+};
+
+static struct mem_use mem_use(void)
+{
+	return (struct mem_use){mm_test_drain_and_verify(), slab_active_objs()};
+}
+
+static void assert_mem_use_equal(struct mem_use a, struct mem_use b)
+{
+	assert_int_equal(a.free_pages, b.free_pages);
+	assert_int_equal(a.slab_objs, b.slab_objs);
+}
+
+#define VQ_NUM 8
+
+static struct virtio_pci vp;
+static struct virtq vq;
+
+static void hw_reset_state(void)
+{
+	memset(&hw, 0, sizeof(hw));
+	hw.modern = true;
+	hw.resets_that_work = -1;
+	hw.features = 1ull << VIRTIO_NET_F_MAC | 1ull << VIRTIO_NET_F_STATUS |
+		      1ull << VIRTIO_F_VERSION_1;
+	printed[0] = '\0';
+}
+
+static int setup_boot(void **state)
+{
+	(void)state;
+	alarm(10);
+	mm_test_boot(1, 32, 1);
+	hw_reset_state();
+	memset(vnets, 0, sizeof(vnets));
+	nvnets = 0;
+	nnetdevs = 0;
+	return 0;
+}
+
+/* A queue of VQ_NUM entries on queue 0, created and set up. */
+static int setup_queue(void **state)
+{
+	setup_boot(state);
+	hw.q[0].max = VQ_NUM;
+	virtio_pci_init(&vp, &fake_pci, true);
+	assert_int_equal(virtq_create(&vq, &vp, 0, VQ_NUM, 0), 0);
+	assert_int_equal(vq.num, VQ_NUM);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	virtq_destroy(&vq);
+	page_frag_percpu_drain(0);
+	alarm(0);
+	return mm_test_teardown(state);
+}
+
+/* Post a chain of n device-readable buffers with this cookie. */
+static int add_chain(int n, uintptr_t cookie)
+{
+	struct virtq_buf b[VQ_NUM];
+
+	for (int k = 0; k < n; k++)
+		b[k] = (struct virtq_buf){0x1000u * (cookie + 1) + 64u * k, 64,
+					  0};
+	return virtq_add(&vq, b, n, (void *)cookie);
+}
+
+/* After every chain came back: the driver can post VQ_NUM one-descriptor
+ * chains again, the device sees each descriptor exactly once, in range,
+ * and one more does not fit. */
+static void assert_whole_ring_usable(void)
+{
+	assert_int_equal(vq.num_free, VQ_NUM);
+	for (int k = 0; k < VQ_NUM; k++)
+		assert_int_equal(add_chain(1, 100 + k), 0);
+	assert_int_equal(add_chain(1, 999), -1);
+	virtq_kick(&vq);
+	for (int k = 0; k < VQ_NUM; k++)
+		assert_true(hw_take(0) >= 0);
+	assert_int_equal(hw_take(0), -1);
+}
+
+/* ------------------------------------------------ virtqueue: the rules */
+
+static void test_chains_come_back_with_their_cookie_and_length(void **state)
+{
+	int h1, h2, h3;
+	uint32_t len;
+
+	(void)state;
+	assert_int_equal(add_chain(1, 1), 0);
+	assert_int_equal(add_chain(2, 2), 0);
+	assert_int_equal(add_chain(3, 3), 0);
+	assert_int_equal(vq.num_free, VQ_NUM - 6);
+	virtq_kick(&vq);
+	assert_int_equal(hw.q[0].notified, 1);
+	h1 = hw_take(0);
+	h2 = hw_take(0);
+	h3 = hw_take(0);
+	assert_int_equal(hw.q[0].chain_n[h2], 2);
+	assert_int_equal(hw.q[0].chain_n[h3], 3);
+	hw_complete(0, (uint16_t)h3, 30);
+	hw_complete(0, (uint16_t)h1, 10);
+	hw_complete(0, (uint16_t)h2, 20);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)3);
+	assert_int_equal(len, 30);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)1);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)2);
+	assert_int_equal(len, 20);
+	assert_null(virtq_get(&vq, &len));
+	assert_int_equal(vq.bad_used, 0);
+	assert_whole_ring_usable();
+}
+
+static void test_ring_wraps_many_times_without_double_handout(void **state)
+{
+	uint32_t len;
+
+	(void)state;
+	srand(11);
+	for (int round = 0; round < 500; round++) {
+		int n = 1 + rand() % 3, heads[VQ_NUM], nh = 0;
+
+		while (vq.num_free >= n) {
+			assert_int_equal(add_chain(n, (uintptr_t)round + 1), 0);
+			nh++;
+		}
+		virtq_kick(&vq);
+		for (int k = 0; k < nh; k++)
+			heads[k] = hw_take(0);
+		for (int k = nh - 1; k >= 0; k--) /* out of order */
+			hw_complete(0, (uint16_t)heads[k], 1);
+		for (int k = 0; k < nh; k++)
+			assert_ptr_equal(virtq_get(&vq, &len),
+					 (void *)((uintptr_t)round + 1));
+		assert_int_equal(vq.num_free, VQ_NUM);
+	}
+	assert_int_equal(vq.bad_used, 0);
+}
+
+static void test_add_refuses_null_cookie_and_too_long_chains(void **state)
+{
+	struct virtq_buf b = {0x1000, 64, 0};
+
+	(void)state;
+	assert_int_equal(virtq_add(&vq, &b, 1, NULL), -1);
+	assert_int_equal(add_chain(0, 1), -1);
+	assert_int_equal(add_chain(VQ_NUM - 1, 1), 0);
+	assert_int_equal(add_chain(2, 2), -1);
+	assert_int_equal(vq.num_free, 1);
+}
+
+/* ----------------------------------- virtqueue: a hostile device's links */
+
+static void test_next_out_of_range_is_never_followed(void **state)
+{
+	int a, b;
+	uint32_t len;
+
+	(void)state;
+	add_chain(1, 1);
+	add_chain(2, 2);
+	virtq_kick(&vq);
+	a = hw_take(0);
+	b = hw_take(0);
+	hw.q[0].desc[a].flags |= VIRTQ_DESC_F_NEXT;
+	hw.q[0].desc[a].next = 5000;
+	hw.q[0].desc[hw.q[0].chain[b][1]].flags |= VIRTQ_DESC_F_NEXT;
+	hw.q[0].desc[hw.q[0].chain[b][1]].next = 0xffff;
+	hw_complete(0, (uint16_t)a, 0);
+	hw_complete(0, (uint16_t)b, 0);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)1);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)2);
+	assert_whole_ring_usable();
+}
+
+static void test_cycle_in_the_descriptor_table_does_not_hang(void **state)
+{
+	int a, b;
+	uint32_t len;
+
+	(void)state;
+	add_chain(1, 1);
+	add_chain(3, 2);
+	virtq_kick(&vq);
+	a = hw_take(0);
+	b = hw_take(0);
+	hw.q[0].desc[a].flags |= VIRTQ_DESC_F_NEXT;
+	hw.q[0].desc[a].next = (uint16_t)a; /* a self-loop */
+	/* and a loop back to the head from the chain's end */
+	hw.q[0].desc[hw.q[0].chain[b][2]].flags |= VIRTQ_DESC_F_NEXT;
+	hw.q[0].desc[hw.q[0].chain[b][2]].next = (uint16_t)b;
+	hw_complete(0, (uint16_t)a, 0);
+	hw_complete(0, (uint16_t)b, 0);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)1);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)2);
+	assert_whole_ring_usable();
+}
+
+static void test_link_into_a_live_chain_does_not_free_it(void **state)
+{
+	int a, b;
+	uint32_t len;
+
+	(void)state;
+	add_chain(1, 1);
+	add_chain(2, 2);
+	virtq_kick(&vq);
+	a = hw_take(0);
+	b = hw_take(0);
+	/* a's head now claims to continue into b, which is still in flight */
+	hw.q[0].desc[a].flags |= VIRTQ_DESC_F_NEXT;
+	hw.q[0].desc[a].next = (uint16_t)b;
+	hw_complete(0, (uint16_t)a, 0);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)1);
+	assert_int_equal(vq.num_free, VQ_NUM - 2);
+	/* Fill the ring: b's descriptors must not be handed out (hw_take
+	 * fails the test on a descriptor in flight). */
+	while (add_chain(1, 7) == 0)
+		;
+	virtq_kick(&vq);
+	while (hw_take(0) >= 0)
+		;
+	assert_int_equal(vq.num_free, 0);
+}
+
+static void test_cleared_next_flag_does_not_leak_descriptors(void **state)
+{
+	int a;
+	uint32_t len;
+
+	(void)state;
+	add_chain(3, 1);
+	virtq_kick(&vq);
+	a = hw_take(0);
+	hw.q[0].desc[a].flags &= (uint16_t)~VIRTQ_DESC_F_NEXT;
+	hw_complete(0, (uint16_t)a, 0);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)1);
+	assert_whole_ring_usable();
+}
+
+static void test_free_descriptors_scribbled_on_are_not_followed(void **state)
+{
+	int a;
+	uint32_t len;
+
+	(void)state;
+	add_chain(2, 1);
+	virtq_kick(&vq);
+	a = hw_take(0);
+	hw_complete(0, (uint16_t)a, 0);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)1);
+	/* The device writes garbage over the whole table, free ones too. */
+	for (int i = 0; i < VQ_NUM; i++) {
+		hw.q[0].desc[i].next = (uint16_t)(0xfff0 + i);
+		hw.q[0].desc[i].flags = 0xffff;
+	}
+	/* Chains of two: the links the device sees are the driver's own. */
+	for (int k = 0; k < VQ_NUM / 2; k++)
+		assert_int_equal(add_chain(2, 10 + k), 0);
+	virtq_kick(&vq);
+	for (int k = 0; k < VQ_NUM / 2; k++) {
+		a = hw_take(0);
+		assert_int_equal(hw.q[0].chain_n[a], 2);
+	}
+	assert_int_equal(vq.num_free, 0);
+}
+
+/* -------------------------------------- virtqueue: a hostile device's ids */
+
+static void test_used_id_out_of_range_is_counted_and_skipped(void **state)
+{
+	int a;
+	uint32_t len;
+
+	(void)state;
+	add_chain(1, 1);
+	virtq_kick(&vq);
+	a = hw_take(0);
+	hw_used_raw(0, VQ_NUM + 3, 0);
+	hw_used_raw(0, 0xffffffffu, 0);
+	hw_complete(0, (uint16_t)a, 5);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)1);
+	assert_int_equal(len, 5);
+	assert_int_equal(vq.bad_used, 2);
+	assert_whole_ring_usable();
+}
+
+static void test_used_id_of_an_inner_descriptor_is_skipped(void **state)
+{
+	int a;
+	uint32_t len;
+
+	(void)state;
+	add_chain(3, 1);
+	virtq_kick(&vq);
+	a = hw_take(0);
+	hw_used_raw(0, hw.q[0].chain[a][1], 0);
+	hw_used_raw(0, hw.q[0].chain[a][2], 0);
+	assert_null(virtq_get(&vq, &len));
+	assert_int_equal(vq.bad_used, 2);
+	assert_int_equal(vq.num_free, VQ_NUM - 3); /* still in flight */
+	hw_complete(0, (uint16_t)a, 0);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)1);
+	assert_whole_ring_usable();
+}
+
+static void test_used_id_returned_twice_is_skipped_once_done(void **state)
+{
+	int a;
+	uint32_t len;
+
+	(void)state;
+	add_chain(2, 1);
+	virtq_kick(&vq);
+	a = hw_take(0);
+	hw_complete(0, (uint16_t)a, 0);
+	hw_used_raw(0, (uint32_t)a, 0);
+	assert_ptr_equal(virtq_get(&vq, &len), (void *)1);
+	assert_null(virtq_get(&vq, &len));
+	assert_int_equal(vq.bad_used, 1);
+	assert_whole_ring_usable();
+}
+
+/* ------------------------------------------ virtq_create: sizes, cleanup */
+
+static void test_modern_size_is_capped_at_the_driver_max(void **state)
+{
+	(void)state;
+	hw.q[0].max = 1024;
+	virtio_pci_init(&vp, &fake_pci, true);
+	assert_int_equal(virtq_create(&vq, &vp, 0, 256, 0), 0);
+	assert_int_equal(vq.num, 256);
+	assert_int_equal(hw.q[0].size, 256);
+}
+
+static void test_legacy_size_is_the_device_size(void **state)
+{
+	(void)state;
+	hw.modern = false;
+	hw.q[0].max = 512;
+	virtio_pci_init(&vp, &fake_pci, true);
+	assert_int_equal(virtq_create(&vq, &vp, 0, 256, 0), 0);
+	assert_int_equal(vq.num, 512);
+}
+
+/* A device size that is not a power of two is refused, reported, and
+ * leaves nothing allocated; the device is never given rings. */
+static void check_size_refused(bool modern, uint16_t size)
+{
+	struct mem_use before;
+
+	hw.modern = modern;
+	hw.q[0].max = size;
+	virtio_pci_init(&vp, &fake_pci, true);
+	before = mem_use();
+	assert_int_equal(virtq_create(&vq, &vp, 0, 256, 0), -1);
+	assert_non_null(strstr(printed, "not a power of two"));
+	assert_false(hw.q[0].set_up);
+	assert_mem_use_equal(mem_use(), before);
+}
+
+static void test_modern_size_not_a_power_of_two_is_refused(void **state)
+{
+	(void)state;
+	check_size_refused(true, 300);
+}
+
+static void test_legacy_size_not_a_power_of_two_is_refused(void **state)
+{
+	(void)state;
+	check_size_refused(false, 100);
+}
+
+static void test_refused_queue_leaves_nothing_allocated(void **state)
+{
+	struct mem_use before;
+
+	(void)state;
+	hw.q[0].max = 256;
+	virtio_pci_init(&vp, &fake_pci, true);
+	/* Warm the caches the queue's memory comes from. */
+	assert_int_equal(virtq_create(&vq, &vp, 0, 256, 0), 0);
+	virtq_destroy(&vq);
+	before = mem_use();
+	hw.q[0].refuse = true;
+	assert_int_equal(virtq_create(&vq, &vp, 0, 256, 0), -1);
+	assert_non_null(strstr(printed, "refused queue 0"));
+	assert_mem_use_equal(mem_use(), before);
+}
+
+/* ------------------------------------------------------ virtio-net probe */
+
+static void test_probe_fails_cleanly_when_tx_queue_is_absent(void **state)
+{
+	struct mem_use before;
+
+	(void)state;
+	hw.q[0].max = 256; /* RX is there, TX is not */
+	/* The first probe warms the caches the rings come from. */
+	assert_int_equal(virtio_net_probe(true, 0), 0);
+	before = mem_use();
+	printed[0] = '\0';
+	hw.resets = 0;
+	assert_int_equal(virtio_net_probe(true, 0), 0);
+	assert_non_null(strstr(printed, "queue 1 absent"));
+	/* The device had the RX ring: it was reset (after the one of the
+	 * negotiation) before the ring's memory went back, and told the
+	 * driver gave up. */
+	assert_int_equal(hw.resets, 2);
+	assert_false(hw.q[0].set_up);
+	assert_true(hw.status & VIRTIO_STATUS_FAILED);
+	assert_false(hw.status & VIRTIO_STATUS_DRIVER_OK);
+	assert_int_equal(netdev_count(), 0);
+	assert_mem_use_equal(mem_use(), before);
+}
+
+static void
+test_rings_stay_allocated_when_the_device_does_not_reset(void **state)
+{
+	struct mem_use before;
+
+	(void)state;
+	hw.q[0].max = 256;
+	hw.resets_that_work = 1; /* negotiation's reset only */
+	before = mem_use();
+	assert_int_equal(virtio_net_probe(true, 0), 0);
+	assert_non_null(strstr(printed, "queue memory stays allocated"));
+	/* The device may still write into the RX ring: it was not freed. */
+	assert_true(hw.q[0].set_up);
+	assert_true(mem_use().free_pages < before.free_pages);
+	assert_true(hw.status & VIRTIO_STATUS_FAILED);
+}
+
+static struct netdev *dev;
+static void *rx_frame;
+static uint32_t rx_len;
+static void *tx_cookie;
+
+static void stack_rx(struct netdev *d, void *frame, uint32_t len)
+{
+	(void)d;
+	rx_frame = frame;
+	rx_len = len;
+}
+
+static void stack_tx_done(struct netdev *d, void *cookie)
+{
+	(void)d;
+	tx_cookie = cookie;
+}
+
+static void probe_one(void)
+{
+	hw.q[0].max = hw.q[1].max = 256;
+	assert_int_equal(virtio_net_probe(true, 0), 1);
+	dev = netdev_get(0);
+	dev->rx = stack_rx;
+	dev->tx_done = stack_tx_done;
+	assert_true(hw.status & VIRTIO_STATUS_DRIVER_OK);
+	assert_memory_equal(dev->mac, test_mac, 6);
+}
+
+static void test_rx_and_tx_round_trip(void **state)
+{
+	static const uint8_t payload[60] = {1, 2, 3};
+	struct netdev_sg sg = {payload, sizeof(payload)};
+	uint8_t *buf;
+	int head;
+
+	(void)state;
+	probe_one();
+	dev->ops->poll(dev, 64); /* posts the RX ring */
+	assert_int_equal(dev->stats.rx_bufs_posted, 256);
+	head = hw_take(VNET_RXQ);
+	buf = (uint8_t *)(uintptr_t)hw.q[VNET_RXQ].desc[head].addr;
+	memset(buf, 0, 12);
+	memcpy(buf + 12, payload, sizeof(payload));
+	hw_complete(VNET_RXQ, (uint16_t)head, 12 + sizeof(payload));
+	assert_int_equal(dev->ops->poll(dev, 64), 1);
+	assert_ptr_equal(rx_frame, buf + 12);
+	assert_int_equal(rx_len, sizeof(payload));
+	page_frag_free(rx_frame);
+
+	assert_int_equal(dev->ops->xmit(dev, &sg, 1, (void *)0x77), 0);
+	head = hw_take(VNET_TXQ);
+	assert_int_equal(hw.q[VNET_TXQ].chain_n[head], 2); /* hdr + frame */
+	hw_complete(VNET_TXQ, (uint16_t)head, 0);
+	dev->ops->poll(dev, 64);
+	assert_ptr_equal(tx_cookie, (void *)0x77);
+	assert_int_equal(dev->stats.tx_inflight, 0);
+}
+
+static void test_bogus_completions_are_counted_in_the_stats(void **state)
+{
+	char json[2048];
+
+	(void)state;
+	probe_one();
+	dev->ops->poll(dev, 64);
+	hw_used_raw(VNET_RXQ, 9999, 100);
+	hw_used_raw(VNET_TXQ, 3, 0); /* nothing in flight on TX */
+	assert_int_equal(dev->ops->poll(dev, 64), 0);
+	assert_int_equal(dev->stats.bad_completions, 2);
+	assert_int_equal(dev->stats.rx_packets, 0);
+	assert_true(netdev_stats_json(json, sizeof(json)) < (int)sizeof(json));
+	assert_non_null(strstr(json, "\"bad_completions\":2"));
+}
+
+static void test_xmit_refuses_empty_frames_and_null_cookies(void **state)
+{
+	static const uint8_t payload[60];
+	struct netdev_sg sg = {payload, sizeof(payload)};
+
+	(void)state;
+	probe_one();
+	assert_int_equal(dev->ops->xmit(dev, &sg, 0, (void *)1), -1);
+	assert_int_equal(dev->ops->xmit(dev, &sg, 1, NULL), -1);
+	assert_int_equal(dev->stats.tx_packets, 0);
+	assert_int_equal(hw_take(VNET_TXQ), -1);
+}
+
+#define TQ(fn) cmocka_unit_test_setup_teardown(fn, setup_queue, teardown)
+#define TB(fn) cmocka_unit_test_setup_teardown(fn, setup_boot, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TQ(test_chains_come_back_with_their_cookie_and_length),
+		TQ(test_ring_wraps_many_times_without_double_handout),
+		TQ(test_add_refuses_null_cookie_and_too_long_chains),
+		TQ(test_next_out_of_range_is_never_followed),
+		TQ(test_cycle_in_the_descriptor_table_does_not_hang),
+		TQ(test_link_into_a_live_chain_does_not_free_it),
+		TQ(test_cleared_next_flag_does_not_leak_descriptors),
+		TQ(test_free_descriptors_scribbled_on_are_not_followed),
+		TQ(test_used_id_out_of_range_is_counted_and_skipped),
+		TQ(test_used_id_of_an_inner_descriptor_is_skipped),
+		TQ(test_used_id_returned_twice_is_skipped_once_done),
+		TB(test_modern_size_is_capped_at_the_driver_max),
+		TB(test_legacy_size_is_the_device_size),
+		TB(test_modern_size_not_a_power_of_two_is_refused),
+		TB(test_legacy_size_not_a_power_of_two_is_refused),
+		TB(test_refused_queue_leaves_nothing_allocated),
+		TB(test_probe_fails_cleanly_when_tx_queue_is_absent),
+		TB(test_rings_stay_allocated_when_the_device_does_not_reset),
+		TB(test_rx_and_tx_round_trip),
+		TB(test_bogus_completions_are_counted_in_the_stats),
+		TB(test_xmit_refuses_empty_frames_and_null_cookies),
+	};
+
+	signal(SIGALRM, on_alarm);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
