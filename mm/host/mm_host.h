@@ -7,7 +7,8 @@
  *
  *	int cpu_node[2] = { 0, 1 };
  *	mm_host_boot(2, 64 << 20, 2, cpu_node);   // 2 nodes of 64 MiB, 2 CPUs
- *	mm_host_set_cpu(1);                       // this thread is CPU 1
+ *	if (mm_host_set_cpu(1))                   // this thread is CPU 1
+ *		return -1;
  *	struct page *p = alloc_pages(GFP_KERNEL, 0);   // from node 1
  *	__free_pages(p, 0);
  *	mm_host_shutdown();
@@ -53,8 +54,15 @@ int mm_host_boot_config(const struct mm_host_config *cfg);
 /*
  * mm_host_set_cpu - the calling thread is simulated CPU cpu from now on.
  * One thread per CPU at a time: per-CPU lists and counters assume it.
+ * cpu must be one of the booted machine's CPUs, 0..nr_cpus-1: every
+ * allocator sizes its per-CPU arrays by nr_cpus (as the kernel does by
+ * the CPUs it found), so a CPU outside them would write past their end.
+ * Returns 0, or -1 with a message on stderr (no machine booted, or cpu
+ * out of range); the thread's CPU is then unchanged. A thread that never
+ * calls it is CPU 0. After mm_host_shutdown() and a new boot, each
+ * thread but the booting one (CPU 0 again) must call it again.
  */
-void mm_host_set_cpu(int cpu);
+__attribute__((warn_unused_result)) int mm_host_set_cpu(int cpu);
 
 /*
  * mm_host_shutdown - unmap every node. Every page, slab and pointer into
