@@ -23,13 +23,13 @@
  */
 #include <string.h>
 
+#include "debug.h"
+#include "page_frag.h"
+#include "qmempool.h"
+#include "slab.h"
 #include "zone.h"
 
 static bool mm_ready;
-
-struct mm_pfn_map mm_pfn_maps[MM_MAX_RANGES];
-int mm_nr_pfn_maps;
-struct mm_pfn_map mm_node_pfn_maps[MM_MAX_NODES];
 
 /* Index of the lowest set bit; pfn 0 counts as aligned to everything. */
 static unsigned int pfn_align_order(unsigned long pfn)
@@ -196,6 +196,29 @@ static void publish_pfn_maps(const struct mm_range *r, int nr)
 }
 
 /*
+ * A boot is a fresh machine, for every structure of mm/. On the host,
+ * mm_host_shutdown() throws the old machine's memory away and a new boot
+ * follows: each module forgets here what it held of the old one (nothing
+ * is freed: that memory is gone), in the one place every boot goes
+ * through. In the kernel mm_init runs once and all of it is still zero.
+ * The debug switches (mm_debug_set, quiet) are settings, not state: the
+ * kernel sets them from the command line before mm_init.
+ */
+static void forget_previous_machine(void)
+{
+	page_frag_forget_all(); /* per-CPU fragment caches, counters */
+	qmempool_forget_all();	/* the pools and their per-CPU queues */
+	slab_forget_all();	/* caches, magazines, slab debug counters */
+	kmalloc_forget();	/* the kmalloc classes' caches */
+	mm_debug_reset_counts();
+	memset(mm_cpu_stats, 0, sizeof(mm_cpu_stats)); /* numastat */
+	memset(mm_zones, 0, sizeof(mm_zones)); /* buddy, PCP lists, counters */
+	memset(mm_pfn_maps, 0, sizeof(mm_pfn_maps));
+	memset(mm_node_pfn_maps, 0, sizeof(mm_node_pfn_maps));
+	mm_nr_pfn_maps = 0;
+}
+
+/*
  * mm_init - build every zone from mm_platform_ranges(): carve each node's
  * mem_map, hand the rest to the buddy lists, set up the per-CPU lists and
  * the NUMA fallback order. Called once at boot (the host calls it again
@@ -208,11 +231,7 @@ int mm_init(void)
 	struct node_span spans[MM_MAX_NODES];
 	int nr = mm_platform_ranges(ranges, MM_MAX_RANGES);
 
-	memset(mm_zones, 0, sizeof(mm_zones));
-	memset(mm_pfn_maps, 0, sizeof(mm_pfn_maps));
-	memset(mm_node_pfn_maps, 0, sizeof(mm_node_pfn_maps));
-	mm_nr_pfn_maps = 0;
-	memset(mm_cpu_stats, 0, sizeof(mm_cpu_stats));
+	forget_previous_machine();
 	mm_nr_zones = mm_nr_nodes();
 	if (mm_nr_zones > MM_MAX_NODES)
 		mm_nr_zones = MM_MAX_NODES;

@@ -33,6 +33,8 @@
  * into the free space after the offset (prepare/commit, page_frag_tx.c),
  * and that is worth more than five instructions. Figures: docs/page_frag.md.
  */
+#include <string.h>
+
 #include "debug.h"
 #include "page_frag_internal.h"
 
@@ -43,6 +45,13 @@ static atomic_bool page_frag_order0_only;
 void page_frag_force_order0(bool on)
 {
 	atomic_store_explicit(&page_frag_order0_only, on, memory_order_relaxed);
+}
+
+void page_frag_counters_forget(void)
+{
+	memset(page_frag_cpu_stats, 0, sizeof(page_frag_cpu_stats));
+	atomic_store_explicit(&page_frag_order0_only, false,
+			      memory_order_relaxed);
 }
 
 /*

@@ -14,6 +14,8 @@
  * Both caches of one CPU share one cache line; no other CPU writes it, so it
  * never bounces (fragments freed elsewhere only touch the block's head page).
  */
+#include <string.h>
+
 #include "page_frag_internal.h"
 
 struct page_frag_percpu {
@@ -64,4 +66,10 @@ void page_frag_percpu_drain(int cpu)
 	}
 	page_frag_cache_drain(&page_frag_percpu[cpu].napi);
 	page_frag_cache_drain(&page_frag_percpu[cpu].netdev);
+}
+
+void page_frag_forget_all(void)
+{
+	memset(page_frag_percpu, 0, sizeof(page_frag_percpu));
+	page_frag_counters_forget();
 }

@@ -214,8 +214,9 @@ void qmempool_get_stats(const struct qmempool *pool,
 			struct qmempool_stats *out);
 
 /*
- * qmempool_forget_all - drop the registry without freeing anything: only
- * for a world that throws its whole memory away (mm_host_shutdown()).
+ * qmempool_forget_all - drop the registry without freeing anything. Only
+ * for a new machine: mm_init() calls it (the host's previous machine and
+ * its memory are gone by then).
  */
 void qmempool_forget_all(void);
 

@@ -171,17 +171,16 @@ struct slab_debug_counts {
 void slab_debug_counts(struct slab_debug_counts *out);
 
 /*
- * slab_forget_all - drop every cache without freeing anything. Only for a
- * world that throws its whole memory away (the host's mm_host_shutdown()),
- * so that a following boot starts with no caches. Debug counters are
- * reset too.
+ * slab_forget_all - drop every cache without freeing anything, so that a
+ * new machine starts with no caches. Debug counters are reset too. Only
+ * for a new machine: mm_init() calls it (the host's previous machine and
+ * its memory are gone by then).
  */
 void slab_forget_all(void);
 
 /*
  * kmalloc_forget - forget the kmalloc classes' caches, so that kmalloc
- * re-creates them on first use. Only with slab_forget_all(), in
- * mm_host_shutdown().
+ * re-creates them on first use. Only with slab_forget_all(), in mm_init().
  */
 void kmalloc_forget(void);
 

@@ -16,8 +16,6 @@
 #include "mm_host.h"
 #include "mm_sample.h"
 #include "page_alloc.h"
-#include "qmempool.h"
-#include "slab.h"
 
 /* The node mappings: what mmap returned, and where each node starts. */
 static struct {
@@ -221,17 +219,16 @@ int mm_host_boot(int nr_nodes, size_t bytes_per_node, int nr_cpus,
 
 void mm_host_shutdown(void)
 {
-	mm_sample_stop();      /* reads the allocators: before they go */
-	qmempool_forget_all(); /* pools live in the maps too */
-	slab_forget_all();     /* caches live in the maps */
-	kmalloc_forget();      /* and so do the kmalloc classes */
+	mm_sample_stop(); /* reads the allocators: before they go */
 	for (int nid = 0; nid < MM_MAX_NODES; nid++)
 		if (host.map[nid])
 			munmap(host.map[nid], host.map_len[nid]);
 	memset(&host, 0, sizeof(host));
 	memset(&mm_host_machine, 0, sizeof(mm_host_machine));
 	mm_host_cpu = 0;
-	/* mm_init() on a machine with no nodes leaves no zones behind, so a
-	 * stale pointer into the unmapped memory finds nothing. */
+	/* mm_init() forgets every module's state of the old machine (per-CPU
+	 * caches, slab caches, pools, counters) and, with no nodes, leaves no
+	 * zones behind, so a stale pointer into the unmapped memory finds
+	 * nothing. */
 	mm_init();
 }

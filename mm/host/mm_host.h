@@ -100,6 +100,10 @@ __attribute__((warn_unused_result)) int mm_host_set_cpu(int cpu);
 /*
  * mm_host_shutdown - unmap every node. Every page, slab and pointer into
  * the machine is gone; no thread may still use it. Safe without a boot.
+ * The next boot is a fresh machine: mm_init() forgets every per-CPU
+ * fragment cache, slab cache and magazine, pool, list and counter of the
+ * old one (nothing needs draining first). Only the debug switches
+ * (mm_debug_set, mm_debug_set_quiet) stay as they were.
  */
 void mm_host_shutdown(void);
 
