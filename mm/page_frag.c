@@ -109,7 +109,7 @@ static __attribute__((noinline)) void page_frag_release_block(struct page *page)
  */
 static struct page *page_frag_new_block(gfp_t gfp, unsigned int *nr_pages)
 {
-	int nid = mm_this_node();
+	int nid = numa_mem_id(); /* the nearest memory if the node has none */
 	struct page *page = NULL;
 
 	gfp &= ~__GFP_ZERO; /* fragments are never zeroed, as in Linux */
@@ -297,7 +297,7 @@ static bool page_frag_free_ok(struct page *page, const void *addr,
 static inline void page_frag_put(struct page *page)
 {
 	page_frag_count(PF_FREES);
-	if (page_to_nid(page) != mm_this_node())
+	if (page_to_nid(page) != numa_mem_id())
 		page_frag_count(PF_REMOTE_FREES);
 	if (page_ref_sub_and_test(page, 1))
 		page_frag_release_block(page);

@@ -57,7 +57,7 @@
  */
 struct qmempool_cpu {
 	struct alf_queue *localq; /* SPSC: this CPU frees in, allocates out */
-	int nid;		  /* this CPU's node */
+	int nid;		  /* this CPU's memory node */
 	atomic_ulong localq_hit;  /* allocations served by the localq */
 	atomic_ulong slow_alloc;  /* allocations served by a refill */
 	atomic_ulong slab_in;	  /* objects taken from the slab */

@@ -76,8 +76,9 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp);
 
 /*
  * kmem_cache_alloc_node - one object from node @nid's slabs (NUMA_NO_NODE or
- * this CPU's node: same as kmem_cache_alloc). For another node, the object
- * comes from that node's lists under its lock, bypassing the magazine.
+ * this CPU's memory node, numa_mem_id(): same as kmem_cache_alloc). For
+ * another node, the object comes from that node's lists under its lock,
+ * bypassing the magazine.
  * Falls back to other nodes when @nid has no memory, unless
  * __GFP_THISNODE, which never returns another node's object (the local
  * magazine holds only local objects). __GFP_NORETRY: one cheap try of

@@ -145,3 +145,22 @@ def test_every_allocator_frees_memory_of_a_node_split_around_another(qemu):
     for name in ("slab", "frag", "qmempool"):
         assert passed(log, name)[:2] == (2, 2), log
     assert re.search(r"^selftest: mm PASS cpus=2 ", log, re.M), log
+
+
+def test_a_cpu_of_a_memoryless_node_caches_the_nearest_memory(qemu):
+    # CPU 1's node has no memory (its SRAT entry lists the CPU only): its
+    # memory node is node 0, so its fragment refills are not remote and
+    # the pool's frees of CPU 0's objects are local ones.
+    log = qemu.boot(append=EXIT + " selftest=mm,slab,frag,qmempool",
+                    smp=2, mem="64M", srat=["0:0:0-64M", "1:1:"])
+    assert re.search(r"^node 1: cpus=1 memory=0MiB\s*$", log, re.M), log
+    assert re.search(r"^mm: node 1 free=0 pages managed=0 pages", log,
+                     re.M), log
+    assert re.search(r"^selftest: mm PASS cpus=2 ", log, re.M), log
+    assert passed(log, "slab")[:2] == (2, 2)
+    cpus, nodes, line = passed(log, "frag")
+    assert (cpus, nodes) == (2, 2)
+    assert re.search(r" refills_remote=0 ", line), line
+    cpus, nodes, line = passed(log, "qmempool")
+    assert (cpus, nodes) == (2, 2)
+    assert re.search(r" remote_free=0 ", line), line
