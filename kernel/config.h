@@ -28,6 +28,18 @@
  * tick only bounds how long an idle CPU sleeps before re-polling. */
 #define TIMER_HZ 100
 
+/* Profiler (kernel/profile.c): frames kept per sample, the interrupted PC
+ * included. 31 makes a sample 128 bytes (two cache lines) and holds the
+ * deepest path the packet code takes (poll loop, driver, lwIP's TCP input
+ * and output, the allocators: about 25 frames); a deeper stack keeps its
+ * innermost 31 frames and is marked truncated. */
+#define PROFILE_FRAMES 31
+
+/* Profiler: distinct stacks a report can fold. Measured under iperf and
+ * HTTP load: a few hundred per CPU; samples beyond a full table are
+ * counted ("unfolded"), not lost silently. */
+#define PROFILE_FOLD_SLOTS 4096
+
 /* Pollers per CPU (poll_register). */
 #define MAX_POLLERS 16
 
