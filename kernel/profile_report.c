@@ -248,15 +248,18 @@ int profile_report_text(char *buf, size_t size)
 	return (int)len;
 }
 
+/* Each CPU's counters, and the rate its timer runs at now (the sampling
+ * rate while a session runs, once the CPU has ticked since the start). */
 static void cpus_json(char *buf, size_t size, size_t *len)
 {
 	for (int c = 0; c < nr_cpus; c++)
 		append(buf, size, len,
 		       "%s{\"cpu\":%d,\"samples\":%u,\"idle\":%lu,"
-		       "\"dropped\":%lu,\"truncated\":%lu,\"unfolded\":%lu}",
+		       "\"dropped\":%lu,\"truncated\":%lu,\"unfolded\":%lu,"
+		       "\"timer_hz\":%u}",
 		       c ? "," : "", c, fold.cpu[c].samples, fold.cpu[c].idle,
 		       fold.cpu[c].dropped, fold.cpu[c].truncated,
-		       fold.cpu[c].unfolded);
+		       fold.cpu[c].unfolded, cpus[c].timer_hz);
 }
 
 int profile_report_json(char *buf, size_t size)
