@@ -63,7 +63,9 @@ static const struct key keys[] = {
 	{"profile_hz", "997", v_uint, "10-5000",
 	 "profiler samples per second per CPU (prime: no lockstep with "
 	 "periodic work)"},
-	{"profile_samples", "8192", v_uint, "64-131072",
+	/* 32768 samples of 128 bytes: 4 MiB, one buddy block of the largest
+	 * order (MAX_ORDER) */
+	{"profile_samples", "8192", v_uint, "64-32768",
 	 "profiler buffer per CPU, in samples of 128 bytes"},
 	{"smp_wait_ms", "10000", v_uint, "0-60000",
 	 "how long the boot CPU waits for each other CPU to start "

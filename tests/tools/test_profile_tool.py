@@ -129,3 +129,15 @@ def test_table_gives_shares_and_cost_per_packet():
     assert "| 0 | 60 | 40 | 40.0 | 3 | 1 |" in md    # cpu row: idle share, drops
     assert "| 1 | 0 | 100 | 100.0 | 0 | 0 |" in md
     assert "| lwIP | 50.0 | 30000 |" in md
+
+
+def test_paths_split_busy_samples_by_their_first_entry_point():
+    stacks = [(["cpu0", "poll_loop", "glue_rx", "tcp_input", "glue_linkoutput"], 6),
+              (["cpu0", "poll_loop", "glue_linkoutput"], 2),
+              (["cpu0", "poll_loop", "sys_check_timeouts", "tcp_tmr"], 1),
+              (["cpu0", "poll_loop", "net_poll"], 1)]
+    md = "\n".join(tool.paths_block(stacks, 1e6, "instr/rx pkt", 100))
+    assert "| receive: glue_rx (driver -> lwIP -> app, and what they send back) | 60.0 | 60000 |" in md
+    assert "| transmit outside receive: glue_linkoutput | 20.0 | 20000 |" in md
+    assert "| lwIP timers: sys_check_timeouts | 10.0 | 10000 |" in md
+    assert "| polling between frames (none of the above) | 10.0 | 10000 |" in md
