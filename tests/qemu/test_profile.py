@@ -191,3 +191,17 @@ def test_boot_cpu_busy_from_boot_takes_ticks_under_icount(qemu):
             break
         time.sleep(0.1)
     assert prof["cpus"][0]["samples"] > 0, prof["cpus"]
+
+
+def test_buffers_that_do_not_fit_refuse_the_start_with_503_and_count(qemu):
+    """16 MiB of RAM holds one 4 MiB buffer, not two: the start is refused,
+    said on the console, counted, and the kernel goes on serving."""
+    vm = NetVM(qemu, "native", append="profile=1 profile_samples=32768", mem="16M")
+    vm.vm.wait_for(r"^profile: no memory for 32768 samples on cpu 1 \(4096 KiB\); not started$")
+    vm.vm.wait_for(r"^profile: profile=1 given, but sampling did not start$")
+    status, body = get(vm, "/profile/start")
+    assert status == 503 and "503" in body
+    prof = profile(vm)
+    assert prof["session"] == 0 and not prof["running"]
+    assert prof["alloc_failures"] == 2 and prof["capacity"] == 0
+    assert get(vm, "/")[0] == 200
