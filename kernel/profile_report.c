@@ -115,7 +115,7 @@ static bool slot_same(const struct fold_slot *a, const struct fold_slot *b)
  * (kept at 7/8 so a probe always ends soon). */
 static bool fold_sample(int cpu, const struct profile_sample *s)
 {
-	struct fold_slot key;
+	struct fold_slot key = {.count = 1};
 	uint32_t i;
 
 	key.cpu = (uint8_t)cpu;
@@ -135,7 +135,6 @@ static bool fold_sample(int cpu, const struct profile_sample *s)
 	}
 	if (fold.used >= fold.nslots / 8 * 7)
 		return false;
-	key.count = 1;
 	fold.slots[i] = key;
 	fold.used++;
 	return true;
