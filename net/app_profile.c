@@ -45,6 +45,10 @@ static int answer(struct fs_file *file, char *buf, int body_len,
 			 "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
 			 type, body_len);
 
+	if (n <= 0 || n >= HEADER_ROOM) { /* cannot happen: fixed types */
+		mem_free(buf);
+		return serve_error(file, "/503.html");
+	}
 	memcpy(buf + HEADER_ROOM - n, head, (size_t)n);
 	file->data = buf + HEADER_ROOM - n;
 	file->len = n + body_len;
