@@ -136,8 +136,17 @@ def test_paths_split_busy_samples_by_their_first_entry_point():
               (["cpu0", "poll_loop", "glue_linkoutput"], 2),
               (["cpu0", "poll_loop", "sys_check_timeouts", "tcp_tmr"], 1),
               (["cpu0", "poll_loop", "net_poll"], 1)]
-    md = "\n".join(tool.paths_block(stacks, 1e6, "instr/rx pkt", 100))
+    md = "\n".join(tool.paths_block(stacks, 1e6, "instr/rx frame", 100))
     assert "| receive: glue_rx (driver -> lwIP -> app, and what they send back) | 60.0 | 60000 |" in md
     assert "| transmit outside receive: glue_linkoutput | 20.0 | 20000 |" in md
     assert "| lwIP timers: sys_check_timeouts | 10.0 | 10000 |" in md
     assert "| polling between frames (none of the above) | 10.0 | 10000 |" in md
+
+
+def test_guest_to_host_costs_are_per_frame_sent():
+    p = tool.parse_folded(FOLDED)
+    run = {"hz": 1000, "rx_packets": 10, "tx_packets": 1000, "per": "tx"}
+    md = tool.table_md(p, {}, run)
+    assert "self ns/tx frame" in md
+    assert "| `tcp_input` | other | 50.0 | 50.0 | 30 | 30000 | 30000 |" in md
+    assert "1000 frames sent" in tool.describe_run(dict(run, load="iperf-g2h"))
