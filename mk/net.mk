@@ -38,7 +38,9 @@ KERNEL_EXTRA_OBJS += $(LWIP_OBJS)
 
 .PHONY: fetch-lwip
 fetch-lwip: $(LWIP_STAMP)
-$(LWIP_STAMP): tools/fetch-lwip
+# Our lwIP fixes: a new or changed patch unpacks and patches lwIP again.
+LWIP_PATCHES := $(wildcard net/lwip-patches/*.patch)
+$(LWIP_STAMP): tools/fetch-lwip $(LWIP_PATCHES)
 	@tools/fetch-lwip
 
 # KERNEL_CFLAGS is set by mk/kernel.mk (read when the recipe runs).
