@@ -12,12 +12,12 @@ back at its baseline. Without net/net_oom.c the RX ring ran dry (every
 buffer held by TCP queues, no free page to post another) and the guest
 stayed mute for minutes.
 """
+import os
 import subprocess
 
 import pytest
 
 from netns_tap import PYTHON, GuestError, TapNet, buffers_in_use, wait_buffers_back
-import os
 
 SMALLEST_MEM = "8M"
 HERE = os.path.dirname(os.path.abspath(__file__))
