@@ -225,6 +225,10 @@ class TapGuest:
             raise GuestError("probe gave no answer: %r %r\n%s" % (
                 r.stdout[-300:], r.stderr[-1000:], self.describe()))
 
+    # Every phase of hostile_frames.py, in the order tools/soak runs them.
+    ALL_PHASES = ["ether", "arp", "ipv4", "icmp", "tcp", "udp", "frags", "syn-flood",
+                  "udp-flood", "icmp-flood"]
+
     def send_hostile(self, phases, count, rate, seed=1, probe=0):
         """tests/qemu/hostile_frames.py in the namespace: count frames of
         each phase (a list), the guest probed after each if probe > 0 (s).
@@ -237,7 +241,7 @@ class TapGuest:
         try:
             return json.loads(r.stdout)
         except ValueError:
-            raise GuestError("hostile_frames %s failed: %s" % (phase, r.stderr.decode()[-2000:]))
+            raise GuestError("hostile_frames %s failed: %s" % (",".join(phases), r.stderr.decode()[-2000:]))
 
     def check_answers(self, tag=""):
         """Ping, HTTP, TCP and UDP echo all answer correctly."""
