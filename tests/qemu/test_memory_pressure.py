@@ -28,7 +28,7 @@ def tap_net():
     reason = TapNet.unavailable()
     if reason:
         pytest.skip(reason)
-    with TapNet() as net:
+    with TapNet(mtu=9000) as net:  # the ether phase's oversize frames
         yield net
 
 
