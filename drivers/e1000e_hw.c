@@ -40,7 +40,7 @@
 #define VENDOR_INTEL 0x8086
 
 /* The driven parts. EERD has the 82541 layout on the 82574. */
-static const struct e1000_model models[] = {
+static const struct e1000_model e1000e_models[] = {
 	{0x10d3, "82574L", EERD_82541, false},
 	{0x10f6, "82574LA", EERD_82541, false},
 };
@@ -258,11 +258,12 @@ static int e1000e_setup(struct e1000 *e, struct pci_dev *d, int node)
 	return 0;
 }
 
-static const struct e1000_model *find_model(const struct pci_dev *d)
+static const struct e1000_model *find_82574(const struct pci_dev *d)
 {
-	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-		if (models[i].device == d->device)
-			return &models[i];
+	for (size_t i = 0; i < sizeof(e1000e_models) / sizeof(e1000e_models[0]);
+	     i++)
+		if (e1000e_models[i].device == d->device)
+			return &e1000e_models[i];
 	return NULL;
 }
 
@@ -305,7 +306,7 @@ int e1000e_probe(int node)
 
 		if (d->vendor != VENDOR_INTEL || refuse(d))
 			continue;
-		m = find_model(d);
+		m = find_82574(d);
 		if (!m)
 			continue;
 		if (ne1000es == E1000E_MAX_DEVS) {
