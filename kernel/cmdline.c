@@ -60,6 +60,8 @@ static const struct key keys[] = {
 	 "boot self-tests"},
 	{"exit_after_boot", "0", v_choice, "0|1",
 	 "leave QEMU (isa-debug-exit) after the boot report"},
+	{"shell", "1", v_choice, "0|1",
+	 "serial shell on COM1 (when a UART answers there)"},
 	{"smp", "", v_uint, "1-64", "start at most this many CPUs"},
 	{"smp_wait_ms", "10000", v_uint, "0-60000",
 	 "how long the boot CPU waits for each other CPU to start "

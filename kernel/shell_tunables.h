@@ -1,0 +1,43 @@
+/*
+ * Tunables of the serial shell (kernel/shell.c, kernel/shell_line.c), each
+ * with its default and the reason for it.
+ */
+#ifndef KERNEL_SHELL_TUNABLES_H
+#define KERNEL_SHELL_TUNABLES_H
+
+/* Characters in one command line. 72 plus the 7-character prompt fit an
+ * 80-column terminal, so the editor's backspace-and-retype redraw never
+ * has to cross a wrapped line (a backspace does not go up a row). Longer
+ * lines are refused with one line naming the limit. */
+#define SHELL_LINE_MAX 72
+
+/* Lines kept for the up/down arrows, oldest dropped first. */
+#define SHELL_HISTORY 16
+
+/* Received bytes buffered between the UART and the line editor. The
+ * UART's FIFO holds 16; the ring lets a pasted line (or type-ahead during
+ * a long command) wait without overrunning it. */
+#define SHELL_RX_RING 256
+
+/* Input bytes edited per poll round, and at most one command run: the
+ * shell shares its CPU's poll loop with the network, which must not wait
+ * behind a paste. */
+#define SHELL_RX_BUDGET 64
+
+/* Output bytes written per poll round. Under QEMU (TCG) each byte costs a
+ * port write that QEMU turns into a write to its chardev, about 1-2 us:
+ * 512 bytes keep a round near a millisecond. A real UART takes only its
+ * 16-byte FIFO per round anyway (serial_write_some never waits). */
+#define SHELL_OUT_SLICE 512
+
+/* The largest answer a command may queue (stats is ~40 KiB on 2 CPUs;
+ * 64 CPUs make it a few hundred). Past this the command is refused. */
+#define SHELL_OUTPUT_MAX (1024 * 1024)
+
+/* Commands in the table (kernel ones and those net/ registers). */
+#define SHELL_MAX_COMMANDS 32
+
+/* Words in one command line, the command's name included. */
+#define SHELL_MAX_ARGS 8
+
+#endif
