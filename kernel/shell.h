@@ -50,12 +50,16 @@ int shell_print_text(int (*text)(char *buf, size_t size));
 /*
  * shell_job_start - keep a command running after its run() returned:
  * fn(arg, interrupted) is called every shell poll round until it returns
- * false (done); interrupted is true once, when the user typed Ctrl-C,
- * and fn must then finish (print its summary, free what it holds) and
- * return false. The prompt comes back after the job and its output.
- * From a command's run() only.
+ * SHELL_JOB_DONE. SHELL_JOB_WAIT lets the CPU sleep until the next tick
+ * or interrupt; SHELL_JOB_SPIN keeps the poll loop turning (say, while a
+ * reply is due: the network is polled, not interrupt driven, so a
+ * sleeping CPU would see it only at its next tick). interrupted is true
+ * once, when the user typed Ctrl-C; fn must then finish (print its
+ * summary, free what it holds) and return SHELL_JOB_DONE. The prompt
+ * comes back after the job and its output. From a command's run() only.
  */
-typedef bool (*shell_job_fn)(void *arg, bool interrupted);
+enum shell_job { SHELL_JOB_DONE, SHELL_JOB_WAIT, SHELL_JOB_SPIN };
+typedef enum shell_job (*shell_job_fn)(void *arg, bool interrupted);
 void shell_job_start(shell_job_fn fn, void *arg);
 
 /* shell_after_output - run fn once the queued output has left (reboot

@@ -28,7 +28,7 @@
  * port write that QEMU turns into a write to its chardev, about 1-2 us:
  * 512 bytes keep a round near a millisecond. A real UART takes only its
  * 16-byte FIFO per round anyway (serial_write_some never waits). */
-#define SHELL_OUT_SLICE 512
+#define SHELL_OUT_SLICE 64
 
 /* The largest answer a command may queue (stats is ~40 KiB on 2 CPUs;
  * 64 CPUs make it a few hundred). Past this the command is refused. */
