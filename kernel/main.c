@@ -19,6 +19,7 @@
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
 #include "kernel/power.h"
+#include "kernel/profile.h"
 #include "kernel/selftest/selftest.h"
 #include "kernel/shell.h"
 #include "kernel/shell_cmds.h"
@@ -82,6 +83,7 @@ void kmain(uint32_t magic, uint32_t info)
 	shell_cmds_register(); /* before net_boot adds the network's */
 	net_boot();
 	selftests_run();
+	profile_boot();
 	if (exit_on_fatal) {
 		kprintf("boot: exit_after_boot=1, exiting\n");
 		system_exit(EXIT_SUCCESS_CODE);
