@@ -32,6 +32,7 @@
 #include "kernel/time.h"
 #include "mm/slab.h"
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,6 +53,8 @@ static bool active;	  /* the user has typed: prompts are shown */
 static bool prompt_shown; /* the line in progress is on the console */
 static int shell_cpu;
 static bool rx_irq;
+static atomic_bool rx_kicked;	 /* the receive interrupt fired */
+static uint64_t rx_next_look_ms; /* the next look without it */
 
 static uint8_t rx_ring[SHELL_RX_RING];
 static unsigned int rx_head, rx_tail; /* free-running; head - tail queued */
@@ -76,6 +79,7 @@ static struct {
 	uint64_t commands, unknown, bad_args, too_long, cancelled;
 	uint64_t interrupted, output_bytes, output_refused;
 	uint64_t max_round_us, max_slice_us;
+	uint64_t uart_looks;	      /* line status reads (port accesses) */
 	struct cmd_figures cur, last; /* running (or last started), finished */
 } st;
 
@@ -348,20 +352,36 @@ static int help_run(int argc, char **argv)
 static void rx_irq_handler(void *arg)
 {
 	(void)arg;
+	atomic_store_explicit(&rx_kicked, true, memory_order_release);
 	serial_irq_ack();
 	poll_wake(shell_cpu);
 }
 
-/* UART -> ring, as much as the ring takes. */
+/* UART -> ring, as much as the ring takes, but only when the interrupt
+ * said bytes came or the slow look is due: an idle shell costs its CPU's
+ * poll loop no port access (shell_tunables.h). */
 static int rx_pull(void)
 {
+	bool kicked = atomic_exchange_explicit(&rx_kicked, false,
+					       memory_order_acquire);
+	uint64_t now = clock_ms();
 	int n = 0, c;
 
+	if (!kicked && now < rx_next_look_ms)
+		return 0;
+	rx_next_look_ms =
+		now + (rx_irq ? SHELL_RX_LOOK_IRQ_MS : SHELL_RX_LOOK_MS);
+	st.uart_looks++;
 	while (rx_head - rx_tail < SHELL_RX_RING &&
 	       (c = serial_read_byte()) >= 0) {
 		rx_ring[rx_head++ % SHELL_RX_RING] = (uint8_t)c;
 		n++;
 	}
+	/* The ring is full and the UART may hold more: its interrupt will
+	 * not fire again for bytes it already reported, so look again as
+	 * soon as the editor has made room. */
+	if (rx_head - rx_tail == SHELL_RX_RING)
+		atomic_store_explicit(&rx_kicked, true, memory_order_relaxed);
 	return n;
 }
 
@@ -572,7 +592,8 @@ int shell_stats_json(char *buf, size_t size)
 		"{\"commands\":%llu,\"unknown\":%llu,\"bad_args\":%llu,"
 		"\"too_long\":%llu,\"cancelled\":%llu,\"interrupted\":%llu,"
 		"\"ignored_bytes\":%llu,\"rx_bytes\":%llu,\"rx_errors\":%llu,"
-		"\"rx_overruns\":%llu,\"rx_irq\":%s,\"output_bytes\":%llu,"
+		"\"rx_overruns\":%llu,\"rx_irq\":%s,\"uart_looks\":%llu,"
+		"\"output_bytes\":%llu,"
 		"\"output_refused\":%llu,\"max_round_us\":%llu,"
 		"\"max_slice_us\":%llu,"
 		"\"last\":{\"name\":\"%s\",\"run_us\":%llu,"
@@ -587,7 +608,8 @@ int shell_stats_json(char *buf, size_t size)
 		(unsigned long long)st.interrupted,
 		(unsigned long long)ed.ignored, (unsigned long long)rx.bytes,
 		(unsigned long long)rx.errors, (unsigned long long)rx.overruns,
-		rx_irq ? "true" : "false", (unsigned long long)st.output_bytes,
+		rx_irq ? "true" : "false", (unsigned long long)st.uart_looks,
+		(unsigned long long)st.output_bytes,
 		(unsigned long long)st.output_refused,
 		(unsigned long long)st.max_round_us,
 		(unsigned long long)st.max_slice_us, l->name ? l->name : "",

@@ -19,6 +19,17 @@
  * a long command) wait without overrunning it. */
 #define SHELL_RX_RING 256
 
+/* How often the poller reads the UART's line status when nothing told it
+ * to. Each read is a port access, which under a hypervisor is an exit to
+ * the device model (microseconds): reading it every poll round would tax
+ * every packet the CPU's network poller handles. With the receive
+ * interrupt the poller reads only when the interrupt fired, and this
+ * slow look is a safety net (an edge-triggered ISA line can be missed
+ * while the FIFO stays full); without it, every 10 ms (one timer tick:
+ * a typed key waits at most that) is the only way bytes come in. */
+#define SHELL_RX_LOOK_IRQ_MS 100
+#define SHELL_RX_LOOK_MS     10
+
 /* Input bytes edited per poll round, and at most one command run: the
  * shell shares its CPU's poll loop with the network, which must not wait
  * behind a paste. */

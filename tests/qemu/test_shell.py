@@ -327,6 +327,24 @@ def test_log_line_during_a_half_typed_command_starts_at_column_0(con, shell):
     assert shell.stats_json()["shell"]["console"]["input_redraws"] >= 1
 
 
+def test_an_idle_shell_leaves_the_uart_alone_while_traffic_runs(shell):
+    """The shell's poller shares CPU 0 with the network: with nobody
+    typing it reads the UART only on its slow look (every 100 ms with the
+    receive interrupt), not on every poll round of the packet path."""
+    before = shell.stats_json()
+    t0 = time.monotonic()
+    r = subprocess.run(["iperf", "-c", "127.0.0.1", "-p", str(shell.iperf), "-t", "2",
+                        "-y", "C"], capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr.decode()
+    after = shell.stats_json()
+    seconds = time.monotonic() - t0
+    looks = after["shell"]["uart_looks"] - before["shell"]["uart_looks"]
+    polls = after["cpus"]["cpu0"]["polls"] - before["cpus"]["cpu0"]["polls"]
+    assert after["shell"]["rx_irq"] is True
+    assert looks <= seconds * 10 + 5, (looks, seconds)
+    assert polls > 20 * max(looks, 1), (polls, looks)
+
+
 def test_boot_and_net_lines_start_at_column_0_after_the_shell_starts(shell):
     log = shell.vm.log()
     for pattern in (r"^shell: on COM1 \(receive interrupt on IRQ 4\), press Enter",
