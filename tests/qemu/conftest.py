@@ -19,8 +19,9 @@ serial log of a failed test is printed. Networking tests pass nic=, net=,
 hostfwd=[...], mac= as keyword arguments (see Qemu.start).
 
 To type into the serial shell, start with serial_socket=True: COM1 is then
-a unix socket (tools/qemu-run --serial-socket) that vm.serial() connects
-to; the log file still gets every byte for wait_for:
+a unix socket (tools/qemu-run --serial-socket; the guest starts once the
+fixture has connected), vm.serial() is the console on it, and what it
+receives is also the serial log that wait_for and log() read:
 
         vm = qemu.start(append="nic=none", serial_socket=True)
         con = vm.serial()
@@ -60,14 +61,17 @@ def free_port():
 
 
 class SerialConsole:
-    """COM1 through QEMU's unix socket. A thread keeps reading it: a client
+    """COM1 through QEMU's unix socket. A thread keeps reading it (a client
     that stops reading fills the socket, and then the guest's UART waits
-    on every byte. This stream is the exact record of what the guest sent
-    (QEMU 7.2's logfile copy of a socket chardev can repeat a byte that
-    met a full socket, so shell tests read here, not the log file)."""
+    on every byte) and appends what it reads to the VM's serial log. This
+    stream is the exact record of what the guest sent: QEMU 7.2's own
+    logfile copy of a socket chardev repeats bytes that met a full socket
+    (7 extra bytes in a 7.7 KB boot and help), which is why the log is
+    written here."""
 
     def __init__(self, vm, path, timeout=BOOT_TIMEOUT):
         self.vm = vm
+        self.log = open(vm.log_path, "ab", buffering=0)
         self.buf = bytearray()
         self.pos = 0  # what expect() has consumed
         self.lock = threading.Lock()
@@ -94,7 +98,10 @@ class SerialConsole:
             if not data:
                 return
             with self.lock:
+                if self.log.closed:
+                    return
                 self.buf.extend(data)
+                self.log.write(data)
 
     def received(self):
         with self.lock:
@@ -142,6 +149,8 @@ class SerialConsole:
 
     def close(self):
         self.sock.close()
+        with self.lock:
+            self.log.close()
 
 
 class Qemu:
@@ -156,9 +165,11 @@ class Qemu:
         self.sock_path = os.path.join(self.sock_dir, "com1") if serial_socket else None
         self.console = None
         open(self.log_path, "w").close()
-        self.args = [QEMU_RUN, "--accel", "tcg", "--serial-log", self.log_path] + args
+        self.args = [QEMU_RUN, "--accel", "tcg"] + args
         if serial_socket:
             self.args += ["--serial-socket", self.sock_path]
+        else:
+            self.args += ["--serial-log", self.log_path]
         self._err = open(self.err_path, "w")
         # Own session, so that kill() reaches QEMU itself and not only
         # the qemu-run wrapper (an orphaned QEMU would run on forever).
@@ -166,6 +177,8 @@ class Qemu:
                                      stdout=self._err, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         self.started = time.monotonic()
+        if serial_socket:  # the guest waits for this connection
+            self.console = SerialConsole(self, self.sock_path)
 
     def log(self):
         """The serial output so far."""
@@ -212,12 +225,9 @@ class Qemu:
         return time.monotonic() - self.started
 
     def serial(self):
-        """The SerialConsole on COM1 (start with serial_socket=True);
-        connected on the first call."""
-        if not self.sock_path:
-            pytest.fail("start the VM with serial_socket=True", pytrace=False)
+        """The SerialConsole on COM1 (start with serial_socket=True)."""
         if not self.console:
-            self.console = SerialConsole(self, self.sock_path)
+            pytest.fail("start the VM with serial_socket=True", pytrace=False)
         return self.console
 
     def kill(self):
