@@ -29,6 +29,7 @@
 #include "kernel/poll.h"
 #include "kernel/shell_line.h"
 #include "kernel/shell_tunables.h"
+#include "kernel/shell_words.h"
 #include "kernel/time.h"
 #include "mm/slab.h"
 #include <stdarg.h>
@@ -266,24 +267,6 @@ static bool busy(void)
 
 /* ---- commands ---- */
 
-static int split_words(char *line, char **argv)
-{
-	int argc = 0;
-
-	for (char *p = line; *p;) {
-		while (*p == ' ')
-			*p++ = '\0';
-		if (!*p)
-			break;
-		if (argc == SHELL_MAX_ARGS)
-			return -1;
-		argv[argc++] = p;
-		while (*p && *p != ' ')
-			p++;
-	}
-	return argc;
-}
-
 static const struct shell_cmd *find_cmd(const char *name)
 {
 	for (int i = 0; i < nr_cmds; i++)
@@ -295,7 +278,7 @@ static const struct shell_cmd *find_cmd(const char *name)
 static void run_line(char *line)
 {
 	char *argv[SHELL_MAX_ARGS];
-	int argc = split_words(line, argv);
+	int argc = shell_split_words(line, argv, SHELL_MAX_ARGS);
 	const struct shell_cmd *c;
 
 	if (argc == 0)

@@ -12,10 +12,10 @@
  */
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/shell.h"
+#include "kernel/shell_words.h"
 #include "kernel/time.h"
 #include "lwip/inet_chksum.h"
 #include "lwip/ip4_addr.h"
@@ -258,7 +258,6 @@ static int run_ping(int argc, char **argv)
 {
 	static uint16_t runs;
 	ip4_addr_t a;
-	char *end;
 	long count = 4;
 
 	if (!ip4addr_aton(argv[1], &a)) {
@@ -267,9 +266,7 @@ static int run_ping(int argc, char **argv)
 		return -1;
 	}
 	if (argc > 2) {
-		count = strtol(argv[2], &end, 10);
-		if (end == argv[2] || *end || count < 1 ||
-		    count > PING_MAX_COUNT) {
+		if (!shell_parse_count(argv[2], 1, PING_MAX_COUNT, &count)) {
 			shell_printf("ping: bad count '%s' (1-%d)\n", argv[2],
 				     PING_MAX_COUNT);
 			return -1;

@@ -245,6 +245,7 @@ def test_unknown_command_gets_one_line_naming_it(con):
     ("ping", "shell: ping: wrong number of arguments (usage: ping HOST [COUNT])\n"),
     ("ping 10.0.2.2 0", "ping: bad count '0' (1-100)\n"),
     ("ping 10.0.2.2 2x", "ping: bad count '2x' (1-100)\n"),
+    ("ping 10.0.2.2 +2", "ping: bad count '+2' (1-100)\n"),
     ("ping example.org", "ping: 'example.org': not an IPv4 address (no DNS here)\n"),
     ("selftest", "shell: selftest: wrong number of arguments (usage: selftest NAME)\n"),
     ("selftest panic", "selftest: 'panic' ends the system: boot only "
