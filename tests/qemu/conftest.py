@@ -165,11 +165,10 @@ class Qemu:
         self.sock_path = os.path.join(self.sock_dir, "com1") if serial_socket else None
         self.console = None
         open(self.log_path, "w").close()
-        self.args = [QEMU_RUN, "--accel", "tcg"] + args
-        if serial_socket:
-            self.args += ["--serial-socket", self.sock_path]
-        else:
-            self.args += ["--serial-log", self.log_path]
+        # before args: they may end with "--" and QEMU's own arguments
+        com1 = (["--serial-socket", self.sock_path] if serial_socket
+                else ["--serial-log", self.log_path])
+        self.args = [QEMU_RUN, "--accel", "tcg"] + com1 + args
         self._err = open(self.err_path, "w")
         # Own session, so that kill() reaches QEMU itself and not only
         # the qemu-run wrapper (an orphaned QEMU would run on forever).
