@@ -156,6 +156,12 @@ class SerialConsole:
 class Qemu:
     """One QEMU instance started through tools/qemu-run."""
 
+    # class defaults: a subclass with its own __init__ (test_net's
+    # NetnsQemu) has no serial socket
+    console = None
+    sock_dir = None
+    sock_path = None
+
     def __init__(self, workdir, name, args, serial_socket=False):
         self.log_path = os.path.join(workdir, name + ".serial.log")
         self.err_path = os.path.join(workdir, name + ".qemu.log")
