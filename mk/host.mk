@@ -57,6 +57,15 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_kernel_counter_add): 
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_acpi_aml): \
 	kernel/acpi_aml.c kernel/acpi_aml.h
 
+# The shell's line editor, its word splitter and COM1's line discipline: plain C with no
+# machine in it, each compiled into its test.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_shell_line): \
+	kernel/shell_line.c kernel/shell_line.h kernel/shell_tunables.h
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_console_line): \
+	kernel/console_line.c kernel/console_line.h kernel/config.h
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_shell_words): \
+	kernel/shell_words.c kernel/shell_words.h
+
 # The driver tests compile drivers/ sources into themselves. These lines
 # sit here, after HOST_VARIANTS is set: in mk/net.mk (included first) the
 # foreach saw an empty list and a changed driver left a stale test binary.
