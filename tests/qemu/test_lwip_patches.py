@@ -40,6 +40,7 @@ def test_iperf_client_to_a_closed_host_port_reports_and_survives(qemu, alloc):
     log = vm.vm.log()
     assert not re.search(r"panic|exception", log, re.I), vm.vm.describe()
     assert len(re.findall(r"^iperf: aborted-remote ", log, re.M)) == 3, vm.vm.describe()
-    # No lwiperf session kept its pcb: only the HTTP TIME_WAITs (and the
-    # /stats.json request that reads this) are new.
-    assert tcp_pcbs_in_use(vm.stats()) == base + http_requests + 1, vm.vm.describe()
+    # No lwiperf session kept its pcb: at most the HTTP TIME_WAITs (and the
+    # /stats.json request that reads this) are new. At most, not exactly:
+    # lwIP may reclaim a TIME_WAIT pcb early (tcp_alloc under its limit).
+    assert tcp_pcbs_in_use(vm.stats()) <= base + http_requests + 1, vm.vm.describe()
