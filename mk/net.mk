@@ -38,20 +38,25 @@ KERNEL_EXTRA_OBJS += $(LWIP_OBJS)
 
 .PHONY: fetch-lwip
 fetch-lwip: $(LWIP_STAMP)
-$(LWIP_STAMP): tools/fetch-lwip
+# Our lwIP fixes: a new or changed patch unpacks and patches lwIP again.
+LWIP_PATCHES := $(wildcard net/lwip-patches/*.patch)
+$(LWIP_STAMP): tools/fetch-lwip $(LWIP_PATCHES)
 	@tools/fetch-lwip
 
-# KERNEL_CFLAGS is set by mk/kernel.mk (read when the recipe runs).
-$(LWIP_OBJDIR)/%.o: $(LWIP_SRC)/%.c $(NET_HEADERS) | $(LWIP_STAMP)
+# KERNEL_CFLAGS is set by mk/kernel.mk (read when the recipe runs). The
+# objects depend on the stamp itself, not only its order: make does not
+# look again at a source's time after the fetch re-unpacked (and patched)
+# it in the same run.
+$(LWIP_OBJDIR)/%.o: $(LWIP_SRC)/%.c $(NET_HEADERS) $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	$(KERNEL_CC) $(KERNEL_CFLAGS) -c $< -o $@
 # The file list is known only after the fetch: give make the sources' rule.
 $(addprefix $(LWIP_SRC)/,$(LWIP_FILES)): | $(LWIP_STAMP)
 
-$(LWIP_OBJDIR)/stock/mem.o: $(LWIP_SRC)/core/mem.c $(NET_HEADERS) | $(LWIP_STAMP)
+$(LWIP_OBJDIR)/stock/mem.o: $(LWIP_SRC)/core/mem.c $(NET_HEADERS) $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	$(KERNEL_CC) $(KERNEL_CFLAGS) -DNET_LWIP_STOCK_HEAP -c $< -o $@
-$(LWIP_OBJDIR)/stock/memp.o: $(LWIP_SRC)/core/memp.c $(NET_HEADERS) | $(LWIP_STAMP)
+$(LWIP_OBJDIR)/stock/memp.o: $(LWIP_SRC)/core/memp.c $(NET_HEADERS) $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	$(KERNEL_CC) $(KERNEL_CFLAGS) -DNET_LWIP_STOCK_MEMP -c $< -o $@
 

@@ -30,6 +30,7 @@
 #include "net_config.h"
 #include "net_mem.h"
 #include "net_numa.h"
+#include "net_oom.h"
 #include "netif_glue.h"
 
 /* Frames taken from one NIC per poll round: bounds the time lwIP spends
@@ -171,6 +172,7 @@ int net_init(void)
 		app_http_start();
 	if (net_config.apps & NET_APP_IPERF)
 		app_iperf_start();
+	net_oom_start();
 	kprintf("net: lwIP %s up on %d interface(s), net_alloc=%s, %s\n",
 		LWIP_VERSION_STRING, nnetifs, net_alloc_name(),
 		net_config.dhcp ? "waiting for DHCP" : "static address");
