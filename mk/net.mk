@@ -84,3 +84,14 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtqueue): \
 	$(wildcard drivers/virt*.[ch] drivers/netdev.[ch] drivers/drv_port.h drivers/pci.h)
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtio_pci): \
 	$(wildcard drivers/virtio_pci.[ch] drivers/drv_port.h drivers/pci.h)
+# tests/host/net/test_chksum.c compiles net/chksum.c and lwIP's own
+# core/inet_chksum.c (the reference) into itself, with lwIP's headers and
+# the reference's options (tests/host/net/lwip_ref/lwipopts.h, found before
+# net/'s for lwIP's #include "lwipopts.h"; net/arch/cc.h is the port).
+# (mk/host.mk, which defines HOST_VARIANTS, is read after this file: name
+# the variants here.)
+NET_HOST_TEST_CHKSUM := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_chksum)
+$(NET_HOST_TEST_CHKSUM): net/chksum.c net/chksum.h \
+	tests/host/net/lwip_ref/lwipopts.h | $(LWIP_STAMP)
+$(NET_HOST_TEST_CHKSUM): HOST_CFLAGS_COMMON += -Itests/host/net/lwip_ref -Inet \
+	-I$(LWIP_SRC)/include

@@ -120,7 +120,16 @@ void net_heap_free(void *ptr);
 /* ---- Checksums: computed in software (no offload negotiated) ---- */
 /* Fold the checksum into the copy tcp_write() does anyway: one pass over
  * the data instead of two. */
-#define LWIP_CHECKSUM_ON_COPY 1
+#define LWIP_CHECKSUM_ON_COPY		1
+/* Our x86-64 routine (net/chksum.c: 64-bit adds with carry, 64 bytes per
+ * loop pass) instead of lwIP's 16-bit loop, which took 3,854 of the 5,835
+ * guest instructions of a received 1460-byte segment; and the copy with
+ * the sum in the same pass, for tcp_write()'s copies. */
+#define LWIP_CHKSUM			net_chksum
+#define LWIP_CHKSUM_COPY(dst, src, len) net_chksum_copy(dst, src, len)
+#ifndef __ASSEMBLER__
+#include "chksum.h"
+#endif
 
 /* ---- Statistics ---- */
 /* lwIP's defaults already keep every counter we show in /stats.json
