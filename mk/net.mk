@@ -18,7 +18,8 @@ LWIP_OBJDIR := $(BUILD)/lwip
 
 # NO_SYS=1 needs nothing from api/ (core, core/ipv4, netif/ethernet.c and
 # the apps' files build alone). IPv6 is off (lwipopts.h), so
-# core/ipv6 is left out; altcp and dns are unused.
+# core/ipv6 is left out; altcp and dns are unused, and so is lwIP's httpd
+# (net/http_server.c serves HTTP).
 LWIP_FILES := core/def.c core/inet_chksum.c core/init.c core/ip.c \
 	core/mem.c core/netif.c core/pbuf.c core/raw.c \
 	core/stats.c core/sys.c core/tcp.c core/tcp_in.c core/tcp_out.c \
@@ -26,8 +27,7 @@ LWIP_FILES := core/def.c core/inet_chksum.c core/init.c core/ip.c \
 	core/ipv4/autoip.c core/ipv4/dhcp.c core/ipv4/etharp.c \
 	core/ipv4/icmp.c core/ipv4/igmp.c core/ipv4/ip4.c \
 	core/ipv4/ip4_addr.c core/ipv4/ip4_frag.c \
-	netif/ethernet.c apps/lwiperf/lwiperf.c apps/http/httpd.c \
-	apps/http/fs.c
+	netif/ethernet.c apps/lwiperf/lwiperf.c
 LWIP_OBJS := $(patsubst %.c,$(LWIP_OBJDIR)/%.o,$(LWIP_FILES)) \
 	$(LWIP_OBJDIR)/stock/mem.o $(LWIP_OBJDIR)/stock/memp.o
 NET_INCLUDES := -Inet -I$(LWIP_SRC)/include

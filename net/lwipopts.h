@@ -68,7 +68,7 @@ void net_heap_free(void *ptr);
 #endif
 /* Size of the stock heap (default 1600 bytes is for microcontrollers): it
  * holds TCP_SND_BUF-sized send queues of PBUF_RAM segments for a few
- * connections plus lwiperf and httpd state. */
+ * connections plus lwiperf and HTTP connection state. */
 #define MEM_SIZE (1024 * 1024)
 
 /* Pools: sized for a few bulk TCP connections, not a microcontroller.
@@ -77,7 +77,7 @@ void net_heap_free(void *ptr);
  * recycles only on that failure (tcp_alloc() kills the oldest TIME_WAIT
  * PCB when MEMP_TCP_PCB is exhausted). /stats.json shows each pool's
  * limit and limit_hits. */
-#define MEMP_NUM_PBUF		 256 /* PBUF_ROM/REF: httpd static files, our TX refs */
+#define MEMP_NUM_PBUF		 256 /* PBUF_ROM/REF: static pages, our TX refs */
 #define MEMP_NUM_TCP_PCB	 16  /* echo, http, iperf clients at once */
 #define MEMP_NUM_TCP_SEG	 512 /* must be >= TCP_SND_QUEUELEN (init.c) */
 #define MEMP_NUM_SYS_TIMEOUT	 16  /* DHCP, ARP, TCP, lwiperf timers */
@@ -138,26 +138,7 @@ void net_heap_free(void *ptr);
 #define LWIP_STATS_LARGE 1
 
 /* ---- Apps ---- */
-/* httpd: pages come from net/www/ and net/app_http.c (/stats.json). */
-#define LWIP_HTTPD_CUSTOM_FILES	   1
-/* httpd hands file bytes to tcp_write() by reference unless told they are
- * volatile, and frees the file as soon as the last byte is queued, before
- * TCP has sent (or may resend) it. Our /stats.json body is a heap buffer
- * freed in fs_close_custom(), so always copy; the pages are small. (Found
- * with mm_debug=1: the poisoned buffer went out on the wire.) */
-#define HTTP_IS_DATA_VOLATILE(hs)  TCP_WRITE_FLAG_COPY
-/* Content-Type from the extension (application/json for /stats.json). */
-#define LWIP_HTTPD_DYNAMIC_HEADERS 1
-/* The Server: header names this kernel rather than lwIP's web site. */
-#define HTTPD_SERVER_AGENT	   "netkernel-lwIP/2.1.3"
-
-/* Our static pages (net/www/, compiled by tools/gen-http-fsdata into
- * build/kernel/gen/) replace lwIP's sample files and its SICS logo: every
- * page the server sends, error pages included, is ours. */
-#define HTTPD_FSDATA_FILE	     "http_fsdata.c"
-/* Answer a request httpd cannot serve with /400.html (unreadable request)
- * or /501.html (a method other than GET) instead of closing silently. */
-#define LWIP_HTTPD_SUPPORT_EXTSTATUS 1
-/* lwiperf reports each test through a callback; no extra options. */
+/* lwiperf reports each test through a callback; no extra options. HTTP is
+ * ours (net/http_server.c), not lwIP's httpd. */
 
 #endif /* NET_LWIPOPTS_H */
