@@ -7,6 +7,7 @@
  *                 of answers (net/http_pages.h, mk/www.mk)
  *   /stats.json   generated at request time by net_stats_json()
  *   /iperf-client/PORT  starts lwiperf's client against the host
+ *   /profile/...  the profiler's trigger and reports (net/app_profile.c)
  *
  * Any other path gets our /404.html; the engine asks for /400.html and
  * /501.html when it cannot read a request or does not implement its
@@ -148,6 +149,7 @@ static void site_serve(const struct http_request *req,
 		       struct http_response *resp)
 {
 	const struct http_page *pg;
+	int status;
 
 	if (strcmp(req->path, "/stats.json") == 0) {
 		serve_stats(resp);
@@ -155,6 +157,12 @@ static void site_serve(const struct http_request *req,
 	}
 	if (strncmp(req->path, "/iperf-client/", 14) == 0) {
 		serve_iperf_client(req->path + 14, resp);
+		return;
+	}
+	status = app_profile_serve(req->path, resp);
+	if (status) {
+		if (status != 200)
+			site_error(status, resp);
 		return;
 	}
 	pg = page_find(req->path);
