@@ -54,6 +54,10 @@ static void count_status(int status)
 static void page_response(const struct http_page *pg,
 			  struct http_response *resp)
 {
+	resp->answer[0] = pg->answer[0];
+	resp->answer[1] = pg->answer[1];
+	resp->answer_len[0] = pg->answer_len[0];
+	resp->answer_len[1] = pg->answer_len[1];
 	resp->head = pg->head;
 	resp->head_len = pg->head_len;
 	resp->status = pg->status;

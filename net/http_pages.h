@@ -15,7 +15,9 @@
  * Content-Length, Cache-Control, Retry-After for 503), each ending in
  * CRLF, but neither the Connection header nor the empty line: the
  * engine adds those (http_server.h), as only it knows whether the
- * connection stays.
+ * connection stays. For a body up to HTTP_COPY_MAX the table also has
+ * the two whole answers, so that the engine queues a GET's answer with
+ * one tcp_write() instead of three (head, Connection line, body).
  */
 struct http_page {
 	const char *path;
@@ -25,6 +27,10 @@ struct http_page {
 	uint16_t head_len;
 	const char *body;
 	uint32_t body_len;
+	/* The whole answer, head to body, for a connection that closes [0]
+	 * or stays [1]; NULL for a body the server sends by reference. */
+	const char *answer[2];
+	uint16_t answer_len[2];
 };
 
 /* In pages.txt's order: the most fetched page first. */

@@ -63,9 +63,14 @@ struct http_request {
  * the engine is done with it: static data, or a buffer from mem_malloc()
  * given as @body_owned, which the engine frees with mem_free() once the
  * bytes are queued (it copies them into TCP's segments). @close asks the
- * engine to close the connection after this response.
+ * engine to close the connection after this response. @answer, when set,
+ * holds the same answer whole (head, Connection line, empty line, body)
+ * for a connection that closes [0] and one that stays [1]: the engine
+ * queues the one it needs in a single tcp_write() (a compiled-in page's).
  */
 struct http_response {
+	const char *answer[2];
+	uint16_t answer_len[2];
 	const char *head;
 	uint16_t head_len;
 	int status;
