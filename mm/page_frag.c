@@ -303,6 +303,7 @@ static inline void page_frag_put(struct page *page)
 	page_frag_count(PF_FREES);
 	if (page_to_nid(page) != numa_mem_id())
 		page_frag_count(PF_REMOTE_FREES);
+	page_frag_count(PF_FREE_ATOMICS);
 	if (page_ref_sub_and_test(page, 1))
 		page_frag_release_block(page);
 }

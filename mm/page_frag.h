@@ -300,6 +300,8 @@ struct page_frag_stats {
 	uint64_t err_bad_align;	   /* align not a power of two or > page */
 	uint64_t alloc_failed;	   /* no block of any order available */
 	uint64_t tx_misuse;	   /* refused commit/abort */
+	uint64_t free_atomics;	   /* locked operations the free side did on
+				      blocks' counts (frees, batch flushes) */
 	/* new blocks by the node they came from (not recycles), the sum of
 	 * refills_order3 and refills_order0 split by node */
 	uint64_t refills_node[MM_MAX_NODES];

@@ -23,6 +23,7 @@ enum page_frag_stat {
 	PF_ERR_BAD_ALIGN,
 	PF_ALLOC_FAILED,
 	PF_TX_MISUSE,
+	PF_FREE_ATOMICS,
 	PF_NR_STATS
 };
 
