@@ -6,6 +6,8 @@
  * The build (mk/bench-frag.mk) makes one binary per contender:
  *   BENCH_FRAG       ours (libmm.a); also the driver that runs the others
  *   BENCH_FRAG_DOWN  ours with downward carving (PAGE_FRAG_CARVE_DOWN=1)
+ *   BENCH_FRAG_NOBATCH ours without the free side's batch
+ *                    (PAGE_FRAG_FREE_BATCH=0: one atomic per free)
  *   BENCH_KMALLOC    our slab: kmalloc/kfree (libmm.a)
  *   BENCH_MALLOC     malloc/free; linked alone (glibc) or with -lmimalloc,
  *                    -ljemalloc, -ltcmalloc_minimal, which replace malloc
@@ -39,7 +41,8 @@
 
 #include "bench_util.h"
 
-#if defined(BENCH_FRAG) || defined(BENCH_FRAG_DOWN)
+#if defined(BENCH_FRAG) || defined(BENCH_FRAG_DOWN) || \
+	defined(BENCH_FRAG_NOBATCH)
 #define OURS 1
 #else
 #define OURS 0
@@ -800,13 +803,27 @@ static void write_md_pushpop(FILE *md)
 		"unaligned and %.1f ns aligned (wall medians).\n\n",
 		med("frag", "pushpop_12_unaligned"),
 		med("frag", "pushpop_12_aligned"));
-	fprintf(md,
-		"Free-side locked operations per fragment (frag, "
-		"page_frag_stats free_atomics / frees): 12 B unaligned "
-		"%.4f, 2048 B unaligned %.4f, 12 B aligned %.4f.\n\n",
-		med("frag", "atomics_pushpop_12_unaligned"),
-		med("frag", "atomics_pushpop_2048_unaligned"),
-		med("frag", "atomics_pushpop_12_aligned"));
+	fprintf(md, "Free-side locked operations per fragment freed "
+		    "(page_frag_stats free_atomics / frees, median of the "
+		    "rounds):\n\n| fragment | frag (batched) | frag_nobatch | "
+		    "fewer |\n|---|---:|---:|---:|\n");
+	for (int a = 0; a < 2; a++) {
+		for (size_t i = 0; i < sizeof(pushpop_lens) / sizeof(int);
+		     i++) {
+			double x, y;
+
+			snprintf(cname, sizeof(cname), "atomics_pushpop_%u_%s",
+				 pushpop_lens[i], aligned_name[a]);
+			x = med("frag", cname);
+			y = med("frag_nobatch", cname);
+			if (x < 0 || y < 0)
+				continue;
+			fprintf(md, "| %u B %s | %.5f | %.5f | %.0fx |\n",
+				pushpop_lens[i], aligned_name[a], x, y,
+				x > 0 ? y / x : 0);
+		}
+	}
+	fprintf(md, "\n");
 }
 
 /* Beside the wall figure, labelled: the threads' CPU time. */
@@ -883,6 +900,19 @@ static void write_md_variants(FILE *md)
 	fprintf(md,
 		"\n### Our variants (same run)\n\n"
 		"| comparison | A ns | B ns | B / A |\n|---|---:|---:|---:|\n");
+	for (int a = 0; a < 2; a++) {
+		for (size_t i = 0; i < sizeof(pushpop_lens) / sizeof(int);
+		     i++) {
+			snprintf(cname, sizeof(cname), "pushpop_%u_%s",
+				 pushpop_lens[i], aligned_name[a]);
+			snprintf(what, sizeof(what),
+				 "A batched free, B one atomic per free: %s "
+				 "(wall)",
+				 cname);
+			variant_row(md, what, "frag", cname, "frag_nobatch",
+				    cname);
+		}
+	}
 	variant_row(md, "A napi_alloc_frag(256), B netdev_alloc_frag(256)",
 		    "frag", "napi_256", "frag", "netdev_256");
 	for (int i = 0; i < 3; i++) {
