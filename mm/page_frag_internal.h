@@ -54,6 +54,12 @@ static inline void page_frag_count_add(enum page_frag_stat i, unsigned long n)
 	mm_cpu_counter_add(&page_frag_cpu_stats[mm_this_cpu()].v[i], n);
 }
 
+/* page_frag_count() for a caller that has read mm_this_cpu() already. */
+static inline void page_frag_count_cpu(int cpu, enum page_frag_stat i)
+{
+	mm_cpu_counter_add(&page_frag_cpu_stats[cpu].v[i], 1);
+}
+
 static inline void page_frag_count(enum page_frag_stat i)
 {
 	page_frag_count_add(i, 1);
