@@ -29,7 +29,7 @@ static bool v_name(const char *v, const char *allowed);
 static bool v_node_policy(const char *v, const char *allowed);
 
 static const struct key keys[] = {
-	{"nic", "virtio", v_choice, "virtio|e1000|all|none",
+	{"nic", "virtio", v_choice, "virtio|e1000|e1000e|all|none",
 	 "network card driver (all: every supported NIC found)"},
 	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N, N=1-32", "IPv4 address"},
 	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
@@ -60,6 +60,8 @@ static const struct key keys[] = {
 	 "boot self-tests"},
 	{"exit_after_boot", "0", v_choice, "0|1",
 	 "leave QEMU (isa-debug-exit) after the boot report"},
+	{"shell", "1", v_choice, "0|1",
+	 "serial shell on COM1 (when a UART answers there)"},
 	{"smp", "", v_uint, "1-64", "start at most this many CPUs"},
 	{"profile", "0", v_choice, "0|1",
 	 "sample every CPU from its timer from the end of the boot "

@@ -15,6 +15,7 @@
 
 #include "apps.h"
 #include "drivers/e1000.h"
+#include "drivers/e1000e.h"
 #include "drivers/netdev.h"
 #include "drivers/pci.h"
 #include "drivers/virtio_net.h"
@@ -109,8 +110,11 @@ static int probe_nics(void)
 		return virtio_net_probe(true, node);
 	case NET_NIC_E1000:
 		return e1000_probe(node);
+	case NET_NIC_E1000E:
+		return e1000e_probe(node);
 	case NET_NIC_ALL:
-		return virtio_net_probe(true, node) + e1000_probe(node);
+		return virtio_net_probe(true, node) + e1000_probe(node) +
+		       e1000e_probe(node);
 	default:
 		return 0;
 	}

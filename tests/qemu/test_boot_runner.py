@@ -29,6 +29,24 @@ def test_serial_log_option_writes_serial_to_a_file():
     assert cmd[cmd.index("-serial") + 1] == "file:/tmp/x.log"
 
 
+def test_serial_socket_puts_com1_on_a_unix_socket_the_guest_waits_for():
+    cmd = dry_run("--serial-socket", "/tmp/s/com1")
+    dev = cmd[cmd.index("-chardev") + 1].split(",")
+    assert dev[0] == "socket" and "path=/tmp/s/com1" in dev, dev
+    assert "server=on" in dev and "wait=on" in dev, dev  # no byte before the client
+    assert not [o for o in dev if o.startswith("logfile=")], dev
+    assert cmd[cmd.index("-serial") + 1] == "chardev:com1"
+    assert cmd.count("-serial") == 1
+
+
+def test_serial_socket_and_serial_log_are_refused_together():
+    out = subprocess.run([QEMU_RUN, "--dry-run", "--serial-socket", "/tmp/s/com1",
+                          "--serial-log", "/tmp/x.log"], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0
+    assert "--serial-socket and --serial-log" in out.stderr, out.stderr
+
+
 def test_numa_nodes_become_memory_backends_and_size_adds_up():
     cmd = " ".join(dry_run("--numa", "0-1:256M", "--numa", "2-3:256M",
                            "--numa-dist", "0:1:21"))
@@ -48,6 +66,17 @@ def test_nic_kinds_map_to_qemu_devices():
         in dry_run("--nic", "e1000", "--mac", "52:54:00:12:34:58")
     cmd = dry_run("--nic", "none")
     assert cmd[cmd.index("-nic") + 1] == "none"
+
+
+def test_e1000e_is_the_82574l_on_q35_unless_a_machine_is_given():
+    cmd = dry_run("--nic", "e1000e", "--mac", "52:54:00:12:34:59")
+    assert "e1000e,netdev=n0,mac=52:54:00:12:34:59" in cmd
+    assert cmd[cmd.index("-machine") + 1] == "q35"
+    cmd = dry_run("--nic", "e1000e", "--machine", "pc")
+    assert cmd[cmd.index("-machine") + 1] == "pc"
+    # Only the PCIe NIC changes the default machine.
+    cmd = dry_run("--nic", "e1000")
+    assert cmd[cmd.index("-machine") + 1] == "pc"
 
 
 def test_host_forwards_bind_loopback_only():
