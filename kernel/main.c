@@ -78,6 +78,7 @@ void kmain(uint32_t magic, uint32_t info)
 	boot_report();
 	net_boot();
 	selftests_run();
+	mm_boot_arm_faults(); /* the set-up above is not what is tested */
 	if (exit_on_fatal) {
 		kprintf("boot: exit_after_boot=1, exiting\n");
 		system_exit(EXIT_SUCCESS_CODE);

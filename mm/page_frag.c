@@ -37,6 +37,7 @@
  * and that is worth more than five instructions. Figures: docs/page_frag.md.
  */
 #include "debug.h"
+#include "fault_inject.h"
 #include "page_frag_internal.h"
 
 struct page_frag_cpu_stats page_frag_cpu_stats[MM_MAX_CPUS];
@@ -246,12 +247,21 @@ static inline void *__page_frag_alloc(struct page_frag_cache *nc,
 	return page_frag_take(nc, (unsigned int)offset, fragsz);
 }
 
+/* fail_page_frag: the caller sees what no memory would give it. */
+__attribute__((noinline)) void *__page_frag_alloc_injected(void)
+{
+	page_frag_count(PF_ALLOC_FAILED);
+	return NULL;
+}
+
 void *page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
 			    gfp_t gfp, unsigned int align)
 {
 	if (mm_unlikely(!page_frag_fragsz_ok(fragsz) ||
 			!page_frag_align_ok(align)))
 		return NULL;
+	if (mm_fault_should_fail(MM_FAULT_FRAG))
+		return __page_frag_alloc_injected();
 	return __page_frag_alloc(nc, fragsz, gfp, align - 1);
 }
 
@@ -260,6 +270,8 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 {
 	if (mm_unlikely(!page_frag_fragsz_ok(fragsz)))
 		return NULL;
+	if (mm_fault_should_fail(MM_FAULT_FRAG))
+		return __page_frag_alloc_injected();
 	return __page_frag_alloc(nc, fragsz, gfp, 0);
 }
 

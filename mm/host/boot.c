@@ -8,9 +8,11 @@
  * MAP_NORESERVE so that a big simulated node costs only the pages touched.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "fault_inject.h"
 #include "mm_host.h"
 #include "mm_sample.h"
 #include "page_alloc.h"
@@ -129,6 +131,11 @@ int mm_host_boot_config(const struct mm_host_config *cfg)
 		return -1;
 	}
 	mm_sample_from_env(); /* MM_SAMPLE=FILE: see mm_sample.h */
+	/* MM_FAULT="failslab=random:5 ...": see fault_inject.h */
+	if (getenv("MM_FAULT") && mm_fault_set_from(getenv("MM_FAULT"))) {
+		mm_host_shutdown();
+		return -1;
+	}
 	return 0;
 }
 
@@ -147,6 +154,7 @@ int mm_host_boot(int nr_nodes, size_t bytes_per_node, int nr_cpus,
 void mm_host_shutdown(void)
 {
 	mm_sample_stop();      /* reads the allocators: before they go */
+	mm_fault_reset();      /* the next boot arms its own sites */
 	qmempool_forget_all(); /* pools live in the maps too */
 	slab_forget_all();     /* caches live in the maps */
 	kmalloc_forget();      /* and so do the kmalloc classes */

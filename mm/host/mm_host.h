@@ -42,8 +42,11 @@ struct mm_host_config {
 /*
  * mm_host_boot - build a machine and run mm_init() on it. cpu_to_node may
  * be NULL (see struct mm_host_config). The calling thread becomes CPU 0.
+ * Environment: MM_SAMPLE=FILE samples the allocators (mm_sample.h);
+ * MM_FAULT="NAME=SPEC ..." arms failure injection once the machine is up
+ * (fault_inject.h; a bad word fails the boot).
  * Returns 0, or -1 with a message (bad arguments, out of memory, already
- * booted). Call mm_host_shutdown() before booting again.
+ * booted, a bad MM_FAULT). Call mm_host_shutdown() before booting again.
  */
 int mm_host_boot(int nr_nodes, size_t bytes_per_node, int nr_cpus,
 		 const int *cpu_to_node);
