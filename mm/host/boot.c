@@ -22,10 +22,49 @@
 /* The node mappings: what mmap returned, and where each node starts. */
 static struct {
 	bool booted;
+	bool keep;		      /* keep the mappings at shutdown */
 	void *map[MM_MAX_NODES];      /* what mmap returned */
 	uintptr_t base[MM_MAX_NODES]; /* node start, aligned to NODE_ALIGN */
 	size_t map_len[MM_MAX_NODES];
 } host;
+
+/*
+ * Mappings kept by a shutdown of a machine booted with keep_memory, for
+ * the next boot with nodes of that size or smaller: a fuzzer boots a machine per
+ * input, and faulting in a fresh mapping's pages cost ~3 ms a boot (4
+ * nodes of 17 MiB) against ~0.1 ms for the rest of the boot.
+ */
+static struct {
+	void *map;
+	size_t len;
+} spare[MM_MAX_NODES];
+
+static void *map_fresh(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mm_host_boot: mmap");
+		return NULL;
+	}
+	return p;
+}
+
+/* A spare mapping of at least *len bytes for node nid (*len becomes its
+ * length), or a fresh one. */
+static void *map_memory(int nid, size_t *len)
+{
+	void *p = spare[nid].map;
+
+	spare[nid].map = NULL;
+	if (p && spare[nid].len >= *len) {
+		*len = spare[nid].len;
+		return p;
+	}
+	if (p)
+		munmap(p, spare[nid].len);
+	return map_fresh(*len);
+}
 
 #define NODE_ALIGN (MM_PAGE_SIZE << MAX_ORDER)
 
@@ -97,12 +136,9 @@ static int map_node(const struct mm_host_config *c, int nid)
 	size_t bytes =
 		(c->bytes_per_node + MM_PAGE_SIZE - 1) & ~(MM_PAGE_SIZE - 1);
 	size_t len = bytes + NODE_ALIGN;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED) {
-		perror("mm_host_boot: mmap");
+	void *p = map_memory(nid, &len);
+	if (!p)
 		return -1;
-	}
 	host.map[nid] = p;
 	host.map_len[nid] = len;
 	host.base[nid] = ((uintptr_t)p + NODE_ALIGN - 1) & ~(NODE_ALIGN - 1);
@@ -124,6 +160,7 @@ int mm_host_boot_config(const struct mm_host_config *cfg)
 		}
 	}
 	host.booted = true;
+	host.keep = cfg->keep_memory;
 	mm_host_cpu = 0;
 	if (mm_init()) {
 		fprintf(stderr, "mm_host_boot: mm_init found no memory\n");
@@ -158,9 +195,16 @@ void mm_host_shutdown(void)
 	qmempool_forget_all(); /* pools live in the maps too */
 	slab_forget_all();     /* caches live in the maps */
 	kmalloc_forget();      /* and so do the kmalloc classes */
-	for (int nid = 0; nid < MM_MAX_NODES; nid++)
-		if (host.map[nid])
+	for (int nid = 0; nid < MM_MAX_NODES; nid++) {
+		if (!host.map[nid])
+			continue;
+		if (host.keep && !spare[nid].map) {
+			spare[nid].map = host.map[nid];
+			spare[nid].len = host.map_len[nid];
+		} else {
 			munmap(host.map[nid], host.map_len[nid]);
+		}
+	}
 	memset(&host, 0, sizeof(host));
 	memset(&mm_host_machine, 0, sizeof(mm_host_machine));
 	mm_host_cpu = 0;

@@ -15,6 +15,7 @@
 #ifndef MM_HOST_H
 #define MM_HOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "mm_sample.h" /* sampling the allocators over time */
@@ -37,6 +38,13 @@ struct mm_host_config {
 	const int *distance;
 	const struct mm_host_hole *holes; /* NULL or nr_holes entries */
 	int nr_holes;
+	/* Keep the nodes' memory mapped at mm_host_shutdown() for the next
+	 * boot with nodes of that size or smaller, contents and all (as a real
+	 * machine's RAM after a reboot), instead of unmapping it: for
+	 * programs that boot thousands of machines (the fuzz harnesses),
+	 * which then pay no page faults per boot. A pointer kept across the
+	 * shutdown then does not fault: only for programs that keep none. */
+	bool keep_memory;
 };
 
 /*
