@@ -17,6 +17,7 @@ include mk/host.mk
 include mk/bench.mk
 include mk/plots.mk
 include mk/fuzz.mk
+include mk/lwip-unit.mk
 
 # clang-format and cppcheck over every tracked C file, then the shape of
 # the tree (tools/check-layers: which folder uses which, no circles), read
@@ -27,8 +28,9 @@ lint: deps-host $(KERNEL_OBJS) $(HOST_OBJS_plain)
 
 # The whole suite: host unit tests (plain, ASan), stress tests (plain, TSan,
 # ASan), the fuzz harnesses' committed corpus and a few seconds of fuzzing
-# each, the lint pass, then the QEMU integration tests.
-test: deps test-host test-fuzz lint test-qemu
+# each, lwIP's own unit tests on our allocators and on its own, the lint
+# pass, then the QEMU integration tests.
+test: deps test-host test-fuzz test-lwip-unit lint test-qemu
 
 clean:
 	rm -rf $(BUILD)
