@@ -16,6 +16,7 @@ include mk/kernel.mk
 include mk/host.mk
 include mk/bench.mk
 include mk/plots.mk
+include mk/profile.mk
 include mk/fuzz.mk
 include mk/lwip-unit.mk
 
@@ -29,8 +30,8 @@ lint: deps-host $(KERNEL_OBJS) $(HOST_OBJS_plain)
 # The whole suite: host unit tests (plain, ASan), stress tests (plain, TSan,
 # ASan), the fuzz harnesses' committed corpus and a few seconds of fuzzing
 # each, lwIP's own unit tests on our allocators and on its own, the lint
-# pass, then the QEMU integration tests.
-test: deps test-host test-fuzz test-lwip-unit lint test-qemu
+# pass, the tools' tests, then the QEMU integration tests.
+test: deps test-host test-fuzz test-lwip-unit lint test-tools test-qemu
 
 clean:
 	rm -rf $(BUILD)

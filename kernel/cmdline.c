@@ -73,6 +73,16 @@ static const struct key keys[] = {
 	{"exit_after_boot", "0", v_choice, "0|1",
 	 "leave QEMU (isa-debug-exit) after the boot report"},
 	{"smp", "", v_uint, "1-64", "start at most this many CPUs"},
+	{"profile", "0", v_choice, "0|1",
+	 "sample every CPU from its timer from the end of the boot "
+	 "(docs/profiling.md)"},
+	{"profile_hz", "997", v_uint, "10-5000",
+	 "profiler samples per second per CPU (prime: no lockstep with "
+	 "periodic work)"},
+	/* 32768 samples of 128 bytes: 4 MiB, one buddy block of the largest
+	 * order (MAX_ORDER) */
+	{"profile_samples", "8192", v_uint, "64-32768",
+	 "profiler buffer per CPU, in samples of 128 bytes"},
 	{"smp_wait_ms", "10000", v_uint, "0-60000",
 	 "how long the boot CPU waits for each other CPU to start "
 	 "(0: no time at all, every CPU is late; for tests)"},

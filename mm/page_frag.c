@@ -36,6 +36,8 @@
  * into the free space after the offset (prepare/commit, page_frag_tx.c),
  * and that is worth more than five instructions. Figures: docs/page_frag.md.
  */
+#include <string.h>
+
 #include "debug.h"
 #include "fault_inject.h"
 #include "page_frag_internal.h"
@@ -47,6 +49,13 @@ static atomic_bool page_frag_order0_only;
 void page_frag_force_order0(bool on)
 {
 	atomic_store_explicit(&page_frag_order0_only, on, memory_order_relaxed);
+}
+
+void page_frag_counters_forget(void)
+{
+	memset(page_frag_cpu_stats, 0, sizeof(page_frag_cpu_stats));
+	atomic_store_explicit(&page_frag_order0_only, false,
+			      memory_order_relaxed);
 }
 
 /*
@@ -304,7 +313,7 @@ static bool page_frag_free_ok(struct page *page, const void *addr,
 static inline void page_frag_put(struct page *page)
 {
 	page_frag_count(PF_FREES);
-	if (page_to_nid(page) != mm_this_node())
+	if (page_to_nid(page) != numa_mem_id())
 		page_frag_count(PF_REMOTE_FREES);
 	if (page_ref_sub_and_test(page, 1))
 		page_frag_release_block(page);

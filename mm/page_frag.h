@@ -327,7 +327,16 @@ int page_frag_stats_json(char *buf, size_t size);
 /*
  * page_frag_force_order0 - benchmark tunable: when on, refills skip the
  * order-3 attempt and take one page. Any context; affects later refills.
+ * Off again on every boot (page_frag_forget_all).
  */
 void page_frag_force_order0(bool on);
+
+/*
+ * page_frag_forget_all - drop every CPU's fragment caches (napi, netdev)
+ * and zero the counters, without freeing anything. Only for a new machine:
+ * mm_init() calls it, before the zones exist (the host's previous machine
+ * and its blocks are gone by then).
+ */
+void page_frag_forget_all(void);
 
 #endif /* MM_PAGE_FRAG_H */

@@ -41,6 +41,10 @@ struct page_frag_cpu_stats {
 
 extern struct page_frag_cpu_stats page_frag_cpu_stats[MM_MAX_CPUS];
 
+/* Zero every CPU's counters and put the order-0 tunable back to off: for a
+ * new machine only (page_frag_forget_all). */
+void page_frag_counters_forget(void);
+
 static inline void page_frag_count_add(enum page_frag_stat i, unsigned long n)
 {
 	mm_cpu_counter_add(&page_frag_cpu_stats[mm_this_cpu()].v[i], n);

@@ -17,6 +17,8 @@
  * Both caches of one CPU share one cache line; no other CPU writes it, so it
  * never bounces (fragments freed elsewhere only touch the block's head page).
  */
+#include <string.h>
+
 #include "page_frag_internal.h"
 
 struct page_frag_percpu {
@@ -93,4 +95,10 @@ enum page_frag_node_policy page_frag_percpu_get_policy(int cpu, int *node)
 		return PAGE_FRAG_NODE_LOCAL;
 	}
 	return page_frag_cache_get_policy(&page_frag_percpu[cpu].napi, node);
+}
+
+void page_frag_forget_all(void)
+{
+	memset(page_frag_percpu, 0, sizeof(page_frag_percpu));
+	page_frag_counters_forget();
 }

@@ -83,12 +83,12 @@ int page_frag_refill_node(struct page_frag_cache *nc)
 	case PAGE_FRAG_NODE_FIXED:
 	case PAGE_FRAG_NODE_DEVICE:
 		nid = (int)(word >> 8);
-		return nid < nodes ? nid : mm_this_node();
+		return nid < nodes ? nid : numa_mem_id();
 	case PAGE_FRAG_NODE_INTERLEAVE:
 		nid = nc->next_node < nodes ? nc->next_node : 0;
 		nc->next_node = (unsigned short)((nid + 1) % nodes);
 		return nid;
 	default:
-		return mm_this_node();
+		return numa_mem_id(); /* the nearest memory if the node has none */
 	}
 }

@@ -128,10 +128,12 @@ int selftest_frag(void)
 	if (failed)
 		return failed;
 	kprintf("selftest: frag PASS cpus=%d nodes=%d fragments=%lu "
-		"refills=%llu pages_returned=%llu free=%lu baseline=%lu\n",
+		"refills=%llu refills_remote=%llu pages_returned=%llu "
+		"free=%lu baseline=%lu\n",
 		nr_cpus, mm_nr_nodes(), objs,
 		(unsigned long long)(s1.refills_order3 + s1.refills_order0 -
 				     s0.refills_order3 - s0.refills_order0),
+		(unsigned long long)(s1.refills_remote - s0.refills_remote),
 		(unsigned long long)(s1.pages_returned - s0.pages_returned),
 		after, base);
 	return 0;

@@ -166,7 +166,9 @@ void fz_boot(struct fz_in *in, int min_mib)
 void fz_set_cpu(int cpu)
 {
 	fz_m.cpu = cpu % fz_m.cpus;
-	mm_host_set_cpu(fz_m.cpu);
+	if (mm_host_set_cpu(fz_m.cpu) != 0)
+		fz_fail("mm_host_set_cpu(%d) of %d CPUs refused", fz_m.cpu,
+			fz_m.cpus);
 }
 
 int fz_addr_node(const void *addr)

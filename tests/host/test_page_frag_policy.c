@@ -21,7 +21,7 @@
 static int boot(void **state)
 {
 	mm_test_setup_2nodes(state);
-	mm_host_set_cpu(0);
+	assert_int_equal(mm_host_set_cpu(0), 0);
 	return 0;
 }
 
@@ -74,7 +74,7 @@ static void test_default_policy_is_local(void **s)
 	assert_int_equal(page_frag_percpu_get_policy(0, &node),
 			 PAGE_FRAG_NODE_LOCAL);
 	assert_int_equal(node, -1);
-	mm_host_set_cpu(1);
+	assert_int_equal(mm_host_set_cpu(1), 0);
 	a = napi_alloc_frag(256);
 	assert_int_equal(node_of(a), 1);
 	assert_int_equal(refills(1, 1) - r11, 1);
@@ -128,7 +128,7 @@ static void test_device_policy_uses_the_node_it_is_given(void **s)
 	void *a;
 
 	(void)s;
-	mm_host_set_cpu(1);
+	assert_int_equal(mm_host_set_cpu(1), 0);
 	assert_int_equal(
 		page_frag_percpu_set_policy(1, PAGE_FRAG_NODE_DEVICE, 0), 0);
 	a = napi_alloc_frag(1500);

@@ -122,7 +122,7 @@ class QemuFactory:
         self.vms = []
 
     def start(self, append="", smp=1, mem=None, machine=None, numa=(),
-              numa_dist=(), iso=None, uefi=False, nic="none", net=None,
+              numa_dist=(), srat=(), iso=None, uefi=False, nic="none", net=None,
               hostfwd=(), mac=None, extra=(), kernel=KERNEL,
               debug_exit=True, initrd=None, nic_pxb=None):
         """Boots one QEMU. nic defaults to none (boot tests need no NIC)."""
@@ -145,6 +145,8 @@ class QemuFactory:
             args += ["--numa", n]
         for d in numa_dist:
             args += ["--numa-dist", d]
+        for n in srat:  # our own SRAT instead of --numa (tools/qemu-run)
+            args += ["--srat", n]
         if net:
             args += ["--net", net]
         for h in hostfwd:
