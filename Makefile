@@ -18,6 +18,8 @@ include mk/bench.mk
 include mk/plots.mk
 include mk/profile.mk
 include mk/soak.mk
+include mk/fuzz.mk
+include mk/lwip-unit.mk
 
 # clang-format and cppcheck over every tracked C file, then the shape of
 # the tree (tools/check-layers: which folder uses which, no circles), read
@@ -27,8 +29,10 @@ lint: deps-host $(KERNEL_OBJS) $(HOST_OBJS_plain)
 	@tools/check-layers --kernel-obj $(KOBJ) --host-obj $(BUILD)/host/plain/obj
 
 # The whole suite: host unit tests (plain, ASan), stress tests (plain, TSan,
-# ASan), the lint pass, the tools' tests, then the QEMU integration tests.
-test: deps test-host lint test-tools test-qemu
+# ASan), the fuzz harnesses' committed corpus and a few seconds of fuzzing
+# each, lwIP's own unit tests on our allocators and on its own, the lint
+# pass, the tools' tests, then the QEMU integration tests.
+test: deps test-host test-fuzz test-lwip-unit lint test-tools test-qemu
 
 clean:
 	rm -rf $(BUILD)

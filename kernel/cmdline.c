@@ -5,6 +5,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
+#include "mm/fault_inject.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,9 @@ static bool v_ip_cidr(const char *v, const char *allowed);
 static bool v_ip(const char *v, const char *allowed);
 static bool v_name(const char *v, const char *allowed);
 static bool v_node_policy(const char *v, const char *allowed);
+static bool v_fault(const char *v, const char *allowed);
+
+#define FAULT_ALLOWED "off|every:N|random:1-100[,seed:S][,times:T]"
 
 static const struct key keys[] = {
 	{"nic", "virtio", v_choice, "virtio|e1000|e1000e|all|none",
@@ -53,6 +57,14 @@ static const struct key keys[] = {
 	{"hostname", "unikernel", v_name, "letters, digits, '-' (1-63)",
 	 "DHCP host name"},
 	{"mm_debug", "0", v_choice, "0|1", "allocator debug checks"},
+	{"fail_page_alloc", "off", v_fault, FAULT_ALLOWED,
+	 "failure injection into the page allocator, armed after boot"},
+	{"failslab", "off", v_fault, FAULT_ALLOWED,
+	 "failure injection into slab caches and kmalloc, armed after boot"},
+	{"fail_qmempool", "off", v_fault, FAULT_ALLOWED,
+	 "failure injection into qmempool, armed after boot"},
+	{"fail_page_frag", "off", v_fault, FAULT_ALLOWED,
+	 "failure injection into page_frag (RX buffers), armed after boot"},
 	{"bench", "", v_list, "pages|slab|frag|qmempool|alfq|xcpu|net|all",
 	 "in-kernel benchmarks to run"},
 	{"selftest", "", v_list,
@@ -206,6 +218,13 @@ static bool v_node_policy(const char *v, const char *allowed)
 		return false;
 	n = strtoul(v + 5, &end, 10);
 	return *end == 0 && n < MAX_NODES;
+}
+
+/* A failure-injection spec (mm/fault_inject.h has the syntax). */
+static bool v_fault(const char *v, const char *allowed)
+{
+	(void)allowed;
+	return mm_fault_spec_ok(v);
 }
 
 static int key_index(const char *name)

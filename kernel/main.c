@@ -84,6 +84,7 @@ void kmain(uint32_t magic, uint32_t info)
 	net_boot();
 	selftests_run();
 	profile_boot();
+	mm_boot_arm_faults(); /* the set-up above is not what is tested */
 	if (exit_on_fatal) {
 		kprintf("boot: exit_after_boot=1, exiting\n");
 		system_exit(EXIT_SUCCESS_CODE);

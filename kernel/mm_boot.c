@@ -23,6 +23,19 @@ void mm_boot(void)
 	kfree(kmalloc(8, GFP_KERNEL));
 }
 
+void mm_boot_arm_faults(void)
+{
+	for (int site = 0; site < MM_FAULT_NR_SITES; site++) {
+		const char *name = mm_fault_site_name(site);
+		const char *spec = cmdline_get(name);
+
+		/* cmdline checked the spec: a refusal here is a bug. */
+		if (!strcmp(spec, "off") || mm_fault_set(site, spec) < 0)
+			continue;
+		kprintf("mm: failure injection %s=%s armed\n", name, spec);
+	}
+}
+
 /*
  * A statistics text (the NAME_text(buf, size) shape) in a kmalloc'd
  * buffer, or NULL. The length is asked first; the slack covers counters

@@ -7,6 +7,7 @@
 
 #include "alf_queue.h"
 #include "debug.h"
+#include "fault_inject.h"
 #include "gfp.h"
 #include "mm_stats.h"
 #include "page_alloc.h"

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "debug.h"
+#include "fault_inject.h"
 #include "pcp.h"
 
 static bool pcp_on(void)
@@ -131,6 +132,11 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 		alloc_failed(nid, gfp, order);
 		return NULL;
 	}
+	/* fail_page_alloc: counted like any failure, never printed. */
+	if (mm_fault_should_fail(MM_FAULT_PAGE)) {
+		alloc_failed(nid, gfp | __GFP_NOWARN, order);
+		return NULL;
+	}
 	/* Fast path: the preferred zone, mostly this CPU's list. */
 	struct zone *z = &mm_zones[nid];
 	if (mm_likely(z->managed_pages))
@@ -176,6 +182,10 @@ unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int nr, struct page **pages)
 	int nid = mm_cpu_mem_node[cpu];
 	if (nr == 0)
 		return 0;
+	if (mm_fault_should_fail(MM_FAULT_PAGE)) {
+		alloc_failed(nid, gfp | __GFP_NOWARN, 0);
+		return 0;
+	}
 	unsigned int n = bulk_from_zonelist(cpu, nid, gfp, nr, pages);
 	if (mm_unlikely(n < nr) && !(gfp & __GFP_NORETRY)) {
 		drain_all_pages();

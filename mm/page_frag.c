@@ -53,6 +53,7 @@
  */
 
 #include "debug.h"
+#include "fault_inject.h"
 #include "page_frag_internal.h"
 
 static atomic_bool page_frag_order0_only;
@@ -253,12 +254,21 @@ static inline void *__page_frag_alloc(struct page_frag_cache *nc,
 	return page_frag_take(nc, (unsigned int)offset, fragsz);
 }
 
+/* fail_page_frag: the caller sees what no memory would give it. */
+__attribute__((noinline)) void *__page_frag_alloc_injected(void)
+{
+	page_frag_count(PF_ALLOC_FAILED);
+	return NULL;
+}
+
 void *page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
 			    gfp_t gfp, unsigned int align)
 {
 	if (mm_unlikely(!page_frag_fragsz_ok(fragsz) ||
 			!page_frag_align_ok(align)))
 		return NULL;
+	if (mm_fault_should_fail(MM_FAULT_FRAG))
+		return __page_frag_alloc_injected();
 	return __page_frag_alloc(nc, fragsz, gfp, align - 1);
 }
 
@@ -267,6 +277,8 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 {
 	if (mm_unlikely(!page_frag_fragsz_ok(fragsz)))
 		return NULL;
+	if (mm_fault_should_fail(MM_FAULT_FRAG))
+		return __page_frag_alloc_injected();
 	return __page_frag_alloc(nc, fragsz, gfp, 0);
 }
 

@@ -142,6 +142,9 @@ static inline bool page_frag_align_ok(unsigned int align)
  */
 bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp);
 
+/* fail_page_frag's failure: counted as alloc_failed; returns NULL. */
+void *__page_frag_alloc_injected(void);
+
 /*
  * page_frag_refill_node - the node nc's next new block should come from,
  * by its refill policy (page_frag_policy.c); advances interleave's cursor.

@@ -99,7 +99,8 @@ page_frag_emit(char *buf, size_t size, size_t *len, const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = mm_vsnprintf(buf + pos, size - pos, fmt, ap);
+	/* buf may be NULL (size 0, a length query): NULL + 0 is undefined */
+	n = mm_vsnprintf(pos < size ? buf + pos : NULL, size - pos, fmt, ap);
 	va_end(ap);
 	if (n > 0)
 		*len += (size_t)n;

@@ -13,6 +13,7 @@
  *
  * It relies on upward carving: the free space is [offset, block end).
  */
+#include "fault_inject.h"
 #include "page_frag_internal.h"
 
 #if PAGE_FRAG_CARVE_DOWN
@@ -40,6 +41,8 @@ void *page_frag_prepare_align(struct page_frag_cache *nc, unsigned int fragsz,
 	if (mm_unlikely(!page_frag_fragsz_ok(fragsz) ||
 			!page_frag_align_ok(align)))
 		return NULL;
+	if (mm_fault_should_fail(MM_FAULT_FRAG))
+		return __page_frag_alloc_injected();
 	offset = (nc->offset + mask) & ~mask;
 	if (offset + fragsz > page_frag_cache_size(nc)) {
 		if (!__page_frag_refill(nc, gfp))

@@ -88,6 +88,14 @@ void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 	return objs[0];
 }
 
+/* fail_qmempool: the caller sees what an exhausted slab would give it. */
+__attribute__((noinline)) void *
+__qmempool_alloc_injected(struct qmempool_cpu *pc)
+{
+	qmempool_count(&pc->alloc_fail, 1);
+	return NULL;
+}
+
 /*
  * The localq was full: move its oldest bulk to the node's sharedq (or the
  * slab), which makes room for @obj. The objects that stay are the most

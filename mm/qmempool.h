@@ -44,6 +44,7 @@
 #define MM_QMEMPOOL_H
 
 #include "alf_queue.h"
+#include "fault_inject.h"
 #include "gfp.h"
 #include "list.h"
 #include "platform.h"
@@ -113,6 +114,8 @@ void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 			  void *obj);
 void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
 			     void *obj, void *caller);
+/* fail_qmempool: counted in alloc_fail; returns NULL. */
+void *__qmempool_alloc_injected(struct qmempool_cpu *pc);
 
 /* Count events on this CPU's counter: only this CPU writes it, with
  * mm_cpu_counter_add (no locked instruction, interrupt-safe). */
@@ -129,9 +132,12 @@ static inline void qmempool_count(atomic_ulong *c, unsigned long n)
 static inline void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
 {
 	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
-	/* The localq never holds NULL, and only this CPU touches it. */
-	void *obj = __alf_sc_dequeue_one(pc->localq);
+	void *obj;
 
+	if (mm_fault_should_fail(MM_FAULT_QMEMPOOL))
+		return __qmempool_alloc_injected(pc);
+	/* The localq never holds NULL, and only this CPU touches it. */
+	obj = __alf_sc_dequeue_one(pc->localq);
 	if (mm_likely(obj != NULL)) {
 		qmempool_count(&pc->localq_hit, 1);
 		return obj;

@@ -36,6 +36,7 @@
  */
 #include <string.h>
 
+#include "fault_inject.h"
 #include "slab_internal.h"
 
 struct list_head slab_caches = LIST_HEAD_INIT(slab_caches);
@@ -369,6 +370,14 @@ static __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s,
 	return slab_alloc_finish(s, gfp, obj, caller);
 }
 
+/* failslab: fail as an exhausted cache does (counted in alloc_fail),
+ * quietly. Out of line: the fast path keeps only the test. */
+__attribute__((noinline)) void *__slab_alloc_injected(struct kmem_cache *s)
+{
+	atomic_fetch_add_explicit(&s->alloc_fail, 1, memory_order_relaxed);
+	return NULL;
+}
+
 /*
  * Fast path: pop the magazine. Everything else (refill, zeroing, debug
  * checks) is out of line, so this compiles to a few loads and stores with
@@ -376,6 +385,8 @@ static __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s,
  */
 static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 {
+	if (mm_fault_should_fail(MM_FAULT_SLAB))
+		return __slab_alloc_injected(s);
 	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_slow(s))) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
@@ -396,6 +407,8 @@ static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 static void *slab_alloc_other_node(struct kmem_cache *s, gfp_t gfp, int nid,
 				   void *caller)
 {
+	if (mm_fault_should_fail(MM_FAULT_SLAB))
+		return __slab_alloc_injected(s);
 	if (mm_unlikely(cache_dead(s)))
 		return slab_alloc_dead(s, caller);
 

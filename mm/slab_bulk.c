@@ -15,6 +15,7 @@
  */
 #include <string.h>
 
+#include "fault_inject.h"
 #include "slab_internal.h"
 
 /*
@@ -145,6 +146,10 @@ size_t kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n,
 {
 	if (mm_unlikely(!n))
 		return 0;
+	if (mm_fault_should_fail(MM_FAULT_SLAB)) {
+		__slab_alloc_injected(s); /* failslab: counted, none taken */
+		return 0;
+	}
 	/* Fast path: the magazine holds the whole bulk. */
 	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_slow(s))) {
 		unsigned long flags = mm_irq_save();

@@ -191,6 +191,8 @@ void __cpu_flush(struct kmem_cache *s, struct kmem_cache_cpu *c,
 void *__kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp, int nid,
 			 void *caller);
 void __kmem_cache_free(struct kmem_cache *s, void *obj, void *caller);
+/* failslab's failure: counted in s->alloc_fail; returns NULL. */
+void *__slab_alloc_injected(struct kmem_cache *s);
 
 /* slab_debug.c */
 void slab_debug_init_object(struct kmem_cache *s, void *obj);

@@ -249,9 +249,22 @@ static void *memp_malloc_native(memp_t type)
 	return p;
 }
 
+/*
+ * lwIP's timeouts always come from its static pool, in both modes: lwIP
+ * sizes MEMP_NUM_SYS_TIMEOUT to exactly the timers it can run and
+ * sys_timeout() treats an empty pool as a bug (an assertion, then the
+ * timer is dropped: a cyclic one, TCP's or ARP's, never runs again and
+ * every connection stalls). One failed qmempool_alloc must not do that;
+ * fail_qmempool=every:7 under traffic did, within seconds.
+ */
+static bool memp_from_stock(memp_t type)
+{
+	return net_alloc_mode != NET_ALLOC_NATIVE || type == MEMP_SYS_TIMEOUT;
+}
+
 void *memp_malloc(memp_t type)
 {
-	if (net_alloc_mode != NET_ALLOC_NATIVE)
+	if (memp_from_stock(type))
 		return memp_malloc_stock(type);
 	return memp_malloc_native(type);
 }
@@ -261,7 +274,7 @@ void memp_free(memp_t type, void *mem)
 	if (!mem)
 		return;
 	net_mem_stats.memp_free++;
-	if (net_alloc_mode != NET_ALLOC_NATIVE) {
+	if (memp_from_stock(type)) {
 		lwip_stock_memp_free(type, mem);
 		return;
 	}

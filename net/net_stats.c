@@ -40,6 +40,7 @@ static const struct {
 	{"slabinfo", slabinfo_json},
 	{"qmempool", qmempool_stats_json},
 	{"page_frag", page_frag_stats_json},
+	{"fault_inject", mm_fault_json},
 	{"cpus", cpustat_json},
 	{"nic", netdev_stats_json},
 	{"net_mem", net_mem_stats_json},

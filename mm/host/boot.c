@@ -10,9 +10,11 @@
  * mapping for the whole machine instead, cut into the ranges it lists.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "fault_inject.h"
 #include "mm_host.h"
 #include "mm_sample.h"
 #include "page_alloc.h"
@@ -21,10 +23,44 @@
 /* The node mappings: what mmap returned, and where each node starts. */
 static struct {
 	bool booted;
+	bool keep;		      /* keep the mappings at shutdown */
 	void *map[MM_MAX_NODES];      /* what mmap returned */
 	uintptr_t base[MM_MAX_NODES]; /* node start, aligned to NODE_ALIGN */
 	size_t map_len[MM_MAX_NODES];
 } host;
+
+/*
+ * Mappings kept by a shutdown of a machine booted with keep_memory, for
+ * the next boot with mappings of that size or smaller: a fuzzer boots a
+ * machine per input, and faulting in a fresh mapping's pages cost ~3 ms a
+ * boot (4 nodes of 17 MiB) against ~0.1 ms for the rest of the boot.
+ */
+static struct {
+	void *map;
+	size_t len;
+} spare[MM_MAX_NODES];
+
+/* Mapping number slot of at least *len bytes: the spare one kept there if
+ * it is large enough (*len becomes its length), else a fresh one. */
+static void *host_map(int slot, size_t *len)
+{
+	void *p = spare[slot].map;
+
+	spare[slot].map = NULL;
+	if (p && spare[slot].len >= *len) {
+		*len = spare[slot].len;
+		return p;
+	}
+	if (p)
+		munmap(p, spare[slot].len);
+	p = mmap(NULL, *len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mm_host_boot: mmap");
+		return NULL;
+	}
+	return p;
+}
 
 #define NODE_ALIGN (MM_PAGE_SIZE << MAX_ORDER)
 
@@ -133,12 +169,9 @@ static int map_node(const struct mm_host_config *c, int nid)
 	size_t bytes =
 		(c->bytes_per_node + MM_PAGE_SIZE - 1) & ~(MM_PAGE_SIZE - 1);
 	size_t len = bytes + NODE_ALIGN;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED) {
-		perror("mm_host_boot: mmap");
+	void *p = host_map(nid, &len);
+	if (!p)
 		return -1;
-	}
 	host.map[nid] = p;
 	host.map_len[nid] = len;
 	host.base[nid] = ((uintptr_t)p + NODE_ALIGN - 1) & ~(NODE_ALIGN - 1);
@@ -155,12 +188,9 @@ static int map_ranges(const struct mm_host_config *c)
 		if (c->ranges[i].offset + c->ranges[i].len > top)
 			top = c->ranges[i].offset + c->ranges[i].len;
 	size_t len = top + NODE_ALIGN;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED) {
-		perror("mm_host_boot: mmap");
+	void *p = host_map(0, &len);
+	if (!p)
 		return -1;
-	}
 	host.map[0] = p;
 	host.map_len[0] = len;
 	uintptr_t base = ((uintptr_t)p + NODE_ALIGN - 1) & ~(NODE_ALIGN - 1);
@@ -196,6 +226,7 @@ int mm_host_boot_config(const struct mm_host_config *cfg)
 		return -1;
 	}
 	host.booted = true;
+	host.keep = cfg->keep_memory;
 	mm_host_cpu = 0;
 	if (mm_init()) {
 		fprintf(stderr, "mm_host_boot: mm_init found no memory\n");
@@ -203,6 +234,11 @@ int mm_host_boot_config(const struct mm_host_config *cfg)
 		return -1;
 	}
 	mm_sample_from_env(); /* MM_SAMPLE=FILE: see mm_sample.h */
+	/* MM_FAULT="failslab=random:5 ...": see fault_inject.h */
+	if (getenv("MM_FAULT") && mm_fault_set_from(getenv("MM_FAULT"))) {
+		mm_host_shutdown();
+		return -1;
+	}
 	return 0;
 }
 
@@ -225,9 +261,17 @@ void mm_host_shutdown(void)
 	 * live machine's next flush (the caller's threads are done). */
 	if (host.booted)
 		page_frag_free_flush_all();
-	for (int nid = 0; nid < MM_MAX_NODES; nid++)
-		if (host.map[nid])
+	mm_fault_reset(); /* the next boot arms its own sites */
+	for (int nid = 0; nid < MM_MAX_NODES; nid++) {
+		if (!host.map[nid])
+			continue;
+		if (host.keep && !spare[nid].map) {
+			spare[nid].map = host.map[nid];
+			spare[nid].len = host.map_len[nid];
+		} else {
 			munmap(host.map[nid], host.map_len[nid]);
+		}
+	}
 	memset(&host, 0, sizeof(host));
 	memset(&mm_host_machine, 0, sizeof(mm_host_machine));
 	mm_host_cpu = 0;

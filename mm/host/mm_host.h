@@ -16,6 +16,7 @@
 #ifndef MM_HOST_H
 #define MM_HOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "mm_sample.h" /* sampling the allocators over time */
@@ -71,13 +72,23 @@ struct mm_host_config {
 	 */
 	const struct mm_host_range *ranges;
 	int nr_ranges;
+	/* Keep the nodes' memory mapped at mm_host_shutdown() for the next
+	 * boot with nodes of that size or smaller, contents and all (as a real
+	 * machine's RAM after a reboot), instead of unmapping it: for
+	 * programs that boot thousands of machines (the fuzz harnesses),
+	 * which then pay no page faults per boot. A pointer kept across the
+	 * shutdown then does not fault: only for programs that keep none. */
+	bool keep_memory;
 };
 
 /*
  * mm_host_boot - build a machine and run mm_init() on it. cpu_to_node may
  * be NULL (see struct mm_host_config). The calling thread becomes CPU 0.
+ * Environment: MM_SAMPLE=FILE samples the allocators (mm_sample.h);
+ * MM_FAULT="NAME=SPEC ..." arms failure injection once the machine is up
+ * (fault_inject.h; a bad word fails the boot).
  * Returns 0, or -1 with a message (bad arguments, out of memory, already
- * booted). Call mm_host_shutdown() before booting again.
+ * booted, a bad MM_FAULT). Call mm_host_shutdown() before booting again.
  */
 int mm_host_boot(int nr_nodes, size_t bytes_per_node, int nr_cpus,
 		 const int *cpu_to_node);
