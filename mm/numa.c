@@ -17,12 +17,16 @@
  * The counters live per CPU and only their CPU writes them, each with one
  * add that an interrupt cannot split (mm_cpu_counter_add: allocations come
  * from any context, with no guard around the count), so counting costs
- * two unlocked adds on the fast path; numastat sums the CPUs.
+ * one unlocked add on the fast path: a local hit, counted by the per-CPU
+ * list it came from (per_cpu_pages.local_hit) into both numa_hit and
+ * local_node of its node; numastat sums the CPUs.
  */
 #include "zone.h"
 
 struct mm_cpu_stats mm_cpu_stats[MM_MAX_CPUS];
 uint8_t mm_cpu_node[MM_MAX_CPUS];
+struct per_cpu_pages *mm_cpu_pcp[MM_MAX_CPUS];
+struct per_cpu_pages *mm_zone_pcp[MM_MAX_NODES];
 
 static int node_distance(int from, int to)
 {
@@ -45,15 +49,18 @@ static void build_zonelist(struct zone *z)
 	z->nr_zonelist = n;
 }
 
-/* numa_build_zonelists - fallback order of every zone and the CPU to
- * node table; boot only. */
+/* numa_build_zonelists - fallback order of every zone, the CPU to node
+ * table and each CPU's local list; boot only. */
 void numa_build_zonelists(void)
 {
 	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++) {
 		int nid = cpu < mm_nr_cpus() ? mm_cpu_to_node(cpu) : 0;
 		mm_cpu_node[cpu] =
 			(uint8_t)(nid >= 0 && nid < mm_nr_zones ? nid : 0);
+		mm_cpu_pcp[cpu] = &mm_zones[mm_cpu_node[cpu]].pcp[cpu];
 	}
+	for (int nid = 0; nid < MM_MAX_NODES; nid++)
+		mm_zone_pcp[nid] = mm_zones[nid].pcp;
 	for (int nid = 0; nid < mm_nr_zones; nid++)
 		build_zonelist(&mm_zones[nid]);
 }
@@ -71,8 +78,14 @@ int numa_node_order(int nid, int order[MM_MAX_NODES])
 /* numa_stat_read - one numastat counter of node nid, all CPUs summed. */
 unsigned long numa_stat_read(int nid, enum numa_stat item)
 {
+	bool both = item == NUMA_HIT || item == NUMA_LOCAL;
 	unsigned long sum = 0;
-	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++)
+
+	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++) {
+		struct per_cpu_pages *pcp = &mm_zones[nid].pcp[cpu];
 		sum += mm_stat_read(&mm_cpu_stats[cpu].numa[nid][item]);
+		for (unsigned int o = 0; both && o < NR_PCP_ORDERS; o++)
+			sum += mm_stat_read(&pcp->local_hit[o]) << o;
+	}
 	return sum;
 }

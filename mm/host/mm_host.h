@@ -15,6 +15,7 @@
 #ifndef MM_HOST_H
 #define MM_HOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "mm_sample.h" /* sampling the allocators over time */
@@ -55,6 +56,15 @@ int mm_host_boot_config(const struct mm_host_config *cfg);
  * One thread per CPU at a time: per-CPU lists and counters assume it.
  */
 void mm_host_set_cpu(int cpu);
+
+/*
+ * mm_host_irqs_masked - true while the calling thread is inside one of the
+ * allocators' interrupt guards (mm_irq_save). The host has no interrupts;
+ * a test that stands in for one with a POSIX signal must, in its handler,
+ * do nothing while this is true, as a CPU holds an interrupt back while
+ * interrupts are masked. Async-signal-safe.
+ */
+bool mm_host_irqs_masked(void);
 
 /*
  * mm_host_shutdown - unmap every node. Every page, slab and pointer into
