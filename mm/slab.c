@@ -344,9 +344,10 @@ static inline void *slab_alloc_finish(struct kmem_cache *s, gfp_t gfp,
 	return obj;
 }
 
-/* Slow path of alloc: empty magazine, __GFP_ZERO, a debug or dead cache. */
-static __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s,
-						       gfp_t gfp, void *caller)
+/* Slow path of alloc (slab_alloc in slab_internal.h): empty magazine,
+ * __GFP_ZERO, a debug or dead cache. */
+__attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s, gfp_t gfp,
+						void *caller)
 {
 	if (mm_unlikely(cache_dead(s)))
 		return slab_alloc_dead(s, caller);
@@ -367,29 +368,6 @@ static __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s,
 	if (mm_unlikely(!obj))
 		return alloc_failed(s, gfp, mm_this_node());
 	return slab_alloc_finish(s, gfp, obj, caller);
-}
-
-/*
- * Fast path: pop the magazine. Everything else (refill, zeroing, debug
- * checks) is out of line, so this compiles to a few loads and stores with
- * no register spills.
- */
-static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
-{
-	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_slow(s))) {
-		unsigned long flags = mm_irq_save();
-		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
-		unsigned int avail = cpu_avail(c);
-		if (mm_likely(avail)) {
-			void *obj = c->objs[avail - 1];
-			cpu_set_avail(c, avail - 1);
-			stat_add(&c->allocs, 1);
-			mm_irq_restore(flags);
-			return obj;
-		}
-		mm_irq_restore(flags);
-	}
-	return slab_alloc_slow(s, gfp, caller);
 }
 
 /* An object for a node other than this CPU's: from that node's lists. */
@@ -435,9 +413,10 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 	return __kmem_cache_alloc(s, gfp, nid, __builtin_return_address(0));
 }
 
-/* Slow path of free: debug or dead cache, remote object, full magazine. */
-static __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s,
-						     void *obj, void *caller)
+/* Slow path of free (slab_free in slab_internal.h): debug or dead cache,
+ * remote object, full magazine. */
+__attribute__((noinline)) void slab_free_slow(struct kmem_cache *s, void *obj,
+					      void *caller)
 {
 	if (mm_unlikely(cache_debug(s)) && !slab_debug_on_free(s, obj, caller))
 		return;
@@ -461,25 +440,6 @@ static __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s,
 		cpu_set_avail(c, avail + 1);
 	}
 	mm_irq_restore(flags);
-}
-
-/* Fast path: push on the magazine if the object is local and it has room. */
-static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
-{
-	if (mm_likely(!cache_slow(s))) {
-		unsigned long flags = mm_irq_save();
-		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
-		unsigned int avail = cpu_avail(c);
-		if (mm_likely(avail < c->limit) && obj_local(s, c, obj)) {
-			c->objs[avail] = obj;
-			cpu_set_avail(c, avail + 1);
-			stat_add(&c->frees, 1);
-			mm_irq_restore(flags);
-			return;
-		}
-		mm_irq_restore(flags);
-	}
-	slab_free_slow(s, obj, caller);
 }
 
 void __kmem_cache_free(struct kmem_cache *s, void *obj, void *caller)

@@ -191,6 +191,52 @@ void __cpu_flush(struct kmem_cache *s, struct kmem_cache_cpu *c,
 void *__kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp, int nid,
 			 void *caller);
 void __kmem_cache_free(struct kmem_cache *s, void *obj, void *caller);
+void *slab_alloc_slow(struct kmem_cache *s, gfp_t gfp, void *caller);
+void slab_free_slow(struct kmem_cache *s, void *obj, void *caller);
+
+/*
+ * Fast path of kmem_cache_alloc (and kmalloc, which inlines it too): pop
+ * the magazine. Everything else (refill, zeroing, debug checks) is out of
+ * line in slab.c, so this compiles to a few loads and stores with no
+ * register spills.
+ */
+static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
+{
+	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_slow(s))) {
+		unsigned long flags = mm_irq_save();
+		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+		unsigned int avail = cpu_avail(c);
+		if (mm_likely(avail)) {
+			void *obj = c->objs[avail - 1];
+			cpu_set_avail(c, avail - 1);
+			stat_add(&c->allocs, 1);
+			mm_irq_restore(flags);
+			return obj;
+		}
+		mm_irq_restore(flags);
+	}
+	return slab_alloc_slow(s, gfp, caller);
+}
+
+/* Fast path of kmem_cache_free: push on the magazine if the object is
+ * local and it has room. */
+static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
+{
+	if (mm_likely(!cache_slow(s))) {
+		unsigned long flags = mm_irq_save();
+		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+		unsigned int avail = cpu_avail(c);
+		if (mm_likely(avail < c->limit) && obj_local(s, c, obj)) {
+			c->objs[avail] = obj;
+			cpu_set_avail(c, avail + 1);
+			stat_add(&c->frees, 1);
+			mm_irq_restore(flags);
+			return;
+		}
+		mm_irq_restore(flags);
+	}
+	slab_free_slow(s, obj, caller);
+}
 
 /* slab_debug.c */
 void slab_debug_init_object(struct kmem_cache *s, void *obj);
@@ -206,5 +252,28 @@ void *slab_alloc_dead(struct kmem_cache *s, void *caller);
 void slab_debug_count_invalid_free(void);
 bool slab_debug_runtime(void);
 void slab_debug_reset(void);
+
+/*
+ * Fast path of kfree, which has the object's slab page in hand: the page
+ * says the node, so no address-span test (and none of its registers).
+ */
+static inline void slab_free_page(struct kmem_cache *s, const struct page *page,
+				  void *obj, void *caller)
+{
+	if (mm_likely(!cache_slow(s))) {
+		unsigned long flags = mm_irq_save();
+		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+		unsigned int avail = cpu_avail(c);
+		if (mm_likely(avail < c->limit && page->nid == c->nid)) {
+			c->objs[avail] = obj;
+			cpu_set_avail(c, avail + 1);
+			stat_add(&c->frees, 1);
+			mm_irq_restore(flags);
+			return;
+		}
+		mm_irq_restore(flags);
+	}
+	slab_free_slow(s, obj, caller);
+}
 
 #endif /* MM_SLAB_INTERNAL_H */
