@@ -23,6 +23,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* mm.h first: DPDK keeps an existing container_of, ours does not. */
 #include "mm.h"
@@ -90,7 +91,7 @@ static inline void f_rte(void *p)
 }
 
 #define DEFINE_CASES(sfx, ALLOC, FREE)                                         \
-	static double fast_##sfx(long objs)                                    \
+	static __attribute__((noinline)) double fast_##sfx(long objs)          \
 	{                                                                      \
 		uint64_t t0 = bench_now_ns();                                  \
 		for (long i = 0; i < objs; i++) {                              \
@@ -102,7 +103,7 @@ static inline void f_rte(void *p)
 		}                                                              \
 		return (double)(bench_now_ns() - t0) / (double)objs;           \
 	}                                                                      \
-	static double n256_##sfx(long objs)                                    \
+	static __attribute__((noinline)) double n256_##sfx(long objs)          \
 	{                                                                      \
 		void *p[256];                                                  \
 		long rounds = objs / 256;                                      \
@@ -187,9 +188,54 @@ static void run_case(const char *name, case_fn const fn[NR_IMPL], uint32_t lq,
 	fflush(md);
 }
 
+/*
+ * --instr CASE LQ SQ PRE N [EAL args]: run one case function (fast_qmp,
+ * n256_rte, ...) once over N objects on a pool of (LQ, SQ, PRE), after a
+ * warm-up, for instruction counts under valgrind --tool=callgrind
+ * --toggle-collect=CASE; the clock on this shared machine decides nothing.
+ */
+static int instr_main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		case_fn fn;
+	} cases[] = {
+		{"fast_qmp", fast_qmp},	  {"fast_qmps", fast_qmps},
+		{"fast_slab", fast_slab}, {"fast_rte", fast_rte},
+		{"n256_qmp", n256_qmp},	  {"n256_qmps", n256_qmps},
+		{"n256_slab", n256_slab}, {"n256_rte", n256_rte},
+	};
+	long n = atol(argv[6]);
+
+	if (rte_eal_init(argc - 6, argv + 6) < 0)
+		return 1;
+	mp = rte_mempool_create("qmp_instr", 4095, OBJ_SIZE, 256, 0, NULL,
+				NULL, NULL, NULL, SOCKET_ID_ANY, 0);
+	if (!mp || mm_host_boot(1, 128 << 20, 2, NULL))
+		return 1;
+	cache = kmem_cache_create("bench256", OBJ_SIZE, 0, 0, NULL);
+	pool = cache ? qmempool_create((uint32_t)atoi(argv[3]),
+				       (uint32_t)atoi(argv[4]),
+				       (uint32_t)atoi(argv[5]), cache,
+				       GFP_KERNEL)
+		     : NULL;
+	if (!pool)
+		return 1;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (!strcmp(cases[i].name, argv[2])) {
+			cases[i].fn(n / 4); /* warm-up: the first toggle */
+			cases[i].fn(n);
+			return 0;
+		}
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	char path[512];
+
+	if (argc >= 7 && !strcmp(argv[1], "--instr"))
+		return instr_main(argc, argv);
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: qmempool_bench OUTPREFIX [EAL args]\n");
