@@ -45,3 +45,8 @@ int drv_ecam_window(uint64_t *base, int *bus_start, int *bus_end)
 	*base = 0;
 	return -1;
 }
+
+int drv_pci_bus_node(int bus)
+{
+	return acpi_pci_bus_node(bus, NULL);
+}

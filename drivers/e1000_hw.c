@@ -300,6 +300,7 @@ static int e1000_setup(struct e1000 *e, struct pci_dev *d, int node)
 	e->dev.kind = "e1000";
 	e->dev.mtu = 1500;
 	e->dev.node = node;
+	e->dev.dev_node = d->node;
 	e->dev.ops = &e1000_ops;
 	e->dev.priv = e;
 	return 0;

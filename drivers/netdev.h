@@ -71,6 +71,8 @@ struct netdev {
 	uint8_t mac[6];
 	uint16_t mtu;
 	int node; /* NUMA node whose CPU polls it (RX buffers come from it) */
+	int dev_node; /* NUMA node of the device itself: its PCI host
+			bridge's, as the firmware says (pci_dev.node) */
 	const struct netdev_ops *ops;
 	void *priv; /* driver state */
 

@@ -280,6 +280,7 @@ static int vnet_setup(struct vnet *vn, struct pci_dev *d, bool allow_modern,
 	vn->dev.kind = vn->vp.modern ? "virtio" : "virtio-legacy";
 	vn->dev.mtu = 1500;
 	vn->dev.node = node;
+	vn->dev.dev_node = d->node;
 	vn->dev.ops = &vnet_ops;
 	vn->dev.priv = vn;
 	virtio_pci_add_status(&vn->vp, VIRTIO_STATUS_DRIVER_OK);

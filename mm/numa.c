@@ -14,12 +14,22 @@
  *   numa_foreign this node was preferred, the pages came from another
  *   local_node   pages from here for a CPU of this node
  *   other_node   pages from here for a CPU of another node
+ * Memory node (Linux's numa_mem_id): a CPU's node may have no memory (a
+ * memoryless node: firmware lists its CPUs, no RAM). Its memory node is
+ * the nearest node that has some, the first of its zonelist with managed
+ * pages; every allocator treats that node as the CPU's local one, so the
+ * CPU's magazines and fragment caches hold the nearest memory instead of
+ * sending every call down the fallback path, and alloc_pages prefers it
+ * (numastat: a hit there, counted other_node since the CPU is not of that
+ * node, as in Linux).
+ *
  * The counters live per CPU and only their CPU writes them, each with one
  * add that an interrupt cannot split (mm_cpu_counter_add: allocations come
  * from any context, with no guard around the count), so counting costs
- * one unlocked add on the fast path: a local hit, counted by the per-CPU
- * list it came from (per_cpu_pages.local_hit) into both numa_hit and
- * local_node of its node; numastat sums the CPUs.
+ * one unlocked add on the fast path: a hit on the CPU's memory node,
+ * counted by the per-CPU list it came from (per_cpu_pages.local_hit) into
+ * numa_hit and local_node (other_node for a memoryless node's CPU) of its
+ * node; numastat sums the CPUs.
  */
 #include "zone.h"
 
@@ -27,6 +37,7 @@ struct mm_cpu_stats mm_cpu_stats[MM_MAX_CPUS];
 uint8_t mm_cpu_node[MM_MAX_CPUS];
 struct per_cpu_pages *mm_cpu_pcp[MM_MAX_CPUS];
 struct per_cpu_pages *mm_zone_pcp[MM_MAX_NODES];
+uint8_t mm_cpu_mem_node[MM_MAX_CPUS];
 
 static int node_distance(int from, int to)
 {
@@ -49,20 +60,40 @@ static void build_zonelist(struct zone *z)
 	z->nr_zonelist = n;
 }
 
+/* The first node of nid's zonelist that has memory (nid itself when it
+ * has; nid when no node has any). */
+static int nearest_mem_node(int nid)
+{
+	const struct zone *z = &mm_zones[nid];
+	for (int i = 0; i < z->nr_zonelist; i++)
+		if (mm_zones[z->zonelist[i]].managed_pages)
+			return z->zonelist[i];
+	return nid;
+}
+
 /* numa_build_zonelists - fallback order of every zone, the CPU to node
- * table and each CPU's local list; boot only. */
+ * table and each CPU's memory node; boot only, after the zones are
+ * filled. */
 void numa_build_zonelists(void)
 {
+	for (int nid = 0; nid < mm_nr_zones; nid++)
+		build_zonelist(&mm_zones[nid]);
 	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++) {
 		int nid = cpu < mm_nr_cpus() ? mm_cpu_to_node(cpu) : 0;
-		mm_cpu_node[cpu] =
-			(uint8_t)(nid >= 0 && nid < mm_nr_zones ? nid : 0);
-		mm_cpu_pcp[cpu] = &mm_zones[mm_cpu_node[cpu]].pcp[cpu];
+		if (nid < 0 || nid >= mm_nr_zones)
+			nid = 0;
+		mm_cpu_node[cpu] = (uint8_t)nid;
+		mm_cpu_mem_node[cpu] =
+			(uint8_t)(mm_nr_zones ? nearest_mem_node(nid) : 0);
+		mm_cpu_pcp[cpu] = &mm_zones[mm_cpu_mem_node[cpu]].pcp[cpu];
 	}
 	for (int nid = 0; nid < MM_MAX_NODES; nid++)
 		mm_zone_pcp[nid] = mm_zones[nid].pcp;
-	for (int nid = 0; nid < mm_nr_zones; nid++)
-		build_zonelist(&mm_zones[nid]);
+}
+
+int cpu_to_mem(int cpu)
+{
+	return (unsigned)cpu < MM_MAX_CPUS ? mm_cpu_mem_node[cpu] : 0;
 }
 
 int numa_node_order(int nid, int order[MM_MAX_NODES])
@@ -75,16 +106,21 @@ int numa_node_order(int nid, int order[MM_MAX_NODES])
 	return z->nr_zonelist;
 }
 
-/* numa_stat_read - one numastat counter of node nid, all CPUs summed. */
+/* numa_stat_read - one numastat counter of node nid, all CPUs summed.
+ * A fast-path hit of a CPU is a numa_hit of its memory node, and
+ * local_node when that is the CPU's own node (other_node for a
+ * memoryless node's CPU). */
 unsigned long numa_stat_read(int nid, enum numa_stat item)
 {
-	bool both = item == NUMA_HIT || item == NUMA_LOCAL;
 	unsigned long sum = 0;
 
 	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++) {
 		struct per_cpu_pages *pcp = &mm_zones[nid].pcp[cpu];
+		bool own = nid == mm_cpu_node[cpu];
+		bool fast = item == NUMA_HIT || (item == NUMA_LOCAL && own) ||
+			    (item == NUMA_OTHER && !own);
 		sum += mm_stat_read(&mm_cpu_stats[cpu].numa[nid][item]);
-		for (unsigned int o = 0; both && o < NR_PCP_ORDERS; o++)
+		for (unsigned int o = 0; fast && o < NR_PCP_ORDERS; o++)
 			sum += mm_stat_read(&pcp->local_hit[o]) << o;
 	}
 	return sum;

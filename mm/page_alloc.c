@@ -2,7 +2,8 @@
  * The page allocator's front door: alloc_pages*, the one shared free path,
  * NUMA fallback and the debug checks on free.
  *
- * Allocation: pick the preferred node (the caller's, or the current CPU's),
+ * Allocation: pick the preferred node (the caller's, or the current CPU's
+ * memory node: its own, or the nearest with memory if it has none),
  * then walk its zonelist nearest first (numa.c). In each zone, orders
  * 0..PCP_MAX_ORDER come from this CPU's per-CPU list (pcp.c), larger ones
  * from the buddy lists (buddy.c). If every zone fails, the slow path drains
@@ -161,7 +162,7 @@ alloc_pages_general(int nid, gfp_t gfp, unsigned int order)
 	struct page *page = NULL;
 
 	if (nid < 0)
-		nid = mm_cpu_node[cpu];
+		nid = mm_cpu_mem_node[cpu];
 	if (mm_unlikely(nid >= mm_nr_zones)) {
 		mm_printf("mm: alloc_pages_node: no node %d (%d nodes)\n", nid,
 			  mm_nr_zones);
@@ -187,10 +188,11 @@ alloc_pages_general(int nid, gfp_t gfp, unsigned int order)
 }
 
 /*
- * The fast path: a block of a PCP order from this CPU's list in its own
- * node's zone, with no gfp work to do. The list holds only that zone's
- * pages, so the allocation is a numa_hit and local: one counter add
- * (per_cpu_pages.local_hit). Anything else (another node asked for, an
+ * The fast path: a block of a PCP order from this CPU's list in its
+ * memory node's zone (its own node unless that one has no memory), with
+ * no gfp work to do. The list holds only that zone's pages, so the
+ * allocation is a numa_hit, local or other by the CPU's node: one counter
+ * add (per_cpu_pages.local_hit). Anything else (another node asked for, an
  * empty or busy list, gfp work, the PCP switched off: pcp.c keeps the
  * lists locked then) goes to alloc_pages_general(), which uses the same
  * lists.
@@ -200,7 +202,7 @@ alloc_pages_fast(int nid, gfp_t gfp, unsigned int order)
 {
 	unsigned int cpu = (unsigned int)mm_this_cpu();
 
-	if (mm_likely((nid < 0 || nid == mm_cpu_node[cpu]) &&
+	if (mm_likely((nid < 0 || nid == mm_cpu_mem_node[cpu]) &&
 		      order <= PCP_MAX_ORDER &&
 		      !(gfp & (__GFP_COMP | __GFP_ZERO)))) {
 		struct per_cpu_pages *pcp = mm_cpu_pcp[cpu];
@@ -255,7 +257,7 @@ static __attribute__((noinline)) unsigned int
 alloc_pages_bulk_general(int cpu, gfp_t gfp, unsigned int nr,
 			 struct page **pages, unsigned int have)
 {
-	int nid = mm_cpu_node[cpu];
+	int nid = mm_cpu_mem_node[cpu];
 	unsigned int n = bulk_from_zonelist(cpu, nid, gfp, nr, pages);
 	if (mm_unlikely(n < nr) && !(gfp & __GFP_NORETRY)) {
 		drain_all_pages();

@@ -60,8 +60,9 @@ int mm_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap);
 /*
  * Provided by each world inline in <mm_port.h>:
  *   static inline int mm_this_cpu(void);       id of the CPU running now,
- *	always in [0, MM_MAX_CPUS) (each world refuses others at bring-up),
- *	so per-CPU arrays are indexed with it unchecked
+ *	always 0..mm_nr_cpus()-1: every allocator sizes and indexes its
+ *	per-CPU arrays by it (the kernel numbers the CPUs it started; the
+ *	host's mm_host_set_cpu refuses any other number)
  *   static inline unsigned long mm_irq_save(void);
  *   static inline void mm_irq_restore(unsigned long flags);
  *   static inline void mm_cpu_relax(void);     spin-wait hint

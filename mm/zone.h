@@ -53,9 +53,10 @@ struct per_cpu_pages {
 	struct list_head lists[NR_PCP_ORDERS];
 	/*
 	 * Blocks of each order the allocation fast path took from this
-	 * CPU's own node's list for an allocation that wanted that node:
-	 * numa_hit and local_node at once, so the common case counts with
-	 * one add and no shift; numa_stat_read() adds them in, in pages.
+	 * CPU's list in its memory node for an allocation that wanted that
+	 * node: numa_hit and local_node (other_node for a memoryless node's
+	 * CPU) at once, so the common case counts with one add and no shift;
+	 * numa_stat_read() adds them in, in pages.
 	 */
 	atomic_ulong local_hit[NR_PCP_ORDERS];
 	struct pcp_stats stats;
@@ -135,9 +136,10 @@ static inline bool zone_spans_pfn(const struct zone *z, unsigned long pfn)
 }
 
 /* Node of each CPU, copied from the seam at mm_init (topology is fixed by
- * then): the allocation fast path reads it instead of calling out. And
- * each CPU's own list in its node's zone, so that the fast path finds it
- * with one load. */
+ * then): the allocation fast path reads it instead of calling out. Its
+ * memory node is mm_cpu_mem_node (page_alloc.h, numa_mem_id). And each
+ * CPU's own list in its memory node's zone, so that the fast path finds
+ * it with one load. */
 extern uint8_t mm_cpu_node[MM_MAX_CPUS];
 extern struct per_cpu_pages *mm_cpu_pcp[MM_MAX_CPUS];
 /* &mm_zones[nid].pcp[0], so a free finds its list as base + cpu without

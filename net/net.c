@@ -28,6 +28,7 @@
 #include "mm/mm.h"
 #include "net_config.h"
 #include "net_mem.h"
+#include "net_numa.h"
 #include "netif_glue.h"
 
 /* Frames taken from one NIC per poll round: bounds the time lwIP spends
@@ -155,6 +156,7 @@ int net_init(void)
 		kprintf("net: no network device found\n");
 		return 0;
 	}
+	net_numa_apply();
 	lwip_init();
 	n = netdev_count();
 	for (int i = 0; i < n && i < NETDEV_MAX; i++)

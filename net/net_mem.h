@@ -29,6 +29,8 @@
 
 enum net_alloc_mode { NET_ALLOC_STOCK, NET_ALLOC_NATIVE };
 
+#define NET_MEM_NODES 8 /* MM_MAX_NODES, checked in net_mem.c */
+
 extern enum net_alloc_mode net_alloc_mode;
 
 /* Counters of the packet buffers we manage, for /stats.json and the leak
@@ -40,6 +42,9 @@ struct net_mem_stats {
 	uint64_t rx_wrap, rx_copy, rx_fail;
 	uint64_t rx_limit_hits;	 /* native RX refused at PBUF_POOL_SIZE */
 	int64_t rx_pbufs_in_use; /* custom RX pbufs not yet freed */
+	/* native heap (TX pbufs) allocations by the node they came from:
+	 * shows tx_alloc= at work */
+	uint64_t heap_node[NET_MEM_NODES];
 };
 extern struct net_mem_stats net_mem_stats;
 

@@ -20,6 +20,7 @@
 #include "apps.h"
 #include "net.h"
 #include "net_mem.h"
+#include "net_numa.h"
 
 typedef int (*json_fn)(char *buf, size_t size);
 
@@ -40,6 +41,7 @@ static const struct {
 	{"cpus", cpustat_json},
 	{"nic", netdev_stats_json},
 	{"net_mem", net_mem_stats_json},
+	{"net_numa", net_numa_json},
 	{"poll", net_poll_stats_json},
 	{"lwip", lwip_stats_json},
 	{"http", app_http_stats_json},

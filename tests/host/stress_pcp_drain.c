@@ -139,7 +139,7 @@ static void *worker(void *arg)
 	int n = 0;
 	unsigned int seed = 99u + (unsigned)cpu;
 
-	mm_host_set_cpu(cpu);
+	CHECK(mm_host_set_cpu(cpu) == 0, "set cpu");
 	pthread_barrier_wait(&start);
 	/* ITERS operations, and on until the drainer has been at work. */
 	for (uint64_t i = 1; i <= ITERS || atomic_load(&drains) < 100; i++) {
@@ -170,7 +170,7 @@ static void *drainer(void *arg)
 	static char buf[16384];
 
 	(void)arg;
-	mm_host_set_cpu(DRAINER);
+	CHECK(mm_host_set_cpu(DRAINER) == 0, "set cpu");
 	pthread_barrier_wait(&start);
 	while (!atomic_load(&workers_done)) {
 		drain_all_pages();
