@@ -184,15 +184,24 @@ static struct page *kmalloc_page(const void *obj, void *caller)
 	if (page && (page->flags & PG_head) && obj == page_address(page))
 		return page;
 	slab_debug_count_invalid_free();
+	if (page && page_block_is_free(virt_to_page(obj))) {
+		mm_debug_report(MM_DBG_DOUBLE_FREE, caller,
+				"kfree: %p is in a free block (freed twice?); "
+				"refused",
+				obj);
+		return NULL;
+	}
 	mm_debug_report(MM_DBG_NOT_ALLOCATED, caller,
 			"kfree: %p was not returned by kmalloc", obj);
 	return NULL;
 }
 
-/* kfree of NULL, ZERO_SIZE_PTR, a large block or a bad pointer. */
+/* kfree of NULL, ZERO_SIZE_PTR, a large block or a bad pointer. Only
+ * NULL and ZERO_SIZE_PTR itself are silent: (void *)1 .. 15 were never
+ * returned by anything, and are reported as any other such pointer. */
 static __attribute__((noinline)) void kfree_slow(const void *obj, void *caller)
 {
-	if (ZERO_OR_NULL_PTR(obj))
+	if (!obj || obj == ZERO_SIZE_PTR)
 		return;
 	struct page *page = kmalloc_page(obj, caller);
 	if (!page)

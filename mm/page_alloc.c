@@ -410,21 +410,40 @@ static inline void free_the_page(struct page *page, unsigned int order)
 	free_the_page_general(page, order);
 }
 
+/* A reference dropped from a block that had none: freed already. */
+static __attribute__((noinline)) void page_put_unowned(struct page *page,
+						       const void *caller)
+{
+	mm_debug_report(MM_DBG_DOUBLE_FREE, caller,
+			"pfn %#lx order %u: free of a block with no reference "
+			"left (freed already); refused",
+			page_to_pfn(page), page->order);
+}
+
 /*
  * Drop one reference; true when it was the last. A count of 1 means the
  * caller holds the only reference, so no other CPU may touch the count:
  * skip the locked read-modify-write (the acquire load still orders the
  * earlier puts of other CPUs before the free). page_pool reuses pages on
- * the same reasoning.
+ * the same reasoning. A count that was already 0 or less is a free of a
+ * freed block, in every build: put back, reported, refused.
  */
-static inline bool put_page_testzero(struct page *page)
+static inline bool put_page_testzero(struct page *page, const void *caller)
 {
 	if (atomic_load_explicit(&page->_refcount, memory_order_acquire) == 1) {
 		atomic_store_explicit(&page->_refcount, 0,
 				      memory_order_relaxed);
 		return true;
 	}
-	return page_ref_dec_and_test(page);
+	int old = atomic_fetch_sub_explicit(&page->_refcount, 1,
+					    memory_order_acq_rel);
+	if (mm_unlikely(old <= 0)) {
+		atomic_fetch_add_explicit(&page->_refcount, 1,
+					  memory_order_relaxed);
+		page_put_unowned(page, caller);
+		return false;
+	}
+	return old == 1;
 }
 
 /* A free with the debug checks on (or a bad order): checked, reported and
@@ -437,7 +456,8 @@ free_pages_checked(struct page *page, unsigned int order, const void *caller)
 				"order %u is above MAX_ORDER", order);
 		return;
 	}
-	if (!free_check(page, order, caller) || !put_page_testzero(page))
+	if (!free_check(page, order, caller) ||
+	    !put_page_testzero(page, caller))
 		return;
 	/* Poison so that a use after free reads an obvious pattern. */
 	memset(page_address(page), PAGE_POISON_BYTE, MM_PAGE_SIZE << order);
@@ -448,7 +468,7 @@ static inline __attribute__((always_inline)) void
 free_pages_caller(struct page *page, unsigned int order, const void *caller)
 {
 	if (mm_likely(order <= PCP_MAX_ORDER && !mm_debug_on())) {
-		if (put_page_testzero(page))
+		if (put_page_testzero(page, caller))
 			free_the_page(page, order);
 		return;
 	}
@@ -456,7 +476,7 @@ free_pages_caller(struct page *page, unsigned int order, const void *caller)
 		free_pages_checked(page, order, caller);
 		return;
 	}
-	if (put_page_testzero(page))
+	if (put_page_testzero(page, caller))
 		free_the_page_general(page, order);
 }
 
@@ -483,6 +503,27 @@ void put_page(struct page *page)
 {
 	struct page *head = compound_head(page);
 	free_pages_caller(head, head->order, __builtin_return_address(0));
+}
+
+bool page_block_is_free(struct page *page)
+{
+	struct zone *z = page_zone(page);
+	unsigned long pfn = page_to_pfn(page);
+	bool free = false;
+	unsigned long flags = mm_spin_lock_irqsave(&z->lock);
+
+	/* The head of any block containing pfn is pfn with its low o bits
+	 * cleared, for the block's order o: try every order. */
+	for (unsigned int o = 0; o <= MAX_ORDER && !free; o++) {
+		unsigned long h = pfn & ~((1UL << o) - 1);
+		if (!zone_spans_pfn(z, h))
+			break;
+		const struct page *hp = zone_pfn_page(z, h);
+		free = (hp->buddy_order && hp->buddy_order - 1u >= o) ||
+		       ((hp->flags & PG_pcp) && hp->order >= o);
+	}
+	mm_spin_unlock_irqrestore(&z->lock, flags);
+	return free;
 }
 
 unsigned long nr_free_pages(void)

@@ -228,12 +228,16 @@ size_t __slab_take_fallback(struct kmem_cache *s, int nid, gfp_t gfp, size_t n,
 }
 
 /* One object back into its slab; empty slabs beyond the reserve go to
- * discard, to be freed once the lock is dropped. */
-static void put_to_slab(struct kmem_cache *s, struct kmem_cache_node *kn,
+ * discard, to be freed once the lock is dropped. False (nothing done):
+ * the object is already its slab's first free one, or the slab has none
+ * in use, i.e. a double free, which every build refuses. */
+static bool put_to_slab(struct kmem_cache *s, struct kmem_cache_node *kn,
 			struct page *page, void *obj, struct list_head *discard)
 {
 	bool was_full = page->inuse == page->objects;
 
+	if (mm_unlikely(page->freelist == obj || page->inuse == 0))
+		return false;
 	*obj_fp(s, obj) = page->freelist;
 	page->freelist = obj;
 	page->inuse--;
@@ -256,16 +260,19 @@ static void put_to_slab(struct kmem_cache *s, struct kmem_cache_node *kn,
 		list_add_tail(&page->lru, &kn->partial);
 		kn->nr_partial++;
 	}
+	return true;
 }
 
 /*
  * __slab_put - return objs[0..n) to their slabs. Consecutive objects of
  * one node share one lock acquisition. Caller holds the interrupt guard.
  */
-void __slab_put(struct kmem_cache *s, size_t n, void *const *objs)
+void __slab_put(struct kmem_cache *s, size_t n, void *const *objs, void *caller)
 {
 	struct list_head discard = LIST_HEAD_INIT(discard);
 	struct kmem_cache_node *kn = NULL;
+	void *refused = NULL;
+	size_t nr_refused = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct page *page = virt_to_head_page(objs[i]);
@@ -276,11 +283,17 @@ void __slab_put(struct kmem_cache *s, size_t n, void *const *objs)
 			kn = want;
 			mm_spin_lock(&kn->lock);
 		}
-		put_to_slab(s, kn, page, objs[i], &discard);
+		if (mm_unlikely(!put_to_slab(s, kn, page, objs[i], &discard))) {
+			refused = objs[i];
+			nr_refused++;
+		}
 	}
 	if (kn)
 		mm_spin_unlock(&kn->lock);
 	__slab_discard_list(s, &discard);
+	for (size_t i = 0; i < nr_refused; i++)
+		slab_report_double_free(s, refused, "on its slab's free list",
+					caller);
 }
 
 /* Flush the n oldest objects (bottom of the stack) of c to the node lists;
@@ -291,7 +304,7 @@ void __cpu_flush(struct kmem_cache *s, struct kmem_cache_cpu *c, unsigned int n)
 
 	if (n > avail)
 		n = avail;
-	__slab_put(s, n, c->objs);
+	__slab_put(s, n, c->objs, NULL);
 	memmove(c->objs, c->objs + n, (avail - n) * sizeof(void *));
 	cpu_set_avail(c, avail - n);
 	stat_add(&c->flush, 1);
@@ -418,24 +431,39 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s, void *obj,
 					      void *caller)
 {
-	if (mm_unlikely(cache_debug(s)) && !slab_debug_on_free(s, obj, caller))
+	/* Debug caches check everything; the others, in every build, that
+	 * obj is an object start of s (kfree(p + 1) refused). */
+	if (mm_unlikely(cache_debug(s))) {
+		if (!slab_debug_on_free(s, obj, caller))
+			return;
+	} else if (!slab_check_owner(s, obj, caller)) {
 		return;
+	}
 
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+	unsigned int avail = cpu_avail(c);
 
+	if (mm_unlikely(!cache_debug(s) && avail &&
+			c->objs[avail - 1] == obj)) {
+		/* The object freed last, freed again: two owners later. */
+		mm_irq_restore(flags);
+		slab_report_double_free(s, obj, "freed last on this CPU",
+					caller);
+		return;
+	}
 	stat_add(&c->frees, 1);
 	if (mm_unlikely(cache_dead(s))) {
 		/* Straight home: a dead cache's magazines stay empty. */
-		__slab_put(s, 1, &obj);
+		__slab_put(s, 1, &obj, caller);
 	} else if (!obj_local(s, c, obj)) {
 		/* Remote object: home to its own node, not our magazine. */
 		stat_add(&c->remote_free, 1);
-		__slab_put(s, 1, &obj);
+		__slab_put(s, 1, &obj, caller);
 	} else {
-		if (cpu_avail(c) == c->limit)
+		if (avail == c->limit)
 			__cpu_flush(s, c, c->batch);
-		unsigned int avail = cpu_avail(c);
+		avail = cpu_avail(c);
 		c->objs[avail] = obj;
 		cpu_set_avail(c, avail + 1);
 	}

@@ -2,7 +2,8 @@
  * /stats.json: one JSON document with every counter the system keeps:
  * the guest's uptime (so clients compute rates in guest time), the
  * allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
- * lists, numastat, slabinfo, qmempool, page_frag), the NICs' counters,
+ * lists, numastat, slabinfo, the allocators' misuse reports by kind,
+ * qmempool, page_frag), the NICs' counters,
  * our lwIP memory glue and lwIP's own statistics.
  */
 #include <stdio.h>
@@ -36,6 +37,7 @@ static const struct {
 	{"zoneinfo", zoneinfo_json},
 	{"numastat", numastat_json},
 	{"slabinfo", slabinfo_json},
+	{"mm_debug", mm_debug_json}, /* misuse reports by kind */
 	{"qmempool", qmempool_stats_json},
 	{"page_frag", page_frag_stats_json},
 	{"cpus", cpustat_json},
