@@ -93,7 +93,7 @@ void slab_debug_on_alloc(struct kmem_cache *s, void *obj, void *caller)
 		if (bad >= 0) {
 			count(&nr_poison);
 			mm_debug_report(
-				MM_DBG_OTHER, caller,
+				MM_DBG_WRITE_AFTER_FREE, caller,
 				"slab: %s: object %p written after free "
 				"(byte %ld; freed by %p)",
 				s->name, obj, bad, m->free_caller);
@@ -147,13 +147,13 @@ static void check_redzones(struct kmem_cache *s, void *obj, void *caller)
 		return;
 	count(&nr_redzone);
 	if (after >= 0)
-		mm_debug_report(MM_DBG_OTHER, caller,
+		mm_debug_report(MM_DBG_RED_ZONE, caller,
 				"slab: %s: object %p overflowed: red zone "
 				"written %ld bytes past its end (allocated "
 				"by %p)",
 				s->name, obj, after + 1, m->alloc_caller);
 	if (before >= 0)
-		mm_debug_report(MM_DBG_OTHER, caller,
+		mm_debug_report(MM_DBG_RED_ZONE, caller,
 				"slab: %s: object %p underflowed: red zone "
 				"written before its start (allocated by %p)",
 				s->name, obj, m->alloc_caller);
