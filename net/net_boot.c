@@ -14,6 +14,7 @@
 #include "kernel/time.h"
 #include "net.h"
 #include "net_config.h"
+#include "shell_net.h"
 
 /*
  * Busy-poll while traffic flows, sleep when it stops. The NIC queues are
@@ -40,6 +41,7 @@ void net_boot(void)
 {
 	pci_init();
 	net_config_parse();
+	shell_net_register(); /* they say so themselves when there is no NIC */
 	if (net_init() == 0)
 		return;
 	if (poll_register(this_cpu_id(), net_poller, NULL, "net") != 0)

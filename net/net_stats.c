@@ -3,8 +3,8 @@
  * the guest's uptime (so clients compute rates in guest time), the
  * allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
  * lists, numastat, slabinfo, the allocators' misuse reports by kind,
- * qmempool, page_frag), the NICs' counters,
- * our lwIP memory glue and lwIP's own statistics.
+ * qmempool, page_frag), the NICs' counters, our lwIP memory glue, lwIP's
+ * own statistics, and the serial shell's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "drivers/pci.h"
 #include "kernel/console.h"
 #include "kernel/cpu_stats.h"
+#include "kernel/shell.h"
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
@@ -48,6 +49,7 @@ static const struct {
 	{"lwip", lwip_stats_json},
 	{"http", app_http_stats_json},
 	{"pci", pci_json},
+	{"shell", shell_stats_json},
 };
 
 #define CLAMP(n, size) ((n) < (size) ? (n) : (size))
