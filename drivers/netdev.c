@@ -54,7 +54,7 @@ int netdev_stats_json(char *buf, size_t size)
 		       "\"rx_bufs_posted\":%llu,\"tx_packets\":%llu,"
 		       "\"tx_bytes\":%llu,\"tx_busy\":%llu,"
 		       "\"tx_completed\":%llu,\"tx_inflight\":%llu,"
-		       "\"bad_completions\":%llu}",
+		       "\"bad_completions\":%llu,\"link_changes\":%llu}",
 		       i ? "," : "", d->name, d->kind,
 		       (unsigned long long)s->rx_packets,
 		       (unsigned long long)s->rx_bytes,
@@ -69,7 +69,8 @@ int netdev_stats_json(char *buf, size_t size)
 		       (unsigned long long)s->tx_busy,
 		       (unsigned long long)s->tx_completed,
 		       (unsigned long long)s->tx_inflight,
-		       (unsigned long long)s->bad_completions);
+		       (unsigned long long)s->bad_completions,
+		       (unsigned long long)s->link_changes);
 	}
 	APPEND("}");
 	return (int)n;

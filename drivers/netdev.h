@@ -51,6 +51,7 @@ struct netdev_stats {
 	uint64_t tx_inflight;	 /* frames given to the device, not yet done */
 	/* completions naming a buffer the device was not given (skipped) */
 	uint64_t bad_completions;
+	uint64_t link_changes; /* link went up or down (e1000, e1000e) */
 };
 
 struct netdev_ops {
@@ -67,7 +68,7 @@ struct netdev_ops {
 
 struct netdev {
 	char name[8];	  /* "eth0" */
-	const char *kind; /* "virtio", "virtio-legacy", "e1000" */
+	const char *kind; /* "virtio", "virtio-legacy", "e1000", "e1000e" */
 	uint8_t mac[6];
 	uint16_t mtu;
 	int node; /* NUMA node whose CPU polls it (RX buffers come from it) */

@@ -29,7 +29,7 @@ static bool v_name(const char *v, const char *allowed);
 static bool v_node_policy(const char *v, const char *allowed);
 
 static const struct key keys[] = {
-	{"nic", "virtio", v_choice, "virtio|e1000|all|none",
+	{"nic", "virtio", v_choice, "virtio|e1000|e1000e|all|none",
 	 "network card driver (all: every supported NIC found)"},
 	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N, N=1-32", "IPv4 address"},
 	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
@@ -53,7 +53,7 @@ static const struct key keys[] = {
 	{"hostname", "unikernel", v_name, "letters, digits, '-' (1-63)",
 	 "DHCP host name"},
 	{"mm_debug", "0", v_choice, "0|1", "allocator debug checks"},
-	{"bench", "", v_list, "pages|slab|frag|qmempool|alfq|net|all",
+	{"bench", "", v_list, "pages|slab|frag|qmempool|alfq|xcpu|net|all",
 	 "in-kernel benchmarks to run"},
 	{"selftest", "", v_list,
 	 "fault|fault_ap|panic|mm|slab|frag|qmempool|smp|irq|printf|none",

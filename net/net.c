@@ -15,6 +15,7 @@
 
 #include "apps.h"
 #include "drivers/e1000.h"
+#include "drivers/e1000e.h"
 #include "drivers/netdev.h"
 #include "drivers/pci.h"
 #include "drivers/virtio_net.h"
@@ -29,6 +30,7 @@
 #include "net_config.h"
 #include "net_mem.h"
 #include "net_numa.h"
+#include "net_oom.h"
 #include "netif_glue.h"
 
 /* Frames taken from one NIC per poll round: bounds the time lwIP spends
@@ -109,8 +111,11 @@ static int probe_nics(void)
 		return virtio_net_probe(true, node);
 	case NET_NIC_E1000:
 		return e1000_probe(node);
+	case NET_NIC_E1000E:
+		return e1000e_probe(node);
 	case NET_NIC_ALL:
-		return virtio_net_probe(true, node) + e1000_probe(node);
+		return virtio_net_probe(true, node) + e1000_probe(node) +
+		       e1000e_probe(node);
 	default:
 		return 0;
 	}
@@ -167,6 +172,7 @@ int net_init(void)
 		app_http_start();
 	if (net_config.apps & NET_APP_IPERF)
 		app_iperf_start();
+	net_oom_start();
 	kprintf("net: lwIP %s up on %d interface(s), net_alloc=%s, %s\n",
 		LWIP_VERSION_STRING, nnetifs, net_alloc_name(),
 		net_config.dhcp ? "waiting for DHCP" : "static address");
