@@ -177,5 +177,8 @@ void mm_boot_report(void)
 			nr_free_pages_node(n), nr_managed_pages_node(n));
 	kprintf("mm: free=%lu pages debug=%s\n", nr_free_pages(),
 		mm_debug_on() ? "on" : "off");
+	char misuse[256];
+	mm_debug_json(misuse, sizeof(misuse));
+	kprintf("mm: misuse reports %s\n", misuse);
 	mm_report_more();
 }

@@ -48,6 +48,7 @@ static void alf_setup(struct alf_queue *q, uint32_t size, unsigned int flags)
 	q->flags = flags;
 	atomic_init(&q->prod.head, 0);
 	atomic_init(&q->prod.tail, 0);
+	atomic_init(&q->prod.cons_tail_seen, 0);
 	atomic_init(&q->prod.busy, 0);
 	atomic_init(&q->cons.head, 0);
 	atomic_init(&q->cons.tail, 0);
@@ -109,6 +110,7 @@ int alf_queue_set_index(struct alf_queue *q, uint32_t index)
 		return -1;
 	atomic_store(&q->prod.head, index);
 	atomic_store(&q->prod.tail, index);
+	atomic_store(&q->prod.cons_tail_seen, index);
 	atomic_store(&q->cons.head, index);
 	atomic_store(&q->cons.tail, index);
 	return 0;
@@ -145,4 +147,28 @@ void __alf_debug_enter(struct alf_queue *q, struct alf_side *side,
 void __alf_debug_leave(struct alf_side *side)
 {
 	atomic_fetch_sub_explicit(&side->busy, 1, memory_order_release);
+}
+
+unsigned int __alf_sc_take_some(struct alf_queue *q, uint32_t head,
+				void *ptrs[], unsigned int ready)
+{
+	return __alf_sc_take(q, head, ptrs, ready);
+}
+
+unsigned int alf_sp_enqueue_checked(struct alf_queue *q, void *const ptrs[],
+				    unsigned int n, void *caller)
+{
+	__alf_debug_enter(q, &q->prod, ALF_SP_ENQ, "alf_sp_enqueue", caller);
+	n = __alf_sp_enqueue(q, ptrs, n);
+	__alf_debug_leave(&q->prod);
+	return n;
+}
+
+unsigned int alf_sc_dequeue_checked(struct alf_queue *q, void *ptrs[],
+				    unsigned int n, void *caller)
+{
+	__alf_debug_enter(q, &q->cons, ALF_SC_DEQ, "alf_sc_dequeue", caller);
+	n = __alf_sc_dequeue(q, ptrs, n);
+	__alf_debug_leave(&q->cons);
+	return n;
 }

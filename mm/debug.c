@@ -16,6 +16,21 @@ static const char *const mm_debug_names[MM_DBG_NR_KINDS] = {
 	[MM_DBG_WRONG_ORDER] = "wrong order on free",
 	[MM_DBG_WRONG_ZONE] = "wrong zone",
 	[MM_DBG_OTHER] = "allocator misuse",
+	[MM_DBG_INVALID_FREE] = "free of a pointer that is not a block start",
+	[MM_DBG_WRITE_AFTER_FREE] = "write after free",
+	[MM_DBG_RED_ZONE] = "red zone overwritten",
+};
+
+/* The JSON keys of the kinds, in enum order. */
+static const char *const mm_debug_keys[MM_DBG_NR_KINDS] = {
+	[MM_DBG_DOUBLE_FREE] = "double_free",
+	[MM_DBG_NOT_ALLOCATED] = "not_allocated",
+	[MM_DBG_WRONG_ORDER] = "wrong_order",
+	[MM_DBG_WRONG_ZONE] = "wrong_zone",
+	[MM_DBG_OTHER] = "other",
+	[MM_DBG_INVALID_FREE] = "invalid_free",
+	[MM_DBG_WRITE_AFTER_FREE] = "write_after_free",
+	[MM_DBG_RED_ZONE] = "red_zone",
 };
 
 void mm_debug_set(bool on)
@@ -75,4 +90,23 @@ void mm_debug_reset_counts(void)
 		atomic_store_explicit(&mm_debug_counts[k], 0,
 				      memory_order_relaxed);
 	atomic_store_explicit(&mm_debug_caller, NULL, memory_order_relaxed);
+}
+
+int mm_debug_json(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < MM_DBG_NR_KINDS; k++) {
+		int w = mm_snprintf(buf + (n < size ? n : size),
+				    n < size ? size - n : 0, "%s\"%s\": %lu",
+				    k ? ", " : "{", mm_debug_keys[k],
+				    mm_debug_count((enum mm_debug_kind)k));
+		if (w < 0)
+			return w;
+		n += (size_t)w;
+	}
+	int w = mm_snprintf(buf + (n < size ? n : size),
+			    n < size ? size - n : 0, ", \"debug_on\": %s}",
+			    mm_debug_on() ? "true" : "false");
+	return w < 0 ? w : (int)(n + (size_t)w);
 }

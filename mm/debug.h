@@ -4,7 +4,10 @@
  * The flag starts from the compile-time MM_DEBUG (make MM_DEBUG=1) and can be
  * flipped by tests (mm_debug_set) and by the kernel command line (mm_debug=1).
  * With it on, the page allocator checks every free (double free, page not
- * allocated, wrong order, wrong zone) and poisons freed pages. A detection is
+ * allocated, wrong order, wrong zone) and poisons freed pages. Some checks
+ * run in every build (a slab double free of the object freed last, a free
+ * of a pointer that is not an object start): they report the same way. A
+ * detection is
  * printed with the caller's address and counted, and the bad free is refused,
  * so the system keeps running and a test can assert on the counters.
  */
@@ -20,11 +23,14 @@
 #endif
 
 enum mm_debug_kind {
-	MM_DBG_DOUBLE_FREE,   /* freeing a block that is already free */
-	MM_DBG_NOT_ALLOCATED, /* freeing a page/address never handed out */
-	MM_DBG_WRONG_ORDER,   /* order on free differs from the allocation */
-	MM_DBG_WRONG_ZONE,    /* page not in its zone's mem_map / bad node */
-	MM_DBG_OTHER,	      /* any other allocator's detection */
+	MM_DBG_DOUBLE_FREE,	 /* freeing a block that is already free */
+	MM_DBG_NOT_ALLOCATED,	 /* freeing a page/address never handed out */
+	MM_DBG_WRONG_ORDER,	 /* order on free differs from the allocation */
+	MM_DBG_WRONG_ZONE,	 /* page not in its zone's mem_map / bad node */
+	MM_DBG_OTHER,		 /* any other allocator's detection */
+	MM_DBG_INVALID_FREE,	 /* a pointer inside a block, not its start */
+	MM_DBG_WRITE_AFTER_FREE, /* a free block's poison found changed */
+	MM_DBG_RED_ZONE,	 /* a write before or past a block */
 	MM_DBG_NR_KINDS
 };
 
@@ -58,5 +64,12 @@ const void *mm_debug_last_caller(void);
 void mm_debug_reset_counts(void);
 /* mm_debug_set_quiet - count without printing (tests that expect reports). */
 void mm_debug_set_quiet(bool quiet);
+
+/*
+ * mm_debug_json - the detections of every kind since boot, one JSON
+ * object keyed by kind ("double_free", "not_allocated", ...), for
+ * /stats.json and the boot report. snprintf semantics. Any context.
+ */
+int mm_debug_json(char *buf, size_t size);
 
 #endif /* MM_DEBUG_H */

@@ -1,12 +1,12 @@
 /*
  * Page allocator statistics as text and JSON (formats in mm_stats.h).
- * A snapshot, not an atomic one: each zone is read under its own lock, each
- * per-CPU list under its own, counters with relaxed loads.
+ * A snapshot, not an atomic one: each zone is read under its own lock, the
+ * per-CPU list lengths and the counters with relaxed loads.
  */
 #include <string.h>
 
 #include "mm_stats.h"
-#include "zone.h"
+#include "pcp.h"
 
 /* An snprintf-style accumulator: writes what fits, counts everything. */
 struct sbuf {
@@ -94,24 +94,26 @@ int buddyinfo_json(char *buf, size_t size)
 struct pcp_snap {
 	int count[NR_PCP_ORDERS];
 	unsigned long pages;
-	unsigned long hit, miss, free, refill, drain;
+	unsigned long hit, miss, free, refill, drain, busy;
 };
 
+/* A snapshot without the list's lock: a CPU must never wait for its own
+ * list's lock (pcp.c), and statistics may be read from any context. Each
+ * figure is exact on its own; they may be a few operations apart. */
 static void snap_pcp(struct zone *z, int cpu, struct pcp_snap *s)
 {
 	struct per_cpu_pages *pcp = &z->pcp[cpu];
-	unsigned long flags = mm_spin_lock_irqsave(&pcp->lock);
 	s->pages = 0;
 	for (int o = 0; o < NR_PCP_ORDERS; o++) {
-		s->count[o] = pcp->count[o];
-		s->pages += (unsigned long)pcp->count[o] << o;
+		s->count[o] = pcp_len(pcp, (unsigned int)o);
+		s->pages += (unsigned long)s->count[o] << o;
 	}
-	mm_spin_unlock_irqrestore(&pcp->lock, flags);
 	s->hit = mm_stat_read(&pcp->stats.alloc_hit);
-	s->miss = mm_stat_read(&pcp->stats.alloc_miss);
+	s->miss = mm_stat_read(&pcp->stats.refill);
 	s->free = mm_stat_read(&pcp->stats.free);
 	s->refill = mm_stat_read(&pcp->stats.refill);
 	s->drain = mm_stat_read(&pcp->stats.drain);
+	s->busy = mm_stat_read(&pcp->stats.busy);
 }
 
 static int stat_cpus(void)
@@ -149,8 +151,9 @@ static void zoneinfo_text_pageset(struct sbuf *b, struct zone *z, int cpu)
 		  "\n              alloc_miss: %lu"
 		  "\n              free:       %lu"
 		  "\n              refill:     %lu"
-		  "\n              drain:      %lu",
-		  p.hit, p.miss, p.free, p.refill, p.drain);
+		  "\n              drain:      %lu"
+		  "\n              busy:       %lu",
+		  p.hit, p.miss, p.free, p.refill, p.drain, p.busy);
 }
 
 /* Linux's /proc/zoneinfo layout, with the lines we have a value for
@@ -220,8 +223,9 @@ static void zoneinfo_json_zone(struct sbuf *b, struct zone *z)
 		sb_printf(b,
 			  "], \"pages\": %lu, \"alloc_hit\": %lu, "
 			  "\"alloc_miss\": %lu, \"free\": %lu, "
-			  "\"refill\": %lu, \"drain\": %lu}",
-			  p.pages, p.hit, p.miss, p.free, p.refill, p.drain);
+			  "\"refill\": %lu, \"drain\": %lu, \"busy\": %lu}",
+			  p.pages, p.hit, p.miss, p.free, p.refill, p.drain,
+			  p.busy);
 	}
 	sb_printf(b, "}}");
 }

@@ -2,8 +2,8 @@
  * Statistics of the page allocator, as text (the Linux /proc layout) and
  * as JSON. Every function has snprintf semantics: it writes at most size
  * bytes (always NUL-terminated when size > 0) and returns the length the
- * full text would have. Any context; they take each zone and per-CPU lock
- * briefly, one at a time.
+ * full text would have. Any context; they take each zone lock briefly, one
+ * at a time, and read the per-CPU lists without their locks.
  *
  * buddyinfo: free blocks per order per node.
  *   JSON {"node0": {"free_blocks": [o0, ..., o10], "free_pages": N}, ...}
@@ -12,7 +12,8 @@
  *   JSON {"node0": {"free": N, "managed": N, "spanned": N, "start_pfn": N,
  *         "alloc_fail": N, "pcp_batch": [..], "pcp_high": [..],
  *         "pcp": {"cpu0": {"count": [o0..o3], "pages": N, "alloc_hit": N,
- *                 "alloc_miss": N, "free": N, "refill": N, "drain": N}}}}
+ *                 "alloc_miss": N, "free": N, "refill": N, "drain": N,
+ *                 "busy": N}}}}
  * numastat: numa_hit, numa_miss, numa_foreign, local_node, other_node per
  *   node, in pages (Linux semantics, see numa.c).
  *   JSON {"node0": {"numa_hit": N, ...}, ...}

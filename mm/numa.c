@@ -26,12 +26,17 @@
  * The counters live per CPU and only their CPU writes them, each with one
  * add that an interrupt cannot split (mm_cpu_counter_add: allocations come
  * from any context, with no guard around the count), so counting costs
- * two unlocked adds on the fast path; numastat sums the CPUs.
+ * one unlocked add on the fast path: a hit on the CPU's memory node,
+ * counted by the per-CPU list it came from (per_cpu_pages.local_hit) into
+ * numa_hit and local_node (other_node for a memoryless node's CPU) of its
+ * node; numastat sums the CPUs.
  */
 #include "zone.h"
 
 struct mm_cpu_stats mm_cpu_stats[MM_MAX_CPUS];
 uint8_t mm_cpu_node[MM_MAX_CPUS];
+struct per_cpu_pages *mm_cpu_pcp[MM_MAX_CPUS];
+struct per_cpu_pages *mm_zone_pcp[MM_MAX_NODES];
 uint8_t mm_cpu_mem_node[MM_MAX_CPUS];
 
 static int node_distance(int from, int to)
@@ -80,7 +85,10 @@ void numa_build_zonelists(void)
 		mm_cpu_node[cpu] = (uint8_t)nid;
 		mm_cpu_mem_node[cpu] =
 			(uint8_t)(mm_nr_zones ? nearest_mem_node(nid) : 0);
+		mm_cpu_pcp[cpu] = &mm_zones[mm_cpu_mem_node[cpu]].pcp[cpu];
 	}
+	for (int nid = 0; nid < MM_MAX_NODES; nid++)
+		mm_zone_pcp[nid] = mm_zones[nid].pcp;
 }
 
 int cpu_to_mem(int cpu)
@@ -98,11 +106,22 @@ int numa_node_order(int nid, int order[MM_MAX_NODES])
 	return z->nr_zonelist;
 }
 
-/* numa_stat_read - one numastat counter of node nid, all CPUs summed. */
+/* numa_stat_read - one numastat counter of node nid, all CPUs summed.
+ * A fast-path hit of a CPU is a numa_hit of its memory node, and
+ * local_node when that is the CPU's own node (other_node for a
+ * memoryless node's CPU). */
 unsigned long numa_stat_read(int nid, enum numa_stat item)
 {
 	unsigned long sum = 0;
-	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++)
+
+	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++) {
+		struct per_cpu_pages *pcp = &mm_zones[nid].pcp[cpu];
+		bool own = nid == mm_cpu_node[cpu];
+		bool fast = item == NUMA_HIT || (item == NUMA_LOCAL && own) ||
+			    (item == NUMA_OTHER && !own);
 		sum += mm_stat_read(&mm_cpu_stats[cpu].numa[nid][item]);
+		for (unsigned int o = 0; fast && o < NR_PCP_ORDERS; o++)
+			sum += mm_stat_read(&pcp->local_hit[o]) << o;
+	}
 	return sum;
 }

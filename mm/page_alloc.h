@@ -73,8 +73,18 @@ void __free_pages(struct page *page, unsigned int order);
  * is not a page of any node is reported (mm/debug.h) and ignored. */
 void free_pages(void *addr, unsigned int order);
 
-/* put_page - drop a reference; the last one frees the whole block. */
+/* put_page - drop a reference; the last one frees the whole block. A
+ * drop from a block with no reference left (a double free) is reported
+ * (MM_DBG_DOUBLE_FREE) and refused, in every build; so for the frees
+ * above. */
 void put_page(struct page *page);
+
+/*
+ * page_block_is_free - is the frame of @page inside a free block, on the
+ * buddy lists or a per-CPU list? For telling a double free from a free
+ * of memory never handed out. Takes the zone lock; any context.
+ */
+bool page_block_is_free(struct page *page);
 
 /*
  * nr_free_pages - pages on the buddy lists of every node, as Linux counts

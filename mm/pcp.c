@@ -11,16 +11,35 @@
  * Most operations then touch only this CPU's cache lines; the benchmark
  * (make bench) measures the difference against the buddy lists alone.
  *
- * Safety: each list has its own spinlock. The owning CPU takes it on every
- * operation, but it is uncontended, so it costs one atomic exchange on a
- * line already in this CPU's cache. The lock is what lets drain_all_pages()
- * on any CPU empty every other CPU's lists without interrupting them (Linux
- * moved to the same scheme, a pcp spinlock, for the same reason). In the
- * kernel, mm_irq_save() around it keeps an interrupt handler on this CPU
- * from re-entering while the lock is held.
+ * Locking. Each list has a spinlock, so that drain_all_pages() on any CPU
+ * can empty every other CPU's lists synchronously, from any context, with
+ * no inter-processor interrupt and nothing to wait for but a short hold
+ * (Linux moved to the same scheme, a pcp spinlock, for the same reason).
+ * The rules that make it cheap and safe:
+ *  - the list's own CPU takes it with one exchange and never waits
+ *    (pcp_trylock); interrupts stay enabled. If it is held, either an
+ *    interrupt arrived while this CPU was inside a list operation (the
+ *    handler must not spin: the holder is the code it interrupted) or a
+ *    remote drain is running; the block then goes to or comes from the
+ *    buddy lists (counted as "busy"), exactly what Linux's trylock does;
+ *  - every other taker (a remote drain, the owner's own drain) masks
+ *    interrupts while it holds a list lock, and a CPU never spins on its
+ *    own list's lock: drain_all_pages() only tries it. So a spinner waits
+ *    for a holder that is running, never for one it interrupted;
+ *  - the zone lock is always taken with interrupts masked, inside a list
+ *    lock or alone: lock order pcp, then zone.
+ * Without the lock, an owner-only list would need either a store-load
+ * fence on every operation (as costly as the exchange) or a drain that
+ * interrupts the owner and waits for it, which cannot be done from an
+ * interrupt handler or with interrupts masked, as "any context" requires.
+ * Masking interrupts around the lock instead of trying it cost 5 guest
+ * instructions per call (pushf/pop/cli, push/popf), and popf is one of the
+ * slowest instructions on real hardware.
  *
  * Hot blocks are taken from and put at the head of a list; drains give
- * back the tail (the coldest).
+ * back the tail (the coldest). A list of order o holds only blocks of
+ * order o with page->order == o and flags PG_pcp, so the allocation fast
+ * path does not rewrite the order.
  */
 #include "pcp.h"
 
@@ -57,17 +76,19 @@ void pcp_zone_init(struct zone *z)
 		mm_spin_init(&pcp->lock);
 		for (int o = 0; o < NR_PCP_ORDERS; o++) {
 			list_init(&pcp->lists[o]);
-			pcp->count[o] = 0;
+			atomic_init(&pcp->count[o], 0);
+			pcp->high[o] = z->pcp_high[o];
 		}
 	}
 }
 
-/* Move up to `batch` blocks from the buddy lists; pcp->lock held. */
+/* Move up to `batch` blocks from the buddy lists; pcp->lock held.
+ * Returns the list's new length. */
 static int pcp_refill(struct zone *z, struct per_cpu_pages *pcp,
 		      unsigned int order)
 {
 	int n = 0;
-	mm_spin_lock(&z->lock);
+	unsigned long flags = mm_spin_lock_irqsave(&z->lock);
 	while (n < z->pcp_batch[order]) {
 		struct page *page = __rmqueue(z, order);
 		if (!page)
@@ -77,8 +98,9 @@ static int pcp_refill(struct zone *z, struct per_cpu_pages *pcp,
 		list_add_tail(&page->lru, &pcp->lists[order]);
 		n++;
 	}
-	mm_spin_unlock(&z->lock);
-	pcp->count[order] += n;
+	mm_spin_unlock_irqrestore(&z->lock, flags);
+	n += pcp_len(pcp, order);
+	pcp_set_len(pcp, order, n);
 	mm_stat_add(&pcp->stats.refill, 1);
 	return n;
 }
@@ -87,39 +109,48 @@ static int pcp_refill(struct zone *z, struct per_cpu_pages *pcp,
 static void pcp_free_tail(struct zone *z, struct per_cpu_pages *pcp,
 			  unsigned int order, int n)
 {
-	mm_spin_lock(&z->lock);
-	for (; n > 0 && pcp->count[order] > 0; n--) {
+	unsigned long flags = mm_spin_lock_irqsave(&z->lock);
+	int left = pcp_len(pcp, order);
+
+	for (; n > 0 && left > 0; n--, left--) {
 		struct page *page =
 			list_entry(pcp->lists[order].prev, struct page, lru);
 		list_del(&page->lru);
-		pcp->count[order]--;
 		page->flags = 0;
 		__free_one_page(z, page, order);
 	}
-	mm_spin_unlock(&z->lock);
+	pcp_set_len(pcp, order, left);
+	mm_spin_unlock_irqrestore(&z->lock, flags);
 	mm_stat_add(&pcp->stats.drain, 1);
 }
 
 /*
- * pcp_alloc_refill - slow path of pcp_alloc() (pcp.h): the list is empty;
- * refill it with one batch and take the first block. pcp->lock held.
- * Returns the block (flags 0) or NULL when the zone has none.
+ * pcp_alloc_refill - slow path of pcp_alloc_locked() (pcp.h): the list is
+ * empty; refill it with one batch and take the first block, then release
+ * pcp->lock (held on entry). Returns the block or NULL when the zone has
+ * none.
  */
 struct page *pcp_alloc_refill(struct zone *z, struct per_cpu_pages *pcp,
 			      unsigned int order)
 {
-	mm_stat_add(&pcp->stats.alloc_miss, 1);
-	if (!pcp_refill(z, pcp, order))
-		return NULL;
-	return pcp_take(pcp, order);
+	struct page *page = NULL;
+
+	int n = pcp_refill(z, pcp, order);
+
+	if (n)
+		page = pcp_take(pcp, order, n);
+	mm_spin_unlock(&pcp->lock);
+	return page;
 }
 
-/* pcp_free_batch - slow path of pcp_free(): the list went above high;
- * give one batch back. pcp->lock held. */
-void pcp_free_batch(struct zone *z, struct per_cpu_pages *pcp,
-		    unsigned int order)
+/* pcp_free_batch - slow path of pcp_free_locked(): above high, give one
+ * batch of node nid's list back, then release pcp->lock (held on entry). */
+void pcp_free_batch(struct per_cpu_pages *pcp, int nid, unsigned int order)
 {
+	struct zone *z = &mm_zones[nid];
+
 	pcp_free_tail(z, pcp, order, z->pcp_batch[order]);
+	mm_spin_unlock(&pcp->lock);
 }
 
 /*
@@ -130,40 +161,60 @@ void pcp_free_batch(struct zone *z, struct per_cpu_pages *pcp,
 unsigned int pcp_alloc_bulk(struct zone *z, int cpu, unsigned int nr,
 			    struct page **pages)
 {
-	unsigned long flags = mm_irq_save();
 	struct per_cpu_pages *pcp = &z->pcp[cpu];
 	unsigned int n = 0;
 
-	mm_spin_lock(&pcp->lock);
-	while (n < nr && pcp->count[0] > 0)
-		pages[n++] = pcp_take(pcp, 0);
+	if (mm_unlikely(!pcp_trylock(pcp))) {
+		mm_stat_add(&pcp->stats.busy, 1);
+		return buddy_alloc_bulk(z, nr, pages);
+	}
+	for (int left = pcp_len(pcp, 0); n < nr && left > 0; left--)
+		pages[n++] = pcp_take(pcp, 0, left);
 	mm_stat_add(&pcp->stats.alloc_hit, n);
 	if (n < nr)
 		n += buddy_alloc_bulk(z, nr - n, pages + n);
 	mm_spin_unlock(&pcp->lock);
-	mm_irq_restore(flags);
 	return n;
 }
 
-/* pcp_drain_cpu - every block on cpu's lists for zone z back to the buddy
- * lists. Any CPU may call it for any CPU. */
+/*
+ * pcp_drain_cpu - every block on cpu's lists for zone z back to the buddy
+ * lists. Any CPU may call it for any CPU, from any context. Interrupts
+ * stay masked while the lock is held. Its own CPU's list is only tried:
+ * held, it belongs to the code this call interrupted (or to another
+ * drain), which must not be waited for; that list is then left as it is.
+ */
 void pcp_drain_cpu(struct zone *z, int cpu)
 {
 	struct per_cpu_pages *pcp = &z->pcp[cpu];
-	unsigned long flags = mm_spin_lock_irqsave(&pcp->lock);
+	unsigned long flags = mm_irq_save();
+
+	if (cpu == mm_this_cpu()) {
+		if (!pcp_trylock(pcp)) {
+			mm_irq_restore(flags);
+			return;
+		}
+	} else {
+		mm_spin_lock(&pcp->lock);
+	}
 	for (unsigned int o = 0; o < NR_PCP_ORDERS; o++)
-		if (pcp->count[o])
-			pcp_free_tail(z, pcp, o, pcp->count[o]);
-	mm_spin_unlock_irqrestore(&pcp->lock, flags);
+		if (pcp_len(pcp, o))
+			pcp_free_tail(z, pcp, o, pcp_len(pcp, o));
+	mm_spin_unlock(&pcp->lock);
+	mm_irq_restore(flags);
 }
 
 /*
  * drain_all_pages - return every CPU's per-CPU pages, in every zone, to the
  * buddy lists. Any context; takes each list's lock in turn, so it is safe
- * while other CPUs keep allocating (they may refill right after).
+ * while other CPUs keep allocating (they may refill right after). A list
+ * of this CPU that the interrupted code holds is left alone.
  */
 void drain_all_pages(void)
 {
+	/* Off, the lists are empty and held by the switch. */
+	if (!atomic_load_explicit(&mm_pcp_enabled, memory_order_relaxed))
+		return;
 	/* All slots, not just mm_nr_cpus(): a thread that never said which
 	 * CPU it is runs as CPU 0, but a misnumbered one must not leak. */
 	for (int n = 0; n < mm_nr_zones; n++)
@@ -171,11 +222,36 @@ void drain_all_pages(void)
 			pcp_drain_cpu(&mm_zones[n], cpu);
 }
 
+/*
+ * pcp_set_enabled - switch the per-CPU lists on or off (page_alloc.h).
+ * Off, every list is drained and its lock stays held by the switch: the
+ * fast paths' trylock then fails and they take the general path, which
+ * sees the switch off and goes to the buddy lists. So the switch costs
+ * the fast paths nothing (no flag to test on every call).
+ */
 void pcp_set_enabled(bool on)
 {
-	atomic_store(&mm_pcp_enabled, on);
+	if (on == atomic_load(&mm_pcp_enabled))
+		return;
 	if (!on)
-		drain_all_pages();
+		atomic_store(&mm_pcp_enabled, false);
+	for (int n = 0; n < mm_nr_zones; n++) {
+		for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++) {
+			struct per_cpu_pages *pcp = &mm_zones[n].pcp[cpu];
+			if (on) {
+				mm_spin_unlock(&pcp->lock);
+				continue;
+			}
+			unsigned long flags = mm_spin_lock_irqsave(&pcp->lock);
+			for (unsigned int o = 0; o < NR_PCP_ORDERS; o++)
+				if (pcp_len(pcp, o))
+					pcp_free_tail(&mm_zones[n], pcp, o,
+						      pcp_len(pcp, o));
+			mm_irq_restore(flags);
+		}
+	}
+	if (on)
+		atomic_store(&mm_pcp_enabled, true);
 }
 
 int pcp_batch(int nid, unsigned int order)
@@ -188,11 +264,11 @@ int pcp_high(int nid, unsigned int order)
 	return order < NR_PCP_ORDERS ? mm_zones[nid].pcp_high[order] : 0;
 }
 
+/* pcp_count - blocks on one list now: a relaxed read, exact when the
+ * list's CPU is quiet. Any context. */
 int pcp_count(int nid, int cpu, unsigned int order)
 {
-	struct per_cpu_pages *pcp = &mm_zones[nid].pcp[cpu];
-	unsigned long flags = mm_spin_lock_irqsave(&pcp->lock);
-	int n = order < NR_PCP_ORDERS ? pcp->count[order] : 0;
-	mm_spin_unlock_irqrestore(&pcp->lock, flags);
-	return n;
+	if (order >= NR_PCP_ORDERS)
+		return 0;
+	return pcp_len(&mm_zones[nid].pcp[cpu], order);
 }

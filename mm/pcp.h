@@ -1,77 +1,103 @@
 /*
- * Fast paths of the per-CPU page lists (design in pcp.c), inline so that
- * an order-0 alloc+free that hits the list is a handful of instructions:
- * mask interrupts (kernel), take this CPU's uncontended list lock, push or
- * pop the list head, count, release. Refill and drain, which take the
- * zone lock, are out of line in pcp.c.
+ * Fast paths of the per-CPU page lists (design and the locking argument in
+ * pcp.c), inline so that an order-0 alloc+free that hits the list is a few
+ * dozen instructions: try this CPU's list lock with one exchange, push or
+ * pop the list head, count, release. No interrupt masking: a held lock
+ * means the code an interrupt interrupted (or a remote drain) is inside,
+ * and the caller goes to the buddy lists instead. Refill and batch drain,
+ * which take the zone lock, are out of line in pcp.c.
  */
 #ifndef MM_PCP_H
 #define MM_PCP_H
 
 #include "zone.h"
 
+/* The slow halves, out of line; both release pcp->lock. */
 struct page *pcp_alloc_refill(struct zone *z, struct per_cpu_pages *pcp,
 			      unsigned int order);
-void pcp_free_batch(struct zone *z, struct per_cpu_pages *pcp,
-		    unsigned int order);
+void pcp_free_batch(struct per_cpu_pages *pcp, int nid, unsigned int order);
 
-/* Pop the hottest block of a non-empty list; pcp->lock held. */
+/* Blocks on one list. Written only under pcp->lock; statistics read it
+ * without the lock (relaxed), so it is atomic, at no cost on x86. */
+static inline int pcp_len(const struct per_cpu_pages *pcp, unsigned int order)
+{
+	return atomic_load_explicit(&pcp->count[order], memory_order_relaxed);
+}
+
+static inline void pcp_set_len(struct per_cpu_pages *pcp, unsigned int order,
+			       int n)
+{
+	atomic_store_explicit(&pcp->count[order], n, memory_order_relaxed);
+}
+
+/*
+ * pcp_trylock - this CPU's list lock in one exchange, or false at once.
+ * It is free almost always (the line is in this CPU's cache): held means
+ * an interrupt came while this CPU was inside a list operation, or
+ * drain_all_pages() on another CPU is emptying the list. Either way the
+ * caller must not wait (the holder may be the code it interrupted).
+ */
+static inline bool pcp_trylock(struct per_cpu_pages *pcp)
+{
+	return mm_spin_trylock_once(&pcp->lock);
+}
+
+/* Pop the hottest block of a list holding n > 0; pcp->lock held. The
+ * block keeps its order (the list's); PG_pcp is cleared by the allocator.
+ * Its lru is left as it was: an allocated page's lru is its owner's. */
 static inline struct page *pcp_take(struct per_cpu_pages *pcp,
-				    unsigned int order)
+				    unsigned int order, int n)
 {
-	struct page *page =
-		list_first_entry(&pcp->lists[order], struct page, lru);
-	list_del(&page->lru);
-	pcp->count[order]--;
-	page->flags = 0;
-	return page;
+	struct list_head *head = &pcp->lists[order];
+	struct list_head *first = head->next, *next = first->next;
+
+	head->next = next;
+	next->prev = head;
+	pcp_set_len(pcp, order, n - 1);
+	return list_entry(first, struct page, lru);
 }
 
 /*
- * pcp_alloc - a block of 2^order pages (order <= PCP_MAX_ORDER) from CPU
- * cpu's list for zone z (cpu is the caller's own). Any context.
- * Returns the head (flags 0) or NULL if the zone has no such block.
+ * pcp_alloc_locked - a block of 2^order pages from a list whose lock the
+ * caller took with pcp_trylock(); refills an empty list with one batch.
+ * Releases the lock. Returns the block (flags still PG_pcp, order set) or
+ * NULL if the zone has none.
  */
-static inline struct page *pcp_alloc(struct zone *z, int cpu,
-				     unsigned int order)
+static inline struct page *
+pcp_alloc_locked(struct zone *z, struct per_cpu_pages *pcp, unsigned int order)
 {
-	unsigned long flags = mm_irq_save();
-	struct per_cpu_pages *pcp = &z->pcp[cpu];
-	struct page *page;
+	int n = pcp_len(pcp, order);
 
-	mm_spin_lock(&pcp->lock);
-	if (mm_likely(pcp->count[order] > 0)) {
-		mm_stat_add(&pcp->stats.alloc_hit, 1);
-		page = pcp_take(pcp, order);
-	} else {
-		page = pcp_alloc_refill(z, pcp, order);
-	}
+	if (mm_unlikely(n == 0))
+		return pcp_alloc_refill(z, pcp, order);
+	mm_stat_add(&pcp->stats.alloc_hit, 1);
+	struct page *page = pcp_take(pcp, order, n);
 	mm_spin_unlock(&pcp->lock);
-	mm_irq_restore(flags);
 	return page;
 }
 
 /*
- * pcp_free - put a block (flags already cleared) on CPU cpu's list for
- * zone z (cpu is the caller's own); above high, one batch goes back to
- * the buddy lists. Any context.
+ * pcp_free_locked - put a block (its last reference gone, no compound
+ * tails) on a list whose lock the caller took with pcp_trylock(); above
+ * high, one batch goes back to the buddy lists. Releases the lock. The
+ * slow call is the last thing done, so the fast path keeps nothing live
+ * across it (no registers to save).
  */
-static inline void pcp_free(struct zone *z, int cpu, struct page *page,
-			    unsigned int order)
+static inline void pcp_free_locked(struct per_cpu_pages *pcp, struct page *page,
+				   unsigned int order)
 {
-	unsigned long flags = mm_irq_save();
-	struct per_cpu_pages *pcp = &z->pcp[cpu];
+	int n = pcp_len(pcp, order) + 1;
 
-	mm_spin_lock(&pcp->lock);
 	page->flags = PG_pcp;
 	page->order = (uint8_t)order;
 	list_add(&page->lru, &pcp->lists[order]);
-	pcp->count[order]++;
+	pcp_set_len(pcp, order, n);
 	mm_stat_add(&pcp->stats.free, 1);
-	if (mm_unlikely(pcp->count[order] > z->pcp_high[order]))
-		pcp_free_batch(z, pcp, order);
+	if (mm_unlikely(n > pcp->high[order])) {
+		pcp_free_batch(pcp, page->nid, order);
+		return;
+	}
 	mm_spin_unlock(&pcp->lock);
-	mm_irq_restore(flags);
 }
 
 #endif /* MM_PCP_H */

@@ -124,6 +124,18 @@ static inline bool mm_spin_trylock(mm_spinlock_t *l)
 		       0;
 }
 
+/*
+ * mm_spin_trylock_once - one exchange, no look first: for a lock that is
+ * free nearly every time (a CPU's own per-CPU list), where the
+ * test-and-test-and-set load of mm_spin_trylock() is an extra instruction
+ * on every call and saves nothing.
+ */
+static inline bool mm_spin_trylock_once(mm_spinlock_t *l)
+{
+	return atomic_exchange_explicit(&l->locked, 1, memory_order_acquire) ==
+	       0;
+}
+
 static inline void mm_spin_lock(mm_spinlock_t *l)
 {
 	while (!mm_spin_trylock(l)) {

@@ -229,12 +229,16 @@ size_t __slab_take_fallback(struct kmem_cache *s, int nid, gfp_t gfp, size_t n,
 }
 
 /* One object back into its slab; empty slabs beyond the reserve go to
- * discard, to be freed once the lock is dropped. */
-static void put_to_slab(struct kmem_cache *s, struct kmem_cache_node *kn,
+ * discard, to be freed once the lock is dropped. False (nothing done):
+ * the object is already its slab's first free one, or the slab has none
+ * in use, i.e. a double free, which every build refuses. */
+static bool put_to_slab(struct kmem_cache *s, struct kmem_cache_node *kn,
 			struct page *page, void *obj, struct list_head *discard)
 {
 	bool was_full = page->inuse == page->objects;
 
+	if (mm_unlikely(page->freelist == obj || page->inuse == 0))
+		return false;
 	*obj_fp(s, obj) = page->freelist;
 	page->freelist = obj;
 	page->inuse--;
@@ -257,16 +261,19 @@ static void put_to_slab(struct kmem_cache *s, struct kmem_cache_node *kn,
 		list_add_tail(&page->lru, &kn->partial);
 		kn->nr_partial++;
 	}
+	return true;
 }
 
 /*
  * __slab_put - return objs[0..n) to their slabs. Consecutive objects of
  * one node share one lock acquisition. Caller holds the interrupt guard.
  */
-void __slab_put(struct kmem_cache *s, size_t n, void *const *objs)
+void __slab_put(struct kmem_cache *s, size_t n, void *const *objs, void *caller)
 {
 	struct list_head discard = LIST_HEAD_INIT(discard);
 	struct kmem_cache_node *kn = NULL;
+	void *refused = NULL;
+	size_t nr_refused = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct page *page = virt_to_head_page(objs[i]);
@@ -277,11 +284,17 @@ void __slab_put(struct kmem_cache *s, size_t n, void *const *objs)
 			kn = want;
 			mm_spin_lock(&kn->lock);
 		}
-		put_to_slab(s, kn, page, objs[i], &discard);
+		if (mm_unlikely(!put_to_slab(s, kn, page, objs[i], &discard))) {
+			refused = objs[i];
+			nr_refused++;
+		}
 	}
 	if (kn)
 		mm_spin_unlock(&kn->lock);
 	__slab_discard_list(s, &discard);
+	for (size_t i = 0; i < nr_refused; i++)
+		slab_report_double_free(s, refused, "on its slab's free list",
+					caller);
 }
 
 /* Flush the n oldest objects (bottom of the stack) of c to the node lists;
@@ -292,7 +305,7 @@ void __cpu_flush(struct kmem_cache *s, struct kmem_cache_cpu *c, unsigned int n)
 
 	if (n > avail)
 		n = avail;
-	__slab_put(s, n, c->objs);
+	__slab_put(s, n, c->objs, NULL);
 	memmove(c->objs, c->objs + n, (avail - n) * sizeof(void *));
 	cpu_set_avail(c, avail - n);
 	stat_add(&c->flush, 1);
@@ -345,9 +358,10 @@ static inline void *slab_alloc_finish(struct kmem_cache *s, gfp_t gfp,
 	return obj;
 }
 
-/* Slow path of alloc: empty magazine, __GFP_ZERO, a debug or dead cache. */
-static __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s,
-						       gfp_t gfp, void *caller)
+/* Slow path of alloc (slab_alloc in slab_internal.h): empty magazine,
+ * __GFP_ZERO, a debug or dead cache. */
+__attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s, gfp_t gfp,
+						void *caller)
 {
 	if (mm_unlikely(cache_dead(s)))
 		return slab_alloc_dead(s, caller);
@@ -376,31 +390,6 @@ __attribute__((noinline)) void *__slab_alloc_injected(struct kmem_cache *s)
 {
 	atomic_fetch_add_explicit(&s->alloc_fail, 1, memory_order_relaxed);
 	return NULL;
-}
-
-/*
- * Fast path: pop the magazine. Everything else (refill, zeroing, debug
- * checks) is out of line, so this compiles to a few loads and stores with
- * no register spills.
- */
-static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
-{
-	if (mm_fault_should_fail(MM_FAULT_SLAB))
-		return __slab_alloc_injected(s);
-	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_slow(s))) {
-		unsigned long flags = mm_irq_save();
-		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
-		unsigned int avail = cpu_avail(c);
-		if (mm_likely(avail)) {
-			void *obj = c->objs[avail - 1];
-			cpu_set_avail(c, avail - 1);
-			stat_add(&c->allocs, 1);
-			mm_irq_restore(flags);
-			return obj;
-		}
-		mm_irq_restore(flags);
-	}
-	return slab_alloc_slow(s, gfp, caller);
 }
 
 /* An object for a node other than this CPU's: from that node's lists. */
@@ -448,51 +437,48 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 	return __kmem_cache_alloc(s, gfp, nid, __builtin_return_address(0));
 }
 
-/* Slow path of free: debug or dead cache, remote object, full magazine. */
-static __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s,
-						     void *obj, void *caller)
+/* Slow path of free (slab_free in slab_internal.h): debug or dead cache,
+ * remote object, full magazine. */
+__attribute__((noinline)) void slab_free_slow(struct kmem_cache *s, void *obj,
+					      void *caller)
 {
-	if (mm_unlikely(cache_debug(s)) && !slab_debug_on_free(s, obj, caller))
+	/* Debug caches check everything; the others, in every build, that
+	 * obj is an object start of s (kfree(p + 1) refused). */
+	if (mm_unlikely(cache_debug(s))) {
+		if (!slab_debug_on_free(s, obj, caller))
+			return;
+	} else if (!slab_check_owner(s, obj, caller)) {
 		return;
+	}
 
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+	unsigned int avail = cpu_avail(c);
 
+	if (mm_unlikely(!cache_debug(s) && avail &&
+			c->objs[avail - 1] == obj)) {
+		/* The object freed last, freed again: two owners later. */
+		mm_irq_restore(flags);
+		slab_report_double_free(s, obj, "freed last on this CPU",
+					caller);
+		return;
+	}
 	stat_add(&c->frees, 1);
 	if (mm_unlikely(cache_dead(s))) {
 		/* Straight home: a dead cache's magazines stay empty. */
-		__slab_put(s, 1, &obj);
+		__slab_put(s, 1, &obj, caller);
 	} else if (!obj_local(s, c, obj)) {
 		/* Remote object: home to its own node, not our magazine. */
 		stat_add(&c->remote_free, 1);
-		__slab_put(s, 1, &obj);
+		__slab_put(s, 1, &obj, caller);
 	} else {
-		if (cpu_avail(c) == c->limit)
+		if (avail == c->limit)
 			__cpu_flush(s, c, c->batch);
-		unsigned int avail = cpu_avail(c);
+		avail = cpu_avail(c);
 		c->objs[avail] = obj;
 		cpu_set_avail(c, avail + 1);
 	}
 	mm_irq_restore(flags);
-}
-
-/* Fast path: push on the magazine if the object is local and it has room. */
-static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
-{
-	if (mm_likely(!cache_slow(s))) {
-		unsigned long flags = mm_irq_save();
-		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
-		unsigned int avail = cpu_avail(c);
-		if (mm_likely(avail < c->limit) && obj_local(s, c, obj)) {
-			c->objs[avail] = obj;
-			cpu_set_avail(c, avail + 1);
-			stat_add(&c->frees, 1);
-			mm_irq_restore(flags);
-			return;
-		}
-		mm_irq_restore(flags);
-	}
-	slab_free_slow(s, obj, caller);
 }
 
 void __kmem_cache_free(struct kmem_cache *s, void *obj, void *caller)

@@ -136,8 +136,50 @@ const char *kmem_cache_name(const struct kmem_cache *s);
  * kmalloc(0) returns ZERO_SIZE_PTR, which kfree accepts.
  * Returns NULL on failure (counted) or for sizes above 4 MiB (reported).
  */
-void *kmalloc(size_t size, gfp_t gfp);
 void *kmalloc_node(size_t size, gfp_t gfp, int nid);
+
+/* Out-of-line halves of kmalloc: any size, and a class known already. */
+void *__kmalloc(size_t size, gfp_t gfp);
+void *__kmalloc_class(unsigned int cls, gfp_t gfp);
+
+/* KMALLOC_NR_CLASSES classes; kmalloc_size_class - the class of 1..8192
+ * bytes (index into the sizes listed at kmalloc). Written as compares so
+ * that a constant size folds to a constant; kmalloc.c has a table for
+ * sizes known only at run time, and the tests check the two agree. */
+#define KMALLOC_NR_CLASSES 13
+#define KMALLOC_MAX_CACHE  8192u
+static inline unsigned int kmalloc_size_class(size_t size)
+{
+	return size <= 8      ? 0
+	       : size <= 16   ? 1
+	       : size <= 32   ? 2
+	       : size <= 64   ? 3
+	       : size <= 96   ? 4
+	       : size <= 128  ? 5
+	       : size <= 192  ? 6
+	       : size <= 256  ? 7
+	       : size <= 512  ? 8
+	       : size <= 1024 ? 9
+	       : size <= 2048 ? 10
+	       : size <= 4096 ? 11
+			      : 12;
+}
+
+/*
+ * kmalloc is inline so that a size known at compile time (the usual
+ * kmalloc(sizeof(struct x))) picks its class at compile time, as Linux's
+ * does: measured in the guest (make bench-kernel), kmalloc(256)+kfree
+ * takes 1.37x kmem_cache_alloc+free with the class found at run time and
+ * 1.28x with it folded. Any other size goes to __kmalloc().
+ */
+static inline __attribute__((always_inline)) void *kmalloc(size_t size,
+							   gfp_t gfp)
+{
+	if (__builtin_constant_p(size) && size >= 1 &&
+	    size <= KMALLOC_MAX_CACHE)
+		return __kmalloc_class(kmalloc_size_class(size), gfp);
+	return __kmalloc(size, gfp);
+}
 /* kfree - free memory from kmalloc; the cache is found from the page. */
 void kfree(const void *obj);
 /* ksize - usable size of a kmalloc'd object (its class or block size). */

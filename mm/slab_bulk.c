@@ -122,7 +122,7 @@ static __attribute__((noinline)) size_t alloc_bulk_slow(struct kmem_cache *s,
 	if (mm_likely(got == n))
 		stat_add(&c->allocs, n);
 	else
-		__slab_put(s, got, p); /* never seen by the caller */
+		__slab_put(s, got, p, caller); /* never seen by the caller */
 	mm_irq_restore(flags);
 
 	if (mm_unlikely(got < n)) {
@@ -188,7 +188,7 @@ static void bulk_free_one_node(struct kmem_cache *s, struct kmem_cache_cpu *c,
 
 	magazine_push(c, fit, p);
 	if (fit < n) {
-		__slab_put(s, n - fit, p + fit);
+		__slab_put(s, n - fit, p + fit, NULL);
 		stat_add(&c->flush, 1);
 	}
 }
@@ -218,13 +218,13 @@ static void bulk_free_numa(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			stat_add(&c->remote_free, 1);
 		home[nh++] = p[i];
 		if (nh == sizeof(home) / sizeof(home[0])) {
-			__slab_put(s, nh, home);
+			__slab_put(s, nh, home, NULL);
 			nh = 0;
 			flushed = true;
 		}
 	}
 	if (nh) {
-		__slab_put(s, nh, home);
+		__slab_put(s, nh, home, NULL);
 		flushed = true;
 	}
 	if (flushed)

@@ -58,6 +58,28 @@ static void slab_layout(struct kmem_cache *s, size_t size, size_t align)
 	}
 }
 
+/*
+ * The constants of slab_obj_start() for s->stride: its odd part's inverse
+ * mod 2^64 (Newton's iteration doubles the correct low bits, from 3 for
+ * x = d since d * d = 1 mod 8: five steps reach 96) and its power of two.
+ */
+static void slab_start_test(struct kmem_cache *s)
+{
+	uint64_t d = s->stride;
+	unsigned int k = 0;
+
+	while (!(d & 1)) {
+		d >>= 1;
+		k++;
+	}
+	uint64_t x = d;
+	for (int i = 0; i < 5; i++)
+		x *= 2 - d * x;
+	s->start_inv = x;
+	s->start_shift = k;
+	s->slab_mask = ((uintptr_t)MM_PAGE_SIZE << s->order) - 1;
+}
+
 /* Smallest order meeting SLAB_MIN_OBJECTS and the waste limit. */
 static void slab_pick_order(struct kmem_cache *s)
 {
@@ -196,6 +218,7 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size,
 	s->cpu_base = (char *)s + head;
 	slab_layout(s, size, align);
 	slab_pick_order(s);
+	slab_start_test(s);
 	cache_init_percpu(s, cap);
 
 	unsigned long f = mm_spin_lock_irqsave(&slab_caches_lock);

@@ -93,7 +93,7 @@ void slab_debug_on_alloc(struct kmem_cache *s, void *obj, void *caller)
 		if (bad >= 0) {
 			count(&nr_poison);
 			mm_debug_report(
-				MM_DBG_OTHER, caller,
+				MM_DBG_WRITE_AFTER_FREE, caller,
 				"slab: %s: object %p written after free "
 				"(byte %ld; freed by %p)",
 				s->name, obj, bad, m->free_caller);
@@ -120,6 +120,12 @@ bool slab_check_owner(struct kmem_cache *s, const void *obj, void *caller)
 			    off / s->stride < s->objects)
 				return true;
 		}
+		count(&nr_invalid_free);
+		mm_debug_report(MM_DBG_INVALID_FREE, caller,
+				"slab: %s: free of %p, inside the slab at %p "
+				"but not an object start (stride %u); refused",
+				s->name, obj, (const void *)base, s->stride);
+		return false;
 	}
 	count(&nr_invalid_free);
 	mm_debug_report(MM_DBG_NOT_ALLOCATED, caller,
@@ -141,13 +147,13 @@ static void check_redzones(struct kmem_cache *s, void *obj, void *caller)
 		return;
 	count(&nr_redzone);
 	if (after >= 0)
-		mm_debug_report(MM_DBG_OTHER, caller,
+		mm_debug_report(MM_DBG_RED_ZONE, caller,
 				"slab: %s: object %p overflowed: red zone "
 				"written %ld bytes past its end (allocated "
 				"by %p)",
 				s->name, obj, after + 1, m->alloc_caller);
 	if (before >= 0)
-		mm_debug_report(MM_DBG_OTHER, caller,
+		mm_debug_report(MM_DBG_RED_ZONE, caller,
 				"slab: %s: object %p underflowed: red zone "
 				"written before its start (allocated by %p)",
 				s->name, obj, m->alloc_caller);
@@ -198,6 +204,15 @@ void *slab_alloc_dead(struct kmem_cache *s, void *caller)
 			"(it lives on only until its objects are freed)",
 			s->name);
 	return NULL;
+}
+
+void slab_report_double_free(struct kmem_cache *s, const void *obj,
+			     const char *where, void *caller)
+{
+	count(&nr_double_free);
+	mm_debug_report(MM_DBG_DOUBLE_FREE, caller,
+			"slab: %s: double free of %p (%s); refused", s->name,
+			obj, where);
 }
 
 void slab_debug_count_invalid_free(void)

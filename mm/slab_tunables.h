@@ -51,9 +51,11 @@
 /*
  * Debug layout (MM_DEBUG or SLAB_RED_ZONE/SLAB_POISON): red zones before
  * and after each object, filled with a pattern that is checked on free.
- * 16 bytes catches the usual off-by-one and small overruns; an overrun that
- * jumps further is caught only if it lands in another red zone.
+ * One cache line each side: an underflow of a word or more and an
+ * overflow of up to a cache line are caught (16 bytes missed a 32-byte
+ * underflow of an 8-byte object); an overrun that jumps further is
+ * caught only if it lands in another red zone.
  */
-#define SLAB_REDZONE_BYTES 16
+#define SLAB_REDZONE_BYTES 64
 
 #endif /* MM_SLAB_TUNABLES_H */

@@ -25,25 +25,40 @@ struct free_area {
 	unsigned long nr_free;	    /* blocks on the list */
 };
 
-/* Counters of one per-CPU list, written by its owner under pcp->lock. */
+/* Counters of one per-CPU list, each bumped with mm_stat_add: alloc_hit
+ * and free by the list's CPU under pcp->lock, busy by its CPU without it,
+ * refill and drain by whoever holds pcp->lock. */
 struct pcp_stats {
-	atomic_ulong alloc_hit;	 /* allocation served from the list */
-	atomic_ulong alloc_miss; /* list was empty: refilled first */
-	atomic_ulong free;	 /* blocks freed onto the list */
-	atomic_ulong refill;	 /* batch refills from the buddy lists */
-	atomic_ulong drain;	 /* batch drains to the buddy lists */
+	atomic_ulong alloc_hit; /* allocation served from the list */
+	atomic_ulong refill;	/* list found empty: one batch refill (each miss
+				refills, so zoneinfo shows it as alloc_miss
+				and as refill) */
+	atomic_ulong free;	/* blocks freed onto the list */
+	atomic_ulong drain;	/* batch drains to the buddy lists */
+	atomic_ulong busy;	/* list locked (interrupted holder or a remote
+			      drain): the block went to/from the buddy lists */
 };
 
 /*
- * A per-CPU page list of one zone. The lock is taken only by its CPU on the
- * fast path (uncontended: the cache line stays in that CPU's cache) and by
- * drain_all_pages() running elsewhere, which is rare. That is what lets any
- * CPU drain every list safely, with no inter-processor interrupt.
+ * A per-CPU page list of one zone. Its CPU takes the lock with one
+ * exchange and never waits for it (pcp_trylock); drain_all_pages() on
+ * another CPU takes it to empty the list. pcp.c explains why that is safe
+ * without masking interrupts on the fast path. What the fast paths touch
+ * comes first: the zone's high is copied in, so a free needs no zone.
  */
 struct per_cpu_pages {
 	mm_spinlock_t lock;
-	int count[NR_PCP_ORDERS]; /* blocks on lists[order] */
+	atomic_int count[NR_PCP_ORDERS]; /* blocks on lists[order] */
+	int high[NR_PCP_ORDERS];	 /* the zone's pcp_high */
 	struct list_head lists[NR_PCP_ORDERS];
+	/*
+	 * Blocks of each order the allocation fast path took from this
+	 * CPU's list in its memory node for an allocation that wanted that
+	 * node: numa_hit and local_node (other_node for a memoryless node's
+	 * CPU) at once, so the common case counts with one add and no shift;
+	 * numa_stat_read() adds them in, in pages.
+	 */
+	atomic_ulong local_hit[NR_PCP_ORDERS];
 	struct pcp_stats stats;
 } __mm_cacheline_aligned;
 
@@ -77,7 +92,9 @@ enum numa_stat {
 };
 
 /* Per-CPU counters: only the owning CPU writes them, with
- * mm_cpu_counter_add (interrupt-safe, no locked instruction). */
+ * mm_cpu_counter_add (interrupt-safe, no locked instruction). The fast
+ * path's local hits are counted in the per-CPU lists instead
+ * (per_cpu_pages.local_hit). */
 struct mm_cpu_stats {
 	atomic_ulong numa[MM_MAX_NODES][NR_NUMA_STATS];
 } __mm_cacheline_aligned;
@@ -120,15 +137,14 @@ static inline bool zone_spans_pfn(const struct zone *z, unsigned long pfn)
 
 /* Node of each CPU, copied from the seam at mm_init (topology is fixed by
  * then): the allocation fast path reads it instead of calling out. Its
- * memory node is mm_cpu_mem_node (page_alloc.h, numa_mem_id). */
+ * memory node is mm_cpu_mem_node (page_alloc.h, numa_mem_id). And each
+ * CPU's own list in its memory node's zone, so that the fast path finds
+ * it with one load. */
 extern uint8_t mm_cpu_node[MM_MAX_CPUS];
-
-/* mm_this_cpu() clamped into the per-CPU arrays. */
-static inline int mm_cpu_slot(void)
-{
-	int cpu = mm_this_cpu();
-	return (unsigned)cpu < MM_MAX_CPUS ? cpu : 0;
-}
+extern struct per_cpu_pages *mm_cpu_pcp[MM_MAX_CPUS];
+/* &mm_zones[nid].pcp[0], so a free finds its list as base + cpu without
+ * the zone's address arithmetic. */
+extern struct per_cpu_pages *mm_zone_pcp[MM_MAX_NODES];
 
 /* buddy.c: the buddy lists; callers hold zone->lock. */
 struct page *__rmqueue(struct zone *z, unsigned int order);

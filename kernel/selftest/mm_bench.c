@@ -155,8 +155,25 @@ static unsigned long kmalloc_reuse(void *arg)
 	return BENCH_OPS;
 }
 
+/* The same with the size known only at run time (read through a
+ * volatile), so kmalloc cannot fold the class at compile time. */
+static unsigned long kmalloc_var_reuse(void *arg)
+{
+	size_t size = *(volatile size_t *)arg;
+
+	for (int i = 0; i < BENCH_OPS; i++) {
+		void *p = kmalloc(size, GFP_KERNEL);
+
+		if (!p)
+			return (unsigned long)i;
+		kfree(p);
+	}
+	return BENCH_OPS;
+}
+
 static void bench_slab(void)
 {
+	static size_t var_size = 256;
 	struct kmem_cache *s = kmem_cache_create("bench-256", 256, 0, 0, NULL);
 
 	if (!s) {
@@ -167,6 +184,7 @@ static void bench_slab(void)
 	run("slab_n256", slab_n256, s);
 	run("slab_bulk16", slab_bulk, s);
 	run("kmalloc256_reuse", kmalloc_reuse, NULL);
+	run("kmalloc256_var_reuse", kmalloc_var_reuse, &var_size);
 	kmem_cache_destroy(s);
 }
 

@@ -109,6 +109,15 @@ int mm_host_boot_config(const struct mm_host_config *cfg);
 __attribute__((warn_unused_result)) int mm_host_set_cpu(int cpu);
 
 /*
+ * mm_host_irqs_masked - true while the calling thread is inside one of the
+ * allocators' interrupt guards (mm_irq_save). The host has no interrupts;
+ * a test that stands in for one with a POSIX signal must, in its handler,
+ * do nothing while this is true, as a CPU holds an interrupt back while
+ * interrupts are masked. Async-signal-safe.
+ */
+bool mm_host_irqs_masked(void);
+
+/*
  * mm_host_shutdown - unmap every node. Every page, slab and pointer into
  * the machine is gone; no thread may still use it. Safe without a boot.
  * The next boot is a fresh machine: mm_init() forgets every per-CPU

@@ -1,7 +1,9 @@
 /*
  * Host world of the mm platform seam (see mm/platform.h): a pthread is a
- * simulated CPU once it calls mm_host_set_cpu(); there are no interrupts, so
- * the interrupt guard only records nesting for debug checks.
+ * simulated CPU once it calls mm_host_set_cpu(). There are no interrupts,
+ * so the interrupt guard only records, per thread, that the thread is
+ * inside one: a test that stands in for an interrupt with a POSIX signal
+ * asks mm_host_irqs_masked() and holds its handler back, as the CPU would.
  */
 #ifndef MM_HOST_PORT_H
 #define MM_HOST_PORT_H
@@ -9,6 +11,7 @@
 #include <sched.h>
 
 extern _Thread_local int mm_host_cpu;
+extern _Thread_local volatile unsigned long mm_host_irq_masked;
 
 /*
  * The simulated machine the seam functions of mm/host/platform.c report:
@@ -30,14 +33,21 @@ static inline int mm_this_cpu(void)
 	return mm_host_cpu;
 }
 
+/* The signal fences keep the compiler from moving the guarded code out
+ * past the flag: a handler on this thread sees the flag in program order. */
 static inline unsigned long mm_irq_save(void)
 {
-	return 0;
+	unsigned long flags = mm_host_irq_masked;
+
+	mm_host_irq_masked = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	return flags;
 }
 
 static inline void mm_irq_restore(unsigned long flags)
 {
-	(void)flags;
+	atomic_signal_fence(memory_order_seq_cst);
+	mm_host_irq_masked = flags;
 }
 
 /*

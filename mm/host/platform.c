@@ -10,6 +10,7 @@
 #include "platform.h"
 
 _Thread_local int mm_host_cpu;
+_Thread_local volatile unsigned long mm_host_irq_masked;
 struct mm_host_machine mm_host_machine;
 
 void mm_vprintf(const char *fmt, va_list ap)
@@ -51,6 +52,11 @@ int mm_platform_ranges(struct mm_range *out, int max)
 						: max;
 	memcpy(out, mm_host_machine.ranges, (size_t)n * sizeof(*out));
 	return n;
+}
+
+bool mm_host_irqs_masked(void)
+{
+	return mm_host_irq_masked != 0;
 }
 
 int mm_host_set_cpu(int cpu)

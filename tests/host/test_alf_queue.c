@@ -223,6 +223,30 @@ static void capacity_is_the_full_size(void **state)
 	assert_int_equal(f->m->enq(f->q, &in[QSIZE], 1), 0);
 }
 
+/*
+ * The producers keep the consumers' tail as they last read it. A full
+ * queue leaves that copy saying "full"; room made since must still be
+ * found (the copy is only a hint: the real tail is read when it says too
+ * little), bit by bit and all at once.
+ */
+static void room_made_after_the_producer_looked_is_used(void **state)
+{
+	struct fix *f = *state;
+	void *in[QSIZE + 4], *out[QSIZE];
+
+	fill_seq(in, QSIZE + 4, 0);
+	assert_int_equal(f->m->enq(f->q, in, QSIZE), QSIZE);
+	assert_int_equal(f->m->enq(f->q, &in[QSIZE], 1), 0); /* full */
+	assert_int_equal(f->m->deq(f->q, out, 1), 1);
+	assert_int_equal(f->m->enq(f->q, &in[QSIZE], 1), 1);
+	assert_int_equal(f->m->deq(f->q, out, 3), 3);
+	assert_int_equal(f->m->enq(f->q, &in[QSIZE + 1], 3), 3);
+	assert_int_equal(f->m->enq(f->q, &in[QSIZE + 1], 1), 0); /* full */
+	assert_int_equal(f->m->deq(f->q, out, QSIZE), QSIZE);
+	for (int i = 0; i < QSIZE; i++)
+		assert_ptr_equal(out[i], P(i + 4));
+}
+
 static void enqueue_is_all_or_nothing(void **state)
 {
 	struct fix *f = *state;
@@ -452,6 +476,7 @@ int main(void)
 		BOTH(single_elements_come_out_in_fifo_order),
 		BOTH(bulks_come_out_in_fifo_order_across_slot_wrap),
 		BOTH(capacity_is_the_full_size),
+		BOTH(room_made_after_the_producer_looked_is_used),
 		BOTH(enqueue_is_all_or_nothing),
 		BOTH(enqueue_larger_than_queue_is_refused),
 		BOTH(dequeue_returns_up_to_n),

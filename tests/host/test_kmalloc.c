@@ -44,6 +44,39 @@ static void test_sizes_map_to_the_smallest_class_that_fits(void **state)
 	}
 }
 
+/* kmalloc of a constant size folds its class at compile time (slab.h);
+ * the table for run-time sizes (kmalloc.c) must agree for every size. */
+static void test_constant_and_runtime_sizes_pick_the_same_class(void **state)
+{
+	(void)state;
+	for (size_t n = 1; n <= KMALLOC_MAX_CACHE; n++) {
+		void *a = __kmalloc(n, GFP_KERNEL);
+		void *b = __kmalloc_class(kmalloc_size_class(n), GFP_KERNEL);
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_int_equal(ksize(a), ksize(b));
+		assert_true(ksize(a) >= n);
+		assert_string_equal(cache_of(a), cache_of(b));
+		kfree(a);
+		kfree(b);
+	}
+	/* And through kmalloc itself, with literal sizes at the class
+	 * edges against the same sizes known only at run time. */
+	static const size_t edges[] = {1,   8,	 9,    96,   97,  192,
+				       193, 256, 4096, 4097, 8192};
+	void *c[] = {kmalloc(1, 0),    kmalloc(8, 0),	kmalloc(9, 0),
+		     kmalloc(96, 0),   kmalloc(97, 0),	kmalloc(192, 0),
+		     kmalloc(193, 0),  kmalloc(256, 0), kmalloc(4096, 0),
+		     kmalloc(4097, 0), kmalloc(8192, 0)};
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		volatile size_t n = edges[i];
+		void *r = kmalloc(n, 0);
+		assert_int_equal(ksize(c[i]), ksize(r));
+		kfree(c[i]);
+		kfree(r);
+	}
+}
+
 static void test_class_names_follow_sizes(void **state)
 {
 	(void)state;
@@ -198,6 +231,7 @@ int main(void)
 	cmocka_unit_test_setup_teardown(f, slab_test_boot_two_nodes, \
 					slab_test_shutdown)
 		T(test_sizes_map_to_the_smallest_class_that_fits),
+		T(test_constant_and_runtime_sizes_pick_the_same_class),
 		T(test_class_names_follow_sizes),
 		T(test_objects_aligned_to_their_class),
 		T(test_large_sizes_come_from_the_page_allocator),

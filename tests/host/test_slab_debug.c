@@ -151,6 +151,31 @@ static void test_write_before_the_start_is_reported(void **state)
 	assert_non_null(strstr(out, "underflowed"));
 }
 
+/* The red zones reach a cache line each side: a 32-byte underflow of an
+ * 8-byte object and a write 63 bytes past a 100-byte one are caught, each
+ * counted as a red-zone report (mm_debug kind MM_DBG_RED_ZONE). */
+static void test_red_zones_catch_a_word_under_and_a_line_over(void **state)
+{
+	(void)state;
+	struct kmem_cache *s = kmem_cache_create("dbg-wide", 8, 0, 0, NULL);
+	struct kmem_cache *t = kmem_cache_create("dbg-line", 100, 0, 0, NULL);
+	char *p = kmem_cache_alloc(s, 0);
+	char *q = kmem_cache_alloc(t, 0);
+	unsigned long before = counts().redzone;
+	unsigned long kind = mm_debug_count(MM_DBG_RED_ZONE);
+
+	p[-32] = 0;
+	q[100 + 63] = 0;
+	capture_begin();
+	kmem_cache_free(s, p);
+	kmem_cache_free(t, q);
+	const char *out = capture_end();
+	assert_int_equal(counts().redzone, before + 2);
+	assert_int_equal(mm_debug_count(MM_DBG_RED_ZONE), kind + 2);
+	assert_non_null(strstr(out, "underflowed"));
+	assert_non_null(strstr(out, "overflowed"));
+}
+
 static void test_write_after_free_is_reported_at_next_alloc(void **state)
 {
 	(void)state;
@@ -165,6 +190,7 @@ static void test_write_after_free_is_reported_at_next_alloc(void **state)
 	const char *out = capture_end();
 	assert_ptr_equal(q, p);
 	assert_int_equal(counts().poison, before + 1);
+	assert_int_equal(mm_debug_count(MM_DBG_WRITE_AFTER_FREE), 1);
 	assert_report(out, "dbg-uaf",
 		      (void *)test_write_after_free_is_reported_at_next_alloc);
 	assert_non_null(strstr(out, "written after free"));
@@ -272,6 +298,7 @@ int main(void)
 		T(test_double_free_is_reported_and_refused),
 		T(test_write_past_the_end_is_reported),
 		T(test_write_before_the_start_is_reported),
+		T(test_red_zones_catch_a_word_under_and_a_line_over),
 		T(test_write_after_free_is_reported_at_next_alloc),
 		T(test_free_of_pointer_inside_object_is_refused),
 		T(test_free_to_the_wrong_cache_is_refused),

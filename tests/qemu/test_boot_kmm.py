@@ -111,7 +111,8 @@ def bench_figures(qemu, areas):
 def test_bench_prints_a_figure_for_every_case_of_the_chosen_areas(qemu):
     figs, log = bench_figures(qemu, "slab,qmempool")
     assert set(figs) == {"slab_reuse", "slab_n256", "slab_bulk16",
-                         "kmalloc256_reuse", "qmempool_reuse",
+                         "kmalloc256_reuse", "kmalloc256_var_reuse",
+                         "qmempool_reuse",
                          "qmempool_reuse_guarded", "qmempool_n256"}, log
     for name, (ops, ticks) in figs.items():
         assert ops == 4096 and ticks > 0, (name, log)

@@ -175,9 +175,13 @@ def test_http_unknown_path_is_404(netvm):
 
 def test_stats_json_has_every_section(netvm):
     st = netvm.stats()
-    for key in ("buddyinfo", "zoneinfo", "numastat", "slabinfo", "qmempool",
-                "page_frag", "nic", "net_mem", "lwip"):
+    for key in ("buddyinfo", "zoneinfo", "numastat", "slabinfo", "mm_debug",
+                "qmempool", "page_frag", "nic", "net_mem", "lwip"):
         assert st.get(key) is not None, "section %s missing or null: %s" % (key, list(st))
+    # A clean run reports no allocator misuse of any kind.
+    assert set(st["mm_debug"]) >= {"double_free", "invalid_free", "not_allocated",
+                                   "write_after_free", "red_zone", "debug_on"}
+    assert all(v == 0 for k, v in st["mm_debug"].items() if k != "debug_on"), st["mm_debug"]
     assert st["nic"]["eth0"]["kind"] == netvm.nic
     assert st["net_mem"]["mode"] == netvm.alloc
 
