@@ -38,6 +38,8 @@ static const struct key keys[] = {
 	 "NUMA node of RX buffers: the polling CPU's"},
 	{"net_alloc", "native", v_choice, "stock|native",
 	 "lwIP memory: its own pools or our allocators"},
+	{"net_queues", "", v_uint, "1-16",
+	 "most RX/TX queue pairs per NIC (default: one per CPU)"},
 	{"app", "echo,http,iperf", v_list, "echo|http|iperf|none",
 	 "network services to start"},
 	{"http_hostport", "", v_uint, "1-65535",

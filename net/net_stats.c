@@ -2,8 +2,9 @@
  * /stats.json: one JSON document with every counter the system keeps:
  * the guest's uptime (so clients compute rates in guest time), the
  * allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
- * lists, numastat, slabinfo, qmempool, page_frag), the NICs' counters,
- * our lwIP memory glue and lwIP's own statistics.
+ * lists, numastat, slabinfo, qmempool, page_frag), the NICs' counters
+ * (with one entry per queue), our lwIP memory glue, the poll rounds of
+ * every queue, the lwIP core lock and lwIP's own statistics.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,9 @@
 #include "mm/mm.h"
 #include "apps.h"
 #include "net.h"
+#include "core_lock.h"
 #include "net_mem.h"
+#include "net_poll.h"
 
 typedef int (*json_fn)(char *buf, size_t size);
 
@@ -41,6 +44,7 @@ static const struct {
 	{"nic", netdev_stats_json},
 	{"net_mem", net_mem_stats_json},
 	{"poll", net_poll_stats_json},
+	{"core_lock", net_core_lock_stats_json},
 	{"lwip", lwip_stats_json},
 	{"http", app_http_stats_json},
 	{"pci", pci_json},
