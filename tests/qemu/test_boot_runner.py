@@ -63,6 +63,22 @@ def test_tap_backend_names_the_interface():
         "tap,id=n0,ifname=tap0,script=no,downscript=no"
 
 
+def test_tap_queues_make_a_multiqueue_virtio_nic():
+    cmd = dry_run("--net", "tap:tap0", "--queues", "4")
+    assert cmd[cmd.index("-netdev") + 1] == \
+        "tap,id=n0,ifname=tap0,script=no,downscript=no,queues=4"
+    assert cmd[cmd.index("-device", cmd.index("-netdev")) + 1] == \
+        "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56,mq=on,vectors=10"
+
+
+def test_queues_refused_on_user_networking():
+    out = subprocess.run([QEMU_RUN, "--dry-run", "--accel", "tcg", "--queues", "2"],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode != 0
+    assert "user networking has a single queue" in out.stderr
+
+
 def test_uefi_uses_ovmf_and_q35():
     cmd = dry_run("--iso", "build/kernel.iso", "--uefi")
     assert cmd[cmd.index("-machine") + 1] == "q35"
