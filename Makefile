@@ -16,6 +16,7 @@ include mk/kernel.mk
 include mk/host.mk
 include mk/bench.mk
 include mk/plots.mk
+include mk/profile.mk
 
 # clang-format and cppcheck over every tracked C file, then the shape of
 # the tree (tools/check-layers: which folder uses which, no circles), read
@@ -25,8 +26,8 @@ lint: deps-host $(KERNEL_OBJS) $(HOST_OBJS_plain)
 	@tools/check-layers --kernel-obj $(KOBJ) --host-obj $(BUILD)/host/plain/obj
 
 # The whole suite: host unit tests (plain, ASan), stress tests (plain, TSan,
-# ASan), the lint pass, then the QEMU integration tests.
-test: deps test-host lint test-qemu
+# ASan), the lint pass, the tools' tests, then the QEMU integration tests.
+test: deps test-host lint test-tools test-qemu
 
 clean:
 	rm -rf $(BUILD)

@@ -179,7 +179,8 @@ static void *cpu_main(void *arg)
 	struct cpu_state *c = arg;
 	int seen = PH_RX;
 
-	mm_host_set_cpu(c->cpu);
+	if (mm_host_set_cpu(c->cpu))
+		abort(); /* refused: the message says why */
 	for (;;) {
 		int ph = atomic_load(&phase);
 

@@ -211,7 +211,8 @@ static void *cross_work(void *arg)
 	struct cross *c = ct->c;
 	struct ring *out = &c->rings[ct->cpu], *in = &c->rings[!ct->cpu];
 	bench_pin(ct->cpu);
-	mm_host_set_cpu(ct->cpu);
+	if (mm_host_set_cpu(ct->cpu))
+		abort(); /* refused: the message says why */
 	atomic_fetch_add(&c->ready, 1);
 	while (atomic_load(&c->ready) < 2)
 		;

@@ -200,7 +200,8 @@ static void contender_init(void)
 
 static void contender_thread(int cpu)
 {
-	mm_host_set_cpu(cpu);
+	if (mm_host_set_cpu(cpu))
+		abort(); /* refused: the message says why */
 }
 
 static inline void *bench_alloc(unsigned int len, bool aligned)

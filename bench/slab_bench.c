@@ -184,7 +184,8 @@ static void *xt_consumer(void *arg)
 	(void)arg;
 	bench_pin(1);
 #ifdef BENCH_SLAB
-	mm_host_set_cpu(1);
+	if (mm_host_set_cpu(1))
+		abort(); /* refused: the message says why */
 #endif
 	unsigned int spins = 0;
 	for (long t = 0; t < xt_objs; t++) {

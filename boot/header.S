@@ -150,6 +150,7 @@ early_pdpt:
 early_pd:
 	.skip 4 * 4096
 	.align 16
+	.global boot_stack, boot_stack_top /* the profiler's stack walk */
 boot_stack:
 	.skip 16384
 boot_stack_top:

@@ -29,6 +29,14 @@ void *drv_map_mmio(uint64_t phys, size_t size);
 /* The first ECAM window from ACPI's MCFG: 0 and *base = 0 when none. */
 int drv_ecam_window(uint64_t *base, int *bus_start, int *bus_end);
 
+/* The NUMA node of PCI bus bus (segment 0) as the firmware reports it
+ * (ACPI: the _PXM of the host bridge behind which the bus sits); 0 when
+ * it does not say. */
+int drv_pci_bus_node(int bus);
+
+/* CPUs started: a multiqueue NIC's boot report says which own no queue. */
+int drv_nr_cpus(void);
+
 /* RAM is identity-mapped (mm/platform.h): a buffer's address is its DMA
  * address. Kept as a function so an IOMMU or offset mapping has one home. */
 static inline uint64_t drv_dma_addr(const void *p)

@@ -118,6 +118,8 @@ struct netdev {
 	const char *kind; /* "virtio", "virtio-legacy", "e1000" */
 	uint8_t mac[6];
 	uint16_t mtu;
+	int dev_node; /* NUMA node of the device itself: its PCI host
+			bridge's, as the firmware says (pci_dev.node) */
 	const struct netdev_ops *ops;
 	void *priv; /* driver state */
 

@@ -180,6 +180,7 @@ static void add_function(int bus, int dev, int fn, uint32_t id)
 	d->subsys_vendor = pci_read16(d, PCI_SUBSYS);
 	d->subsys_id = pci_read16(d, PCI_SUBSYS + 2);
 	d->irq_line = pci_read8(d, PCI_IRQ_LINE);
+	d->node = drv_pci_bus_node(bus);
 	if ((pci_read8(d, PCI_HEADER_TYPE) & 0x7f) == 0) {
 		cmd = pci_read16(d, PCI_COMMAND);
 		pci_write16(d, PCI_COMMAND, cmd & ~(PCI_CMD_IO | PCI_CMD_MEM));
@@ -225,8 +226,8 @@ static void print_dev(const struct pci_dev *d)
 			   (unsigned long long)b->addr,
 			   (unsigned long long)b->size);
 	}
-	drv_printf("%s%s\n", d->cap_msi ? " msi" : "",
-		   d->cap_msix ? " msix" : "");
+	drv_printf("%s%s node=%d\n", d->cap_msi ? " msi" : "",
+		   d->cap_msix ? " msix" : "", d->node);
 }
 
 int pci_init(void)

@@ -34,6 +34,7 @@ struct pci_dev {
 	uint8_t class_code, subclass, prog_if, revision;
 	uint8_t irq_line;
 	uint8_t cap_msi, cap_msix; /* config offsets, 0 when absent */
+	int node; /* NUMA node of its host bridge (firmware), 0 if unknown */
 	struct pci_bar bar[6];
 };
 

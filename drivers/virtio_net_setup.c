@@ -104,7 +104,7 @@ static void vnet_read_mac(struct vnet *vn)
 static int vnet_pair_create(struct vnet *vn, int i)
 {
 	struct vnet_pair *p = &vn->pairs[i];
-	int node = mm_cpu_to_node(i);
+	int node = cpu_to_mem(i); /* CPU i's memory node */
 
 	if (virtq_create(&p->rxq, &vn->vp, VNET_RXQ(i), VNET_QUEUE_MAX, node) ||
 	    virtq_create(&p->txq, &vn->vp, VNET_TXQ(i), VNET_QUEUE_MAX, node))
@@ -212,7 +212,7 @@ static int vnet_create_queues(struct vnet *vn, int max_queues)
 			return -1;
 	if (want > 1 &&
 	    virtq_create(&vn->ctrlq, &vn->vp, (uint16_t)(2 * vn->max_pairs),
-			 VNET_CTRL_QUEUE_MAX, mm_this_node()) != 0)
+			 VNET_CTRL_QUEUE_MAX, numa_mem_id()) != 0)
 		return -1;
 	return want;
 }
@@ -232,6 +232,7 @@ static int vnet_setup(struct vnet *vn, struct pci_dev *d, bool allow_modern,
 	vnet_read_mac(vn);
 	vn->dev.kind = vn->vp.modern ? "virtio" : "virtio-legacy";
 	vn->dev.mtu = 1500;
+	vn->dev.dev_node = d->node;
 	vn->dev.ops = &vnet_ops;
 	vn->dev.priv = vn;
 	vn->dev.nqueues = 1;
@@ -248,7 +249,7 @@ fail:
 static void vnet_report(const struct vnet *vn, const struct pci_dev *d)
 {
 	const struct netdev *dev = &vn->dev;
-	int cpus = mm_nr_cpus();
+	int cpus = drv_nr_cpus();
 
 	drv_printf("virtio-net: %s %02x:%02x.%x %s "
 		   "mac=%02x:%02x:%02x:%02x:%02x:%02x queues rx=%u tx=%u "

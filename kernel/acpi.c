@@ -313,6 +313,55 @@ static void dsdt_find_s5(const struct sdt_header *h)
 	}
 }
 
+/* Host bridges of a DSDT or SSDT (kernel/acpi_aml.c), appended. */
+static void aml_parse(const struct sdt_header *h)
+{
+	struct aml_scan_stats st;
+	int n;
+
+	if (h->length <= sizeof(*h))
+		return;
+	n = aml_find_host_bridges((const uint8_t *)(h + 1),
+				  h->length - sizeof(*h),
+				  acpi.bridges + acpi.nr_bridges,
+				  ACPI_MAX_BRIDGES - acpi.nr_bridges, &st);
+	acpi.nr_bridges += n;
+	acpi.aml.devices += st.devices;
+	acpi.aml.bridges_dropped += st.bridges_dropped;
+	acpi.aml.fallbacks += st.fallbacks;
+	acpi.aml.too_deep += st.too_deep;
+}
+
+int acpi_domain_node(uint32_t dom)
+{
+	return acpi.has_srat ? domain_node(dom, 0) : -1;
+}
+
+/* The bridge with the largest _BBN <= bus on segment 0, or NULL. */
+static const struct acpi_host_bridge *bus_bridge(int bus)
+{
+	const struct acpi_host_bridge *best = NULL;
+
+	for (int i = 0; i < acpi.nr_bridges; i++) {
+		const struct acpi_host_bridge *b = &acpi.bridges[i];
+
+		if (b->segment == 0 && b->bus <= bus &&
+		    (!best || b->bus > best->bus))
+			best = b;
+	}
+	return best;
+}
+
+int acpi_pci_bus_node(int bus, const struct acpi_host_bridge **bridge)
+{
+	const struct acpi_host_bridge *b = bus_bridge(bus);
+	int node = b && b->has_pxm ? acpi_domain_node(b->pxm) : -1;
+
+	if (bridge)
+		*bridge = b;
+	return node < 0 ? 0 : node;
+}
+
 static void fadt_parse(const struct sdt_header *h)
 {
 	const uint8_t *f = (const uint8_t *)h;
@@ -331,8 +380,10 @@ static void fadt_parse(const struct sdt_header *h)
 	}
 	if (h->length >= 148 && rd64(f + 140))
 		dsdt = rd64(f + 140);
-	if (dsdt && (d = table_get(dsdt)) != NULL)
+	if (dsdt && (d = table_get(dsdt)) != NULL) {
 		dsdt_find_s5(d);
+		aml_parse(d);
+	}
 }
 
 static void table_parse(uint64_t phys)
@@ -351,6 +402,8 @@ static void table_parse(uint64_t phys)
 		mcfg_parse(h);
 	else if (!memcmp(h->sig, "FACP", 4))
 		fadt_parse(h);
+	else if (!memcmp(h->sig, "SSDT", 4))
+		aml_parse(h);
 	else if (!memcmp(h->sig, "HPET", 4) && h->length >= 56 &&
 		 ((const uint8_t *)h)[40] == 0) /* GAS in memory space */
 		acpi.hpet_base = rd64((const uint8_t *)h + 44);

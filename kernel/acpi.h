@@ -1,15 +1,17 @@
 /*
  * ACPI tables the kernel reads: MADT (CPUs, IOAPICs, interrupt overrides),
  * SRAT (which node owns each CPU and memory range), SLIT (node distances),
- * MCFG (PCI ECAM windows) and FADT (power-off and reset). Parsed once at
- * boot into struct acpi_info; every table's checksum is checked and a bad
- * table is reported and skipped.
+ * MCFG (PCI ECAM windows) and FADT (power-off and reset), and the PCI host
+ * bridges the DSDT and SSDTs declare (kernel/acpi_aml.c: their bus numbers
+ * and NUMA proximity). Parsed once at boot into struct acpi_info; every
+ * table's checksum is checked and a bad table is reported and skipped.
  */
 #ifndef KERNEL_ACPI_H
 #define KERNEL_ACPI_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "kernel/acpi_aml.h"
 #include "kernel/config.h"
 
 #define ACPI_MAX_IOAPICS 8
@@ -17,6 +19,7 @@
 #define ACPI_MAX_MEM	 32
 #define ACPI_MAX_MCFG	 4
 #define ACPI_MAX_TABLES	 32
+#define ACPI_MAX_BRIDGES 16
 
 struct acpi_ioapic {
 	uint8_t id;
@@ -80,6 +83,10 @@ struct acpi_info {
 	bool has_reset;
 	uint32_t smi_cmd;
 	uint8_t acpi_enable;
+	/* PCI host bridges from the DSDT and SSDTs, in table order */
+	struct acpi_host_bridge bridges[ACPI_MAX_BRIDGES];
+	int nr_bridges;
+	struct aml_scan_stats aml; /* summed over the tables scanned */
 	/* HPET (memory-mapped event timer), 0 if none */
 	uint64_t hpet_base;
 	/* where the tables are, to keep them out of the page allocator */
@@ -99,5 +106,24 @@ extern struct acpi_info acpi;
  * CPU) and one node; without SRAT, one node holding all memory.
  */
 void acpi_init(uint64_t rsdp_hint);
+
+/*
+ * acpi_domain_node - the node id of proximity domain dom (SRAT's), or -1
+ * when SRAT does not list it. Any context after acpi_init.
+ */
+int acpi_domain_node(uint32_t dom);
+
+/*
+ * acpi_pci_bus_node - the NUMA node of PCI bus bus on segment 0, as the
+ * firmware reports it: the _PXM of the host bridge the bus sits behind.
+ * Which bridge that is, is a heuristic: the one with the largest _BBN at
+ * or below bus (a bridge's real bus range is its _CRS, which the scanner
+ * does not read; QEMU's expander bridges and PC firmware number the buses
+ * behind a bridge upward from its _BBN). A bridge without a constant
+ * _PXM, a _PXM that SRAT does not list, no bridge at all, or no SRAT:
+ * node 0. *bridge (may be NULL) gets the bridge used, or NULL.
+ * Any context after acpi_init.
+ */
+int acpi_pci_bus_node(int bus, const struct acpi_host_bridge **bridge);
 
 #endif

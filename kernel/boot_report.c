@@ -73,6 +73,35 @@ static void report_nodes(void)
 	}
 }
 
+/* One line per PCI host bridge the AML scan found, with the node its
+ * buses get (acpi_pci_bus_node); a _PXM the scanner cannot read is said. */
+static void report_host_bridges(void)
+{
+	for (int i = 0; i < acpi.nr_bridges; i++) {
+		const struct acpi_host_bridge *b = &acpi.bridges[i];
+		int node = b->has_pxm ? acpi_domain_node(b->pxm) : -1;
+
+		if (b->has_pxm)
+			kprintf("acpi: pci host bridge %s seg=%u bus=0x%02x "
+				"pxm=%u node=%d%s\n",
+				b->name, b->segment, b->bus, b->pxm,
+				node < 0 ? 0 : node,
+				node < 0 ? " (pxm not in SRAT)" : "");
+		else
+			kprintf("acpi: pci host bridge %s seg=%u bus=0x%02x "
+				"node=0%s\n",
+				b->name, b->segment, b->bus,
+				b->pxm_method ? " (_PXM is a method: not "
+						"supported)"
+					      : "");
+	}
+	if (acpi.aml.fallbacks || acpi.aml.bridges_dropped || acpi.aml.too_deep)
+		kprintf("acpi: aml scan: %d devices, %d unknown-opcode "
+			"fallbacks, %d bridges dropped, %d too deep\n",
+			acpi.aml.devices, acpi.aml.fallbacks,
+			acpi.aml.bridges_dropped, acpi.aml.too_deep);
+}
+
 static void report_acpi(void)
 {
 	char names[ACPI_MAX_TABLES * 5 + 1];
@@ -93,6 +122,7 @@ static void report_acpi(void)
 		kprintf("acpi: pci ecam segment=%u buses=%u-%u base=0x%lx\n",
 			acpi.mcfg[i].segment, acpi.mcfg[i].bus_start,
 			acpi.mcfg[i].bus_end, (unsigned long)acpi.mcfg[i].base);
+	report_host_bridges();
 }
 
 void boot_report(void)

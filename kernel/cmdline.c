@@ -3,6 +3,7 @@
  * line to keys[] with its default, a validator and its allowed values.
  */
 #include "kernel/cmdline.h"
+#include "kernel/config.h"
 #include "kernel/console.h"
 #include <stdlib.h>
 #include <string.h>
@@ -25,17 +26,20 @@ static bool v_uint(const char *v, const char *allowed);
 static bool v_ip_cidr(const char *v, const char *allowed);
 static bool v_ip(const char *v, const char *allowed);
 static bool v_name(const char *v, const char *allowed);
+static bool v_node_policy(const char *v, const char *allowed);
 
 static const struct key keys[] = {
 	{"nic", "virtio", v_choice, "virtio|e1000|all|none",
 	 "network card driver (all: every supported NIC found)"},
 	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N, N=1-32", "IPv4 address"},
 	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
-	/* device (the NIC's node) and interleave are planned policies, not
-	 * built yet: refusing them with the usual bad-value line beats
-	 * accepting and ignoring them. */
-	{"rx_alloc", "local", v_choice, "local",
-	 "NUMA node of RX buffers: the polling CPU's"},
+	{"rx_alloc", "local", v_node_policy, "local|device|interleave|node:N",
+	 "NUMA node of RX buffers: the polling CPU's, the NIC's, every node "
+	 "in turn, or node N"},
+	{"tx_alloc", "local", v_node_policy, "local|device|interleave|node:N",
+	 "NUMA node of TX buffers (lwIP's heap: PBUF_RAM pbufs), as rx_alloc"},
+	{"nic_node", "", v_uint, "0-7",
+	 "the NICs' NUMA node, for firmware that does not report it (_PXM)"},
 	{"net_alloc", "native", v_choice, "stock|native",
 	 "lwIP memory: its own pools or our allocators"},
 	{"net_queues", "", v_uint, "1-16",
@@ -59,6 +63,16 @@ static const struct key keys[] = {
 	{"exit_after_boot", "0", v_choice, "0|1",
 	 "leave QEMU (isa-debug-exit) after the boot report"},
 	{"smp", "", v_uint, "1-64", "start at most this many CPUs"},
+	{"profile", "0", v_choice, "0|1",
+	 "sample every CPU from its timer from the end of the boot "
+	 "(docs/profiling.md)"},
+	{"profile_hz", "997", v_uint, "10-5000",
+	 "profiler samples per second per CPU (prime: no lockstep with "
+	 "periodic work)"},
+	/* 32768 samples of 128 bytes: 4 MiB, one buddy block of the largest
+	 * order (MAX_ORDER) */
+	{"profile_samples", "8192", v_uint, "64-32768",
+	 "profiler buffer per CPU, in samples of 128 bytes"},
 	{"smp_wait_ms", "10000", v_uint, "0-60000",
 	 "how long the boot CPU waits for each other CPU to start "
 	 "(0: no time at all, every CPU is late; for tests)"},
@@ -176,6 +190,22 @@ static bool v_name(const char *v, const char *allowed)
 			return false;
 	}
 	return true;
+}
+
+/* local|device|interleave, or node:N with N a node id (0..7; whether the
+ * machine has that node is checked when the policy is applied). */
+static bool v_node_policy(const char *v, const char *allowed)
+{
+	char *end;
+	unsigned long n;
+
+	(void)allowed;
+	if (in_choices(v, strlen(v), "local|device|interleave"))
+		return true;
+	if (strncmp(v, "node:", 5) != 0 || v[5] < '0' || v[5] > '9')
+		return false;
+	n = strtoul(v + 5, &end, 10);
+	return *end == 0 && n < MAX_NODES;
 }
 
 static int key_index(const char *name)

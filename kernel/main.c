@@ -18,6 +18,7 @@
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
 #include "kernel/power.h"
+#include "kernel/profile.h"
 #include "kernel/selftest/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -78,6 +79,7 @@ void kmain(uint32_t magic, uint32_t info)
 	boot_report();
 	net_boot();
 	selftests_run();
+	profile_boot();
 	if (exit_on_fatal) {
 		kprintf("boot: exit_after_boot=1, exiting\n");
 		system_exit(EXIT_SUCCESS_CODE);

@@ -13,6 +13,7 @@
 #include "kernel/config.h"
 
 typedef int (*poll_fn)(void *arg);
+struct trap_frame;
 
 struct poller {
 	poll_fn fn;
@@ -30,8 +31,12 @@ struct cpu {
 	/* poll loop (kernel/poll.c) */
 	struct poller pollers[MAX_POLLERS];
 	atomic_int nr_pollers;
-	atomic_bool wake;    /* set by poll_wake(): poll again before halting */
-	uint64_t ticks;	     /* LAPIC timer interrupts taken */
+	atomic_bool wake;  /* set by poll_wake(): poll again before halting */
+	uint64_t ticks;	   /* LAPIC timer interrupts taken */
+	uint32_t timer_hz; /* the LAPIC timer's rate now (kernel/time.c) */
+	/* the registers of the interrupt this CPU is handling (kernel/trap.c;
+	 * interrupts do not nest, so one pointer is enough) */
+	const struct trap_frame *irq_frame;
 	uint64_t idle_halts; /* times the poll loop halted */
 	uint64_t polls;	     /* poll loop rounds */
 } __attribute__((aligned(64)));

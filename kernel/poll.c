@@ -116,6 +116,11 @@ void poll_loop(void)
 	struct cpu *c = this_cpu();
 
 	vector_set_handler(VEC_WAKE, wake_ipi, NULL);
+	/* Pollers run with interrupts enabled: the boot and AP paths arrive
+	 * here with them masked, and until the first idle halt nothing else
+	 * unmasks them, so a CPU kept busy from boot would take no timer
+	 * tick (no profile sample) at all. */
+	irq_enable();
 	for (;;) {
 		int work = run_call(c->id);
 		int n = atomic_load_explicit(&c->nr_pollers,

@@ -16,6 +16,7 @@
 #include "kernel/console.h"
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
+#include "kernel/profile.h"
 #include "kernel/vector.h"
 
 #define PIT_HZ	     1193182
@@ -23,7 +24,7 @@
 
 static uint64_t tsc_freq = 1000000000; /* until calibrated: 1 GHz guess */
 static uint64_t tsc_boot;
-static uint32_t lapic_per_tick;
+static uint64_t lapic_per_sec; /* LAPIC timer counts (divide by 16) */
 static const char *calibrated_by = "none";
 static bool pit_broken;
 
@@ -125,10 +126,7 @@ void time_init(void)
 		calibrated_by = "guess";
 	}
 	tsc_freq = best * (1000 / CALIBRATE_MS);
-	lapic_per_tick = (uint32_t)((uint64_t)best_lapic *
-				    (1000 / CALIBRATE_MS) / TIMER_HZ);
-	if (lapic_per_tick == 0)
-		lapic_per_tick = 1;
+	lapic_per_sec = (uint64_t)best_lapic * (1000 / CALIBRATE_MS);
 	tsc_boot = rdtsc();
 }
 
@@ -167,14 +165,33 @@ void delay_us(uint64_t us)
 		cpu_relax();
 }
 
+/* This CPU's periodic LAPIC timer at hz interrupts per second. */
+static void timer_set_cpu_hz(unsigned int hz)
+{
+	uint64_t count = lapic_per_sec / hz;
+
+	this_cpu()->timer_hz = hz;
+	lapic_timer_periodic(VEC_TIMER, count ? (uint32_t)count : 1);
+}
+
+/* The profiler samples the interrupted code from here and may ask for a
+ * faster tick while it does; the tick goes back to TIMER_HZ after. */
 static void timer_tick(void *arg)
 {
+	struct cpu *c = this_cpu();
+	unsigned int hz;
+
 	(void)arg;
-	this_cpu()->ticks++;
+	c->ticks++;
+	hz = profile_tick(c->irq_frame);
+	if (!hz)
+		hz = TIMER_HZ;
+	if (hz != c->timer_hz)
+		timer_set_cpu_hz(hz);
 }
 
 void timer_start_cpu(void)
 {
 	vector_set_handler(VEC_TIMER, timer_tick, NULL);
-	lapic_timer_periodic(VEC_TIMER, lapic_per_tick);
+	timer_set_cpu_hz(TIMER_HZ);
 }

@@ -1,6 +1,8 @@
 /*
  * Time: a monotonic clock read from the TSC (calibrated once against the
- * HPET or the PIT), busy-wait delays, and a periodic LAPIC timer tick on every CPU.
+ * HPET or the PIT), busy-wait delays, and a periodic LAPIC timer tick on
+ * every CPU (TIMER_HZ; the profiler's rate while it samples,
+ * kernel/profile.h).
  * The clock is computed from the TSC at each call — never a cached tick —
  * so it advances inside long loops (lwIP's sys_now relies on that).
  */
@@ -11,7 +13,9 @@
 
 /* Boot CPU, once, interrupts off: calibrate the TSC and the LAPIC timer. */
 void time_init(void);
-/* Every CPU: start its periodic TIMER_HZ tick. */
+/* Every CPU: start its periodic TIMER_HZ tick. Each tick calls
+ * profile_tick() with the interrupted frame and runs at the rate it asks
+ * for (the hook a tickless timer must keep). */
 void timer_start_cpu(void);
 
 /* Milliseconds / microseconds / nanoseconds since time_init. Any context,

@@ -136,7 +136,8 @@ void trap_dispatch(struct trap_frame *f)
 		halt_forever();
 	if (vec == VEC_SPURIOUS ||
 	    (vec >= VEC_PIC_BASE && vec < VEC_PIC_BASE + 16))
-		return; /* no EOI for spurious interrupts */
+		return;		   /* no EOI for spurious interrupts */
+	this_cpu()->irq_frame = f; /* the profiler's tick reads it */
 	vector_call(vec);
 	lapic_eoi();
 }

@@ -53,6 +53,10 @@ $(foreach v,$(HOST_VARIANTS),$(eval $(call host_variant,$(v))))
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_kernel_counter_add): \
 	kernel/mm_port/mm_port.h
 
+# The AML scanner's test compiles kernel/acpi_aml.c into itself.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_acpi_aml): \
+	kernel/acpi_aml.c kernel/acpi_aml.h
+
 # The public library: build/host/libmm.a and build/host/include/mm.h.
 # Only the public headers are installed: mm.h and mm_host.h with every
 # header they include (as gcc -MM lists them), flat, so that a program

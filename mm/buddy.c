@@ -23,6 +23,14 @@
 struct zone mm_zones[MM_MAX_NODES];
 int mm_nr_zones;
 
+/* The address lookups' tables (mm/page.h), filled by mm_init() beside the
+ * zones. They live here, with the zones, and not in mm_init.c: every
+ * allocator reads them, and mm_init calls up into every allocator (to
+ * forget a previous machine), so there they would close a circle. */
+struct mm_pfn_map mm_pfn_maps[MM_MAX_RANGES];
+int mm_nr_pfn_maps;
+struct mm_pfn_map mm_node_pfn_maps[MM_MAX_NODES];
+
 static void set_free_block(struct zone *z, struct page *page,
 			   unsigned int order)
 {

@@ -12,29 +12,24 @@
  * handed to the buddy lists in the largest aligned blocks. Frames in holes
  * or reserved ranges stay PG_reserved and never reach a free list.
  *
+ * Nodes may interleave: node 0's span [0, 12M) can hold node 1's [4M, 8M).
+ * Node 0's mem_map then has PG_reserved entries for node 1's frames, which
+ * its buddy merging never takes (so no block spans two nodes), and the
+ * address lookups go by runs of one owner (publish_pfn_maps), never by
+ * span, so node 1's frames find node 1's struct pages.
+ *
  * Single-threaded: the boot CPU before the others allocate (the host:
  * mm_host_boot and mm_host_shutdown).
  */
 #include <string.h>
 
+#include "debug.h"
+#include "page_frag.h"
+#include "qmempool.h"
+#include "slab.h"
 #include "zone.h"
 
 static bool mm_ready;
-
-struct mm_pfn_map mm_pfn_maps[MM_MAX_NODES];
-int mm_nr_pfn_maps;
-
-/* Publish the zones' mem_maps for the inline lookups of page.h. */
-static void publish_pfn_maps(void)
-{
-	for (int n = 0; n < mm_nr_zones; n++)
-		mm_pfn_maps[n] = (struct mm_pfn_map){
-			.mem_map = mm_zones[n].mem_map,
-			.start_pfn = mm_zones[n].start_pfn,
-			.spanned_pages = mm_zones[n].spanned_pages,
-		};
-	mm_nr_pfn_maps = mm_nr_zones;
-}
 
 /* Index of the lowest set bit; pfn 0 counts as aligned to everything. */
 static unsigned int pfn_align_order(unsigned long pfn)
@@ -137,6 +132,92 @@ static void zone_free_ranges(struct zone *z, const struct mm_range *r, int nr,
 	}
 }
 
+struct pfn_run {
+	unsigned long s, e; /* pfns [s, e) */
+	int nid;
+};
+
+/* The ranges of nodes that got a mem_map, as pfns, sorted by start;
+ * returns how many. */
+static int sort_ranges(const struct mm_range *r, int nr, struct pfn_run *out)
+{
+	int n = 0;
+	for (int i = 0; i < nr; i++) {
+		unsigned long s, e;
+		clip_range(&r[i], &s, &e);
+		if (r[i].nid < 0 || r[i].nid >= mm_nr_zones || s == e ||
+		    !mm_zones[r[i].nid].mem_map)
+			continue;
+		int j = n++;
+		for (; j > 0 && out[j - 1].s > s; j--)
+			out[j] = out[j - 1];
+		out[j] = (struct pfn_run){s, e, r[i].nid};
+	}
+	return n;
+}
+
+/*
+ * Publish the lookups of page.h: each node's span, and the runs. Sorted
+ * by address, consecutive ranges of one node join into one run (the gap
+ * between them is that node's hole, PG_reserved in its mem_map); a range
+ * of another node in between starts a new run. Ranges never overlap: the
+ * kernel cuts its memory map at SRAT boundaries, and the host refuses
+ * overlapping ranges.
+ */
+static void publish_pfn_maps(const struct mm_range *r, int nr)
+{
+	struct pfn_run runs[MM_MAX_RANGES];
+	int n = sort_ranges(r, nr, runs), last_nid = -1;
+
+	for (int nid = 0; nid < mm_nr_zones; nid++)
+		mm_node_pfn_maps[nid] = (struct mm_pfn_map){
+			.mem_map = mm_zones[nid].mem_map,
+			.start_pfn = mm_zones[nid].start_pfn,
+			.spanned_pages = mm_zones[nid].spanned_pages,
+		};
+	mm_nr_pfn_maps = 0;
+	for (int i = 0; i < n; i++) {
+		struct mm_pfn_map *m;
+		if (runs[i].nid == last_nid) {
+			m = &mm_pfn_maps[mm_nr_pfn_maps - 1];
+			if (runs[i].e - m->start_pfn > m->spanned_pages)
+				m->spanned_pages = runs[i].e - m->start_pfn;
+			continue;
+		}
+		m = &mm_pfn_maps[mm_nr_pfn_maps++];
+		*m = (struct mm_pfn_map){
+			.mem_map = zone_pfn_page(&mm_zones[runs[i].nid],
+						 runs[i].s),
+			.start_pfn = runs[i].s,
+			.spanned_pages = runs[i].e - runs[i].s,
+		};
+		last_nid = runs[i].nid;
+	}
+}
+
+/*
+ * A boot is a fresh machine, for every structure of mm/. On the host,
+ * mm_host_shutdown() throws the old machine's memory away and a new boot
+ * follows: each module forgets here what it held of the old one (nothing
+ * is freed: that memory is gone), in the one place every boot goes
+ * through. In the kernel mm_init runs once and all of it is still zero.
+ * The debug switches (mm_debug_set, quiet) are settings, not state: the
+ * kernel sets them from the command line before mm_init.
+ */
+static void forget_previous_machine(void)
+{
+	page_frag_forget_all(); /* per-CPU fragment caches, counters */
+	qmempool_forget_all();	/* the pools and their per-CPU queues */
+	slab_forget_all();	/* caches, magazines, slab debug counters */
+	kmalloc_forget();	/* the kmalloc classes' caches */
+	mm_debug_reset_counts();
+	memset(mm_cpu_stats, 0, sizeof(mm_cpu_stats)); /* numastat */
+	memset(mm_zones, 0, sizeof(mm_zones)); /* buddy, PCP lists, counters */
+	memset(mm_pfn_maps, 0, sizeof(mm_pfn_maps));
+	memset(mm_node_pfn_maps, 0, sizeof(mm_node_pfn_maps));
+	mm_nr_pfn_maps = 0;
+}
+
 /*
  * mm_init - build every zone from mm_platform_ranges(): carve each node's
  * mem_map, hand the rest to the buddy lists, set up the per-CPU lists and
@@ -150,10 +231,7 @@ int mm_init(void)
 	struct node_span spans[MM_MAX_NODES];
 	int nr = mm_platform_ranges(ranges, MM_MAX_RANGES);
 
-	memset(mm_zones, 0, sizeof(mm_zones));
-	memset(mm_pfn_maps, 0, sizeof(mm_pfn_maps));
-	mm_nr_pfn_maps = 0;
-	memset(mm_cpu_stats, 0, sizeof(mm_cpu_stats));
+	forget_previous_machine();
 	mm_nr_zones = mm_nr_nodes();
 	if (mm_nr_zones > MM_MAX_NODES)
 		mm_nr_zones = MM_MAX_NODES;
@@ -172,7 +250,7 @@ int mm_init(void)
 		pcp_zone_init(z);
 		total += z->managed_pages;
 	}
-	publish_pfn_maps();
+	publish_pfn_maps(ranges, nr);
 	numa_build_zonelists();
 	atomic_store(&mm_pcp_enabled, PCP_ENABLED_DEFAULT != 0);
 	mm_ready = total != 0;

@@ -14,6 +14,15 @@
  *   numa_foreign this node was preferred, the pages came from another
  *   local_node   pages from here for a CPU of this node
  *   other_node   pages from here for a CPU of another node
+ * Memory node (Linux's numa_mem_id): a CPU's node may have no memory (a
+ * memoryless node: firmware lists its CPUs, no RAM). Its memory node is
+ * the nearest node that has some, the first of its zonelist with managed
+ * pages; every allocator treats that node as the CPU's local one, so the
+ * CPU's magazines and fragment caches hold the nearest memory instead of
+ * sending every call down the fallback path, and alloc_pages prefers it
+ * (numastat: a hit there, counted other_node since the CPU is not of that
+ * node, as in Linux).
+ *
  * The counters live per CPU and only their CPU writes them, each with one
  * add that an interrupt cannot split (mm_cpu_counter_add: allocations come
  * from any context, with no guard around the count), so counting costs
@@ -23,6 +32,7 @@
 
 struct mm_cpu_stats mm_cpu_stats[MM_MAX_CPUS];
 uint8_t mm_cpu_node[MM_MAX_CPUS];
+uint8_t mm_cpu_mem_node[MM_MAX_CPUS];
 
 static int node_distance(int from, int to)
 {
@@ -45,17 +55,37 @@ static void build_zonelist(struct zone *z)
 	z->nr_zonelist = n;
 }
 
-/* numa_build_zonelists - fallback order of every zone and the CPU to
- * node table; boot only. */
+/* The first node of nid's zonelist that has memory (nid itself when it
+ * has; nid when no node has any). */
+static int nearest_mem_node(int nid)
+{
+	const struct zone *z = &mm_zones[nid];
+	for (int i = 0; i < z->nr_zonelist; i++)
+		if (mm_zones[z->zonelist[i]].managed_pages)
+			return z->zonelist[i];
+	return nid;
+}
+
+/* numa_build_zonelists - fallback order of every zone, the CPU to node
+ * table and each CPU's memory node; boot only, after the zones are
+ * filled. */
 void numa_build_zonelists(void)
 {
-	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++) {
-		int nid = cpu < mm_nr_cpus() ? mm_cpu_to_node(cpu) : 0;
-		mm_cpu_node[cpu] =
-			(uint8_t)(nid >= 0 && nid < mm_nr_zones ? nid : 0);
-	}
 	for (int nid = 0; nid < mm_nr_zones; nid++)
 		build_zonelist(&mm_zones[nid]);
+	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++) {
+		int nid = cpu < mm_nr_cpus() ? mm_cpu_to_node(cpu) : 0;
+		if (nid < 0 || nid >= mm_nr_zones)
+			nid = 0;
+		mm_cpu_node[cpu] = (uint8_t)nid;
+		mm_cpu_mem_node[cpu] =
+			(uint8_t)(mm_nr_zones ? nearest_mem_node(nid) : 0);
+	}
+}
+
+int cpu_to_mem(int cpu)
+{
+	return (unsigned)cpu < MM_MAX_CPUS ? mm_cpu_mem_node[cpu] : 0;
 }
 
 int numa_node_order(int nid, int order[MM_MAX_NODES])

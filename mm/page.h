@@ -48,21 +48,34 @@ struct page {
 };
 
 /*
- * Where each node's mem_map lives, filled by mm_init() (mm/mm_init.c): the
- * lookups below are inline because every kfree and page_frag_free starts
- * with one.
- * A pfn belongs to node n when pfn - start_pfn < spanned_pages.
+ * Where the mem_maps live, filled by mm_init() (mm/mm_init.c): the lookups
+ * below are inline because every kfree and page_frag_free starts with one.
+ *
+ * mm_pfn_maps: the machine's memory as runs of pfns, each owned by one
+ * node, sorted by start_pfn; mem_map is the struct page of start_pfn.
+ * A node whose ranges no other node's memory separates (the usual case) is
+ * one run, so with N nodes a lookup is at most N compares, as with one
+ * entry per node. A node split around another's (node 0 at [0, 4M) and
+ * [8M, 12M), node 1 at [4M, 8M): firmware can say so, and the kernel
+ * gives RAM that no SRAT entry covers to node 0) has one run per piece,
+ * each pointing into the node's own mem_map, so every address finds its
+ * owner's struct page. A pfn belongs to run i when
+ * pfn - start_pfn < spanned_pages.
+ *
+ * mm_node_pfn_maps: each node's whole span (its mem_map), for page_to_pfn.
  */
 struct mm_pfn_map {
 	struct page *mem_map;
 	unsigned long start_pfn;
 	unsigned long spanned_pages;
 };
-extern struct mm_pfn_map mm_pfn_maps[MM_MAX_NODES];
+extern struct mm_pfn_map mm_pfn_maps[MM_MAX_RANGES];
 extern int mm_nr_pfn_maps;
+extern struct mm_pfn_map mm_node_pfn_maps[MM_MAX_NODES];
 
-/* pfn_to_page - the struct page of frame pfn, or NULL outside every node
- * (holes inside a node's span have a PG_reserved struct page). Any context. */
+/* pfn_to_page - the struct page of frame pfn, or NULL outside every node's
+ * memory. A hole between two ranges of one node has a PG_reserved struct
+ * page; a gap between two nodes' ranges may have either. Any context. */
 static inline struct page *pfn_to_page(unsigned long pfn)
 {
 	for (int i = 0; i < mm_nr_pfn_maps; i++) {
@@ -82,7 +95,7 @@ static inline int page_to_nid(const struct page *page)
 /* page_to_pfn - frame number of a struct page from a mem_map. */
 static inline unsigned long page_to_pfn(const struct page *page)
 {
-	const struct mm_pfn_map *m = &mm_pfn_maps[page->nid];
+	const struct mm_pfn_map *m = &mm_node_pfn_maps[page->nid];
 	return m->start_pfn + (unsigned long)(page - m->mem_map);
 }
 

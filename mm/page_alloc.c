@@ -2,7 +2,8 @@
  * The page allocator's front door: alloc_pages*, the one shared free path,
  * NUMA fallback and the debug checks on free.
  *
- * Allocation: pick the preferred node (the caller's, or the current CPU's),
+ * Allocation: pick the preferred node (the caller's, or the current CPU's
+ * memory node: its own, or the nearest with memory if it has none),
  * then walk its zonelist nearest first (numa.c). In each zone, orders
  * 0..PCP_MAX_ORDER come from this CPU's per-CPU list (pcp.c), larger ones
  * from the buddy lists (buddy.c). If every zone fails, the slow path drains
@@ -123,7 +124,7 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 	struct page *page = NULL;
 
 	if (nid < 0)
-		nid = mm_cpu_node[cpu];
+		nid = mm_cpu_mem_node[cpu];
 	else if (mm_unlikely(nid >= mm_nr_zones))
 		return bad_node(nid);
 	if (mm_unlikely(order > MAX_ORDER)) {
@@ -172,7 +173,7 @@ static unsigned int bulk_from_zonelist(int cpu, int nid, gfp_t gfp,
 unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int nr, struct page **pages)
 {
 	int cpu = mm_cpu_slot();
-	int nid = mm_cpu_node[cpu];
+	int nid = mm_cpu_mem_node[cpu];
 	if (nr == 0)
 		return 0;
 	unsigned int n = bulk_from_zonelist(cpu, nid, gfp, nr, pages);

@@ -22,11 +22,27 @@ int mm_init(void);
 bool mm_is_ready(void);
 
 /*
+ * cpu_to_mem - the memory node of CPU cpu: its own node if that has memory,
+ * else the nearest node that has (Linux's cpu_to_mem). numa_mem_id - the
+ * same for the current CPU. Every allocator treats this node as "local": a
+ * CPU of a memoryless node caches the nearest memory in its magazines and
+ * fragment caches instead of none. Fixed at mm_init(). Any context.
+ */
+int cpu_to_mem(int cpu);
+extern uint8_t mm_cpu_mem_node[MM_MAX_CPUS]; /* filled by mm_init */
+static inline int numa_mem_id(void)
+{
+	/* Inline: page_frag_free asks on every free. mm_this_cpu() is
+	 * always below mm_nr_cpus() (mm/platform.h). */
+	return mm_cpu_mem_node[mm_this_cpu()];
+}
+
+/*
  * alloc_pages_node - a block of 2^order pages, preferring node nid and
  * falling back to other nodes in distance order, then draining the per-CPU
  * lists and trying once more. __GFP_THISNODE: node nid only (drain
  * included); __GFP_NORETRY: one try of node nid's lists, nothing more.
- * nid < 0 means the current CPU's node. Any context.
+ * nid < 0 means the current CPU's memory node (numa_mem_id). Any context.
  * Returns the head page, refcount 1, or NULL (counted; a warning is printed
  * unless __GFP_NOWARN).
  */
@@ -37,7 +53,7 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
  * Fills order[] and returns how many (0 for a bad nid). Any context.
  */
 int numa_node_order(int nid, int order[MM_MAX_NODES]);
-/* alloc_pages - alloc_pages_node() on the current CPU's node. */
+/* alloc_pages - alloc_pages_node() on the current CPU's memory node. */
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
 /*
  * alloc_pages_bulk - fill pages[0..nr) with order-0 pages from the current

@@ -14,10 +14,13 @@
  *
  * Refill asks for an order-3 block without retrying or warning (Banerjee:
  * order-3 allocations that try hard are pathologically slow under
- * fragmentation) and falls back to one page at once, both on this CPU's
- * node only: packet buffers come from the local node (Dumazet), and a local
- * page beats a remote 32 KiB block. Only a node with no page at all sends
- * the refill elsewhere, counted (refills_remote). Freed blocks go back
+ * fragmentation) and falls back to one page at once, both on the cache's
+ * refill node only. That node is this CPU's unless the cache's policy
+ * says otherwise (page_frag_refill_node): packet buffers come from the
+ * local node (Dumazet), and a local page beats a remote 32 KiB block; the
+ * other policies (one node, the NIC's node, interleave) exist so that
+ * experiments can measure that choice. Only a node with no page at all
+ * sends the refill elsewhere, counted (refills_remote). Freed blocks go back
  * through the page allocator's one shared free path, __free_pages(), whose
  * per-CPU lists hold orders 0..3, so the next refill usually comes from
  * that CPU's list without the zone lock (Lu).
@@ -33,6 +36,8 @@
  * into the free space after the offset (prepare/commit, page_frag_tx.c),
  * and that is worth more than five instructions. Figures: docs/page_frag.md.
  */
+#include <string.h>
+
 #include "debug.h"
 #include "page_frag_internal.h"
 
@@ -43,6 +48,13 @@ static atomic_bool page_frag_order0_only;
 void page_frag_force_order0(bool on)
 {
 	atomic_store_explicit(&page_frag_order0_only, on, memory_order_relaxed);
+}
+
+void page_frag_counters_forget(void)
+{
+	memset(page_frag_cpu_stats, 0, sizeof(page_frag_cpu_stats));
+	atomic_store_explicit(&page_frag_order0_only, false,
+			      memory_order_relaxed);
 }
 
 /*
@@ -90,17 +102,17 @@ static __attribute__((noinline)) void page_frag_release_block(struct page *page)
 }
 
 /*
- * A new block, local first: order 3, then one page, each one cheap try of
- * this CPU's node only (__GFP_NORETRY: no other node, no drain, no
+ * A new block from node nid first: order 3, then one page, each one cheap
+ * try of that node only (__GFP_NORETRY: no other node, no drain, no
  * warning). Only when the node has no page at all does the last try let
  * the page allocator fall back to another node (and drain); that block is
- * one page, so the next refill soon tries the local node again. It is
- * counted twice over: numa_miss on the node it came from, refills_remote
- * here.
+ * one page, so the next refill soon tries nid again. It is counted twice
+ * over: numa_miss on the node it came from (numa_foreign on nid),
+ * refills_remote here.
  */
-static struct page *page_frag_new_block(gfp_t gfp, unsigned int *nr_pages)
+static struct page *page_frag_new_block(gfp_t gfp, int nid,
+					unsigned int *nr_pages)
 {
-	int nid = mm_this_node();
 	struct page *page = NULL;
 
 	gfp &= ~__GFP_ZERO; /* fragments are never zeroed, as in Linux */
@@ -150,11 +162,12 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 		nc->pagecnt_bias = 0;
 		nc->last_start = 0;
 	}
-	page = page_frag_new_block(gfp, &nr_pages);
+	page = page_frag_new_block(gfp, page_frag_refill_node(nc), &nr_pages);
 	if (mm_unlikely(!page)) {
 		page_frag_count(PF_ALLOC_FAILED);
 		return false;
 	}
+	page_frag_count_node(page_to_nid(page));
 	page_frag_arm_block(nc, page, nr_pages, 1);
 	return true;
 }
@@ -288,7 +301,7 @@ static bool page_frag_free_ok(struct page *page, const void *addr,
 static inline void page_frag_put(struct page *page)
 {
 	page_frag_count(PF_FREES);
-	if (page_to_nid(page) != mm_this_node())
+	if (page_to_nid(page) != numa_mem_id())
 		page_frag_count(PF_REMOTE_FREES);
 	if (page_ref_sub_and_test(page, 1))
 		page_frag_release_block(page);

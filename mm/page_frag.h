@@ -35,12 +35,44 @@
  * fragment from any other range ending at offset; last_start == offset
  * means there is none (fresh block, or just aborted). Kept for upward
  * carving, which the TX API needs.
+ *
+ * refill_policy says which node the cache's new blocks come from (enum
+ * page_frag_node_policy in the low byte, the node in the next): 0 is
+ * "the allocating CPU's node", so a zeroed cache behaves as before. It is
+ * the only field another CPU may write (page_frag_cache_set_policy), and
+ * only refills read it. next_node is interleave's cursor, the cache's own.
+ * Both fit in what was the struct's tail padding: it stays 24 bytes.
  */
 struct page_frag_cache {
 	uintptr_t encoded_block;
 	unsigned int offset;
 	unsigned int pagecnt_bias;
 	unsigned int last_start;
+	atomic_ushort refill_policy;
+	unsigned short next_node;
+};
+
+/*
+ * Where a cache's new blocks come from. Only new blocks: a block recycled
+ * in place stays where it is, and a refill that finds its node out of
+ * pages falls back to the nearest node with some (counted as
+ * refills_remote here and as numa_miss/numa_foreign by the page
+ * allocator).
+ *  LOCAL       the node of the CPU that refills (the default; Dumazet,
+ *              "net: allocate skbs on local node": buffers live briefly,
+ *              so the CPU's own node beats the device's)
+ *  NODE        one given node, whichever CPU refills (rx_alloc=node:N)
+ *  DEVICE      the same, the node being the NIC's, as the stack found it
+ *              (rx_alloc=device): kept apart from NODE only so that the
+ *              statistics say why
+ *  INTERLEAVE  round-robin over every node, one new block each
+ */
+enum page_frag_node_policy {
+	PAGE_FRAG_NODE_LOCAL,
+	PAGE_FRAG_NODE_FIXED,
+	PAGE_FRAG_NODE_DEVICE,
+	PAGE_FRAG_NODE_INTERLEAVE,
+	PAGE_FRAG_NODE_NR_POLICIES
 };
 
 /*
@@ -175,9 +207,35 @@ bool page_frag_commit_noref(struct page_frag_cache *nc,
 bool page_frag_abort(struct page_frag_cache *nc, void *va, unsigned int fragsz);
 
 /*
- * Per-CPU caches (mm/page_frag_percpu.c). Both refill from the current
- * CPU's NUMA node (another node only when it has no page at all; see
- * refills_remote).
+ * page_frag_cache_set_policy - choose where nc's new blocks come from.
+ * @nc: the cache (any state: empty, or holding a block).
+ * @policy: one of enum page_frag_node_policy.
+ * @node: for FIXED and DEVICE, the node (0..mm_nr_nodes()-1); ignored
+ * (pass -1) for LOCAL and INTERLEAVE.
+ * Context: any, from any CPU, also while nc's owner allocates: the policy
+ * is one relaxed atomic word that only refills read, so it takes effect
+ * at nc's next new block. The block nc holds stays where it is.
+ * Returns 0, or -1 with nothing changed (and a console line) for an
+ * unknown policy or a node out of range.
+ */
+int page_frag_cache_set_policy(struct page_frag_cache *nc,
+			       enum page_frag_node_policy policy, int node);
+
+/*
+ * page_frag_cache_get_policy - nc's refill policy; *node gets its node
+ * (-1 for LOCAL and INTERLEAVE). Any context.
+ */
+enum page_frag_node_policy
+page_frag_cache_get_policy(const struct page_frag_cache *nc, int *node);
+
+/* page_frag_policy_name - "local", "node", "device", "interleave" (or
+ * "?" for a value out of range). */
+const char *page_frag_policy_name(enum page_frag_node_policy policy);
+
+/*
+ * Per-CPU caches (mm/page_frag_percpu.c). Both refill by their CPU's
+ * refill policy: by default from the current CPU's NUMA node (another node
+ * only when it has no page at all; see refills_remote).
  */
 
 /*
@@ -205,6 +263,24 @@ void *napi_alloc_frag(unsigned int fragsz);
 void page_frag_percpu_drain(int cpu);
 
 /*
+ * page_frag_percpu_set_policy - the refill policy of both per-CPU caches
+ * (napi and netdev) of cpu: where the receive buffers that CPU allocates
+ * come from. The network stack sets it at boot from rx_alloc=, for each
+ * CPU that polls a NIC (DEVICE: node is that NIC's node).
+ * Context: any, from any CPU (see page_frag_cache_set_policy); applies
+ * from each cache's next new block. Returns 0, or -1 with nothing changed
+ * (and a console line) for a cpu out of 0..MM_MAX_CPUS-1, an unknown
+ * policy or a node out of range.
+ */
+int page_frag_percpu_set_policy(int cpu, enum page_frag_node_policy policy,
+				int node);
+
+/* page_frag_percpu_get_policy - cpu's policy (of its napi cache; the two
+ * are set together), *node as page_frag_cache_get_policy. A cpu out of
+ * range reads as LOCAL. Any context. */
+enum page_frag_node_policy page_frag_percpu_get_policy(int cpu, int *node);
+
+/*
  * Counters, summed over CPUs. Every field only grows.
  */
 struct page_frag_stats {
@@ -212,8 +288,8 @@ struct page_frag_stats {
 	uint64_t refills_order3;   /* refills served by a 32 KiB block */
 	uint64_t refills_order0;   /* refills served by one page */
 	uint64_t order3_fallbacks; /* order-3 refused, order 0 tried */
-	uint64_t refills_remote;   /* order-0 refills from another node: the
-				      local one had no page at all */
+	uint64_t refills_remote;   /* order-0 refills from another node than
+				      the policy's: that one had no page */
 	uint64_t recycles;	   /* block reused in place, no allocator */
 	uint64_t frees;		   /* page_frag_free() calls */
 	uint64_t remote_frees;	   /* ... on a CPU of another node */
@@ -224,7 +300,16 @@ struct page_frag_stats {
 	uint64_t err_bad_align;	   /* align not a power of two or > page */
 	uint64_t alloc_failed;	   /* no block of any order available */
 	uint64_t tx_misuse;	   /* refused commit/abort */
+	/* new blocks by the node they came from (not recycles), the sum of
+	 * refills_order3 and refills_order0 split by node */
+	uint64_t refills_node[MM_MAX_NODES];
 };
+
+/*
+ * page_frag_cpu_refills_node - new blocks that cpu's refills took from
+ * node nid (0 for either out of range). Any context.
+ */
+uint64_t page_frag_cpu_refills_node(int cpu, int nid);
 
 /* page_frag_stats_read - sum of every CPU's counters into *out. Any context. */
 void page_frag_stats_read(struct page_frag_stats *out);
@@ -242,7 +327,16 @@ int page_frag_stats_json(char *buf, size_t size);
 /*
  * page_frag_force_order0 - benchmark tunable: when on, refills skip the
  * order-3 attempt and take one page. Any context; affects later refills.
+ * Off again on every boot (page_frag_forget_all).
  */
 void page_frag_force_order0(bool on);
+
+/*
+ * page_frag_forget_all - drop every CPU's fragment caches (napi, netdev)
+ * and zero the counters, without freeing anything. Only for a new machine:
+ * mm_init() calls it, before the zones exist (the host's previous machine
+ * and its blocks are gone by then).
+ */
+void page_frag_forget_all(void);
 
 #endif /* MM_PAGE_FRAG_H */

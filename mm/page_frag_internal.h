@@ -36,9 +36,14 @@ enum page_frag_stat {
  */
 struct page_frag_cpu_stats {
 	atomic_ulong v[PF_NR_STATS];
+	atomic_ulong refills_node[MM_MAX_NODES]; /* new blocks by their node */
 } __mm_cacheline_aligned;
 
 extern struct page_frag_cpu_stats page_frag_cpu_stats[MM_MAX_CPUS];
+
+/* Zero every CPU's counters and put the order-0 tunable back to off: for a
+ * new machine only (page_frag_forget_all). */
+void page_frag_counters_forget(void);
 
 static inline void page_frag_count_add(enum page_frag_stat i, unsigned long n)
 {
@@ -48,6 +53,13 @@ static inline void page_frag_count_add(enum page_frag_stat i, unsigned long n)
 static inline void page_frag_count(enum page_frag_stat i)
 {
 	page_frag_count_add(i, 1);
+}
+
+/* A new block came from node nid (page_to_nid, always < MM_MAX_NODES). */
+static inline void page_frag_count_node(int nid)
+{
+	mm_cpu_counter_add(
+		&page_frag_cpu_stats[mm_this_cpu()].refills_node[nid], 1);
 }
 
 /*
@@ -119,6 +131,13 @@ static inline bool page_frag_align_ok(unsigned int align)
  * (counted) with nc empty when there is no memory.
  */
 bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp);
+
+/*
+ * page_frag_refill_node - the node nc's next new block should come from,
+ * by its refill policy (page_frag_policy.c); advances interleave's cursor.
+ * Called by the refill, by nc's owner only.
+ */
+int page_frag_refill_node(struct page_frag_cache *nc);
 
 /* page_frag_debug.c: the live-fragment record of debug mode. */
 /* Start a cycle of the block: tracked (shadow attached and cleared) when

@@ -1,6 +1,6 @@
 /*
- * Counters of the page fragment allocator, summed over CPUs, as text and
- * JSON (the one statistics shape of mm/: NAME_text / NAME_json with
+ * Counters of the page fragment allocator, summed over CPUs (and, in JSON,
+ * per CPU with its refill policy), as text and JSON (the one statistics shape of mm/: NAME_text / NAME_json with
  * snprintf semantics). The counters themselves are bumped per CPU by
  * page_frag*.c (page_frag_internal.h).
  */
@@ -24,6 +24,32 @@ static const char *const page_frag_stat_names[PF_NR_STATS] = {
 	[PF_ALLOC_FAILED] = "alloc_failed",
 	[PF_TX_MISUSE] = "tx_misuse",
 };
+
+uint64_t page_frag_cpu_refills_node(int cpu, int nid)
+{
+	if (cpu < 0 || cpu >= MM_MAX_CPUS || nid < 0 || nid >= MM_MAX_NODES)
+		return 0;
+	return atomic_load_explicit(&page_frag_cpu_stats[cpu].refills_node[nid],
+				    memory_order_relaxed);
+}
+
+/* New blocks from node nid, all CPUs summed. */
+static uint64_t page_frag_refills_node_sum(int nid)
+{
+	uint64_t sum = 0;
+
+	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++)
+		sum += page_frag_cpu_refills_node(cpu, nid);
+	return sum;
+}
+
+/* Nodes to show: the machine's, at most MM_MAX_NODES. */
+static int page_frag_nodes_shown(void)
+{
+	int n = mm_nr_nodes();
+
+	return n < 1 ? 1 : (n > MM_MAX_NODES ? MM_MAX_NODES : n);
+}
 
 static void page_frag_stats_sum(uint64_t sum[PF_NR_STATS])
 {
@@ -56,6 +82,8 @@ void page_frag_stats_read(struct page_frag_stats *out)
 	out->err_bad_align = s[PF_ERR_BAD_ALIGN];
 	out->alloc_failed = s[PF_ALLOC_FAILED];
 	out->tx_misuse = s[PF_TX_MISUSE];
+	for (int nid = 0; nid < MM_MAX_NODES; nid++)
+		out->refills_node[nid] = page_frag_refills_node_sum(nid);
 }
 
 /* Append to buf like snprintf, tracking the length the whole text needs. */
@@ -85,7 +113,39 @@ int page_frag_stats_text(char *buf, size_t size)
 		page_frag_emit(buf, size, &len, "%-17s %llu\n",
 			       page_frag_stat_names[i],
 			       (unsigned long long)s[i]);
+	page_frag_emit(buf, size, &len, "%-17s", "refills_node");
+	for (int nid = 0; nid < page_frag_nodes_shown(); nid++)
+		page_frag_emit(
+			buf, size, &len, " %llu",
+			(unsigned long long)page_frag_refills_node_sum(nid));
+	page_frag_emit(buf, size, &len, "\n");
 	return (int)len;
+}
+
+/* ", \"refills_node\": [n0, n1, ...]" of one CPU, or summed (cpu < 0). */
+static void page_frag_json_nodes(char *buf, size_t size, size_t *len, int cpu)
+{
+	page_frag_emit(buf, size, len, ", \"refills_node\": [");
+	for (int nid = 0; nid < page_frag_nodes_shown(); nid++)
+		page_frag_emit(
+			buf, size, len, "%s%llu", nid ? ", " : "",
+			(unsigned long long)(cpu < 0 ? page_frag_refills_node_sum(
+							       nid)
+						     : page_frag_cpu_refills_node(
+							       cpu, nid)));
+	page_frag_emit(buf, size, len, "]");
+}
+
+/* ", \"refill_policy\": \"device\", \"refill_node\": 1" of cpu's caches. */
+static void page_frag_json_policy(char *buf, size_t size, size_t *len, int cpu)
+{
+	int node;
+	enum page_frag_node_policy policy =
+		page_frag_percpu_get_policy(cpu, &node);
+
+	page_frag_emit(buf, size, len,
+		       ", \"refill_policy\": \"%s\", \"refill_node\": %d",
+		       page_frag_policy_name(policy), node);
 }
 
 /* The counters v as a JSON object, left open for the caller to close. */
@@ -109,6 +169,7 @@ int page_frag_stats_json(char *buf, size_t size)
 		buf[0] = '\0';
 	page_frag_stats_sum(s);
 	page_frag_json_counters(buf, size, &len, s);
+	page_frag_json_nodes(buf, size, &len, -1);
 	page_frag_emit(buf, size, &len, ", \"cpu\": {");
 	for (int cpu = 0; cpu < cpus; cpu++) {
 		for (int i = 0; i < PF_NR_STATS; i++)
@@ -118,6 +179,8 @@ int page_frag_stats_json(char *buf, size_t size)
 		page_frag_emit(buf, size, &len,
 			       "%s\"cpu%d\": ", cpu ? ", " : "", cpu);
 		page_frag_json_counters(buf, size, &len, s);
+		page_frag_json_nodes(buf, size, &len, cpu);
+		page_frag_json_policy(buf, size, &len, cpu);
 		page_frag_emit(buf, size, &len, "}");
 	}
 	page_frag_emit(buf, size, &len, "}}");

@@ -59,7 +59,10 @@ int mm_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap);
 
 /*
  * Provided by each world inline in <mm_port.h>:
- *   static inline int mm_this_cpu(void);       id of the CPU running now
+ *   static inline int mm_this_cpu(void);       id of the CPU running now,
+ *	always 0..mm_nr_cpus()-1: every allocator sizes and indexes its
+ *	per-CPU arrays by it (the kernel numbers the CPUs it started; the
+ *	host's mm_host_set_cpu refuses any other number)
  *   static inline unsigned long mm_irq_save(void);
  *   static inline void mm_irq_restore(unsigned long flags);
  *   static inline void mm_cpu_relax(void);     spin-wait hint

@@ -226,7 +226,7 @@ static bool qmp_make_queues(struct qmempool *pool)
 	for (int cpu = 0; cpu < pool->nr_cpus; cpu++) {
 		struct qmempool_cpu *pc = &pool->cpu[cpu];
 
-		pc->nid = mm_cpu_to_node(cpu);
+		pc->nid = cpu_to_mem(cpu); /* nearest memory if none */
 		pc->localq = alf_queue_alloc_node(pool->localq_sz,
 						  ALF_SP_ENQ | ALF_SC_DEQ,
 						  pool->gfp, pc->nid);

@@ -57,7 +57,7 @@
  */
 struct qmempool_cpu {
 	struct alf_queue *localq; /* SPSC: this CPU frees in, allocates out */
-	int nid;		  /* this CPU's node */
+	int nid;		  /* this CPU's memory node */
 	atomic_ulong localq_hit;  /* allocations served by the localq */
 	atomic_ulong slow_alloc;  /* allocations served by a refill */
 	atomic_ulong slab_in;	  /* objects taken from the slab */
@@ -214,8 +214,9 @@ void qmempool_get_stats(const struct qmempool *pool,
 			struct qmempool_stats *out);
 
 /*
- * qmempool_forget_all - drop the registry without freeing anything: only
- * for a world that throws its whole memory away (mm_host_shutdown()).
+ * qmempool_forget_all - drop the registry without freeing anything. Only
+ * for a new machine: mm_init() calls it (the host's previous machine and
+ * its memory are gone by then).
  */
 void qmempool_forget_all(void);
 

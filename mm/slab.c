@@ -365,7 +365,7 @@ static __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s,
 	stat_add(&c->allocs, obj != NULL);
 	mm_irq_restore(flags);
 	if (mm_unlikely(!obj))
-		return alloc_failed(s, gfp, mm_this_node());
+		return alloc_failed(s, gfp, numa_mem_id());
 	return slab_alloc_finish(s, gfp, obj, caller);
 }
 
@@ -415,7 +415,7 @@ static void *slab_alloc_other_node(struct kmem_cache *s, gfp_t gfp, int nid,
 
 void *__kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp, int nid, void *caller)
 {
-	if (mm_likely(nid == NUMA_NO_NODE || nid == mm_this_node()))
+	if (mm_likely(nid == NUMA_NO_NODE || nid == numa_mem_id()))
 		return slab_alloc(s, gfp, caller);
 	if (nid < 0 || nid >= mm_nr_nodes()) {
 		mm_printf("slab: %s: alloc on invalid node %d, caller %p\n",

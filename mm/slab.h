@@ -76,8 +76,9 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp);
 
 /*
  * kmem_cache_alloc_node - one object from node @nid's slabs (NUMA_NO_NODE or
- * this CPU's node: same as kmem_cache_alloc). For another node, the object
- * comes from that node's lists under its lock, bypassing the magazine.
+ * this CPU's memory node, numa_mem_id(): same as kmem_cache_alloc). For
+ * another node, the object comes from that node's lists under its lock,
+ * bypassing the magazine.
  * Falls back to other nodes when @nid has no memory, unless
  * __GFP_THISNODE, which never returns another node's object (the local
  * magazine holds only local objects). __GFP_NORETRY: one cheap try of
@@ -171,17 +172,16 @@ struct slab_debug_counts {
 void slab_debug_counts(struct slab_debug_counts *out);
 
 /*
- * slab_forget_all - drop every cache without freeing anything. Only for a
- * world that throws its whole memory away (the host's mm_host_shutdown()),
- * so that a following boot starts with no caches. Debug counters are
- * reset too.
+ * slab_forget_all - drop every cache without freeing anything, so that a
+ * new machine starts with no caches. Debug counters are reset too. Only
+ * for a new machine: mm_init() calls it (the host's previous machine and
+ * its memory are gone by then).
  */
 void slab_forget_all(void);
 
 /*
  * kmalloc_forget - forget the kmalloc classes' caches, so that kmalloc
- * re-creates them on first use. Only with slab_forget_all(), in
- * mm_host_shutdown().
+ * re-creates them on first use. Only with slab_forget_all(), in mm_init().
  */
 void kmalloc_forget(void);
 

@@ -142,7 +142,7 @@ static void cache_init_percpu(struct kmem_cache *s, unsigned int cap)
 		struct kmem_cache_cpu *c = cache_cpu(s, cpu);
 		c->limit = cap;
 		c->batch = cap / SLAB_CPU_BATCH_DIV;
-		c->nid = mm_cpu_to_node(cpu);
+		c->nid = cpu_to_mem(cpu); /* nearest memory if none */
 		if (disjoint && lo[c->nid] < hi[c->nid]) {
 			c->span_lo = lo[c->nid];
 			c->span_len = hi[c->nid] - lo[c->nid];

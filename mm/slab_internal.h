@@ -43,7 +43,7 @@ struct kmem_cache_cpu {
 	atomic_uint avail;	  /* objects in objs[] (read by slabinfo) */
 	unsigned int limit;	  /* capacity of objs[] */
 	unsigned int batch;	  /* objects per refill / flush */
-	int nid;		  /* this CPU's node */
+	int nid;		  /* this CPU's memory node */
 	uintptr_t span_lo;	  /* this node's addresses: [lo, lo + len), */
 	uintptr_t span_len;	  /* len 0 when node spans overlap */
 	slab_stat_t allocs;	  /* objects handed out by this CPU, any path */

@@ -119,7 +119,8 @@ static inline bool zone_spans_pfn(const struct zone *z, unsigned long pfn)
 }
 
 /* Node of each CPU, copied from the seam at mm_init (topology is fixed by
- * then): the allocation fast path reads it instead of calling out. */
+ * then): the allocation fast path reads it instead of calling out. Its
+ * memory node is mm_cpu_mem_node (page_alloc.h, numa_mem_id). */
 extern uint8_t mm_cpu_node[MM_MAX_CPUS];
 
 /* mm_this_cpu() clamped into the per-CPU arrays. */

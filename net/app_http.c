@@ -6,6 +6,7 @@
  *                 (mk/www.mk); each holds its whole response, headers too
  *   /stats.json   generated at request time by net_stats_json()
  *   /iperf-client/PORT  starts lwiperf's client against the host
+ *   /profile/...  the profiler's trigger and reports (net/app_profile.c)
  *
  * httpd asks fs_open_custom() for every URI first; we build dynamic bodies
  * into a heap buffer that fs_close_custom() frees. Anything else goes to
@@ -117,6 +118,8 @@ int fs_open_custom(struct fs_file *file, const char *name)
 		return serve_stats(file);
 	if (strncmp(name, "/iperf-client/", 14) == 0)
 		return serve_iperf_client(file, name + 14);
+	if (app_profile_open(file, name))
+		return 1;
 	count_error_page(name);
 	return 0;
 }

@@ -17,6 +17,11 @@ void app_http_start(void);
 int app_http_stats_json(char *buf, size_t size);
 void app_iperf_start(void);
 
+struct fs_file;
+/* The profiler's HTTP answers (net/app_profile.c): fills file and returns
+ * 1 when name is one of its URIs, else 0. httpd's fs_open_custom only. */
+int app_profile_open(struct fs_file *file, const char *name);
+
 struct ip4_addr;
 /* Start lwiperf's 10 s TCP client test towards server:port (host order
  * port). Net CPU only. Returns 0, or -1 when it cannot start. */

@@ -32,6 +32,7 @@
 #include "net_config.h"
 #include "net_mem.h"
 #include "net_poll.h"
+#include "net_numa.h"
 #include "netif_glue.h"
 
 static struct netif netifs[NETDEV_MAX];
@@ -182,6 +183,7 @@ int net_init(void)
 		kprintf("net: no network device found\n");
 		return 0;
 	}
+	net_numa_apply();
 	start_stack();
 	kprintf("net: lwIP %s up on %d interface(s), net_alloc=%s, %s\n",
 		LWIP_VERSION_STRING, nnetifs, net_alloc_name(),

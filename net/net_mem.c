@@ -29,6 +29,9 @@
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
 #include "mm/mm.h"
+#include "net_numa.h"
+
+_Static_assert(NET_MEM_NODES == MM_MAX_NODES, "net_mem.h: NET_MEM_NODES");
 
 enum net_alloc_mode net_alloc_mode = NET_ALLOC_NATIVE;
 struct net_mem_stats net_mem_stats;
@@ -85,12 +88,54 @@ const char *net_alloc_name(void)
 	return net_alloc_mode == NET_ALLOC_NATIVE ? "native" : "stock";
 }
 
+/* interleave's cursor for TX heap allocations, per CPU (each CPU that
+ * runs lwIP steps its own; no shared line). */
+static unsigned int tx_next_node[MM_MAX_CPUS];
+
+/*
+ * The node for one TX-side heap allocation, by tx_alloc= (net_numa.c):
+ * lwIP's heap serves the PBUF_RAM pbufs that TCP segments and UDP
+ * datagrams are built in, so this is where sent bytes live. Local is
+ * NUMA_NO_NODE: kmalloc's own choice, this CPU's node.
+ */
+static int net_tx_node(void)
+{
+	unsigned int *next;
+
+	switch (net_tx_policy.policy) {
+	case PAGE_FRAG_NODE_FIXED:
+	case PAGE_FRAG_NODE_DEVICE:
+		return net_tx_policy.node;
+	case PAGE_FRAG_NODE_INTERLEAVE:
+		next = &tx_next_node[mm_this_cpu()];
+		*next = (*next + 1) % (unsigned int)mm_nr_nodes();
+		return (int)*next;
+	default:
+		return NUMA_NO_NODE;
+	}
+}
+
+/* Native heap: kmalloc on the TX policy's node, counted by the node the
+ * memory came from (heap_node in /stats.json). */
+static void *net_heap_malloc_native(size_t size)
+{
+	void *p = kmalloc_node(size, GFP_ATOMIC, net_tx_node());
+	int nid;
+
+	if (p) {
+		nid = page_to_nid(virt_to_head_page(p));
+		if (nid >= 0 && nid < NET_MEM_NODES)
+			net_mem_stats.heap_node[nid]++;
+	}
+	return p;
+}
+
 void *net_heap_malloc(size_t size)
 {
 	void *p;
 
 	if (net_alloc_mode == NET_ALLOC_NATIVE)
-		p = kmalloc(size, GFP_ATOMIC);
+		p = net_heap_malloc_native(size);
 	else
 		p = lwip_stock_mem_malloc((uint32_t)size);
 	if (!p)
@@ -301,7 +346,29 @@ struct pbuf *net_rx_pbuf(void *frame, uint32_t len)
 	return p;
 }
 
+static int net_mem_counters_json(char *buf, size_t size);
+
 int net_mem_stats_json(char *buf, size_t size)
+{
+	const struct net_mem_stats *s = &net_mem_stats;
+	int nodes = mm_nr_nodes() < MM_MAX_NODES ? mm_nr_nodes() : MM_MAX_NODES;
+	size_t n;
+
+	n = (size_t)net_mem_counters_json(buf, size);
+	n += (size_t)snprintf(buf + (n < size ? n : size),
+			      n < size ? size - n : 0, ",\"heap_node\":[");
+	for (int i = 0; i < nodes; i++)
+		n += (size_t)snprintf(buf + (n < size ? n : size),
+				      n < size ? size - n : 0, "%s%llu",
+				      i ? "," : "",
+				      (unsigned long long)s->heap_node[i]);
+	n += (size_t)snprintf(buf + (n < size ? n : size),
+			      n < size ? size - n : 0, "]}");
+	return (int)n;
+}
+
+/* Every counter but heap_node, as the start of a JSON object (open). */
+static int net_mem_counters_json(char *buf, size_t size)
 {
 	const struct net_mem_stats *s = &net_mem_stats;
 
@@ -311,7 +378,7 @@ int net_mem_stats_json(char *buf, size_t size)
 		"\"heap_fail\":%llu,\"memp_alloc\":%llu,\"memp_free\":%llu,"
 		"\"memp_fail\":%llu,\"memp_limit_hits\":%llu,\"rx_wrap\":%llu,"
 		"\"rx_copy\":%llu,\"rx_fail\":%llu,\"rx_limit_hits\":%llu,"
-		"\"rx_pbufs_in_use\":%lld,\"rx_frees_other_cpu\":%llu}",
+		"\"rx_pbufs_in_use\":%lld,\"rx_frees_other_cpu\":%llu",
 		net_alloc_name(), (unsigned long long)s->heap_alloc,
 		(unsigned long long)s->heap_free,
 		(unsigned long long)s->heap_fail,

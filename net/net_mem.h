@@ -29,6 +29,8 @@
 
 enum net_alloc_mode { NET_ALLOC_STOCK, NET_ALLOC_NATIVE };
 
+#define NET_MEM_NODES 8 /* MM_MAX_NODES, checked in net_mem.c */
+
 extern enum net_alloc_mode net_alloc_mode;
 
 /* Counters of the packet buffers we manage, for /stats.json and the leak
@@ -44,6 +46,9 @@ struct net_mem_stats {
 	 * them (page_frag_free then runs on the freeing CPU: page_frag's own
 	 * remote_frees counts those from another node) */
 	uint64_t rx_frees_other_cpu;
+	/* native heap (TX pbufs) allocations by the node they came from:
+	 * shows tx_alloc= at work */
+	uint64_t heap_node[NET_MEM_NODES];
 };
 extern struct net_mem_stats net_mem_stats;
 

@@ -23,6 +23,7 @@
 #include "core_lock.h"
 #include "net_mem.h"
 #include "net_poll.h"
+#include "net_numa.h"
 
 typedef int (*json_fn)(char *buf, size_t size);
 
@@ -43,6 +44,7 @@ static const struct {
 	{"cpus", cpustat_json},
 	{"nic", netdev_stats_json},
 	{"net_mem", net_mem_stats_json},
+	{"net_numa", net_numa_json},
 	{"poll", net_poll_stats_json},
 	{"core_lock", net_core_lock_stats_json},
 	{"lwip", lwip_stats_json},

@@ -29,6 +29,28 @@ static unsigned int frag_size(int i)
 	return frag_sizes[i % NR_FRAG_SIZES];
 }
 
+/*
+ * Fragments come from the node cpu's refill policy names (rx_alloc=,
+ * mm/page_frag.h): the CPU's own node for local (the default), the
+ * policy's node for node:N and device; any node for interleave.
+ */
+static void frag_check_node(const void *p, int cpu)
+{
+	int node, nid;
+	enum page_frag_node_policy policy =
+		page_frag_percpu_get_policy(cpu, &node);
+
+	if (policy == PAGE_FRAG_NODE_LOCAL) {
+		st_check_node("frag", p, cpu);
+		return;
+	}
+	nid = page_to_nid(virt_to_head_page(p));
+	if (policy != PAGE_FRAG_NODE_INTERLEAVE && nid != node)
+		st_err("frag: cpu %d (rx_alloc=%s, node %d) got %p from node "
+		       "%d",
+		       cpu, page_frag_policy_name(policy), node, p, nid);
+}
+
 static void frag_alloc_cpu(void *arg)
 {
 	int cpu = this_cpu_id();
@@ -52,8 +74,8 @@ static void frag_alloc_cpu(void *arg)
 		t->allocs += 2;
 		if ((i & 1) && ((uintptr_t)a & 63))
 			st_err("frag: aligned fragment %p not aligned", a);
-		st_check_node("frag", a, cpu);
-		st_check_node("frag", b, cpu);
+		frag_check_node(a, cpu);
+		frag_check_node(b, cpu);
 		st_stamp(a, size, cpu, i);
 		st_stamp(b, size, cpu, i);
 	}
@@ -106,10 +128,12 @@ int selftest_frag(void)
 	if (failed)
 		return failed;
 	kprintf("selftest: frag PASS cpus=%d nodes=%d fragments=%lu "
-		"refills=%llu pages_returned=%llu free=%lu baseline=%lu\n",
+		"refills=%llu refills_remote=%llu pages_returned=%llu "
+		"free=%lu baseline=%lu\n",
 		nr_cpus, mm_nr_nodes(), objs,
 		(unsigned long long)(s1.refills_order3 + s1.refills_order0 -
 				     s0.refills_order3 - s0.refills_order0),
+		(unsigned long long)(s1.refills_remote - s0.refills_remote),
 		(unsigned long long)(s1.pages_returned - s0.pages_returned),
 		after, base);
 	return 0;

@@ -75,7 +75,7 @@ int st_alloc_tables(size_t size)
 {
 	for (int c = 0; c < nr_cpus; c++) {
 		st_tables[c] = kmalloc_node(size, GFP_KERNEL | __GFP_ZERO,
-					    cpus[c].node);
+					    cpu_to_mem(c));
 		if (!st_tables[c])
 			return -1;
 	}
@@ -121,11 +121,14 @@ int st_next_cpu(int cpu)
 	return (cpu + 1) % nr_cpus;
 }
 
+/* Local means the CPU's memory node: its own, or the nearest with memory
+ * when its node has none. */
 void st_check_node(const char *test, const void *p, int cpu)
 {
 	int nid = page_to_nid(virt_to_head_page(p));
 
-	if (nid != cpus[cpu].node)
-		st_err("%s: cpu %d (node %d) got %p from node %d", test, cpu,
-		       cpus[cpu].node, p, nid);
+	if (nid != cpu_to_mem(cpu))
+		st_err("%s: cpu %d (node %d, memory node %d) got %p from "
+		       "node %d",
+		       test, cpu, cpus[cpu].node, cpu_to_mem(cpu), p, nid);
 }

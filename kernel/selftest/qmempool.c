@@ -92,7 +92,7 @@ static void qmp_run(struct qmempool_stats *st, unsigned long *objs)
 		st_err("qmempool: alloc=%lu outstanding=%ld alloc_fail=%lu",
 		       st->alloc, st->outstanding, st->alloc_fail);
 	if (mm_nr_nodes() > 1 && nr_cpus > 1 &&
-	    cpus[0].node != cpus[nr_cpus - 1].node && !st->remote_free)
+	    cpu_to_mem(0) != cpu_to_mem(nr_cpus - 1) && !st->remote_free)
 		st_err("qmempool: no remote frees counted across nodes");
 }
 

@@ -110,7 +110,8 @@ static void slab_alloc_cache(struct slab_table *t, int cpu)
 		st_check_node("slab", t->bulk_b[i], cpu);
 		st_stamp(t->bulk_b[i], SLAB_OBJ_SIZE, cpu, i);
 	}
-	/* one object from every node, which must be that node's */
+	/* one object from every node, which must be that node's (a node
+	 * without memory falls back: any node will do) */
 	for (int n = 0; n < mm_nr_nodes(); n++) {
 		void *p = kmem_cache_alloc_node(st_cache, GFP_KERNEL, n);
 
@@ -120,7 +121,8 @@ static void slab_alloc_cache(struct slab_table *t, int cpu)
 			continue;
 		}
 		t->allocs++;
-		if (page_to_nid(virt_to_head_page(p)) != n)
+		if (nr_managed_pages_node(n) &&
+		    page_to_nid(virt_to_head_page(p)) != n)
 			st_err("slab: alloc_node(%d) gave node %d", n,
 			       page_to_nid(virt_to_head_page(p)));
 	}

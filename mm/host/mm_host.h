@@ -7,7 +7,8 @@
  *
  *	int cpu_node[2] = { 0, 1 };
  *	mm_host_boot(2, 64 << 20, 2, cpu_node);   // 2 nodes of 64 MiB, 2 CPUs
- *	mm_host_set_cpu(1);                       // this thread is CPU 1
+ *	if (mm_host_set_cpu(1))                   // this thread is CPU 1
+ *		return -1;
  *	struct page *p = alloc_pages(GFP_KERNEL, 0);   // from node 1
  *	__free_pages(p, 0);
  *	mm_host_shutdown();
@@ -26,10 +27,34 @@ struct mm_host_hole {
 	size_t len;
 };
 
+/*
+ * One range of the machine's memory and the node that owns it, for a
+ * layout that one region per node cannot give: ranges of different nodes
+ * may interleave (node 0 at [0, 4M) and [8M, 12M), node 1 at [4M, 8M)), as
+ * firmware can describe them, and a node may have no range at all (a
+ * memoryless node). That interleaved machine, with CPU 1 on node 1:
+ *
+ *	static const struct mm_host_range r[] = {
+ *		{.nid = 0, .offset = 0, .len = 4 << 20},
+ *		{.nid = 1, .offset = 4 << 20, .len = 4 << 20},
+ *		{.nid = 0, .offset = 8 << 20, .len = 4 << 20},
+ *	};
+ *	struct mm_host_config c = {.nr_nodes = 2, .nr_cpus = 2,
+ *				   .ranges = r, .nr_ranges = 3};
+ *	mm_host_boot_config(&c);
+ */
+struct mm_host_range {
+	int nid;
+	size_t offset; /* from the start of the machine's memory */
+	size_t len;
+};
+
 struct mm_host_config {
-	int nr_nodes;	       /* 1..MM_MAX_NODES */
-	size_t bytes_per_node; /* rounded up to whole pages */
-	int nr_cpus;	       /* 1..MM_MAX_CPUS */
+	int nr_nodes; /* 1..MM_MAX_NODES */
+	/* Each node is one region of this size (rounded up to whole pages),
+	 * unless ranges is set: then it is not used. */
+	size_t bytes_per_node;
+	int nr_cpus; /* 1..MM_MAX_CPUS */
 	/* cpu_to_node[cpu]; NULL: CPUs split into equal blocks per node. */
 	const int *cpu_to_node;
 	/* distance[from * nr_nodes + to], SLIT style; NULL: 10 local,
@@ -37,6 +62,15 @@ struct mm_host_config {
 	const int *distance;
 	const struct mm_host_hole *holes; /* NULL or nr_holes entries */
 	int nr_holes;
+	/*
+	 * NULL: one region per node (above). Otherwise the machine's memory
+	 * is one region, aligned to a MAX_ORDER block, laid out by these
+	 * nr_ranges entries (1..MM_MAX_RANGES, in any order, page aligned,
+	 * not overlapping); a gap between ranges is a hole. Holes above are
+	 * then refused: leave a gap instead.
+	 */
+	const struct mm_host_range *ranges;
+	int nr_ranges;
 };
 
 /*
@@ -53,12 +87,23 @@ int mm_host_boot_config(const struct mm_host_config *cfg);
 /*
  * mm_host_set_cpu - the calling thread is simulated CPU cpu from now on.
  * One thread per CPU at a time: per-CPU lists and counters assume it.
+ * cpu must be one of the booted machine's CPUs, 0..nr_cpus-1: every
+ * allocator sizes its per-CPU arrays by nr_cpus (as the kernel does by
+ * the CPUs it found), so a CPU outside them would write past their end.
+ * Returns 0, or -1 with a message on stderr (no machine booted, or cpu
+ * out of range); the thread's CPU is then unchanged. A thread that never
+ * calls it is CPU 0. After mm_host_shutdown() and a new boot, each
+ * thread but the booting one (CPU 0 again) must call it again.
  */
-void mm_host_set_cpu(int cpu);
+__attribute__((warn_unused_result)) int mm_host_set_cpu(int cpu);
 
 /*
  * mm_host_shutdown - unmap every node. Every page, slab and pointer into
  * the machine is gone; no thread may still use it. Safe without a boot.
+ * The next boot is a fresh machine: mm_init() forgets every per-CPU
+ * fragment cache, slab cache and magazine, pool, list and counter of the
+ * old one (nothing needs draining first). Only the debug switches
+ * (mm_debug_set, mm_debug_set_quiet) stay as they were.
  */
 void mm_host_shutdown(void);
 

@@ -53,11 +53,23 @@ int mm_platform_ranges(struct mm_range *out, int max)
 	return n;
 }
 
-void mm_host_set_cpu(int cpu)
+int mm_host_set_cpu(int cpu)
 {
-	if (cpu < 0 || cpu >= MM_MAX_CPUS) {
-		fprintf(stderr, "mm_host_set_cpu: cpu %d out of range\n", cpu);
-		return;
+	int n = mm_host_machine.nr_cpus;
+
+	if (cpu < 0 || cpu >= n) {
+		if (n == 0)
+			fprintf(stderr,
+				"mm_host_set_cpu: cpu %d refused: no machine "
+				"is booted\n",
+				cpu);
+		else
+			fprintf(stderr,
+				"mm_host_set_cpu: cpu %d refused: this machine "
+				"has cpus 0..%d; the thread stays cpu %d\n",
+				cpu, n - 1, mm_host_cpu);
+		return -1;
 	}
 	mm_host_cpu = cpu;
+	return 0;
 }

@@ -139,7 +139,8 @@ static void *work(void *arg)
 	struct blk *mine[LOCAL] = {0};
 	int n = 0;
 	unsigned int seed = 1234u + (unsigned)w->cpu;
-	mm_host_set_cpu(w->cpu);
+	if (mm_host_set_cpu(w->cpu))
+		abort(); /* refused: the message says why */
 
 	for (uint64_t i = 1; i <= ITERS; i++) {
 		unsigned int r = rand_r(&seed) % 100;

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "debug.h"
@@ -120,7 +121,8 @@ static void *cpu_thread(void *arg)
 	long received = 0;
 	struct item it;
 
-	mm_host_set_cpu(cpu);
+	if (mm_host_set_cpu(cpu))
+		abort(); /* refused: the message says why */
 	for (long n = 0; n < per_thread; n++) {
 		uint64_t r = next_rand(&seed);
 		unsigned int len = 1 + (unsigned int)(r >> 20) % 2048;

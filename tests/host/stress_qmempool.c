@@ -123,7 +123,8 @@ static void *worker(void *arg)
 	int cpu = (int)(intptr_t)arg;
 	uint32_t rnd = 2463534242u + (uint32_t)cpu * 7919u;
 
-	mm_host_set_cpu(cpu);
+	if (mm_host_set_cpu(cpu))
+		abort(); /* refused: the message says why */
 	for (unsigned long it = 0; it < iterations; it++)
 		one_round(cpu, &rnd);
 	atomic_fetch_add(&done_threads, 1);
@@ -140,7 +141,8 @@ static int run(uint32_t localq, uint32_t sharedq, uint32_t prealloc, bool tiny)
 	struct slab_debug_counts dbg;
 	struct qmempool_stats st;
 
-	mm_host_set_cpu(0);
+	if (mm_host_set_cpu(0))
+		abort(); /* refused: the message says why */
 	cache = kmem_cache_create("stress_obj", sizeof(struct obj), 0, 0,
 				  obj_ctor);
 	pool = qmempool_create(localq, sharedq, prealloc, cache, GFP_KERNEL);

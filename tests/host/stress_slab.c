@@ -85,7 +85,8 @@ static void *producer(void *arg)
 	struct pc *pc = arg;
 	void *batch[16];
 
-	mm_host_set_cpu(pc->producer_cpu);
+	if (mm_host_set_cpu(pc->producer_cpu))
+		abort(); /* refused: the message says why */
 	for (uint64_t id = 0; id < OBJECTS;) {
 		if (id % 5 == 0 && id + 16 <= OBJECTS) {
 			size_t n = kmem_cache_alloc_bulk(pc->s, 0, 16, batch);
@@ -115,7 +116,8 @@ static void *consumer(void *arg)
 	void *batch[16];
 	size_t nb = 0;
 
-	mm_host_set_cpu(pc->consumer_cpu);
+	if (mm_host_set_cpu(pc->consumer_cpu))
+		abort(); /* refused: the message says why */
 	for (uint64_t id = 0; id < OBJECTS; id++) {
 		void *p = ring_pop(&pc->ring);
 		CHECK(stamp_ok(p, id));
@@ -191,7 +193,8 @@ static void *churn(void *arg)
 	struct churn *ch = arg;
 	void *held[300];
 
-	mm_host_set_cpu(ch->cpu);
+	if (mm_host_set_cpu(ch->cpu))
+		abort(); /* refused: the message says why */
 	for (int round = 0; round < 400; round++) {
 		int n = 1 + (round * 37) % 300;
 		for (int i = 0; i < n; i++) {
@@ -216,7 +219,8 @@ static void *reader(void *arg)
 	struct churn *ch = arg;
 	static char buf[1 << 16];
 
-	mm_host_set_cpu(ch->cpu);
+	if (mm_host_set_cpu(ch->cpu))
+		abort(); /* refused: the message says why */
 	while (!atomic_load(ch->stop)) {
 		CHECK(slabinfo_json(buf, sizeof(buf)) < (int)sizeof(buf));
 		CHECK(slabinfo_text(buf, sizeof(buf)) < (int)sizeof(buf));

@@ -24,7 +24,7 @@ static int boot(void **state)
 	(void)state;
 	if (mm_host_boot(1, NODE_BYTES, 2, cpu_to_node))
 		return -1;
-	mm_host_set_cpu(0);
+	assert_int_equal(mm_host_set_cpu(0), 0);
 	page_frag_force_order0(false);
 	page_frag_stats_read(&before);
 	return 0;
@@ -418,7 +418,7 @@ static void test_freed_block_waits_on_the_freeing_cpus_list(void **s)
 
 	(void)s;
 	page_frag_cache_drain(&nc0);
-	mm_host_set_cpu(1);
+	assert_int_equal(mm_host_set_cpu(1), 0);
 	on_list = pcp_count(0, 1, PAGE_FRAG_CACHE_MAX_ORDER);
 	page_frag_free(p);
 	assert_int_equal(pcp_count(0, 1, PAGE_FRAG_CACHE_MAX_ORDER),
@@ -428,7 +428,7 @@ static void test_freed_block_waits_on_the_freeing_cpus_list(void **s)
 	assert_int_equal(pcp_count(0, 1, PAGE_FRAG_CACHE_MAX_ORDER), on_list);
 	page_frag_free(q);
 	page_frag_cache_drain(&nc1);
-	mm_host_set_cpu(0);
+	assert_int_equal(mm_host_set_cpu(0), 0);
 }
 
 static void test_free_of_an_address_outside_memory_is_reported(void **s)

@@ -15,7 +15,7 @@ static int boot(void **state)
 	(void)state;
 	if (mm_host_boot(2, 16u << 20, 2, cpu_to_node))
 		return -1;
-	mm_host_set_cpu(0);
+	assert_int_equal(mm_host_set_cpu(0), 0);
 	return 0;
 }
 
@@ -44,7 +44,7 @@ static void test_napi_alloc_frag_refills_from_the_cpu_node(void **s)
 
 	(void)s;
 	on0 = napi_alloc_frag(256);
-	mm_host_set_cpu(1);
+	assert_int_equal(mm_host_set_cpu(1), 0);
 	on1 = napi_alloc_frag(256);
 	assert_non_null(on0);
 	assert_non_null(on1);
@@ -59,9 +59,9 @@ static void test_netdev_alloc_frag_refills_from_the_cpu_node(void **s)
 	void *on0, *on1;
 
 	(void)s;
-	mm_host_set_cpu(1);
+	assert_int_equal(mm_host_set_cpu(1), 0);
 	on1 = netdev_alloc_frag(1500);
-	mm_host_set_cpu(0);
+	assert_int_equal(mm_host_set_cpu(0), 0);
 	on0 = netdev_alloc_frag(1500);
 	assert_int_equal(node_of(on0), 0);
 	assert_int_equal(node_of(on1), 1);
@@ -93,9 +93,9 @@ static void test_each_cpu_has_its_own_cache(void **s)
 	/* One node this time, so only the CPU tells the caches apart. */
 	mm_host_shutdown();
 	assert_int_equal(mm_host_boot(1, 16u << 20, 2, same_node), 0);
-	mm_host_set_cpu(0);
+	assert_int_equal(mm_host_set_cpu(0), 0);
 	a = napi_alloc_frag(64);
-	mm_host_set_cpu(1);
+	assert_int_equal(mm_host_set_cpu(1), 0);
 	b = napi_alloc_frag(64);
 	assert_ptr_not_equal(virt_to_head_page(a), virt_to_head_page(b));
 	page_frag_free(a);
@@ -125,7 +125,7 @@ static void test_percpu_drain_gives_every_page_back(void **s)
 
 	(void)s;
 	for (int cpu = 0; cpu < 2; cpu++) {
-		mm_host_set_cpu(cpu);
+		assert_int_equal(mm_host_set_cpu(cpu), 0);
 		for (int i = 0; i < 150; i++) {
 			p[cpu * 150 + i] = i & 1 ? napi_alloc_frag(700)
 						 : netdev_alloc_frag(900);

@@ -20,7 +20,7 @@ static int boot(void **state)
 	(void)state;
 	if (mm_host_boot(1, 16u << 20, 1, cpu_to_node))
 		return -1;
-	mm_host_set_cpu(0);
+	assert_int_equal(mm_host_set_cpu(0), 0);
 	page_frag_stats_read(&before);
 	return 0;
 }

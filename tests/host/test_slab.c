@@ -122,9 +122,9 @@ static void test_alloc_node_places_objects_on_that_node(void **state)
 		}
 	}
 	/* plain alloc is local: CPU 1 sits on node 1 */
-	mm_host_set_cpu(1);
+	assert_int_equal(mm_host_set_cpu(1), 0);
 	assert_int_equal(page_to_nid(virt_to_page(kmem_cache_alloc(s, 0))), 1);
-	mm_host_set_cpu(0);
+	assert_int_equal(mm_host_set_cpu(0), 0);
 	assert_int_equal(page_to_nid(virt_to_page(kmem_cache_alloc(s, 0))), 0);
 }
 
@@ -163,9 +163,9 @@ static void test_remote_free_goes_home_not_to_local_magazine(void **state)
 	struct kmem_cache *s = kmem_cache_create("remote", 256, 0, 0, NULL);
 
 	/* CPU 1 (node 1) allocates; CPU 0 (node 0) frees. */
-	mm_host_set_cpu(1);
+	assert_int_equal(mm_host_set_cpu(1), 0);
 	void *p = kmem_cache_alloc(s, GFP_KERNEL);
-	mm_host_set_cpu(0);
+	assert_int_equal(mm_host_set_cpu(0), 0);
 	struct page *slab = virt_to_head_page(p);
 	unsigned int inuse = slab->inuse;
 	long cached = slab_test_field("remote", "cpu_cached");
@@ -190,11 +190,11 @@ static void test_local_free_from_other_cpu_stays_on_fast_path(void **state)
 	struct kmem_cache *s = kmem_cache_create("samenode", 256, 0, 0, NULL);
 
 	void *p = kmem_cache_alloc(s, GFP_KERNEL);
-	mm_host_set_cpu(1);
+	assert_int_equal(mm_host_set_cpu(1), 0);
 	kmem_cache_free(s, p);
 	/* same node: CPU 1's magazine takes it, and hands it out next */
 	assert_ptr_equal(kmem_cache_alloc(s, GFP_KERNEL), p);
-	mm_host_set_cpu(0);
+	assert_int_equal(mm_host_set_cpu(0), 0);
 }
 
 static void test_empty_slabs_beyond_reserve_go_back(void **state)

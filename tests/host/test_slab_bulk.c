@@ -140,10 +140,10 @@ static void test_bulk_free_sends_remote_objects_home(void **state)
 	(void)state;
 	struct kmem_cache *s = kmem_cache_create("bremote", 256, 0, 0, NULL);
 
-	mm_host_set_cpu(1);
+	assert_int_equal(mm_host_set_cpu(1), 0);
 	assert_int_equal(kmem_cache_alloc_bulk(s, 0, 32, p), 32);
 	assert_distinct_on_node(p, 32, 256, 1);
-	mm_host_set_cpu(0);
+	assert_int_equal(mm_host_set_cpu(0), 0);
 	long cached = slab_test_field("bremote", "cpu_cached");
 	kmem_cache_free_bulk(s, 32, p);
 	assert_int_equal(slab_test_field("bremote", "cpu_cached"), cached);

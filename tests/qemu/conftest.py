@@ -122,9 +122,9 @@ class QemuFactory:
         self.vms = []
 
     def start(self, append="", smp=1, mem=None, machine=None, numa=(),
-              numa_dist=(), iso=None, uefi=False, nic="none", net=None,
+              numa_dist=(), srat=(), iso=None, uefi=False, nic="none", net=None,
               hostfwd=(), mac=None, extra=(), kernel=KERNEL,
-              debug_exit=True, initrd=None):
+              debug_exit=True, initrd=None, nic_pxb=None):
         """Boots one QEMU. nic defaults to none (boot tests need no NIC)."""
         args = ["--smp", str(smp), "--nic", nic]
         if iso:
@@ -145,12 +145,16 @@ class QemuFactory:
             args += ["--numa", n]
         for d in numa_dist:
             args += ["--numa-dist", d]
+        for n in srat:  # our own SRAT instead of --numa (tools/qemu-run)
+            args += ["--srat", n]
         if net:
             args += ["--net", net]
         for h in hostfwd:
             args += ["--hostfwd", h]
         if mac:
             args += ["--mac", mac]
+        if nic_pxb is not None:  # NIC behind a pxb-pcie on that node
+            args += ["--nic-pxb", str(nic_pxb)]
         if extra:
             args += ["--"] + list(extra)
         vm = Qemu(str(self.tmp_path), "vm%d" % len(self.vms), args)

@@ -42,3 +42,22 @@ def test_selftest_mm_gets_every_page_back_across_four_cpus_and_two_nodes(qemu):
 def test_selftest_mm_on_one_cpu(qemu):
     log = qemu.boot(append=EXIT + " selftest=mm", smp=1)
     assert re.search(r"^selftest: mm PASS cpus=1 ", log, re.M)
+
+
+def test_selftest_mm_fails_when_an_allocation_fails(qemu):
+    # 16 MiB leaves ~2,400 free pages; four CPUs ask for ~725 pages each
+    # (256 blocks of orders 0-3), so some allocations must fail, and a
+    # failed allocation is a failed test, not a skipped block.
+    log = qemu.boot(append=EXIT + " selftest=mm", smp=4, mem="16M",
+                    expect_status=1)
+    free = int(re.search(r"^mm: free=(\d+) pages", log, re.M).group(1))
+    assert free < 4 * 725, log
+    m = re.search(r"^selftest: mm FAIL cpus=4 pages=(\d+) failed=(\d+) "
+                  r"free=(\d+) baseline=(\d+) verified=(-?\d+) "
+                  r"errors=(\d+)\s*$", log, re.M)
+    assert m, log
+    pages, failed, after, base, verified, errors = map(int, m.groups())
+    assert failed > 0 and pages <= free, log
+    # the failed allocations are the only fault: every page came back
+    assert after == base == verified and errors == 0, log
+    assert re.search(r"^selftest: 1 failed\s*$", log, re.M), log

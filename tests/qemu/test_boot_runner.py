@@ -63,22 +63,6 @@ def test_tap_backend_names_the_interface():
         "tap,id=n0,ifname=tap0,script=no,downscript=no"
 
 
-def test_tap_queues_make_a_multiqueue_virtio_nic():
-    cmd = dry_run("--net", "tap:tap0", "--queues", "4")
-    assert cmd[cmd.index("-netdev") + 1] == \
-        "tap,id=n0,ifname=tap0,script=no,downscript=no,queues=4"
-    assert cmd[cmd.index("-device", cmd.index("-netdev")) + 1] == \
-        "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56,mq=on,vectors=10"
-
-
-def test_queues_refused_on_user_networking():
-    out = subprocess.run([QEMU_RUN, "--dry-run", "--accel", "tcg", "--queues", "2"],
-                         stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                         timeout=30)
-    assert out.returncode != 0
-    assert "user networking has a single queue" in out.stderr
-
-
 def test_uefi_uses_ovmf_and_q35():
     cmd = dry_run("--iso", "build/kernel.iso", "--uefi")
     assert cmd[cmd.index("-machine") + 1] == "q35"
@@ -87,3 +71,27 @@ def test_uefi_uses_ovmf_and_q35():
 
 def test_extra_arguments_after_double_dash_reach_qemu():
     assert dry_run("--", "-icount", "shift=1")[-2:] == ["-icount", "shift=1"]
+
+
+def test_nic_pxb_puts_the_nic_behind_an_expander_bridge_on_that_node():
+    cmd = " ".join(dry_run("--numa", "0:256M", "--numa", "1:256M", "--nic-pxb", "1"))
+    assert "-machine q35" in cmd
+    assert "-device pxb-pcie,bus_nr=32,id=pxb1,numa_node=1" in cmd
+    assert "-device pcie-root-port,id=rp1,bus=pxb1,chassis=1" in cmd
+    assert "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56,bus=rp1" in cmd
+
+
+def test_queues_make_a_multiqueue_tap_and_virtio_mq():
+    cmd = " ".join(dry_run("--net", "tap:tap0", "--queues", "4"))
+    assert "tap,id=n0,ifname=tap0,script=no,downscript=no,queues=4" in cmd
+    assert "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56,mq=on,vectors=10" in cmd
+
+
+def test_queues_and_pxb_refuse_what_cannot_work():
+    for args, msg in ((["--queues", "2"], "needs --net tap"),
+                      (["--net", "tap:t", "--queues", "2", "--nic", "e1000"], "virtio"),
+                      (["--nic-pxb", "1"], "--numa nodes"),
+                      (["--machine", "pc", "--numa", "0:1G", "--numa", "1:1G",
+                        "--nic-pxb", "1"], "q35")):
+        r = subprocess.run([QEMU_RUN, "--dry-run"] + args, capture_output=True, text=True)
+        assert r.returncode != 0 and msg in r.stderr, (args, r.stderr)

@@ -28,8 +28,8 @@ pytestmark = pytest.mark.skipif(
 
 
 def kernel_index_page():
-    """The page our kernel serves at GET / (net/app_http.c), as the guest
-    builder reads it."""
+    """The page our kernel serves at GET / (net/www/), as the guest builder
+    reads it."""
     path = os.path.join(ROOT, "tools", "build-linux-guest")
     builder = types.ModuleType("build_linux_guest")
     builder.__file__ = path

@@ -47,22 +47,25 @@ struct on_cpu {
 	int cpu;
 	void (*fn)(void *);
 	void *arg;
+	int set_cpu; /* what mm_host_set_cpu said */
 };
 
 static void *on_cpu_thread(void *p)
 {
 	struct on_cpu *c = p;
-	mm_host_set_cpu(c->cpu);
-	c->fn(c->arg);
+	c->set_cpu = mm_host_set_cpu(c->cpu);
+	if (c->set_cpu == 0)
+		c->fn(c->arg);
 	return NULL;
 }
 
 void mm_test_on_cpu(int cpu, void (*fn)(void *), void *arg)
 {
-	struct on_cpu c = {cpu, fn, arg};
+	struct on_cpu c = {cpu, fn, arg, -1};
 	pthread_t t;
 	assert_int_equal(pthread_create(&t, NULL, on_cpu_thread, &c), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(c.set_cpu, 0); /* the machine has that CPU */
 }
 
 unsigned long mm_test_free_blocks(int nid, unsigned int order)

@@ -47,6 +47,11 @@ void drv_printf(const char *fmt, ...)
 	va_end(ap);
 }
 
+int drv_nr_cpus(void)
+{
+	return mm_nr_cpus();
+}
+
 uint64_t drv_clock_ms(void)
 {
 	return ++fake_ms;

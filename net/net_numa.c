@@ -1,0 +1,156 @@
+/*
+ * The NUMA placement of packet buffers (rx_alloc=, tx_alloc=, nic_node=):
+ * read once at boot and handed to the allocators. See net_numa.h.
+ *
+ * RX placement is a property of the per-CPU page_frag caches, not of the
+ * driver: every CPU's caches get the policy, so whichever CPU polls a
+ * queue (one today; one per queue with multiqueue) refills by it, and a
+ * driver only ever calls napi_alloc_frag(). "device" gives every CPU the
+ * node of the first NIC: with NICs on different nodes the CPUs would need
+ * to know which NIC they poll, which a later per-queue hook can pass in
+ * (the line printed at boot says when NICs disagree).
+ */
+#include "net_numa.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/netdev.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "mm/mm.h"
+
+struct net_numa_policy net_rx_policy = {PAGE_FRAG_NODE_LOCAL, -1};
+struct net_numa_policy net_tx_policy = {PAGE_FRAG_NODE_LOCAL, -1};
+
+static int nic_node;
+static const char *nic_node_from = "none"; /* "firmware", "nic_node=" */
+static int errors;
+
+/* The first NIC's node, and whether another NIC sits on another node. */
+static int first_nic_node(bool *disagree)
+{
+	int n = netdev_count(), node = n ? netdev_get(0)->dev_node : 0;
+
+	*disagree = false;
+	for (int i = 1; i < n; i++)
+		if (netdev_get(i)->dev_node != node)
+			*disagree = true;
+	return node;
+}
+
+static void find_nic_node(void)
+{
+	bool disagree;
+
+	nic_node = first_nic_node(&disagree);
+	nic_node_from = netdev_count() ? "firmware" : "none";
+	if (cmdline_given("nic_node")) {
+		long n = cmdline_get_long("nic_node");
+
+		if (n < mm_nr_nodes()) {
+			nic_node = (int)n;
+			nic_node_from = "nic_node=";
+			return;
+		}
+		kprintf("net: nic_node=%ld: the machine has %d node(s), using "
+			"the firmware's node %d\n",
+			n, mm_nr_nodes(), nic_node);
+		errors++;
+	}
+	if (disagree)
+		kprintf("net: NICs on different nodes: rx_alloc=device uses "
+			"%s's node %d on every CPU\n",
+			netdev_get(0)->name, nic_node);
+}
+
+/* "local", "device", "interleave" or "node:N" (cmdline.c checked the
+ * form) into *p; a node the machine lacks is reported and local used. */
+static void parse_policy(const char *key, struct net_numa_policy *p)
+{
+	const char *v = cmdline_get(key);
+
+	p->node = -1;
+	if (!strcmp(v, "device")) {
+		p->policy = PAGE_FRAG_NODE_DEVICE;
+		p->node = nic_node;
+	} else if (!strcmp(v, "interleave")) {
+		p->policy = PAGE_FRAG_NODE_INTERLEAVE;
+	} else if (!strncmp(v, "node:", 5)) {
+		p->policy = PAGE_FRAG_NODE_FIXED;
+		p->node = (int)strtol(v + 5, NULL, 10);
+		if (p->node >= mm_nr_nodes()) {
+			kprintf("net: %s=%s: the machine has %d node(s), "
+				"using 'local'\n",
+				key, v, mm_nr_nodes());
+			errors++;
+			p->policy = PAGE_FRAG_NODE_LOCAL;
+			p->node = -1;
+		}
+	} else {
+		p->policy = PAGE_FRAG_NODE_LOCAL;
+	}
+}
+
+/* "device (node 1)", "node:1", "local", "interleave" */
+static const char *policy_text(const struct net_numa_policy *p, char *buf,
+			       size_t size)
+{
+	const char *name = page_frag_policy_name(p->policy);
+
+	if (p->policy == PAGE_FRAG_NODE_FIXED)
+		snprintf(buf, size, "node:%d", p->node);
+	else if (p->policy == PAGE_FRAG_NODE_DEVICE)
+		snprintf(buf, size, "device (node %d)", p->node);
+	else
+		snprintf(buf, size, "%s", name);
+	return buf;
+}
+
+void net_numa_apply(void)
+{
+	char rx[32], tx[32];
+	int cpus = mm_nr_cpus();
+
+	find_nic_node();
+	parse_policy("rx_alloc", &net_rx_policy);
+	parse_policy("tx_alloc", &net_tx_policy);
+	for (int cpu = 0; cpu < cpus; cpu++)
+		if (page_frag_percpu_set_policy(cpu, net_rx_policy.policy,
+						net_rx_policy.node) != 0)
+			errors++;
+	/* The drivers filled their RX rings at probe, from this CPU's
+	 * caches and by the old policy: give up the current blocks, so the
+	 * next refill follows the new one (the buffers out in the rings free
+	 * their blocks when they come back). This CPU is the one running
+	 * here, so nothing else uses its caches meanwhile. */
+	page_frag_percpu_drain(mm_this_cpu());
+	kprintf("net: rx_alloc=%s tx_alloc=%s nic_node=%d (%s), %d cpu(s), "
+		"%d node(s)\n",
+		policy_text(&net_rx_policy, rx, sizeof(rx)),
+		policy_text(&net_tx_policy, tx, sizeof(tx)), nic_node,
+		nic_node_from, cpus, mm_nr_nodes());
+}
+
+int net_numa_nic_node(void)
+{
+	return nic_node;
+}
+
+int net_numa_errors(void)
+{
+	return errors;
+}
+
+int net_numa_json(char *buf, size_t size)
+{
+	return snprintf(buf, size,
+			"{\"rx_alloc\":\"%s\",\"rx_node\":%d,"
+			"\"tx_alloc\":\"%s\",\"tx_node\":%d,\"nic_node\":%d,"
+			"\"nic_node_from\":\"%s\",\"errors\":%d}",
+			page_frag_policy_name(net_rx_policy.policy),
+			net_rx_policy.node,
+			page_frag_policy_name(net_tx_policy.policy),
+			net_tx_policy.node, nic_node, nic_node_from, errors);
+}
