@@ -54,13 +54,13 @@ def mq_netns():
 
 
 class MqGuest:
-    def __init__(self, qemu, ns, smp, queues, alloc="native"):
+    def __init__(self, qemu, ns, smp, queues, alloc="native", extra=(), append=""):
         self.ns = ns
         self.mac = random_mac()
         self.vm = NetnsQemu(qemu, ns, [
             "--kernel", conftest.KERNEL, "--smp", str(smp), "--nic", "virtio",
-            "--net", "tap:tap0", "--queues", str(queues), "--mac", self.mac,
-            "--append", "net_alloc=%s ip=%s/24 gw=%s" % (alloc, GUEST, HOST)])
+            "--net", "tap:tap0", "--queues", str(queues), "--mac", self.mac] + list(extra) + [
+            "--append", "net_alloc=%s ip=%s/24 gw=%s %s" % (alloc, GUEST, HOST, append)])
         self.vm.wait_for(r"^net: eth0 up ip=%s/24 mac=%s nic=virtio" % (re.escape(GUEST),
                                                                      self.mac), NET_TIMEOUT)
         self.vm.wait_for(r"^net: listening .*net_alloc=%s" % alloc, NET_TIMEOUT)
@@ -196,3 +196,64 @@ def test_two_pairs_for_four_cpus_leave_two_cpus_without_a_queue(qemu, mq_netns):
     # CPUs 2 and 3 poll nothing and never enter lwIP.
     for cpu in (2, 3):
         assert after["core_lock"]["cpu"]["cpu%d" % cpu]["acquired"] == 0, after["core_lock"]
+
+
+# Two nodes of two CPUs each, the NIC behind a PCIe expander bridge on
+# node 1 (its firmware node, from _PXM): queues 0-1 belong to CPUs of
+# node 0, queues 2-3 to CPUs of node 1.
+TWO_NODES = ["--machine", "q35", "--numa", "0-1:256M", "--numa", "2-3:256M", "--nic-pxb", "1"]
+
+
+def cpu_frag(st, cpu):
+    return st["page_frag"]["cpu"]["cpu%d" % cpu]
+
+
+@pytest.mark.parametrize("policy", ["local", "device", "interleave"])
+def test_two_nodes_each_queue_refills_by_policy_and_remote_frees_are_counted(
+        qemu, mq_netns, policy):
+    """Every queue's CPU refills its RX ring by rx_alloc=, from its own
+    per-CPU cache: local on its own node, device on the NIC's node 1,
+    interleave on both. A buffer freed on a CPU of another node than its
+    block's goes through page_frag's remote path and is counted there
+    (device: every RX buffer of the node-0 CPUs; interleave: about half of
+    all)."""
+    g = MqGuest(qemu, mq_netns, smp=4, queues=4, extra=TWO_NODES, append="rx_alloc=" + policy)
+    lines = g.queue_lines()
+    # Rings and TX headers on the queue CPU's node.
+    assert [(int(q), int(cpu), int(node)) for q, _, _, cpu, node in lines] == \
+        [(i, i, i // 2) for i in range(4)], g.vm.describe()
+    assert re.search(r"^net: rx_alloc=%s.* nic_node=1 \(firmware\), 4 cpu\(s\), 2 node\(s\)$"
+                     % policy, g.vm.log(), re.M), g.vm.describe()
+    g.clients()
+    before = g.stats()
+    idle = buffers_in_use(before)
+    g.clients()
+    after = settle(g, idle)
+    # Placement since boot: each queue's ring was first filled by its CPU's
+    # first poll, after the policy applied (16 new blocks of 32 KiB for
+    # 256 buffers), so every block a queue CPU ever took counts; the
+    # traffic's own refills may be few (blocks are recycled in place).
+    for cpu in range(4):
+        qb, qa = queues(before)[cpu], queues(after)[cpu]
+        assert qa["rx_packets"] > qb["rx_packets"], json.dumps(queues(after))
+        d = cpu_frag(after, cpu)["refills_node"]
+        assert cpu_frag(after, cpu)["refill_policy"] == policy
+        if policy == "local":
+            assert d[cpu // 2] > 0 and d[1 - cpu // 2] == 0, "cpu%d new RX blocks per node: %s" % (cpu, d)
+        elif policy == "device":
+            assert d[0] == 0 and d[1] > 0, "cpu%d new RX blocks per node: %s" % (cpu, d)
+        else:
+            assert d[0] > 0 and d[1] > 0 and abs(d[0] - d[1]) <= 1, \
+                "cpu%d new RX blocks per node: %s" % (cpu, d)
+    remote = [cpu_frag(after, c)["remote_frees"] - cpu_frag(before, c)["remote_frees"]
+              for c in range(4)]
+    if policy == "device":
+        # CPUs 0-1 free node-1 buffers: remote; CPUs 2-3 free their own node's.
+        assert remote[0] > 0 and remote[1] > 0, remote
+        n1b, n1a = before["numastat"]["node1"], after["numastat"]["node1"]
+        assert n1a["other_node"] > n1b["other_node"], (n1b, n1a)
+    elif policy == "interleave":
+        assert sum(remote) > 0, remote
+    assert after["page_frag"]["remote_frees"] - before["page_frag"]["remote_frees"] == sum(remote)
+    assert after["core_lock"]["unlocked_calls"] == 0, after["core_lock"]
+    assert buffers_in_use(after) == idle, (buffers_in_use(after), idle)
