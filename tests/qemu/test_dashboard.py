@@ -25,7 +25,7 @@ import pytest
 import conftest
 from test_net import NetVM, stop_qemu_first  # noqa: F401 (autouse fixture)
 
-ARTIFACTS = os.path.join(conftest.ROOT, "build", "test-artifacts")
+ARTIFACT_DIR = os.path.join(conftest.ROOT, "build", "test-artifacts")
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHARTS = ("buddy", "pcp", "numa", "slab", "qmempool", "frag", "nic", "queues", "lwip")
@@ -179,7 +179,7 @@ def test_dashboard_charts_fill_and_move_with_traffic(guest, chrome):
 
     errors = js_errors(chrome)
     assert not errors, "browser console errors: %s" % errors
-    save_full_page(chrome, os.path.join(ARTIFACTS, "dashboard.png"))
+    save_full_page(chrome, os.path.join(ARTIFACT_DIR, "dashboard.png"))
 
 
 def save_full_page(drv, path):
