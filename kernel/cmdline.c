@@ -62,6 +62,8 @@ static const struct key keys[] = {
 	 "boot self-tests"},
 	{"exit_after_boot", "0", v_choice, "0|1",
 	 "leave QEMU (isa-debug-exit) after the boot report"},
+	{"shell", "1", v_choice, "0|1",
+	 "serial shell on COM1 (when a UART answers there)"},
 	{"smp", "", v_uint, "1-64", "start at most this many CPUs"},
 	{"profile", "0", v_choice, "0|1",
 	 "sample every CPU from its timer from the end of the boot "

@@ -52,4 +52,21 @@
 /* Ranges reserved by the boot (kernel image, boot info, ACPI tables...). */
 #define MAX_RESERVED 32
 
+/* COM1's line discipline (kernel/console_line.c). */
+/* The shell's line in progress: its prompt and the longest line it takes
+ * (SHELL_LINE_MAX), with room to spare. */
+#define CONSOLE_INPUT_MAX	 128
+/* Log text held while the shell is in the middle of an output line: a
+ * burst of boot-report-sized lines (~80 bytes each) from every CPU. More
+ * breaks the shell's line rather than a log line. */
+#define CONSOLE_HELD_MAX	 4096
+/* How long held log text may wait for the shell to end its line. The
+ * shell writes a slice every poll round (well under 1 ms idle, a few ms
+ * under iperf), so 200 ms means its CPU is stuck: let the log out. */
+#define CONSOLE_HELD_WAIT_MS	 200
+/* How long shell output waits for a log writer that left its line open
+ * (kprintf pieces of one line, as a panic report prints them): the
+ * pieces follow at once, so 100 ms means they are not coming. */
+#define CONSOLE_LOG_LINE_WAIT_MS 100
+
 #endif

@@ -2,7 +2,8 @@
  * kmain: the boot CPU's path from the 64-bit entry to its poll loop.
  * Order matters: console first (so every later failure is visible), then
  * the boot information and command line, descriptor tables, ACPI, memory,
- * interrupts and time, the other CPUs, the allocators, and the report.
+ * interrupts and time, the other CPUs, the allocators, and the report;
+ * then the network, the boot self-tests and the serial shell.
  */
 #include "kernel/acpi.h"
 #include "kernel/apic.h"
@@ -20,6 +21,8 @@
 #include "kernel/power.h"
 #include "kernel/profile.h"
 #include "kernel/selftest/selftest.h"
+#include "kernel/shell.h"
+#include "kernel/shell_cmds.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
@@ -77,6 +80,7 @@ void kmain(uint32_t magic, uint32_t info)
 					  : MAX_CPUS);
 	mm_boot();
 	boot_report();
+	shell_cmds_register(); /* before net_boot adds the network's */
 	net_boot();
 	selftests_run();
 	profile_boot();
@@ -84,5 +88,6 @@ void kmain(uint32_t magic, uint32_t info)
 		kprintf("boot: exit_after_boot=1, exiting\n");
 		system_exit(EXIT_SUCCESS_CODE);
 	}
+	shell_start();
 	poll_loop();
 }

@@ -80,11 +80,12 @@ static int split_words(char *line, char **w, int max)
 }
 
 /* One "slab: NAME size=OBJSZ objs=ACTIVE/TOTAL slabs=N cpu=C" line per
- * cache, from slabinfo_text's columns (name objsz stride active total per
- * pgs slabs partial empty cpu ...). */
+ * cache, from slabinfo_text's words: name active total slot per pgs
+ * ": tunables" l b s ": slabdata" active_slabs slabs avail ": stats"
+ * object_size cpu_cached ... (the header lines are skipped). */
 static void report_slab(void)
 {
-	char *text = stats_text(slabinfo_text), *pos = text, *line, *w[11];
+	char *text = stats_text(slabinfo_text), *pos = text, *line, *w[20];
 	int caches = 0;
 
 	if (!text) {
@@ -92,12 +93,13 @@ static void report_slab(void)
 		return;
 	}
 	while ((line = next_line(&pos))) {
-		if (line[0] == '#' || split_words(line, w, 11) < 11)
+		if (line[0] == '#' || !strncmp(line, "slabinfo", 8) ||
+		    split_words(line, w, 20) < 20)
 			continue;
 		kprintf("slab: %s size=%s objs=%s/%s slabs=%s "
 			"pages_per_slab=%s "
 			"cpu_cached=%s\n",
-			w[0], w[1], w[3], w[4], w[7], w[6], w[10]);
+			w[0], w[18], w[1], w[2], w[14], w[5], w[19]);
 		caches++;
 	}
 	kfree(text);

@@ -58,3 +58,11 @@ void system_exit(int code)
 	kprintf("system: power-off failed, halting\n");
 	halt_forever();
 }
+
+void system_reboot(void)
+{
+	irq_disable();
+	reset();
+	kprintf("system: reset failed, halting\n");
+	halt_forever();
+}

@@ -27,4 +27,12 @@ extern bool exit_on_fatal;
  */
 __attribute__((noreturn)) void system_exit(int code);
 
+/*
+ * system_reboot - reset the machine: the FADT reset register, else the
+ * 8042's reset line, else halt. Under QEMU with -no-reboot (tools/qemu-run
+ * always adds it) the reset ends QEMU with status 0. Any context. Never
+ * returns.
+ */
+__attribute__((noreturn)) void system_reboot(void);
+
 #endif

@@ -1,28 +1,81 @@
 /*
- * COM1 at 115200 8N1, polled. The UART is the console tests read, so it
- * comes up before anything else can fail.
+ * COM1 at 115200 8N1. The UART is the console tests read, so it comes up
+ * before anything else can fail.
+ *
+ * Transmit: serial_write waits (bounded) for the transmitter before each
+ * byte: log lines are short and must leave whole. serial_write_some never
+ * waits: it writes only what the transmit FIFO takes now (16 bytes on a
+ * 16550A whenever the holding register is empty; under QEMU the FIFO
+ * drains at once, so it takes everything offered), which lets the shell
+ * send a long answer a slice per poll round without stalling its CPU at
+ * 115200 baud (11.5 bytes per millisecond on a real line).
+ *
+ * Receive: serial_read_byte takes one byte if the UART holds one. The
+ * receive interrupt (serial_rx_irq_enable) only tells a poller to look:
+ * the handler calls serial_irq_ack and wakes it; the poller reads.
  */
 #include "kernel/console_dev.h"
 #include "kernel/arch.h"
 
 #define COM1 0x3F8
+/* Register offsets from the base (the 16550's names). */
+#define RBR  0 /* receive buffer (read) / transmit holding (write) */
+#define IER  1 /* interrupt enable */
+#define IIR  2 /* interrupt identification (read) / FIFO control (write) */
+#define LCR  3
+#define MCR  4
+#define LSR  5
+#define SCR  7 /* scratch: a 16450 or later has it, nothing else answers */
+
+#define LSR_DATA_READY 0x01
+#define LSR_ERRORS     0x1E /* overrun, parity, framing, break */
+#define LSR_OVERRUN    0x02
+#define LSR_THR_EMPTY  0x20
+#define MCR_DTR_RTS    0x03
+#define MCR_OUT2       0x08 /* gates the UART's interrupt line on a PC */
+
+static bool present;
+static int tx_fifo = 1; /* bytes the transmitter takes once it is empty */
+static struct serial_rx_stats rx_stats;
+
+/* A UART keeps what is written to its scratch register; an empty I/O
+ * port reads back 0xFF whatever was written. */
+static bool scratch_answers(void)
+{
+	outb(COM1 + SCR, 0x5A);
+	if (inb(COM1 + SCR) != 0x5A)
+		return false;
+	outb(COM1 + SCR, 0xA5);
+	return inb(COM1 + SCR) == 0xA5;
+}
 
 void serial_init(void)
 {
-	outb(COM1 + 1, 0x00); /* no UART interrupts: we poll */
-	outb(COM1 + 3, 0x80); /* DLAB on: divisor follows */
-	outb(COM1 + 0, 0x01); /* 115200 = 115200 / 1 */
+	outb(COM1 + IER, 0x00); /* no UART interrupts until asked */
+	outb(COM1 + LCR, 0x80); /* DLAB on: divisor follows */
+	outb(COM1 + 0, 0x01);	/* 115200 = 115200 / 1 */
 	outb(COM1 + 1, 0x00);
-	outb(COM1 + 3, 0x03); /* 8 bits, no parity, one stop bit */
-	outb(COM1 + 2, 0xC7); /* FIFO on, cleared, 14-byte threshold */
-	outb(COM1 + 4, 0x03); /* DTR, RTS */
+	outb(COM1 + LCR, 0x03); /* 8 bits, no parity, one stop bit */
+	/* FIFOs on and cleared, receive interrupt at 1 byte: a key press
+	 * should wake the poller at once, not after 4 more bytes or the
+	 * FIFO's 4-character timeout. */
+	outb(COM1 + IIR, 0x07);
+	outb(COM1 + MCR, MCR_DTR_RTS);
+	present = scratch_answers();
+	/* IIR bits 7:6 read 11 when the FIFOs are really on (16550A) */
+	tx_fifo = present && (inb(COM1 + IIR) & 0xC0) == 0xC0 ? 16 : 1;
+}
+
+bool serial_present(void)
+{
+	return present;
 }
 
 static void serial_putc(char c)
 {
 	/* Bounded wait for the transmit holding register: a missing UART on a
 	 * real PC must not hang the boot. */
-	for (int i = 0; i < 100000 && !(inb(COM1 + 5) & 0x20); i++)
+	for (int i = 0; i < 100000 && !(inb(COM1 + LSR) & LSR_THR_EMPTY); i++)
 		cpu_relax();
 	outb(COM1, (uint8_t)c);
 }
@@ -34,4 +87,64 @@ void serial_write(const char *s, size_t n)
 			serial_putc('\r');
 		serial_putc(s[i]);
 	}
+}
+
+size_t serial_write_some(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (inb(COM1 + LSR) & LSR_THR_EMPTY)) {
+		int room = tx_fifo;
+
+		while (i < n && room > 0) {
+			if (s[i] == '\n') {
+				if (room < 2 && tx_fifo > 1)
+					break; /* CR LF go together */
+				/* no FIFO: the LF waits one character time */
+				serial_putc('\r');
+				room--;
+			}
+			serial_putc(s[i++]);
+			room--;
+		}
+	}
+	return i;
+}
+
+int serial_read_byte(void)
+{
+	uint8_t lsr;
+
+	if (!present)
+		return -1;
+	lsr = inb(COM1 + LSR);
+	if (lsr & LSR_ERRORS) {
+		rx_stats.errors++;
+		if (lsr & LSR_OVERRUN)
+			rx_stats.overruns++;
+	}
+	if (!(lsr & LSR_DATA_READY))
+		return -1;
+	rx_stats.bytes++;
+	return inb(COM1 + RBR);
+}
+
+void serial_rx_irq_enable(void)
+{
+	if (!present)
+		return;
+	outb(COM1 + MCR, MCR_DTR_RTS | MCR_OUT2);
+	outb(COM1 + IER, 0x01); /* received data available (and timeout) */
+}
+
+void serial_irq_ack(void)
+{
+	/* Reading IIR acknowledges what it reports; a "data available"
+	 * condition stays until the poller has read the bytes. */
+	(void)inb(COM1 + IIR);
+}
+
+void serial_rx_stats_read(struct serial_rx_stats *out)
+{
+	*out = rx_stats;
 }

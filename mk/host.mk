@@ -57,6 +57,15 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_kernel_counter_add): 
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_acpi_aml): \
 	kernel/acpi_aml.c kernel/acpi_aml.h
 
+# The shell's line editor, its word splitter and COM1's line discipline: plain C with no
+# machine in it, each compiled into its test.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_shell_line): \
+	kernel/shell_line.c kernel/shell_line.h kernel/shell_tunables.h
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_console_line): \
+	kernel/console_line.c kernel/console_line.h kernel/config.h
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_shell_words): \
+	kernel/shell_words.c kernel/shell_words.h
+
 # The public library: build/host/libmm.a and build/host/include/mm.h.
 # Only the public headers are installed: mm.h and mm_host.h with every
 # header they include (as gcc -MM lists them), flat, so that a program

@@ -64,9 +64,10 @@ int buddyinfo_text(char *buf, size_t size)
 	for (int n = 0; n < mm_nr_zones; n++) {
 		struct zone_snap s;
 		snap_zone(&mm_zones[n], &s);
-		sb_printf(&b, "Node %d, zone   Normal", n);
+		/* Linux's /proc/buddyinfo, byte for byte */
+		sb_printf(&b, "Node %d, zone %8s ", n, "Normal");
 		for (int o = 0; o <= MAX_ORDER; o++)
-			sb_printf(&b, " %6lu", s.blocks[o]);
+			sb_printf(&b, "%6lu ", s.blocks[o]);
 		sb_printf(&b, "\n");
 	}
 	return sb_done(&b);
@@ -119,31 +120,65 @@ static int stat_cpus(void)
 	return n < MM_MAX_CPUS ? n : MM_MAX_CPUS;
 }
 
+/* One "      name value" line of a zone's counters, as Linux prints
+ * them. */
+static void zone_stat_line(struct sbuf *b, const char *name, unsigned long v)
+{
+	sb_printf(b, "\n      %-12s %lu", name, v);
+}
+
+/* A CPU's pageset: Linux's count/high/batch (count in pages, over every
+ * order; high and batch of the order-0 list, in pages as Linux's are),
+ * then what only we have: each order's list and the list's counters. */
+static void zoneinfo_text_pageset(struct sbuf *b, struct zone *z, int cpu)
+{
+	struct pcp_snap p;
+	snap_pcp(z, cpu, &p);
+	sb_printf(b,
+		  "\n    cpu: %d"
+		  "\n              count: %lu"
+		  "\n              high:  %d"
+		  "\n              batch: %d",
+		  cpu, p.pages, z->pcp_high[0], z->pcp_batch[0]);
+	for (int o = 0; o < NR_PCP_ORDERS; o++)
+		sb_printf(b,
+			  "\n              order%d: count %d high %d batch %d",
+			  o, p.count[o], z->pcp_high[o], z->pcp_batch[o]);
+	sb_printf(b,
+		  "\n              alloc_hit:  %lu"
+		  "\n              alloc_miss: %lu"
+		  "\n              free:       %lu"
+		  "\n              refill:     %lu"
+		  "\n              drain:      %lu",
+		  p.hit, p.miss, p.free, p.refill, p.drain);
+}
+
+/* Linux's /proc/zoneinfo layout, with the lines we have a value for
+ * (no watermarks, no reclaim: those lines are left out, not faked). */
 static void zoneinfo_text_zone(struct sbuf *b, struct zone *z)
 {
+	static const char *const numa_names[NR_NUMA_STATS] = {
+		[NUMA_HIT] = "numa_hit",	 [NUMA_MISS] = "numa_miss",
+		[NUMA_FOREIGN] = "numa_foreign", [NUMA_LOCAL] = "numa_local",
+		[NUMA_OTHER] = "numa_other",
+	};
 	struct zone_snap s;
 	snap_zone(z, &s);
-	sb_printf(b, "Node %d, zone   Normal\n", z->nid);
-	sb_printf(b, "  pages free     %lu\n", s.free);
-	sb_printf(b, "        managed  %lu\n", z->managed_pages);
-	sb_printf(b, "        spanned  %lu\n", z->spanned_pages);
-	sb_printf(b, "  start_pfn      %#lx\n", z->start_pfn);
-	sb_printf(b, "  alloc_fail     %lu\n", mm_stat_read(&z->alloc_fail));
-	sb_printf(b, "  pcp batch/high");
-	for (int o = 0; o < NR_PCP_ORDERS; o++)
-		sb_printf(b, "  o%d %d/%d", o, z->pcp_batch[o], z->pcp_high[o]);
-	sb_printf(b, "\n  pagesets\n");
-	for (int cpu = 0; cpu < stat_cpus(); cpu++) {
-		struct pcp_snap p;
-		snap_pcp(z, cpu, &p);
-		sb_printf(b, "    cpu %d: count", cpu);
-		for (int o = 0; o < NR_PCP_ORDERS; o++)
-			sb_printf(b, " %d", p.count[o]);
-		sb_printf(b,
-			  " pages %lu hit %lu miss %lu free %lu refill %lu "
-			  "drain %lu\n",
-			  p.pages, p.hit, p.miss, p.free, p.refill, p.drain);
-	}
+	sb_printf(b, "Node %d, zone %8s", z->nid, "Normal");
+	sb_printf(b,
+		  "\n  pages free     %lu"
+		  "\n        spanned  %lu"
+		  "\n        managed  %lu",
+		  s.free, z->spanned_pages, z->managed_pages);
+	zone_stat_line(b, "nr_free_pages", s.free);
+	zone_stat_line(b, "alloc_fail", mm_stat_read(&z->alloc_fail));
+	for (int i = 0; i < NR_NUMA_STATS; i++)
+		zone_stat_line(b, numa_names[i],
+			       numa_stat_read(z->nid, (enum numa_stat)i));
+	sb_printf(b, "\n  pagesets");
+	for (int cpu = 0; cpu < stat_cpus(); cpu++)
+		zoneinfo_text_pageset(b, z, cpu);
+	sb_printf(b, "\n  start_pfn:           %lu\n", z->start_pfn);
 }
 
 int zoneinfo_text(char *buf, size_t size)
@@ -214,14 +249,19 @@ int numastat_text(char *buf, size_t size)
 {
 	struct sbuf b;
 	sb_init(&b, buf, size);
+	/* numactl's numastat: a 16-character label, 16-character columns
+	 * (it also has interleave_hit, which we do not count) */
 	sb_printf(&b, "%-16s", "");
-	for (int n = 0; n < mm_nr_zones; n++)
-		sb_printf(&b, " %15s%d", "node", n);
+	for (int n = 0; n < mm_nr_zones; n++) {
+		char name[16];
+		mm_snprintf(name, sizeof(name), "node%d", n);
+		sb_printf(&b, "%16s", name);
+	}
 	sb_printf(&b, "\n");
 	for (int i = 0; i < NR_NUMA_STATS; i++) {
 		sb_printf(&b, "%-16s", numa_stat_names[i]);
 		for (int n = 0; n < mm_nr_zones; n++)
-			sb_printf(&b, " %16lu",
+			sb_printf(&b, "%16lu",
 				  numa_stat_read(n, (enum numa_stat)i));
 		sb_printf(&b, "\n");
 	}
@@ -242,5 +282,38 @@ int numastat_json(char *buf, size_t size)
 		sb_printf(&b, "}");
 	}
 	sb_printf(&b, "}");
+	return sb_done(&b);
+}
+
+int pcp_text(char *buf, size_t size)
+{
+	struct sbuf b;
+	sb_init(&b, buf, size);
+	sb_printf(&b, "%-4s %-4s", "node", "cpu");
+	for (int o = 0; o < NR_PCP_ORDERS; o++) {
+		char col[24];
+		mm_snprintf(col, sizeof(col), "order%d:cnt/high/bat", o);
+		sb_printf(&b, " %20s", col);
+	}
+	sb_printf(&b, " %7s %10s %10s %10s %8s %8s\n", "pages", "alloc_hit",
+		  "alloc_miss", "free", "refill", "drain");
+	for (int n = 0; n < mm_nr_zones; n++) {
+		struct zone *z = &mm_zones[n];
+		for (int cpu = 0; cpu < stat_cpus(); cpu++) {
+			struct pcp_snap p;
+			snap_pcp(z, cpu, &p);
+			sb_printf(&b, "%-4d %-4d", n, cpu);
+			for (int o = 0; o < NR_PCP_ORDERS; o++) {
+				char col[40];
+				mm_snprintf(col, sizeof(col), "%d/%d/%d",
+					    p.count[o], z->pcp_high[o],
+					    z->pcp_batch[o]);
+				sb_printf(&b, " %20s", col);
+			}
+			sb_printf(&b, " %7lu %10lu %10lu %10lu %8lu %8lu\n",
+				  p.pages, p.hit, p.miss, p.free, p.refill,
+				  p.drain);
+		}
+	}
 	return sb_done(&b);
 }

@@ -16,6 +16,17 @@
  * numastat: numa_hit, numa_miss, numa_foreign, local_node, other_node per
  *   node, in pages (Linux semantics, see numa.c).
  *   JSON {"node0": {"numa_hit": N, ...}, ...}
+ * pcp (text only): one line per node and CPU: each order's list length,
+ *   high and batch (in blocks of that order), the pages on the lists and
+ *   the lists' counters.
+ *
+ * The texts keep Linux's layouts so scripts written for Linux read them:
+ * buddyinfo is /proc/buddyinfo byte for byte; zoneinfo is /proc/zoneinfo's
+ * shape with the lines we have values for ("pages free", "spanned",
+ * "managed", "nr_free_pages", numa_*, "pagesets" with each CPU's "count:",
+ * "high:", "batch:", "start_pfn:"), plus our own per-order and counter
+ * lines under each CPU; numastat is numactl's numastat table (16-character
+ * label and columns).
  */
 #ifndef MM_MM_STATS_H
 #define MM_MM_STATS_H
@@ -28,5 +39,6 @@ int zoneinfo_text(char *buf, size_t size);
 int zoneinfo_json(char *buf, size_t size);
 int numastat_text(char *buf, size_t size);
 int numastat_json(char *buf, size_t size);
+int pcp_text(char *buf, size_t size);
 
 #endif /* MM_MM_STATS_H */

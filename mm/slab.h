@@ -151,7 +151,11 @@ size_t ksize(const void *obj);
  * cache: object size, stride, objects in use / total, objects per slab,
  * pages per slab, slabs (total, partial, empty), objects in per-CPU
  * magazines, and counters (allocs, frees, refills, flushes, remote frees,
- * slab pages allocated/freed, failures, fallback allocs). The JSON adds
+ * slab pages allocated/freed, failures, fallback allocs). The text is
+ * Linux's /proc/slabinfo version 2.1 (header lines, then name, active and
+ * total objects, slot size, objects and pages per slab, " : tunables"
+ * with the magazine's limit and batch, " : slabdata"), with the rest in
+ * a " : stats" section after it, as the header names. The JSON adds
  * the magazine view: magazine_hits / magazine_misses (a miss is an
  * allocation that found the magazine empty, one refill, or wanted another
  * node), magazine_limit and "magazines": objects now in each CPU's

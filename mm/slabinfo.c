@@ -73,18 +73,27 @@ sb_printf(struct sbuf *b, const char *fmt, ...)
 		b->len += (size_t)n;
 }
 
+/* One cache in /proc/slabinfo 2.1's columns (objsize is the slot, as
+ * Linux prints s->size; tunables are the per-CPU magazine's limit and
+ * batch), then our own " : stats" section. */
 static void text_line(struct sbuf *b, struct kmem_cache *s)
 {
 	struct slab_snapshot o;
+	const struct kmem_cache_cpu *c0 = s->nr_cpus ? cache_cpu(s, 0) : NULL;
 
 	snapshot(s, &o);
+	sb_printf(b, "%-17s %6lu %6lu %6u %4u %4u", s->name, o.active, o.total,
+		  s->stride, s->objects, 1u << s->order);
+	sb_printf(b, " : tunables %4u %4u %4u", c0 ? c0->limit : 0,
+		  c0 ? c0->batch : 0, 0u);
+	sb_printf(b, " : slabdata %6lu %6lu %6lu", o.slabs - o.empty, o.slabs,
+		  0ul);
 	sb_printf(b,
-		  "%-16s %6u %6u %8lu %8lu %4u %3u %6lu %6lu %5lu %6lu "
-		  "%10lu %10lu %7lu %7lu %7lu %6lu %6lu %4lu %7lu\n",
-		  s->name, s->object_size, s->stride, o.active, o.total,
-		  s->objects, 1u << s->order, o.slabs, o.partial, o.empty,
-		  o.cpu_cached, o.allocs, o.frees, o.refills, o.flushes,
-		  o.remote, o.slab_allocs, o.slab_frees, o.fails, o.fallback);
+		  " : stats %6u %6lu %5lu %5lu %10lu %10lu %7lu %7lu %7lu "
+		  "%6lu %6lu %4lu %7lu\n",
+		  s->object_size, o.cpu_cached, o.partial, o.empty, o.allocs,
+		  o.frees, o.refills, o.flushes, o.remote, o.slab_allocs,
+		  o.slab_frees, o.fails, o.fallback);
 }
 
 int slabinfo_text(char *buf, size_t size)
@@ -94,13 +103,15 @@ int slabinfo_text(char *buf, size_t size)
 
 	if (size)
 		buf[0] = '\0';
-	sb_printf(&b,
-		  "# %-14s %6s %6s %8s %8s %4s %3s %6s %6s %5s %6s "
-		  "%10s %10s %7s %7s %7s %6s %6s %4s %7s\n",
-		  "name", "objsz", "stride", "active", "total", "per", "pgs",
-		  "slabs", "partl", "empty", "cpu", "allocs", "frees",
-		  "refills", "flushes", "remote", "pgallc", "pgfree", "fail",
-		  "fallbk");
+	sb_printf(&b, "slabinfo - version: 2.1\n"
+		      "# name            <active_objs> <num_objs> <objsize> "
+		      "<objperslab> <pagesperslab> : tunables <limit> "
+		      "<batchcount> <sharedfactor> : slabdata <active_slabs> "
+		      "<num_slabs> <sharedavail> : stats <object_size> "
+		      "<cpu_cached> <partial_slabs> <empty_slabs> <allocs> "
+		      "<frees> <refills> <flushes> <remote_frees> "
+		      "<slab_page_allocs> <slab_page_frees> <alloc_fails> "
+		      "<fallback_allocs>\n");
 	unsigned long f = mm_spin_lock_irqsave(&slab_caches_lock);
 	list_for_each (pos, &slab_caches) {
 		text_line(&b, list_entry(pos, struct kmem_cache, list));

@@ -102,6 +102,9 @@ void net_heap_free(void *ptr);
 #define LWIP_SUPPORT_CUSTOM_PBUF 1
 
 /* ---- Protocols ---- */
+/* Raw PCBs: the shell's ping (net/shell_ping.c) sends and receives ICMP
+ * echo through one. */
+#define LWIP_RAW	    1
 /* The default boot is ip=dhcp (QEMU user-net hands out 10.0.2.15). */
 #define LWIP_DHCP	    1
 /* Skip probing the offered address with ARP: saves a second of boot and

@@ -4,7 +4,8 @@
  * allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
  * lists, numastat, slabinfo, qmempool, page_frag), the NICs' counters
  * (with one entry per queue), our lwIP memory glue, the poll rounds of
- * every queue, the lwIP core lock and lwIP's own statistics.
+ * every queue, the lwIP core lock, lwIP's own statistics, and the serial
+ * shell's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "drivers/pci.h"
 #include "kernel/console.h"
 #include "kernel/cpu_stats.h"
+#include "kernel/shell.h"
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
@@ -50,6 +52,7 @@ static const struct {
 	{"lwip", lwip_stats_json},
 	{"http", app_http_stats_json},
 	{"pci", pci_json},
+	{"shell", shell_stats_json},
 };
 
 #define CLAMP(n, size) ((n) < (size) ? (n) : (size))

@@ -30,6 +30,9 @@ int selftest_irq(void)
 	int target = nr_cpus - 1, vec = irq_alloc_vector(pit_irq, NULL), n;
 	uint16_t div = 1193182 / 1000;
 
+	/* the shell may run this again after boot: count afresh */
+	atomic_store(&irq_count, 0);
+	atomic_store(&irq_cpu, -1);
 	if (vec < 0 || irq_route_isa(0, vec, target) < 0) {
 		kprintf("selftest: irq FAIL (no vector or no IOAPIC route)\n");
 		return 1;

@@ -141,7 +141,7 @@ int selftest_mm(void)
 	}
 	atomic_store(&st_errors, 0);
 	atomic_store(&st_failed, 0);
-	atomic_store(&st_pages, 0);
+	atomic_store(&st_pages, 0); /* again after boot: afresh */
 	if (st_alloc_tables(sizeof(struct block) * SELFTEST_BLOCKS) < 0) {
 		kprintf("selftest: mm FAIL (no memory for the tables)\n");
 		st_free_tables();

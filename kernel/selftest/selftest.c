@@ -5,35 +5,43 @@
  *
  * selftests_run calls the table's functions itself, with no helper in
  * between: the fault and panic tests' backtraces name it as their caller.
+ *
+ * After boot the shell runs one test by name (selftest_run_named): every
+ * test that leaves the system as it found it may, the three that end the
+ * system may not.
  */
 #include "kernel/selftest/selftest.h"
 #include "kernel/selftest/tests.h"
+#include "kernel/arch.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/power.h"
+#include <stdio.h>
+#include <string.h>
 
 static const struct selftest {
 	const char *name;
 	int (*fn)(void);
+	bool after_boot; /* may run again from the shell */
 } selftests[] = {
-	{"printf", selftest_printf},	 /* snprintf against known answers */
-	{"irq", selftest_irq},		 /* the PIT through the IOAPIC */
-	{"smp", selftest_smp},		 /* calls, ticks and the clock */
-	{"mm", selftest_mm},		 /* pages on every CPU at once */
-	{"slab", selftest_slab},	 /* kmalloc, kmem_cache, bulk */
-	{"frag", selftest_frag},	 /* napi/netdev_alloc_frag */
-	{"qmempool", selftest_qmempool}, /* both entry points */
-	{"panic", panic_here},		 /* ends the boot */
-	{"fault", fault_here},		 /* ends the boot */
-	{"fault_ap", selftest_fault_ap}, /* ends the boot */
+	{"printf", selftest_printf, true},	/* snprintf, known answers */
+	{"irq", selftest_irq, true},		/* the PIT through the IOAPIC */
+	{"smp", selftest_smp, true},		/* calls, ticks and the clock */
+	{"mm", selftest_mm, true},		/* pages on every CPU at once */
+	{"slab", selftest_slab, true},		/* kmalloc, kmem_cache, bulk */
+	{"frag", selftest_frag, true},		/* napi/netdev_alloc_frag */
+	{"qmempool", selftest_qmempool, true},	/* both entry points */
+	{"panic", panic_here, false},		/* ends the system */
+	{"fault", fault_here, false},		/* ends the system */
+	{"fault_ap", selftest_fault_ap, false}, /* ends the system */
 };
+#define NR_SELFTESTS (sizeof(selftests) / sizeof(selftests[0]))
 
 void selftests_run(void)
 {
 	int failed = 0;
 
-	for (unsigned int i = 0; i < sizeof(selftests) / sizeof(selftests[0]);
-	     i++)
+	for (unsigned int i = 0; i < NR_SELFTESTS; i++)
 		if (cmdline_has("selftest", selftests[i].name) &&
 		    selftests[i].fn() != 0)
 			failed++;
@@ -43,4 +51,40 @@ void selftests_run(void)
 		kprintf("selftest: %d failed\n", failed);
 		system_exit(EXIT_FAILURE_CODE);
 	}
+}
+
+int selftest_run_named(const char *name)
+{
+	for (unsigned int i = 0; i < NR_SELFTESTS; i++) {
+		unsigned long flags;
+		int failed;
+
+		if (strcmp(selftests[i].name, name) != 0)
+			continue;
+		if (!selftests[i].after_boot)
+			return SELFTEST_BOOT_ONLY;
+		/* as at boot: interrupts masked except where the test lets
+		 * them in (irq_enable_for_ms, which masks them again) */
+		flags = irq_save();
+		failed = selftests[i].fn();
+		irq_restore(flags);
+		return failed;
+	}
+	return SELFTEST_UNKNOWN;
+}
+
+int selftest_names(char *buf, size_t size, bool after_boot)
+{
+	size_t n = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (unsigned int i = 0; i < NR_SELFTESTS; i++) {
+		if (selftests[i].after_boot != after_boot)
+			continue;
+		n += (size_t)snprintf(buf + (n < size ? n : size),
+				      n < size ? size - n : 0, "%s%s",
+				      n ? " " : "", selftests[i].name);
+	}
+	return (int)n;
 }

@@ -11,4 +11,25 @@
  * makes the kernel exit with the failure status. */
 void selftests_run(void);
 
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SELFTEST_UNKNOWN   (-1) /* no test of that name */
+#define SELFTEST_BOOT_ONLY (-2) /* it ends the system: selftest= only */
+
+/*
+ * selftest_run_named - run one test after boot (the shell's `selftest
+ * NAME`), with interrupts masked as at boot except where the test lets
+ * them in; it holds the calling CPU for the test's duration (printf and
+ * irq: milliseconds; smp about 0.2 s; the allocator tests compare free
+ * page counts before and after, so traffic at the same time can fail
+ * them). Poll context. Returns the failures (0: passed; the test prints
+ * its PASS or FAIL line), SELFTEST_UNKNOWN or SELFTEST_BOOT_ONLY.
+ */
+int selftest_run_named(const char *name);
+
+/* The test names, space-separated, that may (after_boot) or may not run
+ * after boot. snprintf semantics. */
+int selftest_names(char *buf, size_t size, bool after_boot);
+
 #endif

@@ -85,8 +85,10 @@ int selftest_smp(void)
 	uint64_t t0 = clock_ms(), ticks0[MAX_CPUS] = {0};
 	int bad = 0;
 
-	for (int c = 0; c < nr_cpus; c++)
+	for (int c = 0; c < nr_cpus; c++) {
 		ticks0[c] = cpus[c].ticks;
+		atomic_store(&smp_seen[c], 0); /* again after boot: afresh */
+	}
 	smp_call_all(smp_note, NULL);
 	irq_enable_for_ms(50);
 	while (!all_ticked(ticks0) && clock_ms() - t0 < SELFTEST_WAIT_MS)

@@ -17,12 +17,25 @@ Every wait is bounded (a timeout is a failure whose message carries the
 serial log); every QEMU the fixture started is killed at teardown, and the
 serial log of a failed test is printed. Networking tests pass nic=, net=,
 hostfwd=[...], mac= as keyword arguments (see Qemu.start).
+
+To type into the serial shell, start with serial_socket=True: COM1 is then
+a unix socket (tools/qemu-run --serial-socket; the guest starts once the
+fixture has connected), vm.serial() is the console on it, and what it
+receives is also the serial log that wait_for and log() read:
+
+        vm = qemu.start(append="nic=none", serial_socket=True)
+        con = vm.serial()
+        con.send(b"\r"); con.expect(rb"shell> ")
+        out = con.command("buddyinfo")       # text between echo and prompt
 """
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
+import threading
 import time
 
 import pytest
@@ -47,14 +60,121 @@ def free_port():
         return s.getsockname()[1]
 
 
+class SerialConsole:
+    """COM1 through QEMU's unix socket. A thread keeps reading it (a client
+    that stops reading fills the socket, and then the guest's UART waits
+    on every byte) and appends what it reads to the VM's serial log. This
+    stream is the exact record of what the guest sent: QEMU 7.2's own
+    logfile copy of a socket chardev repeats bytes that met a full socket
+    (7 extra bytes in a 7.7 KB boot and help), which is why the log is
+    written here."""
+
+    def __init__(self, vm, path, timeout=BOOT_TIMEOUT):
+        self.vm = vm
+        self.log = open(vm.log_path, "ab", buffering=0)
+        self.buf = bytearray()
+        self.pos = 0  # what expect() has consumed
+        self.lock = threading.Lock()
+        end = time.monotonic() + timeout
+        while True:
+            self.sock = socket.socket(socket.AF_UNIX)
+            try:
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > end or vm.proc.poll() is not None:
+                    pytest.fail("no serial socket at %s\n%s" % (path, vm.describe()),
+                                pytrace=False)
+                time.sleep(0.05)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                data = self.sock.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self.lock:
+                if self.log.closed:
+                    return
+                self.buf.extend(data)
+                self.log.write(data)
+
+    def received(self):
+        with self.lock:
+            return bytes(self.buf)
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def fail(self, msg):
+        tail = self.received()[self.pos:][-3000:]
+        pytest.fail("%s\n--- serial stream after the last match ---\n%r\n%s"
+                    % (msg, tail, self.vm.describe()), pytrace=False)
+
+    def expect(self, pattern, timeout=BOOT_TIMEOUT):
+        """Waits for bytes regex pattern in what arrived since the last
+        match; returns the match and consumes up to its end."""
+        rx = re.compile(pattern, re.S)
+        end = time.monotonic() + timeout
+        while True:
+            data = self.received()
+            m = rx.search(data, self.pos)
+            if m:
+                self.pos = m.end()
+                return m
+            if time.monotonic() > end:
+                self.fail("timeout after %ss waiting for %r" % (timeout, pattern))
+            if self.vm.proc.poll() is not None:
+                self.fail("QEMU exited (status %s) before %r" % (self.vm.proc.returncode,
+                                                                 pattern))
+            time.sleep(0.02)
+
+    def quiet(self, seconds):
+        """Bytes that arrived in the next `seconds` (consumed)."""
+        time.sleep(seconds)
+        data = self.received()[self.pos:]
+        self.pos += len(data)
+        return data
+
+    def command(self, line, timeout=BOOT_TIMEOUT):
+        """Types line and Enter at a prompt; returns the output (text,
+        LF line ends) between the echoed line and the next prompt."""
+        self.send(line.encode() + b"\r")
+        m = self.expect(re.escape(line.encode()) + rb"\r\n(.*?)shell> ", timeout)
+        return m.group(1).decode(errors="replace").replace("\r\n", "\n")
+
+    def close(self):
+        self.sock.close()
+        with self.lock:
+            self.log.close()
+
+
 class Qemu:
     """One QEMU instance started through tools/qemu-run."""
 
-    def __init__(self, workdir, name, args):
+    # class defaults: a subclass with its own __init__ (test_net's
+    # NetnsQemu) has no serial socket
+    console = None
+    sock_dir = None
+    sock_path = None
+
+    def __init__(self, workdir, name, args, serial_socket=False):
         self.log_path = os.path.join(workdir, name + ".serial.log")
         self.err_path = os.path.join(workdir, name + ".qemu.log")
+        # a unix socket path must fit in 108 bytes: a test's tmp_path may
+        # not, so the socket gets a short folder of its own
+        self.sock_dir = tempfile.mkdtemp(prefix="qemu-com1-") if serial_socket else None
+        self.sock_path = os.path.join(self.sock_dir, "com1") if serial_socket else None
+        self.console = None
         open(self.log_path, "w").close()
-        self.args = [QEMU_RUN, "--accel", "tcg", "--serial-log", self.log_path] + args
+        # before args: they may end with "--" and QEMU's own arguments
+        com1 = (["--serial-socket", self.sock_path] if serial_socket
+                else ["--serial-log", self.log_path])
+        self.args = [QEMU_RUN, "--accel", "tcg"] + com1 + args
         self._err = open(self.err_path, "w")
         # Own session, so that kill() reaches QEMU itself and not only
         # the qemu-run wrapper (an orphaned QEMU would run on forever).
@@ -62,6 +182,8 @@ class Qemu:
                                      stdout=self._err, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         self.started = time.monotonic()
+        if serial_socket:  # the guest waits for this connection
+            self.console = SerialConsole(self, self.sock_path)
 
     def log(self):
         """The serial output so far."""
@@ -107,6 +229,12 @@ class Qemu:
     def elapsed(self):
         return time.monotonic() - self.started
 
+    def serial(self):
+        """The SerialConsole on COM1 (start with serial_socket=True)."""
+        if not self.console:
+            pytest.fail("start the VM with serial_socket=True", pytrace=False)
+        return self.console
+
     def kill(self):
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
@@ -114,6 +242,10 @@ class Qemu:
             pass
         self.proc.wait()
         self._err.close()
+        if self.console:
+            self.console.close()
+        if self.sock_dir:
+            shutil.rmtree(self.sock_dir, ignore_errors=True)
 
 
 class QemuFactory:
@@ -124,8 +256,9 @@ class QemuFactory:
     def start(self, append="", smp=1, mem=None, machine=None, numa=(),
               numa_dist=(), srat=(), iso=None, uefi=False, nic="none", net=None,
               hostfwd=(), mac=None, extra=(), kernel=KERNEL,
-              debug_exit=True, initrd=None, nic_pxb=None):
-        """Boots one QEMU. nic defaults to none (boot tests need no NIC)."""
+              debug_exit=True, initrd=None, nic_pxb=None, serial_socket=False):
+        """Boots one QEMU. nic defaults to none (boot tests need no NIC).
+        serial_socket: COM1 on a unix socket too, for vm.serial()."""
         args = ["--smp", str(smp), "--nic", nic]
         if iso:
             args += ["--iso", iso]
@@ -157,7 +290,7 @@ class QemuFactory:
             args += ["--nic-pxb", str(nic_pxb)]
         if extra:
             args += ["--"] + list(extra)
-        vm = Qemu(str(self.tmp_path), "vm%d" % len(self.vms), args)
+        vm = Qemu(str(self.tmp_path), "vm%d" % len(self.vms), args, serial_socket)
         self.vms.append(vm)
         return vm
 

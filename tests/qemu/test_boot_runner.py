@@ -29,6 +29,24 @@ def test_serial_log_option_writes_serial_to_a_file():
     assert cmd[cmd.index("-serial") + 1] == "file:/tmp/x.log"
 
 
+def test_serial_socket_puts_com1_on_a_unix_socket_the_guest_waits_for():
+    cmd = dry_run("--serial-socket", "/tmp/s/com1")
+    dev = cmd[cmd.index("-chardev") + 1].split(",")
+    assert dev[0] == "socket" and "path=/tmp/s/com1" in dev, dev
+    assert "server=on" in dev and "wait=on" in dev, dev  # no byte before the client
+    assert not [o for o in dev if o.startswith("logfile=")], dev
+    assert cmd[cmd.index("-serial") + 1] == "chardev:com1"
+    assert cmd.count("-serial") == 1
+
+
+def test_serial_socket_and_serial_log_are_refused_together():
+    out = subprocess.run([QEMU_RUN, "--dry-run", "--serial-socket", "/tmp/s/com1",
+                          "--serial-log", "/tmp/x.log"], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0
+    assert "--serial-socket and --serial-log" in out.stderr, out.stderr
+
+
 def test_numa_nodes_become_memory_backends_and_size_adds_up():
     cmd = " ".join(dry_run("--numa", "0-1:256M", "--numa", "2-3:256M",
                            "--numa-dist", "0:1:21"))

@@ -1,0 +1,606 @@
+/*
+ * The serial shell (shell.h, docs/shell.md): COM1 input -> ring -> line
+ * editor -> one command -> output queue -> COM1, all from one poller on
+ * CPU 0.
+ *
+ * Input: the UART's receive interrupt (IRQ 4 through the IOAPIC) only
+ * acknowledges the UART and wakes the poller; the poller moves what the
+ * UART holds into a ring and edits at most SHELL_RX_BUDGET bytes of it
+ * per round, running at most one command. Without the interrupt (no
+ * IOAPIC) the poller still looks every round, and the timer tick bounds
+ * how long an idle CPU sleeps before the next.
+ *
+ * While a command is busy (output still queued, or a job such as ping
+ * running) input waits in the ring (type-ahead), except Ctrl-C, which
+ * interrupts it. The prompt comes back once the command is done.
+ *
+ * Output: commands queue text in one growing buffer; each round writes
+ * at most SHELL_OUT_SLICE bytes of it through the console, which keeps
+ * log lines from other CPUs whole (console_line.c).
+ */
+#include "kernel/shell.h"
+#include "kernel/arch.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/console_dev.h"
+#include "kernel/console_line.h"
+#include "kernel/irq.h"
+#include "kernel/percpu.h"
+#include "kernel/poll.h"
+#include "kernel/shell_line.h"
+#include "kernel/shell_tunables.h"
+#include "kernel/shell_words.h"
+#include "kernel/time.h"
+#include "mm/slab.h"
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SHELL_PROMPT "shell> "
+#define COM1_IRQ     4
+#define CTRL_C	     0x03
+
+static int help_run(int argc, char **argv);
+static const struct shell_cmd help_cmd = {
+	"help", "", "this list", 0, 0, help_run,
+};
+/* help first; kernel/shell_cmds.c and net/ add the others at boot */
+static const struct shell_cmd *cmds[SHELL_MAX_COMMANDS] = {&help_cmd};
+static int nr_cmds = 1;
+
+static struct shell_line ed;
+static bool active;	  /* the user has typed: prompts are shown */
+static bool prompt_shown; /* the line in progress is on the console */
+static int shell_cpu;
+static bool rx_irq;
+static atomic_bool rx_kicked;	 /* the receive interrupt fired */
+static uint64_t rx_next_look_ms; /* the next look without it */
+
+static uint8_t rx_ring[SHELL_RX_RING];
+static unsigned int rx_head, rx_tail; /* free-running; head - tail queued */
+
+static char *out;
+static size_t out_len, out_pos, out_cap;
+static bool out_open; /* output written since the last output_end */
+
+static shell_job_fn job_fn;
+static void *job_arg;
+static void (*then_fn)(void);
+
+/* One command's figures: how long its run() took, how much it printed,
+ * how long until its output had all left, in how many rounds, and the
+ * longest of those rounds' output slices. */
+struct cmd_figures {
+	const char *name;
+	uint64_t t0, run_us, bytes, done_us, rounds, max_slice_us;
+};
+
+static struct {
+	uint64_t commands, unknown, bad_args, too_long, cancelled;
+	uint64_t interrupted, output_bytes, output_refused;
+	uint64_t max_round_us, max_slice_us;
+	uint64_t uart_looks;	      /* line status reads (port accesses) */
+	struct cmd_figures cur, last; /* running (or last started), finished */
+} st;
+
+int shell_register(const struct shell_cmd *cmd)
+{
+	for (int i = 0; i < nr_cmds; i++) {
+		if (!strcmp(cmds[i]->name, cmd->name)) {
+			kprintf("shell: command '%s' registered twice\n",
+				cmd->name);
+			return -1;
+		}
+	}
+	if (nr_cmds == SHELL_MAX_COMMANDS) {
+		kprintf("shell: no room for command '%s'\n", cmd->name);
+		return -1;
+	}
+	cmds[nr_cmds++] = cmd;
+	return 0;
+}
+
+/* ---- output queue ---- */
+
+/* Room for n more bytes (and a NUL); false if refused (counted). */
+static bool out_reserve(size_t n)
+{
+	size_t live = out_len - out_pos, cap = out_cap ? out_cap : 1024;
+	char *bigger;
+
+	if (out_len + n + 1 <= out_cap)
+		return true;
+	if (live + n + 1 > SHELL_OUTPUT_MAX) {
+		st.output_refused++;
+		return false;
+	}
+	while (cap < live + n + 1)
+		cap *= 2;
+	bigger = kmalloc(cap, GFP_KERNEL);
+	if (!bigger) {
+		st.output_refused++;
+		return false;
+	}
+	if (out)
+		memcpy(bigger, out + out_pos, live);
+	kfree(out);
+	out = bigger;
+	out_cap = cap;
+	out_len = live;
+	out_pos = 0;
+	return true;
+}
+
+static void out_refused(size_t n)
+{
+	/* a short line needs no new memory once the queue is drained */
+	static const char msg[] = "shell: output refused (%lu bytes: over the "
+				  "limit or no memory)\n";
+	char line[96];
+	int len = snprintf(line, sizeof(line), msg, (unsigned long)n);
+
+	if (out_reserve((size_t)len)) {
+		memcpy(out + out_len, line, (size_t)len);
+		out_len += (size_t)len;
+	} else {
+		kprintf("%s", line); /* the log still says it */
+	}
+}
+
+int shell_printf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !out_reserve((size_t)n)) {
+		out_refused(n < 0 ? 0 : (size_t)n);
+		return -1;
+	}
+	va_start(ap, fmt);
+	vsnprintf(out + out_len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	out_len += (size_t)n;
+	return 0;
+}
+
+/* The size each text function needed last time, so the next call can
+ * skip the sizing pass (stats: ~1 ms of formatting under TCG). */
+static struct {
+	int (*text)(char *, size_t);
+	size_t need;
+} size_hints[SHELL_MAX_COMMANDS];
+
+static size_t *size_hint(int (*text)(char *, size_t))
+{
+	for (int i = 0; i < SHELL_MAX_COMMANDS; i++) {
+		if (size_hints[i].text == text || !size_hints[i].text) {
+			size_hints[i].text = text;
+			return &size_hints[i].need;
+		}
+	}
+	return &size_hints[0].need; /* full: share one, only a hint */
+}
+
+int shell_print_text(int (*text)(char *buf, size_t size))
+{
+	size_t *hint = size_hint(text);
+	int n = *hint ? (int)*hint : text(NULL, 0);
+
+	/* Counters move between calls, so the text may have grown by a few
+	 * digits (or a lot, since the hint): room to spare, and once more
+	 * with the size it asked for if that was not enough. A cut answer
+	 * is never queued. */
+	for (int tries = 0; n >= 0 && tries < 3; tries++) {
+		size_t room = (size_t)n + (size_t)n / 16 + 64;
+		int got;
+
+		if (!out_reserve(room))
+			break;
+		got = text(out + out_len, room + 1);
+		if (got >= 0 && (size_t)got <= room) {
+			out_len += (size_t)got;
+			*hint = (size_t)got;
+			return 0;
+		}
+		n = got;
+	}
+	out_refused(n < 0 ? 0 : (size_t)n);
+	return -1;
+}
+
+/* Drained: give a large buffer back (stats can need 100s of KiB). */
+static void out_drained(void)
+{
+	out_len = out_pos = 0;
+	if (out_cap > 16384) {
+		kfree(out);
+		out = NULL;
+		out_cap = 0;
+	}
+}
+
+/* One round's slice of output; returns bytes written. */
+static int out_slice(void)
+{
+	size_t n = out_len - out_pos, done;
+	uint64_t t0, took;
+
+	if (n == 0)
+		return 0;
+	if (n > SHELL_OUT_SLICE)
+		n = SHELL_OUT_SLICE;
+	t0 = clock_us();
+	done = console_shell_output(out + out_pos, n);
+	took = clock_us() - t0;
+	out_pos += done;
+	out_open = true;
+	st.output_bytes += done;
+	st.cur.rounds++;
+	if (took > st.cur.max_slice_us)
+		st.cur.max_slice_us = took;
+	if (took > st.max_slice_us)
+		st.max_slice_us = took;
+	if (out_pos == out_len)
+		out_drained();
+	return (int)done;
+}
+
+void shell_job_start(shell_job_fn fn, void *arg)
+{
+	job_fn = fn;
+	job_arg = arg;
+}
+
+void shell_after_output(void (*fn)(void))
+{
+	then_fn = fn;
+}
+
+static bool busy(void)
+{
+	return job_fn || out_len > out_pos || then_fn;
+}
+
+/* ---- commands ---- */
+
+static const struct shell_cmd *find_cmd(const char *name)
+{
+	for (int i = 0; i < nr_cmds; i++)
+		if (!strcmp(cmds[i]->name, name))
+			return cmds[i];
+	return NULL;
+}
+
+static void run_line(char *line)
+{
+	char *argv[SHELL_MAX_ARGS];
+	int argc = shell_split_words(line, argv, SHELL_MAX_ARGS);
+	const struct shell_cmd *c;
+
+	if (argc == 0)
+		return; /* an empty line: just a new prompt */
+	st.commands++;
+	if (argc < 0) {
+		st.bad_args++;
+		shell_printf("shell: too many words (at most %d)\n",
+			     SHELL_MAX_ARGS);
+		return;
+	}
+	c = find_cmd(argv[0]);
+	if (!c) {
+		st.unknown++;
+		shell_printf("shell: unknown command '%s' (help lists the "
+			     "commands)\n",
+			     argv[0]);
+		return;
+	}
+	if (argc - 1 < c->min_args || argc - 1 > c->max_args) {
+		st.bad_args++;
+		shell_printf("shell: %s: wrong number of arguments (usage: "
+			     "%s%s%s)\n",
+			     c->name, c->name, c->usage[0] ? " " : "",
+			     c->usage);
+		return;
+	}
+	st.cur = (struct cmd_figures){.name = c->name, .t0 = clock_us()};
+	if (c->run(argc, argv) != 0)
+		st.bad_args++;
+	st.cur.run_us = clock_us() - st.cur.t0;
+	st.cur.bytes = out_len - out_pos;
+}
+
+static int help_run(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	shell_printf("commands:\n");
+	for (int i = 0; i < nr_cmds; i++) {
+		char use[40];
+
+		snprintf(use, sizeof(use), "%s %s", cmds[i]->name,
+			 cmds[i]->usage);
+		shell_printf("  %-22s %s\n", use, cmds[i]->help);
+	}
+	shell_printf("keys: backspace, Ctrl-U clears the line, Ctrl-C "
+		     "abandons it or stops a command, up/down: history\n");
+	return 0;
+}
+
+/* ---- input ---- */
+
+static void rx_irq_handler(void *arg)
+{
+	(void)arg;
+	atomic_store_explicit(&rx_kicked, true, memory_order_release);
+	serial_irq_ack();
+	poll_wake(shell_cpu);
+}
+
+/* UART -> ring, as much as the ring takes, but only when the interrupt
+ * said bytes came or the slow look is due: an idle shell costs its CPU's
+ * poll loop no port access (shell_tunables.h). */
+static int rx_pull(void)
+{
+	bool kicked = atomic_exchange_explicit(&rx_kicked, false,
+					       memory_order_acquire);
+	uint64_t now = clock_ms();
+	int n = 0, c;
+
+	if (!kicked && now < rx_next_look_ms)
+		return 0;
+	rx_next_look_ms =
+		now + (rx_irq ? SHELL_RX_LOOK_IRQ_MS : SHELL_RX_LOOK_MS);
+	st.uart_looks++;
+	while (rx_head - rx_tail < SHELL_RX_RING &&
+	       (c = serial_read_byte()) >= 0) {
+		rx_ring[rx_head++ % SHELL_RX_RING] = (uint8_t)c;
+		n++;
+	}
+	/* The ring is full and the UART may hold more: its interrupt will
+	 * not fire again for bytes it already reported, so look again as
+	 * soon as the editor has made room. */
+	if (rx_head - rx_tail == SHELL_RX_RING)
+		atomic_store_explicit(&rx_kicked, true, memory_order_relaxed);
+	return n;
+}
+
+static void show_prompt(void)
+{
+	char line[sizeof(SHELL_PROMPT) + SHELL_LINE_MAX + 3];
+	int n = snprintf(line, sizeof(line), "%s%s", SHELL_PROMPT, ed.buf);
+
+	console_shell_input(line, (size_t)n);
+	prompt_shown = true;
+}
+
+/* The line is over (Enter, Ctrl-C, too long): it stays as typed, ended
+ * with a newline; tail is added first ("^C"). */
+static void end_input(const char *tail)
+{
+	if (tail) {
+		char line[sizeof(SHELL_PROMPT) + SHELL_LINE_MAX + 3];
+		int n = snprintf(line, sizeof(line), "%s%s%s", SHELL_PROMPT,
+				 ed.buf, tail);
+
+		console_shell_input(line, (size_t)n);
+	}
+	console_shell_input_end();
+	prompt_shown = false;
+}
+
+static void take_event(enum shell_line_event ev)
+{
+	switch (ev) {
+	case SHELL_LINE_EDITED:
+		show_prompt();
+		break;
+	case SHELL_LINE_DONE:
+		end_input(NULL);
+		run_line(ed.buf);
+		shell_line_clear(&ed);
+		break;
+	case SHELL_LINE_TOO_LONG:
+		end_input(NULL);
+		st.too_long++;
+		shell_printf("shell: line too long (more than %d characters), "
+			     "ignored\n",
+			     SHELL_LINE_MAX);
+		break;
+	case SHELL_LINE_CANCEL:
+		st.cancelled++; /* "^C" was shown before the editor cleared */
+		show_prompt();
+		break;
+	case SHELL_LINE_NONE:
+		break;
+	}
+}
+
+/* Ring -> editor: at most SHELL_RX_BUDGET bytes and one finished line. */
+static int edit_input(void)
+{
+	int n = 0;
+
+	while (rx_head != rx_tail && n < SHELL_RX_BUDGET && !busy()) {
+		uint8_t c = rx_ring[rx_tail++ % SHELL_RX_RING];
+		enum shell_line_event ev;
+
+		n++;
+		if (!active) {
+			/* the first key wakes the shell; Enter only that */
+			active = true;
+			if (c == '\r' || c == '\n') {
+				(void)shell_line_feed(&ed, c);
+				shell_line_clear(&ed);
+				continue;
+			}
+			show_prompt();
+		}
+		if (c == CTRL_C)
+			end_input("^C"); /* shown before the editor clears it */
+		ev = shell_line_feed(&ed, c);
+		take_event(ev);
+		if (ev == SHELL_LINE_DONE || ev == SHELL_LINE_TOO_LONG)
+			break;
+	}
+	return n;
+}
+
+/* While busy: Ctrl-C in the ring interrupts the command (what was typed
+ * before it goes too); everything else waits. */
+static int watch_for_ctrl_c(void)
+{
+	for (unsigned int i = rx_tail; i != rx_head; i++) {
+		if (rx_ring[i % SHELL_RX_RING] != CTRL_C)
+			continue;
+		rx_tail = i + 1;
+		st.interrupted++;
+		out_len = out_pos; /* drop what was not sent yet */
+		shell_printf("^C\n");
+		then_fn = NULL;
+		if (job_fn)
+			(void)job_fn(job_arg, true);
+		job_fn = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- the poller ---- */
+
+static int run_job(void)
+{
+	enum shell_job j;
+
+	if (!job_fn)
+		return 0;
+	j = job_fn(job_arg, false);
+	if (j == SHELL_JOB_DONE)
+		job_fn = NULL;
+	return j == SHELL_JOB_SPIN;
+}
+
+/* The command's output has all left: finish the line, run then_fn. */
+static void command_done(void)
+{
+	if (out_open) {
+		console_shell_output_end();
+		out_open = false;
+	}
+	if (st.cur.name) {
+		st.cur.done_us = clock_us() - st.cur.t0;
+		st.last = st.cur;
+		st.cur.name = NULL;
+	}
+	if (then_fn) {
+		void (*fn)(void) = then_fn;
+
+		then_fn = NULL;
+		fn();
+	}
+}
+
+static int shell_poll(void *arg)
+{
+	uint64_t t0 = clock_us(), took;
+	int work;
+
+	(void)arg;
+	work = rx_pull();
+	work += run_job();
+	work += out_slice();
+	if (!job_fn && out_len == out_pos)
+		command_done();
+	if (busy())
+		work += watch_for_ctrl_c();
+	else
+		work += edit_input();
+	if (!busy() && active && !prompt_shown)
+		show_prompt();
+	took = clock_us() - t0;
+	if (took > st.max_round_us)
+		st.max_round_us = took;
+	return work;
+}
+
+static void route_rx_irq(void)
+{
+	int vec = irq_alloc_vector(rx_irq_handler, NULL);
+
+	if (vec >= 0 && irq_route_isa(COM1_IRQ, vec, shell_cpu) == 0) {
+		serial_rx_irq_enable();
+		rx_irq = true;
+		return;
+	}
+	if (vec >= 0)
+		irq_free_vector(vec);
+}
+
+void shell_start(void)
+{
+	if (!cmdline_get_bool("shell")) {
+		kprintf("shell: off (shell=0)\n");
+		return;
+	}
+	if (!serial_present()) {
+		kprintf("shell: off (no UART answers at COM1)\n");
+		return;
+	}
+	shell_line_init(&ed);
+	shell_cpu = this_cpu_id();
+	console_shell_attach(clock_ms);
+	route_rx_irq();
+	if (poll_register(shell_cpu, shell_poll, NULL, "shell") != 0) {
+		kprintf("shell: cannot register its poller\n");
+		return;
+	}
+	kprintf("shell: on COM1 (%s), press Enter for a prompt; help lists "
+		"the commands\n",
+		rx_irq ? "receive interrupt on IRQ 4" : "polled, no interrupt");
+}
+
+int shell_stats_json(char *buf, size_t size)
+{
+	struct serial_rx_stats rx;
+	struct com1_line_stats cl;
+	const struct cmd_figures *l = &st.last;
+
+	serial_rx_stats_read(&rx);
+	console_line_stats_read(&cl);
+	return snprintf(
+		buf, size,
+		"{\"commands\":%llu,\"unknown\":%llu,\"bad_args\":%llu,"
+		"\"too_long\":%llu,\"cancelled\":%llu,\"interrupted\":%llu,"
+		"\"ignored_bytes\":%llu,\"rx_bytes\":%llu,\"rx_errors\":%llu,"
+		"\"rx_overruns\":%llu,\"rx_irq\":%s,\"uart_looks\":%llu,"
+		"\"output_bytes\":%llu,"
+		"\"output_refused\":%llu,\"max_round_us\":%llu,"
+		"\"max_slice_us\":%llu,"
+		"\"last\":{\"name\":\"%s\",\"run_us\":%llu,"
+		"\"output_bytes\":%llu,\"done_us\":%llu,\"rounds\":%llu,"
+		"\"max_slice_us\":%llu},"
+		"\"console\":{\"held\":%llu,\"output_breaks\":%llu,"
+		"\"log_breaks\":%llu,\"input_redraws\":%llu}}",
+		(unsigned long long)st.commands, (unsigned long long)st.unknown,
+		(unsigned long long)st.bad_args,
+		(unsigned long long)st.too_long,
+		(unsigned long long)st.cancelled,
+		(unsigned long long)st.interrupted,
+		(unsigned long long)ed.ignored, (unsigned long long)rx.bytes,
+		(unsigned long long)rx.errors, (unsigned long long)rx.overruns,
+		rx_irq ? "true" : "false", (unsigned long long)st.uart_looks,
+		(unsigned long long)st.output_bytes,
+		(unsigned long long)st.output_refused,
+		(unsigned long long)st.max_round_us,
+		(unsigned long long)st.max_slice_us, l->name ? l->name : "",
+		(unsigned long long)l->run_us, (unsigned long long)l->bytes,
+		(unsigned long long)l->done_us, (unsigned long long)l->rounds,
+		(unsigned long long)l->max_slice_us,
+		(unsigned long long)cl.held,
+		(unsigned long long)cl.output_breaks,
+		(unsigned long long)cl.log_breaks,
+		(unsigned long long)cl.input_redraws);
+}
