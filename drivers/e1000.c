@@ -42,9 +42,11 @@
  *
  * Interrupts stay masked (IMC): the poll loop calls e1000_rx_poll() and
  * e1000_tx_reap(), as it does virtio-net's. One queue pair, polled by the
- * CPU that probed the part (CPU 0). Link state comes from STATUS.LU. Bringing the
- * part up (reset, EEPROM, MAC, link, the ring registers, probe) is
- * e1000_hw.c.
+ * CPU that probed the part (CPU 0). Link state comes from STATUS.LU; each
+ * change is printed and counted. Bringing the part up (reset, EEPROM,
+ * MAC, link, the ring registers, probe) is e1000_hw.c; the PCIe 82574L
+ * (e1000e_hw.c) runs this same file, its RX ring set to these legacy
+ * descriptors.
  */
 #include "e1000_internal.h"
 
@@ -336,14 +338,15 @@ static bool e1000_link_up(struct netdev *dev)
 		static const int mbps[4] = {10, 100, 1000, 1000};
 
 		e->link = up;
+		dev->queues[0].stats.link_changes++;
 		if (up)
 			drv_printf(
-				"e1000: %s link up %d Mb/s %s duplex\n",
+				"%s: %s link up %d Mb/s %s duplex\n", dev->kind,
 				dev->name,
 				mbps[(status >> E1000_STATUS_SPEED_SHIFT) & 3],
 				status & E1000_STATUS_FD ? "full" : "half");
 		else
-			drv_printf("e1000: %s link down\n", dev->name);
+			drv_printf("%s: %s link down\n", dev->kind, dev->name);
 	}
 	return up;
 }

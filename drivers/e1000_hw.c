@@ -66,7 +66,7 @@ static void delay_ms(uint64_t ms)
  * are masked before and after, since reset unmasks nothing but a stale
  * cause could still be latched. Return: 0, or -1 if RST never clears.
  */
-static int e1000_reset(struct e1000 *e)
+int e1000_reset(struct e1000 *e)
 {
 	uint64_t end;
 
@@ -87,7 +87,10 @@ static int e1000_reset(struct e1000 *e)
 	return 0;
 }
 
-/* One EEPROM word through EERD. Return: 0, or -1 on timeout. */
+/* One EEPROM word through EERD, waited for by the clock (10 ms) rather
+ * than a spin count, so the bound does not depend on how fast a register
+ * read is (and a simulated card can answer from the clock). Return: 0, or
+ * -1 on timeout. */
 static int eeprom_read(struct e1000 *e, unsigned int word, uint16_t *out)
 {
 	bool old = e->model->eerd == EERD_8254X;
@@ -95,15 +98,17 @@ static int eeprom_read(struct e1000 *e, unsigned int word, uint16_t *out)
 	unsigned int shift =
 		old ? E1000_EERD_ADDR_SHIFT : E1000_EERD_ADDR_SHIFT_82541;
 
+	uint64_t end = drv_clock_ms() + 10; /* a word takes microseconds */
+
 	wr32(e, E1000_EERD, word << shift | E1000_EERD_START);
-	for (int i = 0; i < 100000; i++) {
+	do {
 		uint32_t v = rd32(e, E1000_EERD);
 
 		if (v & done) {
 			*out = (uint16_t)(v >> E1000_EERD_DATA_SHIFT);
 			return 0;
 		}
-	}
+	} while (drv_clock_ms() <= end);
 	return -1;
 }
 
@@ -157,7 +162,7 @@ static bool mac_from_ral(struct e1000 *e, uint8_t *mac)
 
 /* MAC: EEPROM, else RAL0/RAH0, else a locally administered one; then
  * program it as receive address 0 and clear the other 15 filters. */
-static void e1000_setup_mac(struct e1000 *e, int index)
+void e1000_setup_mac(struct e1000 *e, int index)
 {
 	uint8_t *mac = e->dev.mac;
 
@@ -185,7 +190,7 @@ static void e1000_setup_mac(struct e1000 *e, int index)
 
 /* Link (manual 14.3): let the MAC follow the PHY's auto-negotiated speed
  * and duplex (ASDE), force the link up (SLU), undo reset-time states. */
-static void e1000_setup_link(struct e1000 *e)
+void e1000_setup_link(struct e1000 *e)
 {
 	uint32_t ctrl = rd32(e, E1000_CTRL);
 
@@ -209,7 +214,7 @@ static void e1000_setup_link(struct e1000 *e)
  * stripped (SECRC) so lengths are frame lengths; no long packets, so a
  * frame always fits one 2048-byte buffer.
  */
-static void e1000_setup_rx(struct e1000 *e)
+void e1000_setup_rx(struct e1000 *e)
 {
 	uint64_t ring = drv_dma_addr((const void *)e->rx_ring);
 
@@ -229,7 +234,7 @@ static void e1000_setup_rx(struct e1000 *e)
 
 /* Transmit (manual 14.5): full duplex collision distance, pad short
  * frames, the IEEE 802.3 inter-packet gap. */
-static void e1000_setup_tx(struct e1000 *e)
+void e1000_setup_tx(struct e1000 *e)
 {
 	uint64_t ring = drv_dma_addr((const void *)e->tx_ring);
 
@@ -246,7 +251,7 @@ static void e1000_setup_tx(struct e1000 *e)
 }
 
 /* Both rings, one zeroed page each, on the poller's node. */
-static int e1000_alloc_rings(struct e1000 *e, int node)
+int e1000_alloc_rings(struct e1000 *e, int node)
 {
 	struct page *rx = alloc_pages_node(node, __GFP_ZERO, 0);
 	struct page *tx = alloc_pages_node(node, __GFP_ZERO, 0);

@@ -2,7 +2,8 @@
  * What the two halves of the e1000 driver share: the device structure,
  * register access and the netdev operations. e1000.c has the rings, the
  * poll and transmit (the per-packet path); e1000_hw.c brings the part up
- * (models, reset, EEPROM, MAC, link, ring registers, probe).
+ * (models, reset, EEPROM, MAC, link, ring registers, probe). e1000e_hw.c
+ * brings up the PCIe 82574L on the same structure and per-packet path.
  */
 #ifndef DRIVERS_E1000_INTERNAL_H
 #define DRIVERS_E1000_INTERNAL_H
@@ -20,7 +21,7 @@
 enum e1000_eerd {
 	EERD_NONE,  /* 82544: no EERD; the MAC comes from RAL0/RAH0 */
 	EERD_8254X, /* 82540/82545/82546: addr at bit 8, done at bit 4 */
-	EERD_82541, /* 82541/82547: addr at bit 2, done at bit 1 */
+	EERD_82541, /* 82541/82547, 82574: addr at bit 2, done at bit 1 */
 };
 
 struct e1000_model {
@@ -66,5 +67,17 @@ static inline void wr32(struct e1000 *e, unsigned int reg, uint32_t v)
 
 /* e1000.c: xmit, poll and link state, for netdev_register. */
 extern const struct netdev_ops e1000_ops;
+
+/*
+ * e1000_hw.c's bring-up steps, shared with e1000e_hw.c (the 82574L keeps
+ * these registers where the 8254x has them). Context: probe. See each
+ * definition for what it programs.
+ */
+int e1000_reset(struct e1000 *e);		  /* 0, or -1 */
+void e1000_setup_mac(struct e1000 *e, int index); /* EEPROM/RAL/local */
+void e1000_setup_link(struct e1000 *e);
+void e1000_setup_rx(struct e1000 *e); /* legacy descriptors */
+void e1000_setup_tx(struct e1000 *e);
+int e1000_alloc_rings(struct e1000 *e, int node); /* 0, or -1 */
 
 #endif /* DRIVERS_E1000_INTERNAL_H */

@@ -55,6 +55,7 @@ static const struct {
 	FIELD(tx_packets),     FIELD(tx_bytes),
 	FIELD(tx_busy),	       FIELD(tx_completed),
 	FIELD(tx_inflight),    FIELD(tx_bad_completions),
+	FIELD(link_changes),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 _Static_assert(NFIELDS * sizeof(uint64_t) == sizeof(struct netdev_stats),

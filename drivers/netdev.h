@@ -80,6 +80,9 @@ struct netdev_stats {
 	uint64_t tx_completed; /* frames the device finished */
 	uint64_t tx_inflight;  /* frames given to the device, not yet done */
 	uint64_t tx_bad_completions; /* as rx_bad_completions, TX ring */
+	/* link went up or down (e1000, e1000e; the link check runs under
+	 * the stack's TX guard, on queue 0's CPU) */
+	uint64_t link_changes;
 };
 
 /* One RX/TX queue pair. Aligned so two CPUs' counters never share a line. */
@@ -115,7 +118,7 @@ struct netdev_ops {
 
 struct netdev {
 	char name[8];	  /* "eth0" */
-	const char *kind; /* "virtio", "virtio-legacy", "e1000" */
+	const char *kind; /* "virtio", "virtio-legacy", "e1000", "e1000e" */
 	uint8_t mac[6];
 	uint16_t mtu;
 	int dev_node; /* NUMA node of the device itself: its PCI host

@@ -29,7 +29,7 @@ static bool v_name(const char *v, const char *allowed);
 static bool v_node_policy(const char *v, const char *allowed);
 
 static const struct key keys[] = {
-	{"nic", "virtio", v_choice, "virtio|e1000|all|none",
+	{"nic", "virtio", v_choice, "virtio|e1000|e1000e|all|none",
 	 "network card driver (all: every supported NIC found)"},
 	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N, N=1-32", "IPv4 address"},
 	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},

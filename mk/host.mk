@@ -66,6 +66,23 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_console_line):
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_shell_words): \
 	kernel/shell_words.c kernel/shell_words.h
 
+# The driver tests compile drivers/ sources into themselves. These lines
+# sit here, after HOST_VARIANTS is set: in mk/net.mk (included first) the
+# foreach saw an empty list and a changed driver left a stale test binary.
+# tests/host/drivers/test_e1000.c (and test_e1000e.c, with e1000e_hw.c)
+# compiles drivers/e1000.c, e1000_hw.c and netdev.c into itself (it plays
+# the NIC against the driver's rings): rebuild it when they change.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_e1000 \
+		$(BUILD)/host/$(v)/tests/drivers/test_e1000e): \
+	$(wildcard drivers/e1000*.[ch] drivers/netdev.[ch] drivers/drv_port.h drivers/pci.h)
+# tests/host/drivers/test_virtqueue.c and test_virtio_pci.c do the same with the
+# virtio files (they play the device against the driver's rings and
+# capabilities).
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtqueue): \
+	$(wildcard drivers/virt*.[ch] drivers/netdev.[ch] drivers/drv_port.h drivers/pci.h)
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtio_pci): \
+	$(wildcard drivers/virtio_pci.[ch] drivers/drv_port.h drivers/pci.h)
+
 # The public library: build/host/libmm.a and build/host/include/mm.h.
 # Only the public headers are installed: mm.h and mm_host.h with every
 # header they include (as gcc -MM lists them), flat, so that a program

@@ -72,15 +72,3 @@ RUN_NET_ARGS += --hostfwd $(NET_HTTP_PORT):80 --hostfwd $(NET_ECHO_PORT):7 \
 	--hostfwd udp:$(NET_ECHO_PORT):7 --hostfwd $(NET_IPERF_PORT):5001 \
 	--append "http_hostport=$(NET_HTTP_PORT) echo_hostport=$(NET_ECHO_PORT) iperf_hostport=$(NET_IPERF_PORT) $(NET_APPEND)"
 
-# tests/host/drivers/test_e1000.c compiles drivers/e1000.c, e1000_hw.c and
-# netdev.c into itself (it plays the NIC against the driver's rings):
-# rebuild it when they change.
-$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_e1000): \
-	$(wildcard drivers/e1000*.[ch] drivers/netdev.[ch] drivers/drv_port.h drivers/pci.h)
-# tests/host/drivers/test_virtqueue.c and test_virtio_pci.c do the same with the
-# virtio files (they play the device against the driver's rings and
-# capabilities).
-$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtqueue): \
-	$(wildcard drivers/virt*.[ch] drivers/netdev.[ch] drivers/drv_port.h drivers/pci.h)
-$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtio_pci): \
-	$(wildcard drivers/virtio_pci.[ch] drivers/drv_port.h drivers/pci.h)

@@ -19,6 +19,7 @@
 #include "apps.h"
 #include "core_lock.h"
 #include "drivers/e1000.h"
+#include "drivers/e1000e.h"
 #include "drivers/netdev.h"
 #include "drivers/pci.h"
 #include "drivers/virtio_net.h"
@@ -113,8 +114,11 @@ static int probe_nics(void)
 		return virtio_net_probe(true, queues);
 	case NET_NIC_E1000:
 		return e1000_probe(node);
+	case NET_NIC_E1000E:
+		return e1000e_probe(node);
 	case NET_NIC_ALL:
-		return virtio_net_probe(true, queues) + e1000_probe(node);
+		return virtio_net_probe(true, queues) + e1000_probe(node) +
+		       e1000e_probe(node);
 	default:
 		return 0;
 	}

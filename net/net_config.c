@@ -59,6 +59,8 @@ void net_config_parse(void)
 
 	if (strcmp(nic, "e1000") == 0)
 		net_config.nic = NET_NIC_E1000;
+	else if (strcmp(nic, "e1000e") == 0)
+		net_config.nic = NET_NIC_E1000E;
 	else if (strcmp(nic, "all") == 0)
 		net_config.nic = NET_NIC_ALL;
 	else if (strcmp(nic, "none") == 0)

@@ -29,6 +29,7 @@ struct net_config {
 #define NET_NIC_E1000  1
 #define NET_NIC_NONE   2
 #define NET_NIC_ALL    3 /* every supported NIC found, one netif each */
+#define NET_NIC_E1000E 4
 
 extern struct net_config net_config;
 

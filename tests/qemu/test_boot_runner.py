@@ -68,6 +68,17 @@ def test_nic_kinds_map_to_qemu_devices():
     assert cmd[cmd.index("-nic") + 1] == "none"
 
 
+def test_e1000e_is_the_82574l_on_q35_unless_a_machine_is_given():
+    cmd = dry_run("--nic", "e1000e", "--mac", "52:54:00:12:34:59")
+    assert "e1000e,netdev=n0,mac=52:54:00:12:34:59" in cmd
+    assert cmd[cmd.index("-machine") + 1] == "q35"
+    cmd = dry_run("--nic", "e1000e", "--machine", "pc")
+    assert cmd[cmd.index("-machine") + 1] == "pc"
+    # Only the PCIe NIC changes the default machine.
+    cmd = dry_run("--nic", "e1000")
+    assert cmd[cmd.index("-machine") + 1] == "pc"
+
+
 def test_host_forwards_bind_loopback_only():
     cmd = dry_run("--hostfwd", "8080:80", "--hostfwd", "udp:7007:7")
     netdev = cmd[cmd.index("-netdev") + 1]

@@ -103,3 +103,17 @@ def test_linux_guest_http_refuses_malformed_request_and_keeps_serving(linux):
     conn.request("GET", "/")
     assert conn.getresponse().status == 200
     conn.close()
+
+
+def test_linux_guest_drives_the_e1000e_for_the_side_by_side_runs(qemu):
+    """bench-vs-linux --nics e1000e: the guest loads Linux's e1000e (ptp
+    and pps_core are built into Debian's kernel) on q35 and echoes."""
+    echo = free_port()
+    vm = qemu.start(kernel=VMLINUX, initrd=INITRD, mem="512M", nic="e1000e",
+                    append="console=ttyS0 quiet panic=-1 vsl_nic=e1000e",
+                    hostfwd=["%d:7" % echo])
+    vm.wait_for(r"^vslinux: ready ip=10\.0\.2\.15/24 gw=10\.0\.2\.2 nic=e1000e", timeout=90)
+    with socket.create_connection(("127.0.0.1", echo), timeout=10) as s:
+        s.sendall(b"e1000e under Linux")
+        s.shutdown(socket.SHUT_WR)
+        assert s.recv(64) == b"e1000e under Linux"

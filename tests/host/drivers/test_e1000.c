@@ -41,11 +41,34 @@ static uint32_t *reg(unsigned int off)
 	return (uint32_t *)(regs + off);
 }
 
+/* An EEPROM image the simulated part answers EERD reads from (none: the
+ * read never completes, as on a part without a working EEPROM). */
+static bool eeprom_present;
+static uint16_t eeprom[E1000_EEPROM_CHECKSUM_WORDS];
+
+/* An EERD read completes within the millisecond, in the layout of the
+ * model being simulated (82540: address at bit 8, done at bit 4; 82541:
+ * at bit 2, done at bit 1). */
+static void eerd_answer(void)
+{
+	bool old = fake_pci.device == 0x100e;
+	uint32_t done = old ? E1000_EERD_DONE : E1000_EERD_DONE_82541;
+	unsigned int shift =
+		old ? E1000_EERD_ADDR_SHIFT : E1000_EERD_ADDR_SHIFT_82541;
+	uint32_t eerd = *reg(E1000_EERD);
+	unsigned int word = (eerd >> shift) & 0x3f;
+
+	if (eeprom_present && (eerd & E1000_EERD_START) && !(eerd & done))
+		*reg(E1000_EERD) =
+			(uint32_t)eeprom[word] << E1000_EERD_DATA_SHIFT | done;
+}
+
 /* Time passes one millisecond per look; the simulated reset completes
- * as soon as the driver waits for it. */
+ * as soon as the driver waits for it, and so does an EERD read. */
 uint64_t drv_clock_ms(void)
 {
 	*reg(E1000_CTRL) &= ~E1000_CTRL_RST;
+	eerd_answer();
 	return ++fake_ms;
 }
 
@@ -73,6 +96,7 @@ volatile void *pci_map_bar(const struct pci_dev *d, int bar)
 /* ------------------------------------------------- the simulated NIC */
 
 static const uint8_t test_mac[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x57};
+static const uint8_t eeprom_mac[6] = {0x52, 0x54, 0x00, 0xee, 0x00, 0x01};
 static uint32_t hw_rdh, hw_tdh; /* the device's heads */
 
 static struct e1000_rx_desc *hw_rx_ring(void)
@@ -216,8 +240,40 @@ static int setup(void **state)
 	return 0;
 }
 
+/* The MAC in EEPROM words 0-2, the last word making the sum 0xBABA. */
+static void eeprom_fill(void)
+{
+	uint16_t sum = 0;
+
+	memset(eeprom, 0, sizeof(eeprom));
+	for (int i = 0; i < 3; i++)
+		eeprom[i] = (uint16_t)(eeprom_mac[2 * i] | eeprom_mac[2 * i + 1]
+								   << 8);
+	for (int i = 0; i < E1000_EEPROM_CHECKSUM_WORDS - 1; i++)
+		sum = (uint16_t)(sum + eeprom[i]);
+	eeprom[E1000_EEPROM_CHECKSUM_WORDS - 1] =
+		(uint16_t)(E1000_EEPROM_CHECKSUM_SUM - sum);
+	eeprom_present = true;
+}
+
+static int setup_82540_eeprom(void **state)
+{
+	fake_pci.device = 0x100e;
+	eeprom_fill();
+	return setup(state);
+}
+
+static int setup_82541_eeprom(void **state)
+{
+	fake_pci.device = 0x1076; /* 82541GI */
+	eeprom_fill();
+	return setup(state);
+}
+
 static int teardown(void **state)
 {
+	eeprom_present = false;
+	fake_pci.device = 0x100e;
 	release_held();
 	page_frag_percpu_drain(0);
 	free(regs);
@@ -540,6 +596,14 @@ static void test_stats_json_names_the_error_counters(void **state)
 				    "\"node\":0,\"rx_packets\":0,"));
 }
 
+static void test_mac_comes_from_a_valid_eeprom(void **state)
+{
+	(void)state;
+	assert_memory_equal(dev->mac, eeprom_mac, 6);
+	assert_string_equal(((struct e1000 *)dev->priv)->mac_source, "eeprom");
+	assert_int_equal(*reg(E1000_RAL0), 0xee005452u);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -564,6 +628,13 @@ int main(void)
 		T(test_link_state_follows_status_lu),
 		T(test_missed_packet_counter_is_accumulated),
 		T(test_stats_json_names_the_error_counters),
+		/* The EEPROM read in both EERD layouts. */
+		cmocka_unit_test_setup_teardown(
+			test_mac_comes_from_a_valid_eeprom, setup_82540_eeprom,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_mac_comes_from_a_valid_eeprom, setup_82541_eeprom,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,439 @@
+/*
+ * The e1000e (82574L) driver against a simulated 82574: the register file
+ * is plain memory and the test plays the device. Time is the device's
+ * clock: each drv_clock_ms() call is a millisecond passing, in which the
+ * simulated part completes what the driver asked for (the reset clears
+ * CTRL.RST and sets EECD.AUTO_RD, PCIe master requests drain, an EERD
+ * read returns its NVM word in the 82541/82574 layout). The ring tests
+ * play the device's DMA as test_e1000.c does: the 82574L runs the same
+ * e1000.c, so these check that the e1000e bring-up leaves that path
+ * working (legacy descriptors, buffers, cookies), not every ring corner
+ * again. drivers/e1000.c, e1000_hw.c, e1000e_hw.c and netdev.c are
+ * compiled in so their static state can be reset between tests.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "drivers/e1000.c"
+#include "drivers/e1000_hw.c"
+#include "drivers/e1000e_hw.c"
+#include "drivers/netdev.c"
+#include "mm_test.h"
+
+/* ------------------------------------------------ fake kernel and PCI */
+
+#define BAR0_SIZE 0x20000
+#define NVM_WORDS 0x40
+
+static uint8_t *regs;
+static uint64_t fake_ms;
+static struct pci_dev fake_pci[3];
+static int nfake_pci;
+static uint16_t nvm[NVM_WORDS];
+static bool master_stuck;  /* PCIe requests never drain */
+static char console[4096]; /* everything the driver printed */
+
+void drv_printf(const char *fmt, ...)
+{
+	size_t n = strlen(console);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(console + n, sizeof(console) - n, fmt, ap);
+	va_end(ap);
+}
+
+static uint32_t *reg(unsigned int off)
+{
+	return (uint32_t *)(regs + off);
+}
+
+/* One millisecond of the simulated 82574's life. */
+uint64_t drv_clock_ms(void)
+{
+	uint32_t eerd = *reg(E1000_EERD);
+
+	if (*reg(E1000_CTRL) & E1000_CTRL_RST) {
+		*reg(E1000_CTRL) &= ~E1000_CTRL_RST;
+		*reg(E1000E_EECD) |= E1000E_EECD_AUTO_RD;
+	}
+	if ((*reg(E1000_CTRL) & E1000E_CTRL_GIO_MASTER_DISABLE) &&
+	    !master_stuck)
+		*reg(E1000_STATUS) &= ~E1000E_STATUS_GIO_MASTER_EN;
+	if ((eerd & E1000_EERD_START) && !(eerd & E1000_EERD_DONE_82541)) {
+		unsigned int word =
+			(eerd >> E1000_EERD_ADDR_SHIFT_82541) & 0x3fff;
+
+		*reg(E1000_EERD) = (uint32_t)(word < NVM_WORDS ? nvm[word] : 0)
+					   << E1000_EERD_DATA_SHIFT |
+				   E1000_EERD_DONE_82541;
+	}
+	return ++fake_ms;
+}
+
+int pci_count(void)
+{
+	return nfake_pci;
+}
+
+struct pci_dev *pci_get(int i)
+{
+	return i >= 0 && i < nfake_pci ? &fake_pci[i] : NULL;
+}
+
+void pci_enable(struct pci_dev *d)
+{
+	(void)d;
+}
+
+volatile void *pci_map_bar(const struct pci_dev *d, int bar)
+{
+	(void)d;
+	return bar == 0 ? regs : NULL;
+}
+
+static void add_pci(uint16_t device, uint8_t slot)
+{
+	fake_pci[nfake_pci++] = (struct pci_dev){
+		.vendor = 0x8086, .device = device, .dev = slot};
+}
+
+/* ------------------------------------------------- the simulated NIC */
+
+static const uint8_t nvm_mac[6] = {0x52, 0x54, 0x00, 0xe1, 0x0e, 0x01};
+static const uint8_t ral_mac[6] = {0x52, 0x54, 0x00, 0xe1, 0x0e, 0x02};
+static uint32_t hw_rdh, hw_tdh;
+
+/* NVM words 0..2 the MAC, word 0x3f making the 0..0x3f sum 0xBABA. */
+static void nvm_fill(bool good_checksum)
+{
+	uint16_t sum = 0;
+
+	memset(nvm, 0, sizeof(nvm));
+	for (int i = 0; i < 3; i++)
+		nvm[i] = (uint16_t)(nvm_mac[2 * i] | nvm_mac[2 * i + 1] << 8);
+	nvm[0x10] = 0x1234; /* something else the part keeps there */
+	for (int i = 0; i < NVM_WORDS - 1; i++)
+		sum = (uint16_t)(sum + nvm[i]);
+	nvm[NVM_WORDS - 1] = (uint16_t)(0xbaba - sum + (good_checksum ? 0 : 1));
+}
+
+static struct e1000_rx_desc *hw_rx_ring(void)
+{
+	return (struct e1000_rx_desc *)(uintptr_t)((uint64_t)*reg(E1000_RDBAH)
+							   << 32 |
+						   *reg(E1000_RDBAL));
+}
+
+static struct e1000_tx_desc *hw_tx_ring(void)
+{
+	return (struct e1000_tx_desc *)(uintptr_t)((uint64_t)*reg(E1000_TDBAH)
+							   << 32 |
+						   *reg(E1000_TDBAL));
+}
+
+/* The device stores a frame in the next posted buffer (legacy write-back:
+ * length, DD | EOP) and returns the buffer it used. */
+static uint8_t *hw_receive_frame(uint16_t len)
+{
+	struct e1000_rx_desc *d = &hw_rx_ring()[hw_rdh];
+	uint8_t *buf = (uint8_t *)(uintptr_t)d->addr;
+
+	assert_int_not_equal(hw_rdh, *reg(E1000_RDT));
+	assert_non_null(buf);
+	memset(buf, 0xab, len);
+	d->length = len;
+	d->errors = 0;
+	d->status = E1000_RXD_STAT_DD | E1000_RXD_STAT_EOP;
+	hw_rdh = (hw_rdh + 1) % E1000_RX_RING;
+	return buf;
+}
+
+static void hw_transmit_all(void)
+{
+	while (hw_tdh != *reg(E1000_TDT)) {
+		struct e1000_tx_desc *d = &hw_tx_ring()[hw_tdh];
+
+		if (d->cmd & E1000_TXD_CMD_RS)
+			d->status |= E1000_TXD_STAT_DD;
+		hw_tdh = (hw_tdh + 1) % E1000_TX_RING;
+	}
+}
+
+/* ---------------------------------------------------- the fake stack */
+
+static void *held[E1000_RX_RING];
+static int nheld;
+static void *done_cookies[E1000_TX_RING];
+static int ndone;
+
+static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len)
+{
+	(void)d;
+	(void)q;
+	(void)len;
+	assert_true(nheld < E1000_RX_RING);
+	held[nheld++] = frame;
+}
+
+static void stack_tx_done(struct netdev *d, int q, void *cookie)
+{
+	(void)d;
+	(void)q;
+	done_cookies[ndone++] = cookie;
+}
+
+/* A fresh simulated 82574 on a fresh bus: what it loaded at reset. */
+static int setup(void **state)
+{
+	(void)state;
+	mm_test_boot(1, 32, 1);
+	regs = calloc(1, BAR0_SIZE);
+	assert_non_null(regs);
+	memset(e1000es, 0, sizeof(e1000es));
+	ne1000es = 0;
+	nnetdevs = 0;
+	nfake_pci = 0;
+	hw_rdh = hw_tdh = 0;
+	nheld = ndone = 0;
+	master_stuck = false;
+	console[0] = '\0';
+	nvm_fill(true);
+	*reg(E1000_RAL0) = (uint32_t)ral_mac[0] | (uint32_t)ral_mac[1] << 8 |
+			   (uint32_t)ral_mac[2] << 16 |
+			   (uint32_t)ral_mac[3] << 24;
+	*reg(E1000_RAH0) =
+		(uint32_t)ral_mac[4] | (uint32_t)ral_mac[5] << 8 | E1000_RAH_AV;
+	*reg(E1000_STATUS) = E1000_STATUS_LU | E1000_STATUS_FD |
+			     2u << E1000_STATUS_SPEED_SHIFT |
+			     E1000E_STATUS_GIO_MASTER_EN;
+	/* Extended descriptors and checksum offload on, as a previous
+	 * owner (or firmware) may have left them: the driver must undo it. */
+	*reg(E1000E_RFCTL) = E1000E_RFCTL_EXTEN;
+	*reg(E1000E_RXCSUM) = 0x300;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	for (int i = 0; i < nheld; i++)
+		page_frag_free(held[i]);
+	page_frag_percpu_drain(0);
+	free(regs);
+	return mm_test_teardown(state);
+}
+
+static struct netdev *probe_one(void)
+{
+	struct netdev *dev;
+
+	add_pci(0x10d3, 2);
+	assert_int_equal(e1000e_probe(0), 1);
+	dev = netdev_get(0);
+	assert_non_null(dev);
+	dev->rx = stack_rx;
+	dev->tx_done = stack_tx_done;
+	return dev;
+}
+
+/* ---------------------------------------------------------- the tests */
+
+static void test_82574l_mac_comes_from_the_nvm_through_eerd(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_one();
+	assert_string_equal(dev->kind, "e1000e");
+	assert_memory_equal(dev->mac, nvm_mac, 6);
+	assert_non_null(strstr(console, "e1000e: eth0 00:02.0 82574L "
+					"mac=52:54:00:e1:0e:01 (eeprom) "
+					"rx=256 tx=256 link up\n"));
+	/* Programmed as receive address 0, valid. */
+	assert_int_equal(*reg(E1000_RAL0), 0xe1005452u);
+	assert_int_equal(*reg(E1000_RAH0), 0x010eu | E1000_RAH_AV);
+}
+
+static void test_bad_nvm_checksum_falls_back_to_ral(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	nvm_fill(false);
+	dev = probe_one();
+	assert_memory_equal(dev->mac, ral_mac, 6);
+	assert_non_null(strstr(console, "(ral)"));
+}
+
+static void test_reset_drains_master_requests_and_claims_the_part(void **state)
+{
+	(void)state;
+	probe_one();
+	assert_false(*reg(E1000_CTRL) & E1000E_CTRL_GIO_MASTER_DISABLE);
+	assert_true(*reg(E1000E_CTRL_EXT) & E1000E_CTRL_EXT_DRV_LOAD);
+	assert_true(*reg(E1000_CTRL) & E1000_CTRL_SLU);
+	assert_null(strstr(console, "pending"));
+	assert_null(strstr(console, "auto-read"));
+}
+
+static void test_stuck_master_requests_are_reported_reset_goes_on(void **state)
+{
+	(void)state;
+	master_stuck = true;
+	probe_one();
+	assert_non_null(strstr(console, "e1000e: 00:02.0: master requests "
+					"still pending, resetting anyway\n"));
+	assert_int_equal(netdev_count(), 1);
+}
+
+static void test_legacy_descriptors_and_masked_interrupts(void **state)
+{
+	uint32_t rctl;
+
+	(void)state;
+	probe_one();
+	rctl = *reg(E1000_RCTL);
+	assert_false(*reg(E1000E_RFCTL) & E1000E_RFCTL_EXTEN);
+	assert_int_equal(*reg(E1000E_RXCSUM), 0);
+	assert_true(rctl & E1000_RCTL_EN);
+	assert_int_equal(rctl & (3u << 10), 0); /* DTYP: legacy, no split */
+	assert_int_equal(rctl & (E1000_RCTL_BSIZE_MASK | E1000_RCTL_BSEX), 0);
+	assert_true(rctl & E1000_RCTL_SECRC);
+	assert_true(*reg(E1000E_TXDCTL) & E1000E_TXDCTL_RESERVED_ONE);
+	assert_true(*reg(E1000_TCTL) & E1000_TCTL_EN);
+	assert_int_equal(*reg(E1000_RDLEN), E1000_RX_RING * 16);
+	assert_int_equal(*reg(E1000_TDLEN), E1000_TX_RING * 16);
+	/* Ready for MSI-X, every cause masked: RX0 -> 0, TX0 -> 1, other
+	 * -> 2, each valid. */
+	assert_int_equal(*reg(E1000E_IVAR), 0x000a0908u);
+	assert_int_equal(*reg(E1000_IMC), 0xffffffffu);
+	assert_int_equal(*reg(E1000_IMS), 0);
+	assert_int_equal(*reg(E1000E_ITR), E1000E_ITR_DEFAULT);
+}
+
+static void test_frames_go_up_zero_copy_and_the_ring_is_refilled(void **state)
+{
+	struct netdev *dev;
+	uint8_t *a, *b;
+
+	(void)state;
+	dev = probe_one();
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 0);
+	assert_int_equal(*reg(E1000_RDT), E1000_RX_RING - 1);
+	a = hw_receive_frame(60);
+	b = hw_receive_frame(1514);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 2);
+	assert_int_equal(nheld, 2);
+	assert_ptr_equal(held[0], a);
+	assert_ptr_equal(held[1], b);
+	assert_int_equal(dev->queues[0].stats.rx_bytes, 1574);
+	assert_int_equal(dev->queues[0].stats.rx_bufs_posted,
+			 E1000_RX_RING - 1);
+	assert_int_equal(*reg(E1000_RDT), 1);
+}
+
+static void test_scatter_tx_completes_in_order(void **state)
+{
+	static uint8_t f[100];
+	struct netdev_sg two[2] = {{f, 14}, {f + 14, 46}}, one[1] = {{f, 60}};
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_one();
+	assert_int_equal(dev->ops->xmit(dev, 0, two, 2, (void *)0x1), 0);
+	assert_int_equal(dev->ops->xmit(dev, 0, one, 1, (void *)0x2), 0);
+	assert_int_equal(*reg(E1000_TDT), 3);
+	assert_ptr_equal((void *)(uintptr_t)hw_tx_ring()[1].addr, f + 14);
+	dev->ops->tx_reap(dev, 0);
+	assert_int_equal(ndone, 0);
+	hw_transmit_all();
+	dev->ops->tx_reap(dev, 0);
+	assert_int_equal(ndone, 2);
+	assert_ptr_equal(done_cookies[0], (void *)0x1);
+	assert_ptr_equal(done_cookies[1], (void *)0x2);
+	assert_int_equal(dev->queues[0].stats.tx_inflight, 0);
+}
+
+static void test_link_changes_are_counted_and_reported(void **state)
+{
+	struct netdev *dev;
+	char json[4096];
+
+	(void)state;
+	dev = probe_one();
+	assert_true(dev->ops->link_up(dev)); /* first look: up */
+	*reg(E1000_STATUS) &= ~E1000_STATUS_LU;
+	assert_false(dev->ops->link_up(dev));
+	assert_false(dev->ops->link_up(dev)); /* no change, not counted */
+	*reg(E1000_STATUS) |= E1000_STATUS_LU;
+	assert_true(dev->ops->link_up(dev));
+	assert_int_equal(dev->queues[0].stats.link_changes, 3);
+	assert_non_null(strstr(console, "e1000e: eth0 link down\n"));
+	assert_non_null(strstr(console, "e1000e: eth0 link up 1000 Mb/s full "
+					"duplex\n"));
+	assert_true(netdev_stats_json(json, sizeof(json)) < (int)sizeof(json));
+	assert_non_null(strstr(json, "\"kind\":\"e1000e\""));
+	assert_non_null(strstr(json, "\"link_changes\":3"));
+}
+
+static void test_i219_and_other_family_parts_are_refused_by_name(void **state)
+{
+	(void)state;
+	add_pci(0x15b8, 0x1f); /* I219-V2 */
+	add_pci(0x10b9, 3);    /* 82572EI */
+	assert_int_equal(e1000e_probe(0), 0);
+	assert_int_equal(netdev_count(), 0);
+	assert_non_null(strstr(console, "e1000e: 00:1f.0 8086:15b8 I219-V2 "
+					"not driven: a PCH part"));
+	assert_non_null(strstr(console, "e1000e: 00:03.0 8086:10b9 82572EI "
+					"not driven: an e1000e-family part"));
+	assert_int_equal(*reg(E1000_CTRL), 0); /* never touched */
+}
+
+static void test_8254x_and_other_vendors_are_left_silently(void **state)
+{
+	(void)state;
+	add_pci(0x100e, 3); /* 82540EM: e1000's */
+	fake_pci[nfake_pci++] =
+		(struct pci_dev){.vendor = 0x1af4, .device = 0x10d3};
+	assert_int_equal(e1000e_probe(0), 0);
+	assert_string_equal(console, "");
+}
+
+static void test_the_82574l_next_to_a_refused_part_still_binds(void **state)
+{
+	(void)state;
+	add_pci(0x153a, 0x19); /* I217-LM */
+	add_pci(0x10d3, 2);
+	assert_int_equal(e1000e_probe(0), 1);
+	assert_non_null(strstr(console, "I217-LM not driven"));
+	assert_non_null(strstr(console, "e1000e: eth0 00:02.0 82574L"));
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_82574l_mac_comes_from_the_nvm_through_eerd),
+		T(test_bad_nvm_checksum_falls_back_to_ral),
+		T(test_reset_drains_master_requests_and_claims_the_part),
+		T(test_stuck_master_requests_are_reported_reset_goes_on),
+		T(test_legacy_descriptors_and_masked_interrupts),
+		T(test_frames_go_up_zero_copy_and_the_ring_is_refilled),
+		T(test_scatter_tx_completes_in_order),
+		T(test_link_changes_are_counted_and_reported),
+		T(test_i219_and_other_family_parts_are_refused_by_name),
+		T(test_8254x_and_other_vendors_are_left_silently),
+		T(test_the_82574l_next_to_a_refused_part_still_binds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
