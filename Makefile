@@ -17,6 +17,7 @@ include mk/host.mk
 include mk/bench.mk
 include mk/plots.mk
 include mk/profile.mk
+include mk/soak.mk
 
 # clang-format and cppcheck over every tracked C file, then the shape of
 # the tree (tools/check-layers: which folder uses which, no circles), read

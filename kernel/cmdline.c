@@ -55,7 +55,7 @@ static const struct key keys[] = {
 	{"hostname", "unikernel", v_name, "letters, digits, '-' (1-63)",
 	 "DHCP host name"},
 	{"mm_debug", "0", v_choice, "0|1", "allocator debug checks"},
-	{"bench", "", v_list, "pages|slab|frag|qmempool|alfq|net|all",
+	{"bench", "", v_list, "pages|slab|frag|qmempool|alfq|xcpu|net|all",
 	 "in-kernel benchmarks to run"},
 	{"selftest", "", v_list,
 	 "fault|fault_ap|panic|mm|slab|frag|qmempool|smp|irq|printf|none",

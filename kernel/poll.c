@@ -8,6 +8,7 @@
 #include "kernel/arch.h"
 #include "kernel/spinlock.h"
 #include "kernel/vector.h"
+#include "mm/page_frag.h"
 #include <stddef.h>
 
 static spinlock_t register_lock = SPINLOCK_INIT;
@@ -131,6 +132,10 @@ void poll_loop(void)
 			work += c->pollers[i].fn(c->pollers[i].arg);
 		if (work)
 			continue;
+		/* Idle: fragment frees this CPU batched reach their blocks
+		 * (page_frag_free_flush), so a block whose last fragments
+		 * were freed here does not wait for the next busy round. */
+		page_frag_free_flush();
 		irq_disable();
 		if (atomic_exchange(&c->wake, false)) {
 			irq_enable();

@@ -115,6 +115,17 @@ int strncmp(const char *a, const char *b, size_t n)
 	return 0;
 }
 
+/* First byte c in the n bytes at s (the HTTP server's request parser). */
+void *memchr(const void *s, int c, size_t n)
+{
+	const unsigned char *p = s;
+
+	for (; n; n--, p++)
+		if (*p == (unsigned char)c)
+			return (void *)p;
+	return NULL;
+}
+
 char *strchr(const char *s, int c)
 {
 	for (;; s++) {
@@ -125,8 +136,8 @@ char *strchr(const char *s, int c)
 	}
 }
 
-/* First occurrence of needle in haystack (lwIP's httpd looks up its error
- * pages with it); an empty needle matches at the start. */
+/* First occurrence of needle in haystack; an empty needle matches at the
+ * start. */
 char *strstr(const char *haystack, const char *needle)
 {
 	size_t n = strlen(needle);

@@ -1,8 +1,9 @@
 # page_frag benchmark (`make bench-frag`, part of `make bench`): one source,
 # bench/page_frag_bench.c, built into one binary per contender -- ours, ours
-# with downward carving, and malloc from glibc, mimalloc, jemalloc and
-# tcmalloc -- then run in interleaved rounds by ours, which writes
-# build/bench/frag.md and build/bench/frag.json. ~1-2 minutes here.
+# with downward carving, ours with one atomic per free, our kmalloc, and malloc from glibc, mimalloc,
+# jemalloc and tcmalloc -- then run in interleaved rounds by ours, which
+# writes build/bench/frag.md and build/bench/frag.json. ~3-5 minutes here
+# (FRAG_BENCH_ROUNDS=N, default 5).
 .PHONY: bench-frag
 BENCH_TARGETS += bench-frag
 
@@ -29,13 +30,26 @@ $(FRAG_BENCH_DIR)/page_frag_bench-frag_down: $(FRAG_BENCH_DEPS) $(FRAG_DOWN_SRCS
 	$(HOST_CC) $(BENCH_CFLAGS) -DBENCH_FRAG_DOWN -DPAGE_FRAG_CARVE_DOWN=1 \
 		$< $(FRAG_DOWN_SRCS) $(BUILD)/host/plain/libmm.a -ldl -o $@
 
+# The unbatched-free variant: page_frag.c rebuilt with PAGE_FRAG_FREE_BATCH=0
+# (one atomic decrement per page_frag_free, as before the batch), linked
+# ahead of libmm.a in the same way.
+$(FRAG_BENCH_DIR)/page_frag_bench-frag_nobatch: $(FRAG_BENCH_DEPS) mm/page_frag.c $(BUILD)/host/plain/libmm.a
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(BENCH_CFLAGS) -DBENCH_FRAG_NOBATCH -DPAGE_FRAG_FREE_BATCH=0 \
+		$< mm/page_frag.c $(BUILD)/host/plain/libmm.a -ldl -o $@
+
+$(FRAG_BENCH_DIR)/page_frag_bench-kmalloc: $(FRAG_BENCH_DEPS) $(BUILD)/host/plain/libmm.a
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(BENCH_CFLAGS) -DBENCH_KMALLOC $< $(BUILD)/host/plain/libmm.a -ldl -o $@
+
 $(FRAG_BENCH_DIR)/page_frag_bench-%: $(FRAG_BENCH_DEPS)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(BENCH_CFLAGS) -DBENCH_MALLOC $< -ldl $(FRAG_PEER_LIBS_$*) -o $@
 
-FRAG_BENCH_BINS := $(addprefix $(FRAG_BENCH_DIR)/page_frag_bench-,frag frag_down $(FRAG_BENCH_PEERS))
+FRAG_BENCH_OURS := frag frag_nobatch frag_down kmalloc
+FRAG_BENCH_BINS := $(addprefix $(FRAG_BENCH_DIR)/page_frag_bench-,$(FRAG_BENCH_OURS) $(FRAG_BENCH_PEERS))
 
 bench-frag: $(FRAG_BENCH_BINS)
 	@mkdir -p $(BUILD)/bench
 	$(FRAG_BENCH_DIR)/page_frag_bench-frag --report $(BUILD)/bench \
-		$(foreach b,frag frag_down $(FRAG_BENCH_PEERS),$(b)=$(FRAG_BENCH_DIR)/page_frag_bench-$(b))
+		$(foreach b,$(FRAG_BENCH_OURS) $(FRAG_BENCH_PEERS),$(b)=$(FRAG_BENCH_DIR)/page_frag_bench-$(b))

@@ -8,7 +8,7 @@ deps-host:
 	@tools/setup-deps host
 
 deps-kernel:
-	@tools/setup-deps kernel qemu net
+	@tools/setup-deps kernel qemu net hostile
 
 deps-bench:
 	@tools/setup-deps host bench

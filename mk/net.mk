@@ -18,7 +18,8 @@ LWIP_OBJDIR := $(BUILD)/lwip
 
 # NO_SYS=1 needs nothing from api/ (core, core/ipv4, netif/ethernet.c and
 # the apps' files build alone). IPv6 is off (lwipopts.h), so
-# core/ipv6 is left out; altcp and dns are unused.
+# core/ipv6 is left out; altcp and dns are unused, and so is lwIP's httpd
+# (net/http_server.c serves HTTP).
 LWIP_FILES := core/def.c core/inet_chksum.c core/init.c core/ip.c \
 	core/mem.c core/netif.c core/pbuf.c core/raw.c \
 	core/stats.c core/sys.c core/tcp.c core/tcp_in.c core/tcp_out.c \
@@ -26,8 +27,7 @@ LWIP_FILES := core/def.c core/inet_chksum.c core/init.c core/ip.c \
 	core/ipv4/autoip.c core/ipv4/dhcp.c core/ipv4/etharp.c \
 	core/ipv4/icmp.c core/ipv4/igmp.c core/ipv4/ip4.c \
 	core/ipv4/ip4_addr.c core/ipv4/ip4_frag.c \
-	netif/ethernet.c apps/lwiperf/lwiperf.c apps/http/httpd.c \
-	apps/http/fs.c
+	netif/ethernet.c apps/lwiperf/lwiperf.c
 LWIP_OBJS := $(patsubst %.c,$(LWIP_OBJDIR)/%.o,$(LWIP_FILES)) \
 	$(LWIP_OBJDIR)/stock/mem.o $(LWIP_OBJDIR)/stock/memp.o
 NET_INCLUDES := -Inet -I$(LWIP_SRC)/include
@@ -38,20 +38,25 @@ KERNEL_EXTRA_OBJS += $(LWIP_OBJS)
 
 .PHONY: fetch-lwip
 fetch-lwip: $(LWIP_STAMP)
-$(LWIP_STAMP): tools/fetch-lwip
+# Our lwIP fixes: a new or changed patch unpacks and patches lwIP again.
+LWIP_PATCHES := $(wildcard net/lwip-patches/*.patch)
+$(LWIP_STAMP): tools/fetch-lwip $(LWIP_PATCHES)
 	@tools/fetch-lwip
 
-# KERNEL_CFLAGS is set by mk/kernel.mk (read when the recipe runs).
-$(LWIP_OBJDIR)/%.o: $(LWIP_SRC)/%.c $(NET_HEADERS) | $(LWIP_STAMP)
+# KERNEL_CFLAGS is set by mk/kernel.mk (read when the recipe runs). The
+# objects depend on the stamp itself, not only its order: make does not
+# look again at a source's time after the fetch re-unpacked (and patched)
+# it in the same run.
+$(LWIP_OBJDIR)/%.o: $(LWIP_SRC)/%.c $(NET_HEADERS) $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	$(KERNEL_CC) $(KERNEL_CFLAGS) -c $< -o $@
 # The file list is known only after the fetch: give make the sources' rule.
 $(addprefix $(LWIP_SRC)/,$(LWIP_FILES)): | $(LWIP_STAMP)
 
-$(LWIP_OBJDIR)/stock/mem.o: $(LWIP_SRC)/core/mem.c $(NET_HEADERS) | $(LWIP_STAMP)
+$(LWIP_OBJDIR)/stock/mem.o: $(LWIP_SRC)/core/mem.c $(NET_HEADERS) $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	$(KERNEL_CC) $(KERNEL_CFLAGS) -DNET_LWIP_STOCK_HEAP -c $< -o $@
-$(LWIP_OBJDIR)/stock/memp.o: $(LWIP_SRC)/core/memp.c $(NET_HEADERS) | $(LWIP_STAMP)
+$(LWIP_OBJDIR)/stock/memp.o: $(LWIP_SRC)/core/memp.c $(NET_HEADERS) $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	$(KERNEL_CC) $(KERNEL_CFLAGS) -DNET_LWIP_STOCK_MEMP -c $< -o $@
 
@@ -72,3 +77,14 @@ RUN_NET_ARGS += --hostfwd $(NET_HTTP_PORT):80 --hostfwd $(NET_ECHO_PORT):7 \
 	--hostfwd udp:$(NET_ECHO_PORT):7 --hostfwd $(NET_IPERF_PORT):5001 \
 	--append "http_hostport=$(NET_HTTP_PORT) echo_hostport=$(NET_ECHO_PORT) iperf_hostport=$(NET_IPERF_PORT) $(NET_APPEND)"
 
+# tests/host/net/test_chksum.c compiles net/chksum.c and lwIP's own
+# core/inet_chksum.c (the reference) into itself, with lwIP's headers and
+# the reference's options (tests/host/net/lwip_ref/lwipopts.h, found before
+# net/'s for lwIP's #include "lwipopts.h"; net/arch/cc.h is the port).
+# (mk/host.mk, which defines HOST_VARIANTS, is read after this file: name
+# the variants here.)
+NET_HOST_TEST_CHKSUM := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_chksum)
+$(NET_HOST_TEST_CHKSUM): net/chksum.c net/chksum.h \
+	tests/host/net/lwip_ref/lwipopts.h | $(LWIP_STAMP)
+$(NET_HOST_TEST_CHKSUM): HOST_CFLAGS_COMMON += -Itests/host/net/lwip_ref -Inet \
+	-I$(LWIP_SRC)/include

@@ -1,17 +1,20 @@
 # The HTTP server's static pages (net/www/): compiled into the kernel image
-# as lwIP fsdata, the form lwIP's apps/http/fs.c reads its files in. No file
-# system: tools/gen-http-fsdata turns net/www/pages.txt and the files it
-# names into one C file of complete responses (status line, headers, body)
-# that fs.c includes instead of lwIP's sample fsdata.c (lwipopts.h:
-# HTTPD_FSDATA_FILE). Included after mk/net.mk (uses LWIP_OBJDIR).
+# as one C table of answers. No file system: tools/gen-http-pages turns
+# net/www/pages.txt and the files it names into build/kernel/gen/http_pages.c
+# (net/http_pages.h's http_pages[]: each page's status line, headers and
+# body), which net/app_http.c serves. Included after mk/net.mk.
 WWW_DIR := net/www
 WWW_GEN := $(BUILD)/kernel/gen
-WWW_FSDATA := $(WWW_GEN)/http_fsdata.c
+WWW_PAGES := $(WWW_GEN)/http_pages.c
+WWW_PAGES_OBJ := $(WWW_GEN)/http_pages.o
 WWW_FILES := $(wildcard $(WWW_DIR)/*)
 
-$(WWW_FSDATA): $(WWW_FILES) tools/gen-http-fsdata
+$(WWW_PAGES): $(WWW_FILES) tools/gen-http-pages
 	@mkdir -p $(dir $@)
-	tools/gen-http-fsdata $(WWW_DIR)/pages.txt $@
+	tools/gen-http-pages $(WWW_DIR)/pages.txt $@
 
-$(LWIP_OBJDIR)/apps/http/fs.o: $(WWW_FSDATA)
-$(LWIP_OBJDIR)/apps/http/fs.o: KERNEL_CFLAGS += -I$(WWW_GEN)
+# KERNEL_CFLAGS is set by mk/kernel.mk (read when the recipe runs).
+$(WWW_PAGES_OBJ): $(WWW_PAGES) net/http_pages.h net/http_server.h
+	$(KERNEL_CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+KERNEL_EXTRA_OBJS += $(WWW_PAGES_OBJ)

@@ -105,11 +105,17 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 
 /*
  * page_frag_free - give back a fragment from any page_frag allocation.
- * Drops one reference on the block; the last one frees the block through
- * the page allocator's shared free path (__free_pages: orders 0..3 go to
- * this CPU's per-CPU lists). Any CPU, any context. addr must be a pointer
+ * Drops one reference on the block, batched per CPU (mm/page_frag_batch.c:
+ * the count is applied with one atomic subtract per block, not one per
+ * fragment); the last reference frees the block through the page
+ * allocator's shared free path (__free_pages: orders 0..3 go to this CPU's
+ * per-CPU lists). A free that leaves only this CPU's pending references
+ * on the block frees it at once; one whose block still has references
+ * pending on other CPUs leaves it to their next flush
+ * (page_frag_free_flush). Any CPU, any context. addr must be a pointer
  * inside a live fragment. An address outside every zone is reported (with
- * the caller's address) and ignored.
+ * the caller's address) and ignored. With debug checks on, frees are not
+ * batched.
  *
  * Misuse caught with debug checks on (mm/debug.h), each reported with the
  * caller's address, counted and refused, so no reference is dropped twice
@@ -139,12 +145,36 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 void page_frag_free(void *addr);
 
 /*
- * page_frag_cache_drain - give up nc's block: the references the cache still
+ * page_frag_cache_drain - give up nc's block: this CPU's pending frees
+ * are applied (page_frag_free_flush), then the references the cache still
  * holds are dropped in one go, so the block is freed now if no fragment is
  * out, or by the last page_frag_free() otherwise. nc is left empty and
  * reusable. Same context as the cache's users.
  */
 void page_frag_cache_drain(struct page_frag_cache *nc);
+
+/*
+ * page_frag_free_flush - apply every free this CPU holds back in its batch
+ * (one atomic subtract per block); blocks whose last references they were
+ * go back to the page allocator. Any context; called nested inside this
+ * CPU's own batch code (an interrupt that landed there) it does nothing.
+ * The kernel calls it when a poll round found no work.
+ */
+void page_frag_free_flush(void);
+
+/*
+ * page_frag_free_flush_all - page_frag_free_flush for every CPU at once.
+ * Only while no CPU frees fragments (host shutdown, a test after joining
+ * its threads): it writes the other CPUs' tables.
+ */
+void page_frag_free_flush_all(void);
+
+/*
+ * page_frag_free_pending - fragments cpu's batch has counted but not yet
+ * applied. For tests and reports; another CPU's figure is a snapshot only
+ * while that CPU does not free. 0 for a cpu out of range.
+ */
+unsigned int page_frag_free_pending(int cpu);
 
 /*
  * TX side (mm/page_frag_tx.c), for a writer that appends data of unknown
@@ -300,6 +330,10 @@ struct page_frag_stats {
 	uint64_t err_bad_align;	   /* align not a power of two or > page */
 	uint64_t alloc_failed;	   /* no block of any order available */
 	uint64_t tx_misuse;	   /* refused commit/abort */
+	uint64_t free_atomics;	   /* locked operations the free side did on
+				      blocks' counts (frees, batch flushes) */
+	uint64_t frees_nested;	   /* frees from an interrupt that landed in
+				      this CPU's batch code: unbatched */
 	/* new blocks by the node they came from (not recycles), the sum of
 	 * refills_order3 and refills_order0 split by node */
 	uint64_t refills_node[MM_MAX_NODES];

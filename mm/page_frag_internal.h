@@ -23,6 +23,8 @@ enum page_frag_stat {
 	PF_ERR_BAD_ALIGN,
 	PF_ALLOC_FAILED,
 	PF_TX_MISUSE,
+	PF_FREE_ATOMICS,
+	PF_FREES_NESTED,
 	PF_NR_STATS
 };
 
@@ -41,13 +43,21 @@ struct page_frag_cpu_stats {
 
 extern struct page_frag_cpu_stats page_frag_cpu_stats[MM_MAX_CPUS];
 
-/* Zero every CPU's counters and put the order-0 tunable back to off: for a
- * new machine only (page_frag_forget_all). */
+/* Zero every CPU's counters (page_frag_counters.c), and put the order-0
+ * tunable back to off (page_frag.c): for a new machine only
+ * (page_frag_forget_all). */
 void page_frag_counters_forget(void);
+void page_frag_order0_forget(void);
 
 static inline void page_frag_count_add(enum page_frag_stat i, unsigned long n)
 {
 	mm_cpu_counter_add(&page_frag_cpu_stats[mm_this_cpu()].v[i], n);
+}
+
+/* page_frag_count() for a caller that has read mm_this_cpu() already. */
+static inline void page_frag_count_cpu(int cpu, enum page_frag_stat i)
+{
+	mm_cpu_counter_add(&page_frag_cpu_stats[cpu].v[i], 1);
 }
 
 static inline void page_frag_count(enum page_frag_stat i)
@@ -138,6 +148,33 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp);
  * Called by the refill, by nc's owner only.
  */
 int page_frag_refill_node(struct page_frag_cache *nc);
+
+/*
+ * page_frag_release_block - give a block whose count reached zero back to
+ * the page allocator (and its debug record, if any). page_frag_batch.c.
+ */
+void page_frag_release_block(struct page *page);
+
+/* Drop one fragment's reference with one atomic decrement; the last one
+ * gives the block back. The unbatched free. */
+static inline void page_frag_put_direct(struct page *page)
+{
+	page_frag_count(PF_FREES);
+	if (page_to_nid(page) != numa_mem_id())
+		page_frag_count(PF_REMOTE_FREES);
+	page_frag_count(PF_FREE_ATOMICS);
+	if (page_ref_sub_and_test(page, 1))
+		page_frag_release_block(page);
+}
+
+/* page_frag_batch.c: the free side's per-CPU batch (see its comment). */
+/* Count one fragment of page as freed on this CPU (any context). */
+void page_frag_batch_put(struct page *page);
+/* Apply this CPU's pending count for page, if any: before its cache's
+ * refill decides whether the block can be recycled. */
+void page_frag_batch_flush_page(struct page *page);
+/* Drop every CPU's table without applying it: a new machine only. */
+void page_frag_batch_forget(void);
 
 /* page_frag_debug.c: the live-fragment record of debug mode. */
 /* Start a cycle of the block: tracked (shadow attached and cleared) when

@@ -33,6 +33,28 @@
 #endif
 
 /*
+ * The free side's batch (page_frag_batch.c): 1 = page_frag_free() adds the
+ * fragment to a per-CPU count for its block and one atomic subtract later
+ * applies the whole count; 0 = one atomic decrement per fragment (Linux's
+ * put_page_testzero). The benchmark builds the 0 variant to compare in one
+ * run; the product keeps 1.
+ */
+#ifndef PAGE_FRAG_FREE_BATCH
+#define PAGE_FRAG_FREE_BATCH 1
+#endif
+
+/*
+ * Blocks one CPU's free batch counts at once: 8. A CPU freeing what one
+ * cross-CPU producer allocated sees one block at a time (two at a block
+ * change); a CPU freeing both caches' fragments of every CPU (the
+ * selftest's pattern, RX and TX of several queues) sees up to 2 per CPU.
+ * Eight slots are two cache lines of pointers and counts, a linear search
+ * only on a miss of the last-used slot, and bound what frees can hold back
+ * to 8 blocks (256 KiB) per CPU until the next flush.
+ */
+#define PAGE_FRAG_FREE_BATCH_SLOTS 8
+
+/*
  * Largest fragment: one page. A bigger request could never be guaranteed
  * after an order-0 fallback, so it is refused (NULL, counted) rather than
  * silently failing only under fragmentation.

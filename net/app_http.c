@@ -1,19 +1,18 @@
 /*
- * HTTP on port 80: lwIP's httpd, serving only our pages.
+ * HTTP on port 80: our site, served by the HTTP/1.1 engine in
+ * net/http_server.c.
  *
  *   /, /dashboard, its script and style, the error pages
- *                 static: net/www/, compiled into the image as lwIP fsdata
- *                 (mk/www.mk); each holds its whole response, headers too
+ *                 static: net/www/, compiled into the image as one table
+ *                 of answers (net/http_pages.h, mk/www.mk)
  *   /stats.json   generated at request time by net_stats_json()
  *   /iperf-client/PORT  starts lwiperf's client against the host
  *   /profile/...  the profiler's trigger and reports (net/app_profile.c)
  *
- * httpd asks fs_open_custom() for every URI first; we build dynamic bodies
- * into a heap buffer that fs_close_custom() frees. Anything else goes to
- * the fsdata files; a URI found nowhere gets our /404.html (httpd opens it
- * itself, as it opens /400.html and /501.html for its own errors). When a
- * dynamic answer cannot be given (no memory for the body, lwiperf cannot
- * start) the answer is our 503 page, never lwIP's or a cut document.
+ * Any other path gets our /404.html; the engine asks for /400.html and
+ * /501.html when it cannot read a request or does not implement its
+ * method. When a dynamic answer cannot be given (no memory for the body,
+ * lwiperf cannot start) the answer is our 503 page, never a cut document.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,50 +20,86 @@
 #include <string.h>
 
 #include "apps.h"
-#include "lwip/apps/fs.h"
-#include "lwip/apps/httpd.h"
+#include "http_pages.h"
+#include "http_server.h"
 #include "lwip/mem.h"
 #include "lwip/netif.h"
 #include "net.h"
-#include "net_mem.h"
 
-/* Error pages sent, by status: httpd's own (400, 404, 501) and ours. */
-static const char *const error_pages[] = {"/400.html", "/404.html", "/501.html",
-					  "/503.html"};
+/* Error pages sent, by status. */
+static const int error_statuses[] = {400, 404, 501, 503};
 static unsigned long error_count[4];
 
-/* One of the static error pages (net/www/CODE.html) into file. */
-static int serve_error(struct fs_file *file, const char *page)
+/* The page at @path, or NULL. Lengths first: most pages differ there. */
+static const struct http_page *page_find(const char *path)
 {
-	/* fs_open() comes back through fs_open_custom() (which counts the
-	 * page) and finds it among the fsdata files. */
-	return fs_open(file, page) == ERR_OK;
+	size_t len = strlen(path);
+
+	for (unsigned int i = 0; i < http_pages_count; i++) {
+		const struct http_page *pg = &http_pages[i];
+
+		if (pg->path_len == len && memcmp(pg->path, path, len) == 0)
+			return pg;
+	}
+	return NULL;
 }
 
-/* Counts an error page when httpd or serve_error() opens it. */
-static void count_error_page(const char *name)
+static void count_status(int status)
 {
-	for (size_t i = 0; i < sizeof(error_pages) / sizeof(error_pages[0]);
-	     i++)
-		if (strcmp(name, error_pages[i]) == 0)
+	for (size_t i = 0; i < sizeof(error_statuses) / sizeof(int); i++)
+		if (status == error_statuses[i])
 			error_count[i]++;
+}
+
+static void page_response(const struct http_page *pg,
+			  struct http_response *resp)
+{
+	resp->answer[0] = pg->answer[0];
+	resp->answer[1] = pg->answer[1];
+	resp->answer_len[0] = pg->answer_len[0];
+	resp->answer_len[1] = pg->answer_len[1];
+	resp->head = pg->head;
+	resp->head_len = pg->head_len;
+	resp->status = pg->status;
+	resp->body = pg->body;
+	resp->body_len = pg->body_len;
+	count_status(pg->status);
+}
+
+/* Our page for @status; every one of them is in the table (pages.txt). */
+static void site_error(int status, struct http_response *resp)
+{
+	char path[16];
+	const struct http_page *pg;
+
+	snprintf(path, sizeof(path), "/%d.html", status);
+	pg = page_find(path);
+	if (!pg) /* a status without a page: the 400 page says enough */
+		pg = page_find("/400.html");
+	page_response(pg, resp);
 }
 
 int app_http_stats_json(char *buf, size_t size)
 {
-	return snprintf(buf, size,
-			"{\"err400\":%lu,\"err404\":%lu,\"err501\":%lu,"
-			"\"err503\":%lu}",
-			error_count[0], error_count[1], error_count[2],
-			error_count[3]);
+	int n = snprintf(buf, size,
+			 "{\"err400\":%lu,\"err404\":%lu,\"err501\":%lu,"
+			 "\"err503\":%lu,",
+			 error_count[0], error_count[1], error_count[2],
+			 error_count[3]);
+	size_t used = (size_t)n < size ? (size_t)n : size;
+
+	n += http_server_stats_json(buf + used, size - used);
+	used = (size_t)n < size ? (size_t)n : size;
+	return n + snprintf(buf + used, size - used, "}");
 }
 
 /*
- * /stats.json into a heap buffer. The counters move while we measure and
- * write (this very allocation bumps the heap counters), so leave slack and
- * retry with the larger size if the document still grew.
+ * /stats.json into a heap buffer the engine frees once it is queued. The
+ * counters move while we measure and write (this very allocation bumps
+ * the heap counters), so leave slack and retry with the larger size if
+ * the document still grew.
  */
-static int serve_stats(struct fs_file *file)
+static void serve_stats(struct http_response *resp)
 {
 	int want = net_stats_json(NULL, 0) + 512;
 
@@ -73,19 +108,20 @@ static int serve_stats(struct fs_file *file)
 		int len;
 
 		if (!body)
-			return serve_error(file, "/503.html");
+			break;
 		len = net_stats_json(body, (size_t)want);
 		if (len < want) {
-			file->data = body;
-			file->len = len;
-			file->index = len;
-			file->pextension = body;
-			return 1;
+			resp->status = 200;
+			resp->content_type = "application/json";
+			resp->body = body;
+			resp->body_len = (uint32_t)len;
+			resp->body_owned = body;
+			return;
 		}
 		mem_free(body);
 		want = len + 512;
 	}
-	return serve_error(file, "/503.html");
+	site_error(503, resp);
 }
 
 /*
@@ -94,44 +130,58 @@ static int serve_stats(struct fs_file *file)
  * QEMU's user networking): the guest->host half of the benchmark. (iperf
  * 2.1's -r/-d reverse modes do not interoperate with lwiperf 2.1.3.)
  */
-static int serve_iperf_client(struct fs_file *file, const char *arg)
+static void serve_iperf_client(const char *arg, struct http_response *resp)
 {
 	static const char ok[] = "started\n";
 	char *end;
 	long port = strtol(arg, &end, 10);
 
-	if (end == arg || *end || port <= 0 || port > 65535)
-		return serve_error(file, "/400.html");
-	if (app_iperf_client(netif_ip4_gw(netif_default), (uint16_t)port))
-		return serve_error(file, "/503.html");
-	file->data = ok;
-	file->len = (int)sizeof(ok) - 1;
-	file->index = file->len;
-	file->flags = FS_FILE_FLAGS_HEADER_PERSISTENT;
-	return 1;
+	if (end == arg || *end || port <= 0 || port > 65535) {
+		site_error(400, resp);
+		return;
+	}
+	if (app_iperf_client(netif_ip4_gw(netif_default), (uint16_t)port)) {
+		site_error(503, resp);
+		return;
+	}
+	resp->status = 200;
+	resp->body = ok;
+	resp->body_len = sizeof(ok) - 1;
 }
 
-int fs_open_custom(struct fs_file *file, const char *name)
+static void site_serve(const struct http_request *req,
+		       struct http_response *resp)
 {
-	memset(file, 0, sizeof(*file));
-	if (strcmp(name, "/stats.json") == 0)
-		return serve_stats(file);
-	if (strncmp(name, "/iperf-client/", 14) == 0)
-		return serve_iperf_client(file, name + 14);
-	if (app_profile_open(file, name))
-		return 1;
-	count_error_page(name);
-	return 0;
+	const struct http_page *pg;
+	int status;
+
+	if (strcmp(req->path, "/stats.json") == 0) {
+		serve_stats(resp);
+		return;
+	}
+	if (strncmp(req->path, "/iperf-client/", 14) == 0) {
+		serve_iperf_client(req->path + 14, resp);
+		return;
+	}
+	status = app_profile_serve(req->path, resp);
+	if (status) {
+		if (status != 200)
+			site_error(status, resp);
+		return;
+	}
+	pg = page_find(req->path);
+	if (pg)
+		page_response(pg, resp);
+	else
+		site_error(404, resp);
 }
 
-void fs_close_custom(struct fs_file *file)
-{
-	if (file->pextension)
-		mem_free(file->pextension);
-	file->pextension = NULL;
-}
+static const struct http_site site = {
+	.serve = site_serve,
+	.error = site_error,
+};
 
 void app_http_start(void)
 {
-	httpd_init();
+	http_server_start(80, &site);
 }

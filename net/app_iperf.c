@@ -1,7 +1,11 @@
 /*
  * iperf2-compatible server on TCP port 5001: lwIP's lwiperf. Each finished
  * test prints one line, e.g. "iperf: done 10.0.2.2:45678 bytes=... ms=...
- * kbps=...", which benchmarks and tests read.
+ * kbps=...", which benchmarks and tests read. A session that lwIP ended
+ * itself (a RST, retransmissions exhausted) has no pcb left to name its
+ * peer (net/lwip-patches/0001-*): a client session then names the server
+ * it was started against (carried in the report's argument), a server
+ * session prints "-" instead of the peer.
  */
 #include "apps.h"
 #include "kernel/console.h"
@@ -32,11 +36,20 @@ static void iperf_report(void *arg, enum lwiperf_report_type type,
 			 const ip_addr_t *remote_addr, u16_t remote_port,
 			 u32_t bytes, u32_t ms, u32_t kbps)
 {
-	uint32_t ip = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(remote_addr)));
+	uint32_t ip;
 
-	(void)arg;
 	(void)local_addr;
 	(void)local_port;
+	if (remote_addr) {
+		ip = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(remote_addr)));
+	} else if (arg) { /* a client whose pcb is gone: its server */
+		ip = (uint32_t)((uintptr_t)arg >> 16);
+		remote_port = (u16_t)((uintptr_t)arg & 0xffff);
+	} else {
+		kprintf("iperf: %s - bytes=%u ms=%u kbps=%u\n",
+			report_name(type), bytes, ms, kbps);
+		return;
+	}
 	kprintf("iperf: %s %u.%u.%u.%u:%u bytes=%u ms=%u kbps=%u\n",
 		report_name(type), ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
 		ip & 255, remote_port, bytes, ms, kbps);
@@ -45,12 +58,16 @@ static void iperf_report(void *arg, enum lwiperf_report_type type,
 int app_iperf_client(const ip4_addr_t *server, uint16_t port)
 {
 	ip_addr_t addr;
+	uintptr_t peer;
 
 	if (!server || ip4_addr_isany(server))
 		return -1;
+	/* The server's address (host order) and port, for a report that
+	 * comes after lwIP freed the session's pcb. */
+	peer = (uintptr_t)lwip_ntohl(ip4_addr_get_u32(server)) << 16 | port;
 	ip_addr_copy_from_ip4(addr, *server);
 	if (!lwiperf_start_tcp_client(&addr, port, LWIPERF_CLIENT, iperf_report,
-				      NULL)) {
+				      (void *)peer)) {
 		kprintf("net: iperf: cannot connect to port %u\n", port);
 		return -1;
 	}

@@ -7,93 +7,72 @@
  *   /profile.txt        the samples as folded stacks (flame graph input)
  *   /profile.json       the same stacks and every counter, as JSON
  *
- * Each answer is built whole, status line and headers too
- * (FS_FILE_FLAGS_HEADER_INCLUDED): left to itself httpd picks the status
- * from digits in the URI, and /profile/start/400 would go out as "400 Bad
- * Request". A bad rate gets our 400 page, a start without memory for the
- * buffers, or a report without memory for its body, our 503 page.
+ * Each answer is a body the HTTP engine (net/http_server.c) frames with
+ * its own status line and headers, so the status is ours alone: digits in
+ * the URI (/profile/start/400) never become the status. A bad rate gets
+ * our 400 page, a start without memory for the buffers, or a report
+ * without memory for its body, our 503 page (the caller serves them).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apps.h"
+#include "http_server.h"
 #include "kernel/cmdline.h"
 #include "kernel/profile.h"
-#include "lwip/apps/fs.h"
 #include "lwip/mem.h"
-
-/* Room for the status line and headers in front of a body. */
-#define HEADER_ROOM 192
 
 typedef int (*report_fn)(char *buf, size_t size);
 
-static int serve_error(struct fs_file *file, const char *page)
-{
-	return fs_open(file, page) == ERR_OK;
-}
-
-/* buf holds the body at buf + HEADER_ROOM; put the headers right in front
- * of it and hand the whole to httpd (fs_close_custom frees buf). */
-static int answer(struct fs_file *file, char *buf, int body_len,
+/* An owned body of @len bytes at @buf: the engine frees it once queued. */
+static int answer(struct http_response *resp, char *buf, int len,
 		  const char *type)
 {
-	char head[HEADER_ROOM];
-	int n = snprintf(head, sizeof(head),
-			 "HTTP/1.0 200 OK\r\nServer: " HTTPD_SERVER_AGENT
-			 "\r\nContent-Type: %s\r\nContent-Length: %d\r\n"
-			 "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
-			 type, body_len);
-
-	if (n <= 0 || n >= HEADER_ROOM) { /* cannot happen: fixed types */
-		mem_free(buf);
-		return serve_error(file, "/503.html");
-	}
-	memcpy(buf + HEADER_ROOM - n, head, (size_t)n);
-	file->data = buf + HEADER_ROOM - n;
-	file->len = n + body_len;
-	file->index = file->len;
-	file->flags = FS_FILE_FLAGS_HEADER_INCLUDED;
-	file->pextension = buf;
-	return 1;
+	resp->status = 200;
+	resp->content_type = type;
+	resp->body = buf;
+	resp->body_len = (uint32_t)len;
+	resp->body_owned = buf;
+	return 200;
 }
 
 /* A report into a heap body. Samples keep arriving while a session runs,
  * so leave slack and retry with the larger size if the report still
  * grew past it. */
-static int answer_report(struct fs_file *file, report_fn report,
+static int answer_report(struct http_response *resp, report_fn report,
 			 const char *type)
 {
 	int want = report(NULL, 0) + 4096;
 
 	for (int tries = 0; tries < 3; tries++) {
-		char *buf = mem_malloc((mem_size_t)(HEADER_ROOM + want));
+		char *buf = mem_malloc((mem_size_t)want);
 		int len;
 
 		if (!buf)
-			return serve_error(file, "/503.html");
-		len = report(buf + HEADER_ROOM, (size_t)want);
+			return 503;
+		len = report(buf, (size_t)want);
 		if (len < want)
-			return answer(file, buf, len, type);
+			return answer(resp, buf, len, type);
 		mem_free(buf);
 		want = len + 4096;
 	}
-	return serve_error(file, "/503.html");
+	return 503;
 }
 
-static int answer_text(struct fs_file *file, const char *text)
+static int answer_text(struct http_response *resp, const char *text)
 {
 	int len = (int)strlen(text);
-	char *buf = mem_malloc((mem_size_t)(HEADER_ROOM + len));
+	char *buf = mem_malloc((mem_size_t)(len ? len : 1));
 
 	if (!buf)
-		return serve_error(file, "/503.html");
-	memcpy(buf + HEADER_ROOM, text, (size_t)len);
-	return answer(file, buf, len, "text/plain");
+		return 503;
+	memcpy(buf, text, (size_t)len);
+	return answer(resp, buf, len, "text/plain");
 }
 
 /* /profile/start[/HZ]: arg is what follows "/profile/start". */
-static int serve_start(struct fs_file *file, const char *arg)
+static int serve_start(struct http_response *resp, const char *arg)
 {
 	long hz = cmdline_get_long("profile_hz");
 	char text[64];
@@ -103,31 +82,31 @@ static int serve_start(struct fs_file *file, const char *arg)
 		char *end;
 
 		if (arg[0] != '/' || arg[1] < '0' || arg[1] > '9')
-			return serve_error(file, "/400.html");
+			return 400;
 		hz = strtol(arg + 1, &end, 10);
 		if (*end || hz < PROFILE_HZ_MIN || hz > PROFILE_HZ_MAX)
-			return serve_error(file, "/400.html");
+			return 400;
 	}
 	err = profile_start((unsigned int)hz);
 	if (err)
-		return serve_error(file, err == -1 ? "/400.html" : "/503.html");
+		return err == -1 ? 400 : 503;
 	snprintf(text, sizeof(text), "started hz=%ld\n", hz);
-	return answer_text(file, text);
+	return answer_text(resp, text);
 }
 
-int app_profile_open(struct fs_file *file, const char *name)
+int app_profile_serve(const char *path, struct http_response *resp)
 {
-	if (strncmp(name, "/profile/start", 14) == 0 &&
-	    (name[14] == 0 || name[14] == '/'))
-		return serve_start(file, name + 14);
-	if (strcmp(name, "/profile/stop") == 0) {
+	if (strncmp(path, "/profile/start", 14) == 0 &&
+	    (path[14] == 0 || path[14] == '/'))
+		return serve_start(resp, path + 14);
+	if (strcmp(path, "/profile/stop") == 0) {
 		profile_stop();
-		return answer_text(file, "stopped\n");
+		return answer_text(resp, "stopped\n");
 	}
-	if (strcmp(name, "/profile.txt") == 0)
-		return answer_report(file, profile_report_text, "text/plain");
-	if (strcmp(name, "/profile.json") == 0)
-		return answer_report(file, profile_report_json,
+	if (strcmp(path, "/profile.txt") == 0)
+		return answer_report(resp, profile_report_text, "text/plain");
+	if (strcmp(path, "/profile.json") == 0)
+		return answer_report(resp, profile_report_json,
 				     "application/json");
 	return 0;
 }

@@ -17,10 +17,12 @@ void app_http_start(void);
 int app_http_stats_json(char *buf, size_t size);
 void app_iperf_start(void);
 
-struct fs_file;
-/* The profiler's HTTP answers (net/app_profile.c): fills file and returns
- * 1 when name is one of its URIs, else 0. httpd's fs_open_custom only. */
-int app_profile_open(struct fs_file *file, const char *name);
+struct http_response;
+/* The profiler's HTTP answers (net/app_profile.c): for one of its paths,
+ * fills @resp and returns 200, or returns the status of the error page to
+ * send instead (400 bad rate, 503 no memory); 0 when @path is not its.
+ * The HTTP engine's serve callback only (net CPU). */
+int app_profile_serve(const char *path, struct http_response *resp);
 
 struct ip4_addr;
 /* Start lwiperf's 10 s TCP client test towards server:port (host order

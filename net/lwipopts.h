@@ -81,7 +81,7 @@ void net_heap_free(void *ptr);
 #endif
 /* Size of the stock heap (default 1600 bytes is for microcontrollers): it
  * holds TCP_SND_BUF-sized send queues of PBUF_RAM segments for a few
- * connections plus lwiperf and httpd state. */
+ * connections plus lwiperf and HTTP connection state. */
 #define MEM_SIZE (1024 * 1024)
 
 /* Pools: sized for a few bulk TCP connections, not a microcontroller.
@@ -90,7 +90,7 @@ void net_heap_free(void *ptr);
  * recycles only on that failure (tcp_alloc() kills the oldest TIME_WAIT
  * PCB when MEMP_TCP_PCB is exhausted). /stats.json shows each pool's
  * limit and limit_hits. */
-#define MEMP_NUM_PBUF		 256 /* PBUF_ROM/REF: httpd static files, our TX refs */
+#define MEMP_NUM_PBUF		 256 /* PBUF_ROM/REF: static pages, our TX refs */
 #define MEMP_NUM_TCP_PCB	 16  /* echo, http, iperf clients at once */
 #define MEMP_NUM_TCP_SEG	 512 /* must be >= TCP_SND_QUEUELEN (init.c) */
 #define MEMP_NUM_SYS_TIMEOUT	 16  /* DHCP, ARP, TCP, lwiperf timers */
@@ -120,7 +120,14 @@ void net_heap_free(void *ptr);
  * which would triple the per-byte packet cost). */
 #define TCP_MSS		 1460
 /* Window and send buffer 32 segments (~46 KiB): the default 4 segments
- * stalls on every ACK round trip through QEMU's user-net. */
+ * stalls on every ACK round trip through QEMU's user-net. Larger was
+ * tried and measured no better: window scaling with a 251 KiB window and
+ * a 128 KiB send buffer (user-net's libslirp offers no scaling, so it got
+ * 64 KiB) gave iperf host->guest native 151 -> 94 Mbit/s on virtio and
+ * 247 -> 306 on e1000 (medians of 4-6 interleaved rounds on a loaded
+ * host: within the noise), and the same busy-poll instructions per
+ * received segment (2,451 -> 2,467, tools/insn-profile). See
+ * bench/netfast/. */
 #define TCP_WND		 (32 * TCP_MSS)
 #define TCP_SND_BUF	 (32 * TCP_MSS)
 /* Segments queued for sending: lwIP's own formula, restated because
@@ -136,7 +143,16 @@ void net_heap_free(void *ptr);
 /* ---- Checksums: computed in software (no offload negotiated) ---- */
 /* Fold the checksum into the copy tcp_write() does anyway: one pass over
  * the data instead of two. */
-#define LWIP_CHECKSUM_ON_COPY 1
+#define LWIP_CHECKSUM_ON_COPY		1
+/* Our x86-64 routine (net/chksum.c: 64-bit adds with carry, 64 bytes per
+ * loop pass) instead of lwIP's 16-bit loop, which took 3,854 of the 5,835
+ * guest instructions of a received 1460-byte segment; and the copy with
+ * the sum in the same pass, for tcp_write()'s copies. */
+#define LWIP_CHKSUM			net_chksum
+#define LWIP_CHKSUM_COPY(dst, src, len) net_chksum_copy(dst, src, len)
+#ifndef __ASSEMBLER__
+#include "chksum.h"
+#endif
 
 /* ---- Statistics ---- */
 /* lwIP's defaults already keep every counter we show in /stats.json
@@ -145,26 +161,7 @@ void net_heap_free(void *ptr);
 #define LWIP_STATS_LARGE 1
 
 /* ---- Apps ---- */
-/* httpd: pages come from net/www/ and net/app_http.c (/stats.json). */
-#define LWIP_HTTPD_CUSTOM_FILES	   1
-/* httpd hands file bytes to tcp_write() by reference unless told they are
- * volatile, and frees the file as soon as the last byte is queued, before
- * TCP has sent (or may resend) it. Our /stats.json body is a heap buffer
- * freed in fs_close_custom(), so always copy; the pages are small. (Found
- * with mm_debug=1: the poisoned buffer went out on the wire.) */
-#define HTTP_IS_DATA_VOLATILE(hs)  TCP_WRITE_FLAG_COPY
-/* Content-Type from the extension (application/json for /stats.json). */
-#define LWIP_HTTPD_DYNAMIC_HEADERS 1
-/* The Server: header names this kernel rather than lwIP's web site. */
-#define HTTPD_SERVER_AGENT	   "netkernel-lwIP/2.1.3"
-
-/* Our static pages (net/www/, compiled by tools/gen-http-fsdata into
- * build/kernel/gen/) replace lwIP's sample files and its SICS logo: every
- * page the server sends, error pages included, is ours. */
-#define HTTPD_FSDATA_FILE	     "http_fsdata.c"
-/* Answer a request httpd cannot serve with /400.html (unreadable request)
- * or /501.html (a method other than GET) instead of closing silently. */
-#define LWIP_HTTPD_SUPPORT_EXTSTATUS 1
-/* lwiperf reports each test through a callback; no extra options. */
+/* lwiperf reports each test through a callback; no extra options. HTTP is
+ * ours (net/http_server.c), not lwIP's httpd. */
 
 #endif /* NET_LWIPOPTS_H */

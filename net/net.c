@@ -34,6 +34,7 @@
 #include "net_mem.h"
 #include "net_poll.h"
 #include "net_numa.h"
+#include "net_oom.h"
 #include "netif_glue.h"
 
 static struct netif netifs[NETDEV_MAX];
@@ -173,6 +174,7 @@ static void start_stack(void)
 		app_http_start();
 	if (net_config.apps & NET_APP_IPERF)
 		app_iperf_start();
+	net_oom_start();
 	net_core_unlock();
 }
 

@@ -227,12 +227,16 @@ static void *memp_at_limit(memp_t type)
 	return NULL;
 }
 
-/* stock: lwIP's static pool; its emptiness is the bound. */
+/* stock: lwIP's static pool; its emptiness is the bound. Counted like
+ * native allocations, so /stats.json compares the modes op for op. */
 static void *memp_malloc_stock(memp_t type)
 {
 	void *p = lwip_stock_memp_malloc(type);
 
-	return p ? p : memp_at_limit(type);
+	if (!p)
+		return memp_at_limit(type);
+	net_mem_stats.memp_alloc++;
+	return p;
 }
 
 /* native: at most memp_pools[type]->num objects live (see memp_in_use). */
@@ -267,11 +271,11 @@ void memp_free(memp_t type, void *mem)
 {
 	if (!mem)
 		return;
+	net_mem_stats.memp_free++;
 	if (net_alloc_mode != NET_ALLOC_NATIVE) {
 		lwip_stock_memp_free(type, mem);
 		return;
 	}
-	net_mem_stats.memp_free++;
 	memp_in_use[type]--;
 	memp_count_used(type, -1);
 	qmempool_free_softirq(memp_pool[type], mem);

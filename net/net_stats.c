@@ -26,6 +26,7 @@
 #include "net_mem.h"
 #include "net_poll.h"
 #include "net_numa.h"
+#include "net_oom.h"
 
 typedef int (*json_fn)(char *buf, size_t size);
 
@@ -47,6 +48,7 @@ static const struct {
 	{"nic", netdev_stats_json},
 	{"net_mem", net_mem_stats_json},
 	{"net_numa", net_numa_json},
+	{"net_oom", net_oom_stats_json},
 	{"poll", net_poll_stats_json},
 	{"core_lock", net_core_lock_stats_json},
 	{"lwip", lwip_stats_json},

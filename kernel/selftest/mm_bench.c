@@ -1,7 +1,7 @@
 /*
- * bench=pages,slab,frag,qmempool,alfq (or all): the allocators' fast paths
- * (and the ALF ring under qmempool) timed in the kernel, on the boot CPU,
- * with interrupts off.
+ * bench=pages,slab,frag,qmempool,alfq,xcpu (or all): the allocators' fast
+ * paths (and the ALF ring under qmempool) timed in the kernel, on the boot
+ * CPU, with interrupts off; xcpu (frag_xcpu_bench.c) frees on CPU 1.
  *
  * Meant for QEMU with -icount shift=0 (tools/qemu-run --icount, `make
  * bench-kernel`): the virtual clock, and with it the TSC, then advances one
@@ -353,7 +353,7 @@ void mm_bench_run(void)
 	} areas[] = {
 		{"pages", bench_pages},	      {"slab", bench_slab},
 		{"qmempool", bench_qmempool}, {"frag", bench_frag},
-		{"alfq", bench_alfq},
+		{"alfq", bench_alfq},	      {"xcpu", bench_frag_xcpu},
 	};
 	unsigned long flags;
 	bool all = cmdline_has("bench", "all");

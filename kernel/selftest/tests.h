@@ -24,6 +24,9 @@ int selftest_fault_ap(void);
 /* bench=pages,slab,frag,qmempool,alfq,all (mm_bench.c): per-operation
  * figures of the allocators' fast paths on the boot CPU. */
 void mm_bench_run(void);
+/* bench=xcpu (frag_xcpu_bench.c): page_frag allocated on the boot CPU,
+ * freed on CPU 1, per fragment; needs two CPUs. */
+void bench_frag_xcpu(void);
 
 /* wait.c: lets interrupts in on the boot CPU for ms milliseconds (the
  * boot runs with them masked until the poll loop). */

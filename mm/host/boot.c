@@ -16,6 +16,7 @@
 #include "mm_host.h"
 #include "mm_sample.h"
 #include "page_alloc.h"
+#include "page_frag.h"
 
 /* The node mappings: what mmap returned, and where each node starts. */
 static struct {
@@ -220,6 +221,10 @@ int mm_host_boot(int nr_nodes, size_t bytes_per_node, int nr_cpus,
 void mm_host_shutdown(void)
 {
 	mm_sample_stop(); /* reads the allocators: before they go */
+	/* Frees the fragment batches held back reach their blocks, as on a
+	 * live machine's next flush (the caller's threads are done). */
+	if (host.booted)
+		page_frag_free_flush_all();
 	for (int nid = 0; nid < MM_MAX_NODES; nid++)
 		if (host.map[nid])
 			munmap(host.map[nid], host.map_len[nid]);

@@ -246,10 +246,18 @@ static void free_job_run(void *arg)
 	free_all(j->p, j->n);
 }
 
+static void flush_job_run(void *arg)
+{
+	(void)arg;
+	page_frag_free_flush();
+}
+
 /*
  * Blocks of node 1 handed out on CPU 0 (node:1): frees on CPU 0 are remote
- * frees, frees on CPU 1 are not; once every fragment is back and the
- * caches are drained, each node has exactly the free pages it had before.
+ * frees, frees on CPU 1 are not; once every fragment is back, the caches
+ * are drained and CPU 1 has flushed its free batch (a block whose last
+ * fragments CPU 1 freed waits for that), each node has exactly the free
+ * pages it had before.
  */
 static void test_remote_blocks_come_back_whole(void **s)
 {
@@ -274,6 +282,12 @@ static void test_remote_blocks_come_back_whole(void **s)
 	assert_int_equal(b.frees - a.frees, 40);
 	assert_int_equal(b.remote_frees - a.remote_frees, 20);
 	page_frag_percpu_drain(0);
+	/* 2048-byte fragments, 16 per block: CPU 1 freed the last 12 of the
+	 * second block and all 8 of the third; they wait in its batch. */
+	assert_int_equal(page_frag_free_pending(1), 20);
+	assert_true(mm_test_drain_and_verify() < free0);
+	mm_test_on_cpu(1, flush_job_run, NULL);
+	assert_int_equal(page_frag_free_pending(1), 0);
 	assert_int_equal(mm_test_drain_and_verify(), free0);
 	assert_int_equal(mm_test_node_free(0), node0);
 	assert_int_equal(mm_test_node_free(1), node1);

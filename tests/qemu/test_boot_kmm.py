@@ -123,6 +123,41 @@ def test_bench_figures_are_identical_across_icount_boots(qemu):
     assert first and first == second, log
 
 
+XCPU_LINE = (r"^bench: xcpu (\S+) frags=(\d+) alloc_per_op=([\d.]+) "
+             r"free_per_op=([\d.]+) elapsed_per_op=(\d+) "
+             r"atomics_per_free=([\d.]+) leaked=(-?\d+)\s*$")
+XCPU_CASES = {f"frag_{n}_{a}" for n in (12, 64, 256, 1500, 2048)
+              for a in ("unaligned", "aligned")} | {
+    "kmalloc_12_unaligned", "kmalloc_1500_unaligned"}
+
+
+def test_xcpu_bench_frees_on_cpu1_with_one_atomic_per_block(qemu):
+    # Lin's push/pop across two vCPUs under -icount: every case is
+    # printed, gives back every page, counts instructions in a sane range
+    # on both sides, and the free side's locked operations are one per
+    # 32 KiB block, not one per fragment (the batch of page_frag_free)
+    log = qemu.boot(append=EXIT + " bench=xcpu", smp=2,
+                    extra=["-icount", "shift=0"], timeout=300)
+    cases = {m[0]: m for m in re.findall(XCPU_LINE, log, re.M)}
+    assert set(cases) == XCPU_CASES, log
+    for name, (_, frags, alloc, free, elapsed, atomics, leaked) in \
+            cases.items():
+        assert int(frags) == 16384, (name, log)
+        assert 5 < float(alloc) < 2000 and 5 < float(free) < 2000, name
+        assert int(elapsed) >= float(alloc), name
+        assert int(leaked) == 0, (name, log)
+        if name.startswith("frag_"):
+            size = int(name.split("_")[1])
+            per_block = 32768 // max(size, 64 if "_aligned" in name else 1)
+            # one subtract per block, and a block boundary may split one
+            assert float(atomics) <= 2.0 / per_block + 1e-5, (name, log)
+
+
+def test_xcpu_bench_says_it_needs_two_cpus(qemu):
+    log = qemu.boot(append=EXIT + " bench=xcpu", smp=1)
+    assert "bench: xcpu skipped: needs 2 CPUs, have 1" in log, log
+
+
 # Node 1's SRAT entry sits inside the RAM and the top 16 MiB has none: the
 # kernel gives uncovered RAM to node 0 (kernel/memmap.c), so node 0 is
 # split around node 1, as on PCs whose firmware leaves RAM out of SRAT.

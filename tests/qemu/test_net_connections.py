@@ -2,7 +2,8 @@
 modes: the server must answer every one, and its memory must not grow
 with the number of connections ever made.
 
-Why reuse matters: httpd closes first, so every finished connection
+Why reuse matters: the server closes first (an HTTP/1.0 request without
+keep-alive asks it to), so every finished connection
 leaves a TIME_WAIT PCB in the guest for 2*MSL (lwIP: 2 x 60 s). lwIP
 recycles them only when memp_malloc(MEMP_TCP_PCB) fails: tcp_alloc() then
 kills the oldest TIME_WAIT PCB and tries again. A TCP_PCB population with
@@ -98,7 +99,7 @@ def test_10000_connections_with_reused_ports_are_all_answered(qemu, alloc, nic):
     for i in range(CONNECTIONS):
         port = ports[i % PORT_POOL]
         answer = get_index(vm.http, port)
-        if not (answer.startswith(b"HTTP/1.0 200 OK") and b"</html>" in answer):
+        if not (answer.startswith(b"HTTP/1.1 200 OK") and b"</html>" in answer):
             vm.fail("connection %d of %d (client port %d, used %d times before) "
                     "got %r after %.1f s; /stats.json lwip.memp.TCP_PCB: %s"
                     % (i + 1, CONNECTIONS, port, i // PORT_POOL, answer[:80],

@@ -127,8 +127,8 @@ def test_http_trigger_starts_stops_and_refuses_bad_rates(qemu):
     prof = profile(vm)
     assert prof["session"] == 0 and not prof["running"]
     assert all(c["timer_hz"] == TIMER_HZ for c in prof["cpus"])
-    # A rate with "400" in the URI is still a 200 (httpd alone would take
-    # the status from the URI's digits).
+    # A rate with "400" in the URI is still a 200 (lwIP's httpd took the
+    # status from the URI's digits; the status must be the site's own).
     status, body = get(vm, "/profile/start/400")
     assert (status, body) == (200, "started hz=400\n")
     traffic(vm, requests=20, datagrams=20)

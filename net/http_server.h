@@ -1,0 +1,109 @@
+/*
+ * An HTTP/1.1 server on lwIP's raw TCP API: the connection engine (request
+ * parsing, persistent connections, pipelining, sending, time-outs). What
+ * to answer is the site's business (net/app_http.c): it passes a
+ * struct http_site to http_server_start() and fills in a response for each
+ * request the engine hands it.
+ *
+ * Connections persist as HTTP/1.1 says (RFC 9112 section 9.3): an
+ * HTTP/1.1 request keeps the connection open unless it says
+ * "Connection: close"; an HTTP/1.0 one closes it unless it says
+ * "Connection: keep-alive". Every response carries Content-Length and a
+ * Connection header that says which it will be. A request that cannot be
+ * read (400) or a method we do not implement (501) closes the connection:
+ * the rest of the stream cannot be trusted.
+ *
+ * Net CPU only, like every lwIP call.
+ */
+#ifndef NET_HTTP_SERVER_H
+#define NET_HTTP_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The Server: header of every response, static pages included. */
+#define HTTP_SERVER_AGENT "netkernel-lwIP/2.1.3"
+
+/* ---- Tunables ---- */
+/* The longest request (request line and headers) a connection buffers:
+ * browsers send 400-800 bytes; a longer one is answered 400. */
+#define HTTP_REQ_MAX	   1024
+/* A static body up to this size is copied into the segment with the head
+ * (the checksum computed in the same pass) rather than sent by reference:
+ * a reference costs a PBUF_ROM pbuf and a chained segment, which cost
+ * more than copying a page of this size. */
+#define HTTP_COPY_MAX	   1460
+/* lwIP calls our poll callback every 2 x 500 ms ... */
+#define HTTP_POLL_INTERVAL 2
+/* ... and an idle persistent connection is closed after 5 polls (5 s, as
+ * Apache's KeepAliveTimeout): a browser's idle connections must not keep
+ * lwIP's 16 TCP PCBs (MEMP_NUM_TCP_PCB) from new clients. */
+#define HTTP_IDLE_POLLS	   5
+/* A response that makes no progress for 60 polls (the peer stopped
+ * reading) is aborted. */
+#define HTTP_STALLED_POLLS 60
+
+enum http_method { HTTP_GET, HTTP_HEAD };
+
+/* One request, as the engine parsed it. The strings live in the
+ * connection's buffer until the site returns. */
+struct http_request {
+	enum http_method method;
+	const char *path;  /* from '/', NUL-terminated, no query */
+	const char *query; /* after '?', NUL-terminated; "" if none */
+	int minor_version; /* HTTP/1.<minor_version> */
+};
+
+/*
+ * The site's answer. Either @head is a complete status line and headers
+ * without the Connection header and the blank line (a static page's,
+ * compiled in), or @head is NULL and the engine writes the head from
+ * @status and @content_type. @body (@body_len bytes) must stay valid until
+ * the engine is done with it: static data, or a buffer from mem_malloc()
+ * given as @body_owned, which the engine frees with mem_free() once the
+ * bytes are queued (it copies them into TCP's segments). @close asks the
+ * engine to close the connection after this response. @answer, when set,
+ * holds the same answer whole (head, Connection line, empty line, body)
+ * for a connection that closes [0] and one that stays [1]: the engine
+ * queues the one it needs in a single tcp_write() (a compiled-in page's).
+ */
+struct http_response {
+	const char *answer[2];
+	uint16_t answer_len[2];
+	const char *head;
+	uint16_t head_len;
+	int status;
+	const char *content_type;
+	const void *body;
+	uint32_t body_len;
+	void *body_owned;
+	bool close;
+};
+
+struct http_site {
+	/* Fill @resp for @req (zeroed by the engine before the call). */
+	void (*serve)(const struct http_request *req,
+		      struct http_response *resp);
+	/* Fill @resp with the page for @status (400, 501, 503): the engine's
+	 * own answers for a request it could not read, a method it does not
+	 * implement, or a connection it has no memory for. */
+	void (*error)(int status, struct http_response *resp);
+};
+
+/**
+ * http_server_start - listen on TCP @port and serve @site.
+ * Return: 0, or -1 (printed) if lwIP cannot listen.
+ * Context: net CPU, after lwip_init().
+ */
+int http_server_start(uint16_t port, const struct http_site *site);
+
+/**
+ * http_server_stats_json - the engine's counters as the members of a JSON
+ * object (no braces), snprintf semantics: connections accepted, requests
+ * served, requests on a reused connection, connections refused for lack
+ * of memory, idle and stalled connections closed, connections open now.
+ */
+int http_server_stats_json(char *buf, size_t size);
+
+#endif /* NET_HTTP_SERVER_H */

@@ -1,0 +1,130 @@
+/*
+ * Out-of-memory recovery for the receive path.
+ *
+ * A NIC's RX ring is refilled from the page allocator on every poll. When
+ * memory is gone and the stack holds the buffers the ring had (TCP data
+ * received but not yet consumed by the application, data sent but not yet
+ * acknowledged), the ring runs dry and no frame comes in any more: not
+ * even the ACKs and RSTs that would let TCP free that memory. Measured at
+ * -m 8M with eight 512 KiB TCP echo streams and floods at once: 0 free
+ * pages, 0 RX buffers posted, 227 RX pbufs and 269 TCP segments held, and
+ * the guest mute for more than 400 s (only retransmission timeouts, minutes
+ * later, would have freed anything).
+ *
+ * The way out, as Linux kills sockets in tcp_out_of_resources() under
+ * memory pressure: every NET_OOM_CHECK_MS, a NIC whose ring is empty and
+ * whose refills failed since the last check makes us abort the TCP
+ * connection holding the most buffers (tcp_abort: its queues are freed at
+ * once, the peer gets a RST if memory allows). One connection per check,
+ * so a short squeeze costs one connection, not all; each abort is counted
+ * and printed. A ring with even one buffer posted is left alone: frames
+ * still come in and TCP can free memory the normal way.
+ */
+#include "net_oom.h"
+
+#include <stdio.h>
+
+#include "drivers/netdev.h"
+#include "kernel/console.h"
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/tcp.h"
+#include "lwip/timeouts.h"
+
+#define NET_OOM_CHECK_MS 250
+
+static struct {
+	uint64_t checks, dry_rings, aborts, none_to_abort;
+	uint64_t last_refill_fail[NETDEV_MAX];
+} oom;
+
+/* Buffers a connection holds: segments queued for sending or awaiting an
+ * ACK, received data the application has not taken (the window it has
+ * not reopened), and out-of-order segments. */
+static unsigned int pcb_weight(const struct tcp_pcb *pcb)
+{
+	unsigned int w = pcb->snd_queuelen;
+
+	if (pcb->rcv_wnd < TCP_WND)
+		w += (unsigned int)(TCP_WND - pcb->rcv_wnd) / TCP_MSS + 1;
+#if TCP_QUEUE_OOSEQ
+	for (const struct tcp_seg *s = pcb->ooseq; s; s = s->next)
+		w++;
+#endif
+	return w;
+}
+
+/* Has one of NIC i's RX rings run dry, with refills failing since the
+ * last check? (Each queue's counters are its CPU's; read as hints.) */
+static bool ring_ran_dry(int i)
+{
+	const struct netdev *dev = netdev_get(i);
+	struct netdev_stats sum;
+	uint64_t fails;
+	bool empty = false, dry;
+
+	netdev_stats_sum(dev, &sum);
+	fails = sum.rx_refill_fail;
+	for (int q = 0; q < dev->nqueues; q++)
+		empty |= dev->queues[q].stats.rx_bufs_posted == 0;
+	dry = empty && fails != oom.last_refill_fail[i];
+
+	oom.last_refill_fail[i] = fails;
+	return dry;
+}
+
+static void abort_heaviest(const char *nic)
+{
+	struct tcp_pcb *worst = NULL;
+	unsigned int worst_w = 0;
+
+	for (struct tcp_pcb *p = tcp_active_pcbs; p; p = p->next) {
+		unsigned int w = pcb_weight(p);
+
+		if (w > worst_w) {
+			worst = p;
+			worst_w = w;
+		}
+	}
+	if (!worst) {
+		oom.none_to_abort++;
+		return;
+	}
+	oom.aborts++;
+	kprintf("net: out of memory, %s RX ring empty: aborting tcp "
+		"port %u<->%u holding %u buffers (abort %llu)\n",
+		nic, worst->local_port, worst->remote_port, worst_w,
+		(unsigned long long)oom.aborts);
+	tcp_abort(worst);
+}
+
+static void oom_check(void *arg)
+{
+	int n = netdev_count();
+
+	(void)arg;
+	oom.checks++;
+	for (int i = 0; i < n && i < NETDEV_MAX; i++) {
+		if (ring_ran_dry(i)) {
+			oom.dry_rings++;
+			abort_heaviest(netdev_get(i)->name);
+			break; /* one connection per check */
+		}
+	}
+	sys_timeout(NET_OOM_CHECK_MS, oom_check, NULL);
+}
+
+void net_oom_start(void)
+{
+	sys_timeout(NET_OOM_CHECK_MS, oom_check, NULL);
+}
+
+int net_oom_stats_json(char *buf, size_t size)
+{
+	return snprintf(buf, size,
+			"{\"checks\":%llu,\"dry_rings\":%llu,\"aborts\":%llu,"
+			"\"none_to_abort\":%llu}",
+			(unsigned long long)oom.checks,
+			(unsigned long long)oom.dry_rings,
+			(unsigned long long)oom.aborts,
+			(unsigned long long)oom.none_to_abort);
+}

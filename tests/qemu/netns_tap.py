@@ -1,0 +1,287 @@
+"""A guest on a tap device inside a network namespace the caller owns.
+
+The real NIC path (virtio-net or e1000 under QEMU, no user-net NAT in the
+way): the host side of the tap is an ordinary Linux interface, so any
+client (ping -f, iperf, wrk, scapy's raw frames) reaches the guest as it
+would on a wire. Usable from pytest (the `tap_net` fixture of the tests
+that import it) and from tools (tools/soak):
+
+    with TapNet() as net:                  # namespace + tap0, removed after
+        g = net.start_guest(workdir, nic="e1000", alloc="native")
+        g.wait_ready()
+        net.run(["ping", "-c", "3", g.ip])  # any command, inside the namespace
+        g.stats()                           # /stats.json, parsed
+
+Needs root, iproute2 and /dev/net/tun (TapNet.unavailable() says why not).
+"""
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+QEMU_RUN = os.path.join(ROOT, "tools", "qemu-run")
+KERNEL = os.path.join(ROOT, "build", "kernel.elf")
+PYTHON = "/usr/bin/python3"  # Debian's, where python3-scapy lives
+
+
+class GuestError(Exception):
+    """The guest did not answer, or answered wrong (message has the log)."""
+
+
+def random_mac():
+    """A locally administered unicast MAC no other guest is using."""
+    return "52:54:00:%02x:%02x:%02x" % tuple(random.randrange(256) for _ in range(3))
+
+
+class TapNet:
+    """Namespace NAME with tap0 = HOST_IP/24 (MTU mtu), up. The guest is
+    GUEST_IP on the same /24."""
+
+    def __init__(self, subnet=None, mtu=1500):
+        third = random.randrange(16, 250) if subnet is None else subnet
+        self.ns = "tapnet-%d-%d" % (os.getpid(), random.randrange(1 << 20))
+        self.host_ip = "192.168.%d.1" % third
+        self.guest_ip = "192.168.%d.2" % third
+        self.mtu = mtu
+        self.guests = []
+
+    @staticmethod
+    def unavailable():
+        """Why a TapNet cannot be made here, or None."""
+        if os.geteuid() != 0:
+            return "needs root to create a network namespace and a tap device"
+        if not shutil.which("ip"):
+            return "needs iproute2"
+        if not os.path.exists("/dev/net/tun"):
+            return "/dev/net/tun is missing"
+        return None
+
+    def run(self, argv, timeout=60, check=False, data=None):
+        """Runs argv inside the namespace; returns CompletedProcess."""
+        try:
+            r = subprocess.run(["ip", "netns", "exec", self.ns] + list(argv), input=data,
+                               capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise GuestError("timed out after %ss: %s" % (timeout, " ".join(argv)))
+        if check and r.returncode != 0:
+            raise GuestError("%s failed (%d): %s" % (" ".join(argv), r.returncode,
+                                                       r.stderr.decode(errors="replace")))
+        return r
+
+    def __enter__(self):
+        r = subprocess.run(["ip", "netns", "add", self.ns], capture_output=True)
+        if r.returncode != 0:
+            raise GuestError("ip netns add: %s" % r.stderr.decode().strip())
+        try:
+            self.run(["ip", "tuntap", "add", "dev", "tap0", "mode", "tap"], check=True)
+            self.run(["ip", "link", "set", "tap0", "mtu", str(self.mtu)], check=True)
+            self.run(["ip", "addr", "add", self.host_ip + "/24", "dev", "tap0"], check=True)
+            self.run(["ip", "link", "set", "tap0", "up"], check=True)
+            self.run(["ip", "link", "set", "lo", "up"], check=True)
+        except Exception:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        for g in self.guests:
+            g.stop()
+        subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
+
+    def start_guest(self, workdir, nic="virtio", alloc="native", append="", mem=None,
+                    smp=2):
+        g = TapGuest(self, workdir, nic, alloc, append, mem, smp)
+        self.guests.append(g)
+        return g
+
+
+class TapGuest:
+    """The kernel booted in QEMU on the namespace's tap0."""
+
+    def __init__(self, net, workdir, nic, alloc, append, mem, smp):
+        self.net, self.nic, self.alloc = net, nic, alloc
+        self.ip = net.guest_ip
+        self.mac = random_mac()
+        name = "tap%d" % len(net.guests)
+        self.log_path = os.path.join(workdir, name + ".serial.log")
+        self.err_path = os.path.join(workdir, name + ".qemu.log")
+        open(self.log_path, "w").close()
+        cmdline = "nic=%s net_alloc=%s ip=%s/24 gw=%s %s" % (
+            nic, alloc, self.ip, net.host_ip, append)
+        args = [QEMU_RUN, "--accel", "tcg", "--serial-log", self.log_path,
+                "--kernel", KERNEL, "--smp", str(smp), "--nic", nic,
+                "--net", "tap:tap0", "--mac", self.mac, "--append", cmdline.strip()]
+        if mem:
+            args += ["--mem", str(mem)]
+        self.args = ["ip", "netns", "exec", net.ns] + args
+        self._err = open(self.err_path, "w")
+        # Own session: stop() reaches QEMU as well as the qemu-run wrapper.
+        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=self._err,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+
+    def log(self):
+        with open(self.log_path, errors="replace") as f:
+            return f.read()
+
+    def describe(self):
+        with open(self.err_path, errors="replace") as f:
+            err = f.read()
+        return ("command: %s\n--- serial log ---\n%s\n--- qemu output ---\n%s"
+                % (" ".join(self.args), self.log()[-60000:], err))
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def wait_for(self, pattern, timeout=60):
+        rx = re.compile(pattern, re.M)
+        end = time.monotonic() + timeout
+        while True:
+            m = rx.search(self.log())
+            if m:
+                return m
+            if not self.alive():
+                raise GuestError("QEMU exited (%s) before /%s/\n%s"
+                                 % (self.proc.returncode, pattern, self.describe()))
+            if time.monotonic() > end:
+                raise GuestError("timeout after %ss waiting for /%s/\n%s"
+                                 % (timeout, pattern, self.describe()))
+            time.sleep(0.05)
+
+    def wait_ready(self, timeout=60):
+        self.wait_for(r"^net: eth0 up ip=%s/24 mac=%s" % (re.escape(self.ip), self.mac),
+                      timeout)
+        self.wait_for(r"^net: listening ", timeout)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=10)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self.proc.wait()
+        self._err.close()
+
+    # ---- clients, run inside the namespace ----
+
+    def http(self, path="/", timeout=20):
+        r = self.net.run(["curl", "-sS", "-f", "-m", str(timeout),
+                          "http://%s%s" % (self.ip, path)], timeout=timeout + 10)
+        if r.returncode != 0:
+            raise GuestError("curl %s failed (%d): %s\n%s" % (
+                path, r.returncode, r.stderr.decode(errors="replace"), self.describe()))
+        return r.stdout
+
+    def stats(self):
+        body = self.http("/stats.json")
+        try:
+            return json.loads(body)
+        except ValueError as e:
+            raise GuestError("/stats.json is not JSON (%s): %r" % (e, body[:300]))
+
+    def ping(self, count=3):
+        r = self.net.run(["ping", "-c", str(count), "-W", "5", "-i", "0.2", self.ip],
+                         timeout=40)
+        if r.returncode != 0:
+            raise GuestError("ping failed: %s\n%s" % (r.stdout.decode(), self.describe()))
+
+    def tcp_echo(self, data):
+        r = self.net.run(["nc", "-N", "-w", "20", self.ip, "7"], data=data, timeout=60)
+        if r.stdout != data:
+            raise GuestError("tcp echo: %d of %d bytes back\n%s"
+                             % (len(r.stdout), len(data), self.describe()))
+
+    def udp_echo(self, data):
+        for _ in range(3):  # UDP may drop under load: retry
+            r = self.net.run(["nc", "-u", "-w", "2", self.ip, "7"], data=data, timeout=30)
+            if r.stdout == data:
+                return
+        raise GuestError("udp echo: %r for %r\n%s" % (r.stdout[:80], data[:80],
+                                                       self.describe()))
+
+    def probe(self, within=30, stats=True):
+        """tests/qemu/netns_probe.py in the namespace: ping, HTTP, TCP and
+        UDP echo each retried up to `within` s. Returns its JSON object
+        (ok, secs, errors, stats)."""
+        r = self.net.run([PYTHON, os.path.join(HERE, "netns_probe.py"), self.ip,
+                          "--within", str(within)] + (["--stats"] if stats else []),
+                         timeout=within + 60)
+        try:
+            return json.loads(r.stdout)
+        except ValueError:
+            raise GuestError("probe gave no answer: %r %r\n%s" % (
+                r.stdout[-300:], r.stderr[-1000:], self.describe()))
+
+    # Every phase of hostile_frames.py, in the order tools/soak runs them.
+    ALL_PHASES = ["ether", "arp", "ipv4", "icmp", "tcp", "udp", "frags", "syn-flood",
+                  "udp-flood", "icmp-flood"]
+
+    def send_hostile(self, phases, count, rate, seed=1, probe=0):
+        """tests/qemu/hostile_frames.py in the namespace: count frames of
+        each phase (a list), the guest probed after each if probe > 0 (s).
+        Returns its JSON object (sent, errors, distinct, secs, probes)."""
+        r = self.net.run([PYTHON, os.path.join(HERE, "hostile_frames.py"), "--iface", "tap0",
+                          "--guest-ip", self.ip, "--guest-mac", self.mac,
+                          "--phase", ",".join(phases), "--count", str(count),
+                          "--rate", str(rate), "--seed", str(seed), "--probe", str(probe)],
+                         timeout=len(phases) * (count / rate * 3 + probe + 30) + 60)
+        try:
+            return json.loads(r.stdout)
+        except ValueError:
+            raise GuestError("hostile_frames %s failed: %s" % (",".join(phases), r.stderr.decode()[-2000:]))
+
+    def check_answers(self, tag=""):
+        """Ping, HTTP, TCP and UDP echo all answer correctly."""
+        self.ping()
+        if b"<html>" not in self.http("/"):
+            raise GuestError("HTTP / has no page\n" + self.describe())
+        self.tcp_echo(os.urandom(32 * 1024))
+        self.udp_echo(("udp %s %s\n" % (tag, os.urandom(4).hex())).encode())
+
+
+def buffers_in_use(st):
+    """Packet-buffer counters that return to their idle values once the
+    traffic is over (TCP pcbs are left out: TIME_WAIT keeps them 2 min)."""
+    memp = st["lwip"]["memp"]
+    nic = st["nic"]["eth0"]
+    return {
+        "rx_pbufs_in_use": st["net_mem"]["rx_pbufs_in_use"],
+        "PBUF_POOL": memp["PBUF_POOL"]["used"],
+        "PBUF": memp["PBUF"]["used"],
+        "TCP_SEG": memp["TCP_SEG"]["used"],
+        "REASSDATA": memp["REASSDATA"]["used"],
+        "ARP_QUEUE": memp.get("ARP_QUEUE", {}).get("used", 0),
+        "tx_inflight": nic["tx_inflight"],
+        "rx_bufs_posted": nic["rx_bufs_posted"],
+    }
+
+
+def wait_buffers_back(guest, baseline, timeout=30):
+    """Polls /stats.json until buffers_in_use equals baseline (IP
+    reassembly keeps an incomplete datagram up to 15 s, an unanswered ARP
+    request holds its queued packet 5 s). Returns the last value."""
+    end = time.monotonic() + timeout
+    while True:
+        now = buffers_in_use(guest.stats())
+        if now == baseline or time.monotonic() > end:
+            return now
+        time.sleep(1)
+
+
+def free_tcp_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

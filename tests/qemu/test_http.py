@@ -1,0 +1,177 @@
+"""The HTTP/1.1 server (net/http_server.c): persistent connections,
+pipelining, HEAD, and when a connection closes, seen by real clients
+(raw sockets reading every answer by its Content-Length, curl, wrk).
+
+A connection persists as HTTP/1.1 says: an HTTP/1.1 request keeps it
+unless it says "Connection: close"; an HTTP/1.0 request closes it unless
+it says "Connection: keep-alive"; every answer says which it is.
+"""
+import json
+import re
+import socket
+import subprocess
+import time
+
+import pytest
+
+from test_net import ALLOC_MODES, NetVM, stop_qemu_first  # noqa: F401 (autouse fixture)
+
+TIMEOUT = 20
+IDLE_CLOSE_S = 5  # HTTP_IDLE_POLLS x HTTP_POLL_INTERVAL (net/http_server.h)
+
+
+@pytest.fixture(params=ALLOC_MODES)
+def guest(request, qemu):
+    vm = NetVM(qemu, request.param)
+    vm.stats()  # ARP for the host before the first test connection
+    return vm
+
+
+class Conn:
+    """One client connection that reads answers one by one."""
+
+    def __init__(self, port):
+        self.s = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+        self.buf = b""
+
+    def send(self, data):
+        self.s.sendall(data)
+
+    def _fill(self):
+        chunk = self.s.recv(65536)
+        if not chunk:
+            raise EOFError("server closed with %d bytes unread: %r" % (len(self.buf), self.buf[:80]))
+        self.buf += chunk
+
+    def answer(self, head_only=False):
+        """(status, headers with lower-case names, body) of the next answer."""
+        while b"\r\n\r\n" not in self.buf:
+            self._fill()
+        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        assert re.match(r"HTTP/1\.1 \d{3} ", lines[0]), lines[0]
+        headers = {k.lower(): v for k, v in (l.split(": ", 1) for l in lines[1:])}
+        n = 0 if head_only else int(headers["content-length"])
+        while len(self.buf) < n:
+            self._fill()
+        body, self.buf = self.buf[:n], self.buf[n:]
+        return int(lines[0].split()[1]), headers, body
+
+    def closed_by_server(self):
+        """True if the server closes with nothing more to read."""
+        try:
+            return self.s.recv(1) == b""
+        except ConnectionResetError:
+            return True
+
+    def close(self):
+        self.s.close()
+
+
+def get(path, extra=b"", version=b"1.1", method=b"GET"):
+    return b"%s %s HTTP/%s\r\nHost: guest\r\n%s\r\n" % (method, path.encode(), version, extra)
+
+
+def test_two_requests_on_one_connection_get_both_answers(guest):
+    c = Conn(guest.http)
+    c.send(get("/"))
+    status, headers, body = c.answer()
+    assert status == 200 and headers["connection"] == "keep-alive", headers
+    assert b"</html>" in body
+    c.send(get("/stats.json"))
+    status, headers, body = c.answer()
+    assert status == 200 and headers["content-type"] == "application/json", headers
+    st = json.loads(body)
+    assert st["http"]["reused"] >= 1, st["http"]
+    c.close()
+
+
+def test_pipelined_requests_are_answered_in_order(guest):
+    c = Conn(guest.http)
+    c.send(get("/") + get("/dashboard.css") + get("/no-such-page") + get("/favicon.svg"))
+    answers = [c.answer() for _ in range(4)]
+    assert [a[0] for a in answers] == [200, 200, 404, 200]
+    assert b"</html>" in answers[0][2]
+    assert answers[1][1]["content-type"].startswith("text/css")
+    assert b"<title>404 Not Found</title>" in answers[2][2]
+    assert answers[3][1]["content-type"] == "image/svg+xml"
+    c.close()
+
+
+def test_http11_connection_close_is_honoured(guest):
+    c = Conn(guest.http)
+    c.send(get("/", b"Connection: close\r\n"))
+    status, headers, _ = c.answer()
+    assert status == 200 and headers["connection"] == "close", headers
+    assert c.closed_by_server()
+
+
+def test_http10_closes_unless_it_asks_for_keep_alive(guest):
+    c = Conn(guest.http)
+    c.send(get("/", version=b"1.0"))
+    status, headers, _ = c.answer()
+    assert status == 200 and headers["connection"] == "close", headers
+    assert c.closed_by_server()
+    c = Conn(guest.http)
+    for _ in range(2):
+        c.send(get("/", b"Connection: Keep-Alive\r\n", version=b"1.0"))
+        status, headers, _ = c.answer()
+        assert status == 200 and headers["connection"] == "keep-alive", headers
+    c.close()
+
+
+def test_head_answers_the_headers_of_get_without_the_body(guest):
+    c = Conn(guest.http)
+    c.send(get("/", method=b"HEAD"))
+    status, headers, body = c.answer(head_only=True)
+    assert status == 200 and body == b""
+    c.send(get("/"))  # the next answer starts right after the head
+    _, headers2, body2 = c.answer()
+    assert int(headers["content-length"]) == len(body2) == int(headers2["content-length"])
+    c.close()
+
+
+def test_unreadable_request_gets_400_and_the_connection_closes(guest):
+    c = Conn(guest.http)
+    c.send(b"GET / HTTP/9\r\n\r\n" + get("/"))
+    status, headers, _ = c.answer()
+    assert status == 400 and headers["connection"] == "close", headers
+    assert c.closed_by_server()
+
+
+def test_idle_persistent_connection_is_closed_by_the_server(guest):
+    c = Conn(guest.http)
+    c.send(get("/"))
+    assert c.answer()[0] == 200
+    t0 = time.monotonic()
+    c.s.settimeout(IDLE_CLOSE_S * 4)
+    assert c.closed_by_server()
+    waited = time.monotonic() - t0
+    assert waited >= IDLE_CLOSE_S - 1, waited  # not closed at once
+    assert guest.stats()["http"]["idle_closed"] >= 1
+
+
+def test_curl_reuses_the_connection_for_two_urls(guest):
+    url = "http://127.0.0.1:%d" % guest.http
+    r = guest.run(["curl", "-sS", "-v", "-o", "/dev/null", "-o", "/dev/null",
+                   url + "/", url + "/dashboard.js"])
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    assert "Re-using existing connection" in err, err
+
+
+def test_wrk_reuses_its_connections(guest):
+    """wrk (HTTP/1.1, no Connection header) keeps its 2 connections for
+    every request: requests answered far outnumber connections made."""
+    before = guest.stats()["http"]
+    r = guest.run(["wrk", "-t1", "-c2", "-d2s", "--timeout", "5s",
+                   "http://127.0.0.1:%d/" % guest.http], timeout=60)
+    out = r.stdout.decode()
+    m = re.search(r"(\d+) requests in", out)
+    assert r.returncode == 0 and m, out
+    assert "Socket errors" not in out and "Non-2xx" not in out, out
+    after = guest.stats()["http"]
+    requests = after["requests"] - before["requests"] - 1  # this stats request
+    connections = after["connections"] - before["connections"] - 1
+    assert requests >= int(m.group(1)) >= 20, (out, before, after)
+    assert connections <= 2 + 2, (before, after)  # wrk's 2 (+ a reconnect each)

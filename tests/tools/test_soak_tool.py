@@ -1,0 +1,51 @@
+"""tools/soak's arithmetic and report, on results written by hand: the
+decay ratio, the verdict columns and the per-NIC hostile-frame totals."""
+import os
+import types
+from importlib.machinery import SourceFileLoader
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def load_tool():
+    path = os.path.join(ROOT, "tools", "soak")
+    mod = types.ModuleType("soak_tool")
+    mod.__file__ = path
+    SourceFileLoader("soak_tool", path).exec_module(mod)
+    return mod
+
+
+tool = load_tool()
+
+
+def test_thirds_compares_the_last_third_with_the_first():
+    a, b, ratio = tool.thirds([10, 10, 12, 11, 5, 5])
+    assert (a, b) == (10, 5) and ratio == 0.5
+
+
+def test_thirds_of_short_or_empty_series():
+    assert tool.thirds([]) == (0.0, 0.0, 0.0)
+    assert tool.thirds([4, 6]) == (5, 5, 1.0)
+
+
+def result(nic, alloc, sent, crashed=False, leaked=None):
+    return {"nic": nic, "alloc": alloc, "secs": 60, "crashed": crashed, "mute": False,
+            "leaked": {} if leaked is None else leaked,
+            "nic_delta": {"rx_packets": 100, "tx_packets": 90, "rx_dropped": 1},
+            "pool_errors": {"TCP_PCB": 3},
+            "loads": {"hostile frames": {"samples": [], "first_third": 0, "last_third": 0,
+                                         "ratio": 0, "totals": {"sent": sent}, "errors": []},
+                      "ping -f": {"samples": [], "first_third": 0, "last_third": 0,
+                                  "ratio": 0, "totals": {"sent": 9, "received": 9},
+                                  "errors": ["x"]}}}
+
+
+def test_markdown_has_a_verdict_row_per_variant_and_totals_per_nic():
+    args = types.SimpleNamespace(secs=60, hostile_rate=1000)
+    md = tool.markdown([result("virtio", "stock", 500), result("virtio", "native", 700),
+                        result("e1000", "native", 300, crashed=True,
+                               leaked={"PBUF": (2, 0)})], args)
+    assert "| virtio | stock | 0 | 0 | 0 | 500 | 100 / 90 | 1 | 3 |" in md
+    assert "| e1000 | native | 1 | 0 | 1 | 300 |" in md
+    assert "Hostile frames per NIC: e1000 300, virtio 1200" in md
+    assert "ping -f: x" in md
