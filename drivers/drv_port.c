@@ -10,6 +10,7 @@
 #include "kernel/acpi.h"
 #include "kernel/console.h"
 #include "kernel/paging.h"
+#include "kernel/percpu.h"
 #include "kernel/time.h"
 
 void drv_printf(const char *fmt, ...)
@@ -49,4 +50,9 @@ int drv_ecam_window(uint64_t *base, int *bus_start, int *bus_end)
 int drv_pci_bus_node(int bus)
 {
 	return acpi_pci_bus_node(bus, NULL);
+}
+
+int drv_nr_cpus(void)
+{
+	return nr_cpus;
 }

@@ -34,6 +34,9 @@ int drv_ecam_window(uint64_t *base, int *bus_start, int *bus_end);
  * it does not say. */
 int drv_pci_bus_node(int bus);
 
+/* CPUs started: a multiqueue NIC's boot report says which own no queue. */
+int drv_nr_cpus(void);
+
 /* RAM is identity-mapped (mm/platform.h): a buffer's address is its DMA
  * address. Kept as a function so an IOMMU or offset mapping has one home. */
 static inline uint64_t drv_dma_addr(const void *p)

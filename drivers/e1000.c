@@ -40,11 +40,13 @@
  * (x86 itself keeps stores in order). After seeing DD an acquire fence
  * orders the reads of length and errors after it.
  *
- * Interrupts stay masked (IMC): the poll loop calls e1000_poll(), as it
- * does virtio-net's poll. Link state comes from STATUS.LU; each change is
- * printed and counted. Bringing the part up (reset, EEPROM, MAC, link, the
- * ring registers, probe) is e1000_hw.c; the PCIe 82574L (e1000e_hw.c)
- * runs this same file, its RX ring set to these legacy descriptors.
+ * Interrupts stay masked (IMC): the poll loop calls e1000_rx_poll() and
+ * e1000_tx_reap(), as it does virtio-net's. One queue pair, polled by the
+ * CPU that probed the part (CPU 0). Link state comes from STATUS.LU; each
+ * change is printed and counted. Bringing the part up (reset, EEPROM,
+ * MAC, link, the ring registers, probe) is e1000_hw.c; the PCIe 82574L
+ * (e1000e_hw.c) runs this same file, its RX ring set to these legacy
+ * descriptors.
  */
 #include "e1000_internal.h"
 
@@ -83,7 +85,7 @@ static void rx_refill(struct e1000 *e)
 		void *buf = napi_alloc_frag(E1000_RX_BUF);
 
 		if (unlikely(!buf)) {
-			e->dev.stats.rx_refill_fail++;
+			e->dev.queues[0].stats.rx_refill_fail++;
 			break;
 		}
 		e->rx_buf[slot] = buf;
@@ -91,7 +93,8 @@ static void rx_refill(struct e1000 *e)
 		d->status = 0; /* a stale DD must not look like a new frame */
 		e->rx_tail = (uint16_t)((slot + 1) & RX_MASK);
 		e->rx_posted++;
-		e->dev.stats.rx_bufs_posted++;
+		e->dev.queues[0].stats.rx_bufs_posted++;
+		e->dev.queues[0].stats.rx_refills++;
 	}
 	if (e->rx_tail != old_tail) {
 		atomic_thread_fence(memory_order_release);
@@ -107,7 +110,7 @@ static bool rx_frame_ok(struct e1000 *e, uint8_t status, uint8_t errors,
 		/* First piece of a frame longer than a buffer: drop it and
 		 * every piece up to its EOP, counting the frame once. */
 		if (!e->rx_discard)
-			e->dev.stats.rx_bad_len++;
+			e->dev.queues[0].stats.rx_bad_len++;
 		e->rx_discard = true;
 		return false;
 	}
@@ -116,11 +119,11 @@ static bool rx_frame_ok(struct e1000 *e, uint8_t status, uint8_t errors,
 		return false;
 	}
 	if (unlikely(errors & E1000_RXD_ERR_FRAME)) {
-		e->dev.stats.rx_errors++;
+		e->dev.queues[0].stats.rx_errors++;
 		return false;
 	}
 	if (unlikely(len == 0 || len > NETDEV_FRAME_MAX)) {
-		e->dev.stats.rx_bad_len++;
+		e->dev.queues[0].stats.rx_bad_len++;
 		return false;
 	}
 	return true;
@@ -145,7 +148,7 @@ static uint8_t *rx_take(struct e1000 *e, uint8_t status, uint32_t *len)
 	d->status = 0;
 	e->rx_next = (uint16_t)((slot + 1) & RX_MASK);
 	e->rx_posted--;
-	e->dev.stats.rx_bufs_posted--;
+	e->dev.queues[0].stats.rx_bufs_posted--;
 	if (!rx_frame_ok(e, status, errors, length)) {
 		page_frag_free(buf);
 		return NULL;
@@ -180,10 +183,22 @@ static void tx_reclaim(struct e1000 *e)
 		e->tx_used = (uint16_t)(e->tx_used -
 					(((last - first) & TX_MASK) + 1));
 		e->tx_clean = (uint16_t)((last + 1) & TX_MASK);
-		e->dev.stats.tx_completed++;
-		e->dev.stats.tx_inflight--;
-		e->dev.tx_done(&e->dev, cookie);
+		e->dev.queues[0].stats.tx_completed++;
+		e->dev.queues[0].stats.tx_inflight--;
+		e->dev.tx_done(&e->dev, 0, cookie);
 	}
+}
+
+/* tx_pending - the oldest frame in flight shows DD: tx_reclaim has work.
+ * Read without the stack's TX guard, so a hint. */
+static bool e1000_tx_pending(struct netdev *dev, int q)
+{
+	const struct e1000 *e = dev->priv;
+	uint16_t used = *(const volatile uint16_t *)&e->tx_used;
+	uint16_t last = e->tx_last[*(const volatile uint16_t *)&e->tx_clean];
+
+	(void)q; /* one queue */
+	return used && (e->tx_ring[last].status & E1000_TXD_STAT_DD);
 }
 
 /* The stack's segments, checked: each within what one descriptor takes,
@@ -202,19 +217,20 @@ static uint32_t tx_frame_len(const struct netdev_sg *sg, int nsg)
 	return bytes <= NETDEV_FRAME_MAX ? bytes : 0;
 }
 
-static int e1000_xmit(struct netdev *dev, const struct netdev_sg *sg, int nsg,
-		      void *cookie)
+static int e1000_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
+		      int nsg, void *cookie)
 {
 	struct e1000 *e = dev->priv;
 	uint32_t bytes = tx_frame_len(sg, nsg);
 	uint16_t first = e->tx_tail, slot = first;
 
+	(void)q; /* one queue */
 	if (unlikely(bytes == 0))
 		return -1; /* malformed request: refused, nothing queued */
 	if (tx_free_slots(e) < (unsigned int)nsg)
 		tx_reclaim(e);
 	if (unlikely(tx_free_slots(e) < (unsigned int)nsg)) {
-		dev->stats.tx_busy++;
+		dev->queues[0].stats.tx_busy++;
 		return -1;
 	}
 	for (int i = 0; i < nsg; i++) {
@@ -238,9 +254,9 @@ static int e1000_xmit(struct netdev *dev, const struct netdev_sg *sg, int nsg,
 	e->tx_tail = (uint16_t)((slot + 1) & TX_MASK);
 	atomic_thread_fence(memory_order_release);
 	wr32(e, E1000_TDT, e->tx_tail);
-	dev->stats.tx_packets++;
-	dev->stats.tx_bytes += bytes;
-	dev->stats.tx_inflight++;
+	dev->queues[0].stats.tx_packets++;
+	dev->queues[0].stats.tx_bytes += bytes;
+	dev->queues[0].stats.tx_inflight++;
 	return 0;
 }
 
@@ -255,16 +271,28 @@ static void read_hw_stats(struct e1000 *e)
 	if (now < e->stats_due_ms)
 		return;
 	e->stats_due_ms = now + E1000_STATS_MS;
-	e->dev.stats.rx_missed += rd32(e, E1000_MPC);
+	e->dev.queues[0].stats.rx_missed += rd32(e, E1000_MPC);
+}
+
+/* e1000_tx_reap - the netdev op: finished TX frames back to the stack.
+ * Returns how many. */
+static int e1000_tx_reap(struct netdev *dev, int q)
+{
+	struct e1000 *e = dev->priv;
+	uint64_t before = e->dev.queues[0].stats.tx_completed;
+
+	(void)q; /* one queue */
+	tx_reclaim(e);
+	return (int)(e->dev.queues[0].stats.tx_completed - before);
 }
 
 /*
- * e1000_poll - reap finished TX frames, take up to budget received
- * buffers, give the ring fresh ones, and only then hand the frames up (as
- * virtio-net does): the device is never short of buffers while the stack
- * works on a batch. Returns the number of RX descriptors consumed.
+ * e1000_rx_poll - take up to budget received buffers, give the ring fresh
+ * ones, and only then hand the frames up (as virtio-net does): the device
+ * is never short of buffers while the stack works on a batch. Returns the
+ * number of RX descriptors consumed.
  */
-static int e1000_poll(struct netdev *dev, int budget)
+static int e1000_rx_poll(struct netdev *dev, int q, int budget)
 {
 	struct e1000 *e = dev->priv;
 	struct {
@@ -273,7 +301,7 @@ static int e1000_poll(struct netdev *dev, int budget)
 	} got[E1000_POLL_MAX];
 	int taken = 0, n = 0;
 
-	tx_reclaim(e);
+	(void)q; /* one queue */
 	if (budget > E1000_POLL_MAX)
 		budget = E1000_POLL_MAX;
 	while (taken < budget && e->rx_posted) {
@@ -292,9 +320,9 @@ static int e1000_poll(struct netdev *dev, int budget)
 	if (e->rx_posted < E1000_RX_RING - 1)
 		rx_refill(e);
 	for (int i = 0; i < n; i++) {
-		dev->stats.rx_packets++;
-		dev->stats.rx_bytes += got[i].len;
-		dev->rx(dev, got[i].buf, got[i].len);
+		dev->queues[0].stats.rx_packets++;
+		dev->queues[0].stats.rx_bytes += got[i].len;
+		dev->rx(dev, 0, got[i].buf, got[i].len);
 	}
 	read_hw_stats(e);
 	return taken;
@@ -310,7 +338,7 @@ static bool e1000_link_up(struct netdev *dev)
 		static const int mbps[4] = {10, 100, 1000, 1000};
 
 		e->link = up;
-		dev->stats.link_changes++;
+		dev->queues[0].stats.link_changes++;
 		if (up)
 			drv_printf(
 				"%s: %s link up %d Mb/s %s duplex\n", dev->kind,
@@ -325,6 +353,8 @@ static bool e1000_link_up(struct netdev *dev)
 
 const struct netdev_ops e1000_ops = {
 	.xmit = e1000_xmit,
-	.poll = e1000_poll,
+	.rx_poll = e1000_rx_poll,
+	.tx_reap = e1000_tx_reap,
+	.tx_pending = e1000_tx_pending,
 	.link_up = e1000_link_up,
 };

@@ -37,6 +37,8 @@
 
 #include <string.h>
 
+#include "mm/mm.h"
+
 #define VENDOR_INTEL 0x8086
 
 /* The driven parts. EERD has the 82541 layout on the 82574. */
@@ -251,7 +253,9 @@ static int e1000e_setup(struct e1000 *e, struct pci_dev *d, int node)
 	e1000_setup_tx(e);
 	e->dev.kind = "e1000e";
 	e->dev.mtu = 1500;
-	e->dev.node = node;
+	e->dev.nqueues = 1;
+	e->dev.queues[0].cpu = mm_this_cpu();
+	e->dev.queues[0].node = node;
 	e->dev.dev_node = d->node;
 	e->dev.ops = &e1000_ops;
 	e->dev.priv = e;

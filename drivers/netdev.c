@@ -4,6 +4,7 @@
  */
 #include "netdev.h"
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "drv_port.h"
@@ -16,6 +17,11 @@ int netdev_register(struct netdev *dev)
 	if (nnetdevs == NETDEV_MAX) {
 		drv_printf("netdev: more than %d devices, one ignored\n",
 			   NETDEV_MAX);
+		return -1;
+	}
+	if (dev->nqueues < 1 || dev->nqueues > NETDEV_MAX_QUEUES) {
+		drv_printf("netdev: %d queues (1..%d), device ignored\n",
+			   dev->nqueues, NETDEV_MAX_QUEUES);
 		return -1;
 	}
 	snprintf(dev->name, sizeof(dev->name), "eth%d", nnetdevs);
@@ -33,10 +39,89 @@ struct netdev *netdev_get(int i)
 	return i >= 0 && i < nnetdevs ? netdevs[i] : NULL;
 }
 
+/* Every counter, by name and place: one table for sums and JSON alike. */
+/* clang-format off */
+#define FIELD(f) {#f, offsetof(struct netdev_stats, f)}
+/* clang-format on */
+static const struct {
+	const char *name;
+	size_t off;
+} fields[] = {
+	FIELD(rx_packets),     FIELD(rx_bytes),
+	FIELD(rx_dropped),     FIELD(rx_bad_len),
+	FIELD(rx_refills),     FIELD(rx_refill_fail),
+	FIELD(rx_errors),      FIELD(rx_missed),
+	FIELD(rx_bufs_posted), FIELD(rx_bad_completions),
+	FIELD(tx_packets),     FIELD(tx_bytes),
+	FIELD(tx_busy),	       FIELD(tx_completed),
+	FIELD(tx_inflight),    FIELD(tx_bad_completions),
+	FIELD(link_changes),
+};
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+_Static_assert(NFIELDS * sizeof(uint64_t) == sizeof(struct netdev_stats),
+	       "every counter of struct netdev_stats is in fields[]");
+
+static uint64_t *field(struct netdev_stats *s, size_t i)
+{
+	return (uint64_t *)((char *)s + fields[i].off);
+}
+
+static uint64_t field_of(const struct netdev_stats *s, size_t i)
+{
+	return *(const uint64_t *)((const char *)s + fields[i].off);
+}
+
+void netdev_stats_sum(const struct netdev *dev, struct netdev_stats *out)
+{
+	*out = (struct netdev_stats){0};
+	for (int q = 0; q < dev->nqueues; q++)
+		for (size_t i = 0; i < NFIELDS; i++)
+			*field(out, i) += field_of(&dev->queues[q].stats, i);
+}
+
 /* Appends to buf at *n with snprintf semantics (never past size). */
 #define APPEND(...)                                         \
 	(n += (size_t)snprintf(buf + (n < size ? n : size), \
 			       n < size ? size - n : 0, __VA_ARGS__))
+
+/* The counters of s as JSON members, without braces; bad_completions is
+ * the two rings' sum (the name /stats.json has always used). */
+static size_t stats_members(char *buf, size_t size,
+			    const struct netdev_stats *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < NFIELDS; i++)
+		APPEND("\"%s\":%llu,", fields[i].name,
+		       (unsigned long long)field_of(s, i));
+	APPEND("\"bad_completions\":%llu",
+	       (unsigned long long)(s->rx_bad_completions +
+				    s->tx_bad_completions));
+	return n;
+}
+
+static size_t device_json(char *buf, size_t size, const struct netdev *d)
+{
+	struct netdev_stats sum;
+	size_t n = 0;
+
+	netdev_stats_sum(d, &sum);
+	APPEND("\"%s\":{\"kind\":\"%s\",", d->name, d->kind);
+	n += stats_members(buf + (n < size ? n : size), n < size ? size - n : 0,
+			   &sum);
+	APPEND(",\"queues\":[");
+	for (int q = 0; q < d->nqueues; q++) {
+		const struct netdev_queue *dq = &d->queues[q];
+
+		APPEND("%s{\"queue\":%d,\"cpu\":%d,\"node\":%d,", q ? "," : "",
+		       q, dq->cpu, dq->node);
+		n += stats_members(buf + (n < size ? n : size),
+				   n < size ? size - n : 0, &dq->stats);
+		APPEND("}");
+	}
+	APPEND("]}");
+	return n;
+}
 
 int netdev_stats_json(char *buf, size_t size)
 {
@@ -44,33 +129,9 @@ int netdev_stats_json(char *buf, size_t size)
 
 	APPEND("{");
 	for (int i = 0; i < nnetdevs; i++) {
-		const struct netdev *d = netdevs[i];
-		const struct netdev_stats *s = &d->stats;
-
-		APPEND("%s\"%s\":{\"kind\":\"%s\",\"rx_packets\":%llu,"
-		       "\"rx_bytes\":%llu,\"rx_dropped\":%llu,"
-		       "\"rx_bad_len\":%llu,\"rx_refill_fail\":%llu,"
-		       "\"rx_errors\":%llu,\"rx_missed\":%llu,"
-		       "\"rx_bufs_posted\":%llu,\"tx_packets\":%llu,"
-		       "\"tx_bytes\":%llu,\"tx_busy\":%llu,"
-		       "\"tx_completed\":%llu,\"tx_inflight\":%llu,"
-		       "\"bad_completions\":%llu,\"link_changes\":%llu}",
-		       i ? "," : "", d->name, d->kind,
-		       (unsigned long long)s->rx_packets,
-		       (unsigned long long)s->rx_bytes,
-		       (unsigned long long)s->rx_dropped,
-		       (unsigned long long)s->rx_bad_len,
-		       (unsigned long long)s->rx_refill_fail,
-		       (unsigned long long)s->rx_errors,
-		       (unsigned long long)s->rx_missed,
-		       (unsigned long long)s->rx_bufs_posted,
-		       (unsigned long long)s->tx_packets,
-		       (unsigned long long)s->tx_bytes,
-		       (unsigned long long)s->tx_busy,
-		       (unsigned long long)s->tx_completed,
-		       (unsigned long long)s->tx_inflight,
-		       (unsigned long long)s->bad_completions,
-		       (unsigned long long)s->link_changes);
+		APPEND("%s", i ? "," : "");
+		n += device_json(buf + (n < size ? n : size),
+				 n < size ? size - n : 0, netdevs[i]);
 	}
 	APPEND("}");
 	return (int)n;

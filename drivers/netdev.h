@@ -1,21 +1,37 @@
 /*
  * netdev: the small interface between NIC drivers and the network stack.
  *
- * A driver fills in a struct netdev (name, MAC, ops) and registers it. The
- * stack (net/) attaches a receive callback and a TX-completion callback and
- * then only ever calls the ops. Buffers cross the interface as plain
- * (address, length) pairs: drivers know nothing of lwIP or pbufs, and the
- * stack never touches device registers. Modelled on Unikraft's uknetdev.
+ * A driver fills in a struct netdev (name, MAC, its queues, ops) and
+ * registers it. The stack (net/) attaches a receive callback and a
+ * TX-completion callback and then only ever calls the ops. Buffers cross
+ * the interface as plain (address, length) pairs: drivers know nothing of
+ * lwIP or pbufs, and the stack never touches device registers. Modelled
+ * on Unikraft's uknetdev.
+ *
+ * Queues. A device has nqueues RX/TX queue pairs (1 for a single-queue
+ * NIC, one per CPU for a multiqueue virtio-net). Queue i belongs to the
+ * CPU in queues[i].cpu (the driver puts i on CPU i and allocates its
+ * rings on that CPU's node); the stack polls each queue from a poller on
+ * that CPU only. A CPU beyond nqueues owns no queue of the device.
  *
  * Ownership:
- *  - RX: the driver hands the stack a buffer it got from napi_alloc_frag();
- *    from then on the stack owns it and frees it with page_frag_free().
+ *  - RX: the driver hands the stack a buffer it got from napi_alloc_frag()
+ *    on the queue's CPU; from then on the stack owns it and frees it with
+ *    page_frag_free() (on whichever CPU lets go of it).
  *  - TX: the stack passes a scatter list plus an opaque cookie; the driver
  *    reads the bytes (DMA) until the device is done, then gives the cookie
  *    back through tx_done. The stack frees the bytes then, not before.
  *
- * Context: everything here runs in the poll context of the one CPU that
- * polls this device (the same CPU that runs lwIP).
+ * Context, per queue:
+ *  - rx_poll (and the rx callback it makes) runs only on the queue's CPU,
+ *    in poll context, with no lock: the RX half of a queue has exactly one
+ *    user.
+ *  - xmit and tx_reap (and the tx_done callback they make) run under the
+ *    stack's one guard of TX state (net/'s lwIP core lock): normally on
+ *    the queue's own CPU, which sends its traffic on its own queue; a CPU
+ *    that owns no queue of this device borrows one (netdev_tx_queue()),
+ *    and the guard keeps that safe.
+ *  - link_up: any CPU, any time (it reads the device).
  */
 #ifndef DRIVERS_NETDEV_H
 #define DRIVERS_NETDEV_H
@@ -24,9 +40,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NETDEV_MAX	 4
-#define NETDEV_MAX_SG	 16   /* segments in one transmitted frame */
-#define NETDEV_FRAME_MAX 1514 /* Ethernet header + 1500 bytes MTU, no FCS */
+#define NETDEV_MAX	  4
+#define NETDEV_MAX_SG	  16   /* segments in one transmitted frame */
+#define NETDEV_FRAME_MAX  1514 /* Ethernet header + 1500 bytes MTU, no FCS */
+/* Queue pairs per device: one per CPU up to this many. 16 covers the
+ * machines this kernel is run on (QEMU tests use 4); CPUs beyond the
+ * pairs own no queue and leave the packet work to those that do. */
+#define NETDEV_MAX_QUEUES 16
 
 struct netdev;
 
@@ -36,32 +56,62 @@ struct netdev_sg {
 	uint32_t len;
 };
 
-/* Counters, read by /stats.json. Only the polling CPU writes them. */
+/*
+ * Counters of one queue, read by /stats.json (without a lock; each field
+ * is a naturally aligned 64-bit word with one writer at a time). The RX
+ * half is written by the queue's CPU in rx_poll, the TX half under the
+ * stack's TX guard. The device's totals are the sums over its queues.
+ */
 struct netdev_stats {
+	/* RX half: the queue's CPU */
 	uint64_t rx_packets, rx_bytes;
 	uint64_t rx_dropped;	 /* stack had no memory, or link down */
 	uint64_t rx_bad_len;	 /* device reported a length we refuse */
+	uint64_t rx_refills;	 /* buffers posted to the ring (ever) */
 	uint64_t rx_refill_fail; /* napi_alloc_frag() returned NULL */
 	uint64_t rx_errors;	 /* device flagged the frame bad (CRC...) */
 	uint64_t rx_missed;	 /* device had no free RX buffer (e1000) */
-	uint64_t tx_packets, tx_bytes;
-	uint64_t tx_busy;	 /* ring full: frame refused */
-	uint64_t tx_completed;	 /* frames the device finished */
 	uint64_t rx_bufs_posted; /* RX buffers currently owned by the device */
-	uint64_t tx_inflight;	 /* frames given to the device, not yet done */
-	/* completions naming a buffer the device was not given (skipped) */
-	uint64_t bad_completions;
-	uint64_t link_changes; /* link went up or down (e1000, e1000e) */
+	/* RX completions naming a buffer the device was not given (skipped) */
+	uint64_t rx_bad_completions;
+	/* TX half: under the stack's TX guard */
+	uint64_t tx_packets, tx_bytes;
+	uint64_t tx_busy;      /* ring full: frame refused */
+	uint64_t tx_completed; /* frames the device finished */
+	uint64_t tx_inflight;  /* frames given to the device, not yet done */
+	uint64_t tx_bad_completions; /* as rx_bad_completions, TX ring */
+	/* link went up or down (e1000, e1000e; the link check runs under
+	 * the stack's TX guard, on queue 0's CPU) */
+	uint64_t link_changes;
 };
 
+/* One RX/TX queue pair. Aligned so two CPUs' counters never share a line. */
+struct netdev_queue {
+	int cpu;     /* the CPU that polls this pair */
+	int node;    /* its NUMA node: rings and RX buffers come from there */
+	void *stack; /* the stack's per-queue state (its pending RX batch) */
+	struct netdev_stats stats;
+} __attribute__((aligned(64)));
+
 struct netdev_ops {
-	/* Queue one frame of nsg segments; cookie comes back via tx_done.
-	 * Returns 0, or -1 when the ring is full (nothing queued). */
-	int (*xmit)(struct netdev *dev, const struct netdev_sg *sg, int nsg,
-		    void *cookie);
-	/* Reap completions and received frames (at most budget of them).
-	 * Returns frames received plus transmissions completed (0: idle). */
-	int (*poll)(struct netdev *dev, int budget);
+	/* Queue one frame of nsg segments on TX queue q; cookie comes back
+	 * via tx_done. Returns 0, or -1 when the ring is full or the request
+	 * malformed (nothing queued). Under the stack's TX guard. */
+	int (*xmit)(struct netdev *dev, int q, const struct netdev_sg *sg,
+		    int nsg, void *cookie);
+	/* Take up to budget received frames from RX queue q, hand each to
+	 * the rx callback, and refill the ring from napi_alloc_frag() (the
+	 * first call fills it). Returns the RX descriptors consumed (0: none
+	 * ready). Only on the queue's CPU, poll context. */
+	int (*rx_poll)(struct netdev *dev, int q, int budget);
+	/* Give every finished transmission of TX queue q back through
+	 * tx_done. Returns how many. Under the stack's TX guard. */
+	int (*tx_reap)(struct netdev *dev, int q);
+	/* Has the device finished a transmission of queue q that tx_reap
+	 * would give back? A hint read without the guard (it may be stale by
+	 * the time tx_reap runs): lets the queue's CPU take the stack's lock
+	 * only when there is something to reap. Any context. */
+	bool (*tx_pending)(struct netdev *dev, int q);
 	/* Current link state as the device reports it. */
 	bool (*link_up)(struct netdev *dev);
 };
@@ -71,25 +121,27 @@ struct netdev {
 	const char *kind; /* "virtio", "virtio-legacy", "e1000", "e1000e" */
 	uint8_t mac[6];
 	uint16_t mtu;
-	int node; /* NUMA node whose CPU polls it (RX buffers come from it) */
 	int dev_node; /* NUMA node of the device itself: its PCI host
 			bridge's, as the firmware says (pci_dev.node) */
 	const struct netdev_ops *ops;
 	void *priv; /* driver state */
 
 	/* Set by the stack before the first poll. */
-	void (*rx)(struct netdev *dev, void *frame, uint32_t len);
-	void (*tx_done)(struct netdev *dev, void *cookie);
+	void (*rx)(struct netdev *dev, int q, void *frame, uint32_t len);
+	void (*tx_done)(struct netdev *dev, int q, void *cookie);
 	void *stack; /* the stack's per-device state (a netif) */
 
-	struct netdev_stats stats;
+	int nqueues; /* queue pairs in use, 1..NETDEV_MAX_QUEUES */
+	struct netdev_queue queues[NETDEV_MAX_QUEUES];
 };
 
 /**
  * netdev_register - add a probed device to the list the stack binds to.
- * @dev: filled-in device; its name is assigned here ("eth0", "eth1", ...).
+ * @dev: filled-in device (nqueues and each queue's cpu and node set); its
+ * name is assigned here ("eth0", "eth1", ...).
  * Context: boot, before the poll loops start.
- * Return: 0, or -1 when NETDEV_MAX devices are already registered.
+ * Return: 0, or -1 when NETDEV_MAX devices are already registered or the
+ * queue count is out of range (reported).
  */
 int netdev_register(struct netdev *dev);
 
@@ -98,9 +150,28 @@ int netdev_count(void);
 struct netdev *netdev_get(int i);
 
 /**
+ * netdev_tx_queue - the TX queue @cpu sends on: its own when it owns one
+ * (queue i belongs to CPU i), else queue cpu % nqueues, borrowed under
+ * the stack's TX guard. Any context.
+ */
+static inline int netdev_tx_queue(const struct netdev *dev, int cpu)
+{
+	if (cpu < dev->nqueues && dev->queues[cpu].cpu == cpu)
+		return cpu;
+	return cpu % dev->nqueues;
+}
+
+/**
+ * netdev_stats_sum - the device's totals: every queue's counters added.
+ * Any context (reads without a lock, as /stats.json does).
+ */
+void netdev_stats_sum(const struct netdev *dev, struct netdev_stats *out);
+
+/**
  * netdev_stats_json - the counters of every device as one JSON object
- * keyed by device name. snprintf semantics: returns the length that would
- * have been written, never writes past buf[size-1].
+ * keyed by device name: the totals, then "queues", one object per queue
+ * with its queue number, CPU and node. snprintf semantics: returns the
+ * length that would have been written, never writes past buf[size-1].
  */
 int netdev_stats_json(char *buf, size_t size);
 

@@ -1,6 +1,7 @@
 /*
  * virtio-net driver: probes every virtio network function on the PCI bus
- * and registers each as a netdev. See virtio_net.c.
+ * and registers each as a netdev, with one RX/TX queue pair per CPU when
+ * the device offers multiqueue. See virtio_net.c and virtio_net_setup.c.
  */
 #ifndef DRIVERS_VIRTIO_NET_H
 #define DRIVERS_VIRTIO_NET_H
@@ -10,10 +11,12 @@
 /**
  * virtio_net_probe - bind every virtio-net PCI function found.
  * @allow_modern: false forces the legacy transport (for tests of it).
- * @node: NUMA node of the CPU that will poll the devices.
- * Context: boot, after pci_init() and mm_init().
+ * @max_queues: most RX/TX queue pairs per device (one per CPU that will
+ * poll one: pair i is CPU i's, its rings on CPU i's node). A device
+ * without multiqueue gets one pair whatever this says.
+ * Context: boot, after pci_init() and mm_init(), on CPU 0.
  * Return: number of devices registered.
  */
-int virtio_net_probe(bool allow_modern, int node);
+int virtio_net_probe(bool allow_modern, int max_queues);
 
 #endif /* DRIVERS_VIRTIO_NET_H */

@@ -243,12 +243,12 @@ uint16_t virtio_pci_queue_max(struct virtio_pci *vp, uint16_t q)
 }
 
 int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
-			   uint64_t desc, uint64_t avail, uint64_t used)
+			   uint64_t desc, uint64_t avail, uint64_t used,
+			   uint16_t *notify_off)
 {
 	uint16_t noff;
 
-	if (q >= sizeof(vp->notify_off) / sizeof(vp->notify_off[0]))
-		return -1;
+	*notify_off = 0;
 	if (!vp->modern) {
 		outw(vp->io + VL_QUEUE_SELECT, q);
 		if (inw(vp->io + VL_QUEUE_SIZE) != size || (desc & 4095) != 0)
@@ -266,7 +266,7 @@ int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
 			   q, noff, vp->notify_mult, vp->notify_len);
 		return -1;
 	}
-	vp->notify_off[q] = noff;
+	*notify_off = noff;
 	mmio_write16(vp->common + VC_Q_SIZE, size);
 	/* Polled completion: no MSI-X vector for this queue. */
 	mmio_write16(vp->common + VC_Q_MSIX, 0xffff);
@@ -277,12 +277,11 @@ int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
 	return 0;
 }
 
-void virtio_pci_notify(struct virtio_pci *vp, uint16_t q)
+void virtio_pci_notify(struct virtio_pci *vp, uint16_t q, uint16_t notify_off)
 {
 	if (vp->modern)
-		mmio_write16(vp->notify + (uint32_t)vp->notify_off[q] *
-						  vp->notify_mult,
-			     q);
+		mmio_write16(
+			vp->notify + (uint32_t)notify_off * vp->notify_mult, q);
 	else
 		outw(vp->io + VL_QUEUE_NOTIFY, q);
 }

@@ -40,7 +40,6 @@ struct virtio_pci {
 	volatile uint8_t *device;
 	uint32_t notify_len, device_len; /* window lengths, checked vs BAR */
 	uint32_t notify_mult;
-	uint16_t notify_off[8]; /* per queue, read at set-up */
 	/* legacy */
 	uint16_t io;
 };
@@ -81,14 +80,20 @@ uint16_t virtio_pci_queue_max(struct virtio_pci *vp, uint16_t q);
  * @size: entries (legacy devices accept only their own maximum).
  * @desc/@avail/@used: ring parts; for legacy they must be the one
  * contiguous, 4096-aligned layout of the legacy spec.
+ * @notify_off: gets the queue's notify offset (modern; 0 for legacy), to
+ * pass to virtio_pci_notify(). Kept by the caller's queue, so a device
+ * may have as many queues as it offers (a multiqueue virtio-net puts its
+ * control queue after all its pairs).
  * Return: 0, or -1 when the device refuses (or a modern device puts the
  * queue's notify register outside its notify window); then the device
  * was given no address of the rings.
  */
 int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
-			   uint64_t desc, uint64_t avail, uint64_t used);
+			   uint64_t desc, uint64_t avail, uint64_t used,
+			   uint16_t *notify_off);
 
-/* Kick: tell the device queue q has new available buffers. */
-void virtio_pci_notify(struct virtio_pci *vp, uint16_t q);
+/* Kick: tell the device queue q (notify offset from set-up) has new
+ * available buffers. */
+void virtio_pci_notify(struct virtio_pci *vp, uint16_t q, uint16_t notify_off);
 
 #endif /* DRIVERS_VIRTIO_PCI_H */

@@ -103,7 +103,8 @@ int virtq_create(struct virtq *vq, struct virtio_pci *vp, uint16_t index,
 	vq->avail->flags = VIRTQ_AVAIL_F_NO_INTERRUPT;
 	if (virtio_pci_queue_setup(vp, index, num, drv_dma_addr(vq->desc),
 				   drv_dma_addr(vq->avail),
-				   drv_dma_addr(vq->used)) != 0) {
+				   drv_dma_addr(vq->used),
+				   &vq->notify_off) != 0) {
 		/* The transport refuses before it hands the device any
 		 * address, so the memory can go at once. */
 		drv_printf("virtio: device refused queue %u\n", index);
@@ -159,7 +160,7 @@ void virtq_kick(struct virtq *vq)
 	*(volatile uint16_t *)&vq->avail->idx = vq->avail_idx;
 	atomic_thread_fence(memory_order_seq_cst);
 	if (!(*(volatile uint16_t *)&vq->used->flags & VIRTQ_USED_F_NO_NOTIFY))
-		virtio_pci_notify(vq->vp, vq->index);
+		virtio_pci_notify(vq->vp, vq->index, vq->notify_off);
 }
 
 /* Put the in-flight chain starting at head back on the free list: its

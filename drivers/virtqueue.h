@@ -4,9 +4,10 @@
  * one zeroed, physically contiguous block in the legacy layout (used ring
  * on the next 4096-byte boundary), which both transports accept.
  *
- * The driver side here is single-threaded: only the CPU polling the device
- * adds buffers and reaps them. Each chain carries an opaque cookie that
- * comes back when the device returns the chain.
+ * A virtqueue has no lock: one user at a time adds buffers and reaps
+ * them (virtio-net: an RX queue only on its CPU, a TX queue only under
+ * the stack's TX guard). Each chain carries an opaque cookie that comes
+ * back when the device returns the chain.
  *
  * The rings are shared with the device, and a broken or hostile device can
  * write anywhere in them, the descriptor table included. So the driver
@@ -21,6 +22,7 @@
 #ifndef DRIVERS_VIRTQUEUE_H
 #define DRIVERS_VIRTQUEUE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "virtio_pci.h"
@@ -74,8 +76,9 @@ struct virtq {
 	uint16_t num;		      /* entries, a power of two */
 	uint16_t free_head, num_free; /* driver's free list (state[].next) */
 	uint16_t avail_idx;	      /* next avail slot (free-running) */
-	uint16_t last_used; /* next used slot to reap (free-running) */
-	uint16_t pending;   /* added since the last kick */
+	uint16_t last_used;  /* next used slot to reap (free-running) */
+	uint16_t pending;    /* added since the last kick */
+	uint16_t notify_off; /* the device's notify offset for this queue */
 	struct virtq_desc *desc;
 	struct virtq_avail *avail;
 	struct virtq_used *used;
@@ -120,6 +123,17 @@ int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, int n,
 /* Publish the chains added since the last kick and notify the device
  * unless it asked not to be notified. */
 void virtq_kick(struct virtq *vq);
+
+/**
+ * virtq_used_pending - has the device returned a chain not yet reaped?
+ * Reads the device's used index and our last_used without the queue's
+ * user's guard: a hint, true or false a moment later.
+ */
+static inline bool virtq_used_pending(const struct virtq *vq)
+{
+	return *(const volatile uint16_t *)&vq->used->idx !=
+	       *(const volatile uint16_t *)&vq->last_used;
+}
 
 /**
  * virtq_get - reap one chain the device has finished.

@@ -46,6 +46,8 @@ static const struct key keys[] = {
 	 "the NICs' NUMA node, for firmware that does not report it (_PXM)"},
 	{"net_alloc", "native", v_choice, "stock|native",
 	 "lwIP memory: its own pools or our allocators"},
+	{"net_queues", "", v_uint, "1-16",
+	 "most RX/TX queue pairs per NIC (default: one per CPU)"},
 	{"app", "echo,http,iperf", v_list, "echo|http|iperf|none",
 	 "network services to start"},
 	{"http_hostport", "", v_uint, "1-65535",

@@ -17,8 +17,7 @@
 #define ECHO_PORT 7
 
 struct echo_conn {
-	struct pbuf *pending; /* received, not yet fully queued for sending */
-	uint16_t offset;      /* bytes of pending->tot_len already queued */
+	struct pbuf *pending; /* received bytes not yet queued for sending */
 	bool closing;
 };
 
@@ -45,43 +44,36 @@ static void echo_close(struct tcp_pcb *pcb, struct echo_conn *c)
 		tcp_abort(pcb);
 }
 
-/* Queue as much of the pending chain as the send buffer takes. */
+/*
+ * Queue as much of the pending chain as the send buffer takes. The bytes
+ * queued leave the chain at once (pbuf_free_header), so it holds only
+ * bytes not yet sent: at most the receive window (tcp_recved() reopens it
+ * only for bytes queued). A chain that kept its consumed head while new
+ * segments were appended grew past the 65,535 bytes a pbuf chain's 16-bit
+ * tot_len counts, and whole segments of the echo were lost (seen on a tap,
+ * where the host keeps the window full: 4 of 4 256 KiB echoes short).
+ */
 static void echo_flush(struct tcp_pcb *pcb, struct echo_conn *c)
 {
-	while (c->pending) {
-		struct pbuf *p = c->pending;
-		uint16_t want = (uint16_t)(p->tot_len - c->offset);
-		uint16_t room = tcp_sndbuf(pcb);
-		uint16_t n = want < room ? want : room;
-		uint16_t done = 0;
+	struct pbuf *q = c->pending;
+	uint16_t room = tcp_sndbuf(pcb), done = 0;
 
-		if (n == 0)
+	while (q && done < room) {
+		uint16_t chunk =
+			(uint16_t)(q->len < room - done ? q->len : room - done);
+
+		/* tcp_write copies: the chain can go as soon as it returns. */
+		if (chunk && tcp_write(pcb, q->payload, chunk,
+				       TCP_WRITE_FLAG_COPY) != ERR_OK)
 			break;
-		/* tcp_write copies; walk the chain from the offset. */
-		while (done < n) {
-			uint16_t off = (uint16_t)(c->offset + done);
-			struct pbuf *q = p;
-
-			while (off >= q->len) {
-				off = (uint16_t)(off - q->len);
-				q = q->next;
-			}
-			uint16_t chunk = (uint16_t)(q->len - off);
-			if (chunk > n - done)
-				chunk = (uint16_t)(n - done);
-			if (tcp_write(pcb, (uint8_t *)q->payload + off, chunk,
-				      TCP_WRITE_FLAG_COPY) != ERR_OK)
-				goto out;
-			done = (uint16_t)(done + chunk);
-		}
-	out:
-		c->offset = (uint16_t)(c->offset + done);
+		done = (uint16_t)(done + chunk);
+		if (chunk < q->len)
+			break;
+		q = q->next;
+	}
+	if (done) {
 		tcp_recved(pcb, done);
-		if (c->offset < p->tot_len)
-			break;
-		c->pending = NULL;
-		c->offset = 0;
-		pbuf_free(p);
+		c->pending = pbuf_free_header(c->pending, done);
 	}
 	tcp_output(pcb);
 	if (c->closing && !c->pending)

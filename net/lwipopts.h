@@ -2,8 +2,9 @@
  * lwIP configuration for this kernel. Every option set here differs from
  * lwIP's default (src/include/lwip/opt.h) and says why.
  *
- * The shape: lwIP runs bare (NO_SYS) inside ONE CPU's poll loop, which also
- * polls the NIC; no other CPU calls into it, so it needs no locks. Memory:
+ * The shape: lwIP runs bare (NO_SYS) inside the poll loops of the CPUs
+ * that own NIC queues, each entering it only while holding the one lwIP
+ * core lock (net/core_lock.c), so lwIP itself sees one thread. Memory:
  * net/net_mem.c decides at boot (net_alloc=stock|native) whether lwIP's heap
  * and pools are lwIP's own (a static heap, static pools, received frames
  * copied into PBUF_POOL) or ours (kmalloc, qmempool, zero-copy page_frag
@@ -13,15 +14,27 @@
 #ifndef NET_LWIPOPTS_H
 #define NET_LWIPOPTS_H
 
-/* ---- System: bare, single-threaded ---- */
-/* No threads or semaphores: lwIP is driven from the poll loop. */
+/* ---- System: bare, one CPU at a time under the core lock ---- */
+/* No threads or semaphores: lwIP is driven from the poll loops. */
 #define NO_SYS		     1
-/* Only one CPU's poll loop ever enters lwIP, and never from an interrupt
- * handler, so lwIP's critical sections can be empty. */
+/* lwIP's own critical sections (SYS_ARCH_PROTECT around pbuf reference
+ * counts, memp pools, netif lists) guard against a second thread or an
+ * interrupt handler entering lwIP. Neither exists: every entry runs under
+ * the core lock, never from an interrupt handler, so the lock already
+ * serialises those sections, and they stay empty. Nothing outside lwIP
+ * touches a pbuf: drivers see (address, length) pairs, and a received
+ * frame becomes a pbuf only under the lock (net/netif.c). */
 #define SYS_LIGHTWEIGHT_PROT 0
+/* lwIP checks at its entry points (netif, tcp, udp, timeouts, ...) that
+ * the caller holds the core lock; a call without it is counted and
+ * reported (net/core_lock.c). */
+#ifndef __ASSEMBLER__
+#include "core_lock.h"
+#endif
+#define LWIP_ASSERT_CORE_LOCKED() NET_ASSERT_CORE_LOCKED()
 /* The sequential and socket APIs need threads. */
-#define LWIP_NETCONN	     0
-#define LWIP_SOCKET	     0
+#define LWIP_NETCONN		  0
+#define LWIP_SOCKET		  0
 
 /* ---- Memory ---- */
 /* x86_64: keep heap and pool objects 8-byte aligned (lwIP assumes 4). */

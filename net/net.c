@@ -1,9 +1,12 @@
 /*
- * Start-up and the poll round of the network stack. See net.h.
+ * Start-up of the network stack. See net.h; the poll rounds that follow
+ * are net_poll.c.
  *
- * Boot: probe the NIC the command line names, lwip_init() (which sets up
- * the chosen allocator mode through memp_init()), one netif per netdev,
- * then DHCP or the static address, then the apps. When the first
+ * Boot: probe the NIC the command line names (one queue pair per CPU
+ * where the device offers multiqueue), lwip_init() (which sets up the
+ * chosen allocator mode through memp_init()), one netif per netdev, then
+ * DHCP or the static address, then the apps, all under the lwIP core
+ * lock, and the queues handed to net_poll.c. When the first
  * interface gets its address the status callback prints the line tests
  * and `make run` wait for:
  *   net: eth0 up ip=10.0.2.15/24 mac=52:54:00:12:34:56 nic=virtio
@@ -14,6 +17,7 @@
 #include <stdio.h>
 
 #include "apps.h"
+#include "core_lock.h"
 #include "drivers/e1000.h"
 #include "drivers/e1000e.h"
 #include "drivers/netdev.h"
@@ -21,21 +25,17 @@
 #include "drivers/virtio_net.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
-#include "kernel/time.h"
+#include "kernel/percpu.h"
 #include "lwip/dhcp.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
-#include "lwip/timeouts.h"
 #include "mm/mm.h"
 #include "net_config.h"
 #include "net_mem.h"
+#include "net_poll.h"
 #include "net_numa.h"
 #include "net_oom.h"
 #include "netif_glue.h"
-
-/* Frames taken from one NIC per poll round: bounds the time lwIP spends
- * before timers and other devices get their turn (NAPI's weight). */
-#define NET_POLL_BUDGET 64
 
 static struct netif netifs[NETDEV_MAX];
 static int nnetifs;
@@ -102,26 +102,31 @@ static void status_callback(struct netif *nif)
 	}
 }
 
+/* One queue pair per CPU (queue i on CPU i), or net_queues= of them. */
 static int probe_nics(void)
 {
 	int node = mm_this_node();
+	int queues = net_config.queues ? net_config.queues : nr_cpus;
 
+	if (queues > nr_cpus)
+		queues = nr_cpus;
 	switch (net_config.nic) {
 	case NET_NIC_VIRTIO:
-		return virtio_net_probe(true, node);
+		return virtio_net_probe(true, queues);
 	case NET_NIC_E1000:
 		return e1000_probe(node);
 	case NET_NIC_E1000E:
 		return e1000e_probe(node);
 	case NET_NIC_ALL:
-		return virtio_net_probe(true, node) + e1000_probe(node) +
+		return virtio_net_probe(true, queues) + e1000_probe(node) +
 		       e1000e_probe(node);
 	default:
 		return 0;
 	}
 }
 
-static void bring_up(struct netdev *dev, struct netif *nif)
+/* Adds dev's netif and starts its address; false when lwIP refused it. */
+static bool bring_up(struct netdev *dev, struct netif *nif)
 {
 	ip4_addr_t ip, mask, gw;
 
@@ -135,7 +140,7 @@ static void bring_up(struct netdev *dev, struct netif *nif)
 	}
 	if (!netif_glue_add(dev, nif, &ip, &mask, &gw)) {
 		kprintf("net: lwIP refused %s\n", dev->name);
-		return;
+		return false;
 	}
 	nnetifs++;
 	netif_set_status_callback(nif, status_callback);
@@ -146,12 +151,35 @@ static void bring_up(struct netdev *dev, struct netif *nif)
 		netif_set_link_up(nif);
 	if (net_config.dhcp && dhcp_start(nif) != ERR_OK)
 		kprintf("net: %s: dhcp_start failed\n", dev->name);
+	return true;
+}
+
+/* lwIP, the netifs and the apps, all under the core lock: lwIP asserts it
+ * is held (LWIP_ASSERT_CORE_LOCKED), also at boot. */
+static void start_stack(void)
+{
+	int n = netdev_count();
+
+	net_core_lock();
+	lwip_init();
+	for (int i = 0; i < n && i < NETDEV_MAX; i++) {
+		struct netif *nif = &netifs[nnetifs];
+
+		if (bring_up(netdev_get(i), nif))
+			net_poll_add(nif);
+	}
+	if (net_config.apps & NET_APP_ECHO)
+		app_echo_start();
+	if (net_config.apps & NET_APP_HTTP)
+		app_http_start();
+	if (net_config.apps & NET_APP_IPERF)
+		app_iperf_start();
+	net_oom_start();
+	net_core_unlock();
 }
 
 int net_init(void)
 {
-	int n;
-
 	net_alloc_mode = (enum net_alloc_mode)net_config.alloc;
 	if (net_config.nic == NET_NIC_NONE) {
 		kprintf("net: nic=none, networking off\n");
@@ -162,54 +190,9 @@ int net_init(void)
 		return 0;
 	}
 	net_numa_apply();
-	lwip_init();
-	n = netdev_count();
-	for (int i = 0; i < n && i < NETDEV_MAX; i++)
-		bring_up(netdev_get(i), &netifs[i]);
-	if (net_config.apps & NET_APP_ECHO)
-		app_echo_start();
-	if (net_config.apps & NET_APP_HTTP)
-		app_http_start();
-	if (net_config.apps & NET_APP_IPERF)
-		app_iperf_start();
-	net_oom_start();
+	start_stack();
 	kprintf("net: lwIP %s up on %d interface(s), net_alloc=%s, %s\n",
 		LWIP_VERSION_STRING, nnetifs, net_alloc_name(),
 		net_config.dhcp ? "waiting for DHCP" : "static address");
 	return nnetifs;
-}
-
-/*
- * Time spent in poll rounds that did work, for the benchmark's "guest
- * instructions per packet": under QEMU -icount shift=0 one instruction is
- * one nanosecond of guest time, so busy_ns / frames is instructions per
- * frame, covering driver, lwIP, app and the allocators it calls.
- */
-static struct {
-	uint64_t busy_rounds, busy_ns, work;
-} poll_stats;
-
-int net_poll(void)
-{
-	uint64_t t0 = clock_ns();
-	int work = 0;
-
-	for (int i = 0; i < nnetifs; i++)
-		work += netif_glue_poll(&netifs[i], NET_POLL_BUDGET);
-	sys_check_timeouts();
-	if (work) {
-		poll_stats.busy_rounds++;
-		poll_stats.busy_ns += clock_ns() - t0;
-		poll_stats.work += (uint64_t)work;
-	}
-	return work;
-}
-
-int net_poll_stats_json(char *buf, size_t size)
-{
-	return snprintf(buf, size,
-			"{\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu}",
-			(unsigned long long)poll_stats.busy_rounds,
-			(unsigned long long)poll_stats.busy_ns,
-			(unsigned long long)poll_stats.work);
 }

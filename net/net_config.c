@@ -81,4 +81,7 @@ void net_config_parse(void)
 				   ? NET_ALLOC_STOCK
 				   : NET_ALLOC_NATIVE;
 	net_config.hostname = cmdline_get("hostname");
+	net_config.queues = cmdline_given("net_queues")
+				    ? (int)cmdline_get_long("net_queues")
+				    : 0;
 }

@@ -22,6 +22,7 @@ struct net_config {
 	unsigned int apps; /* NET_APP_* bits */
 	int alloc;	   /* enum net_alloc_mode */
 	const char *hostname;
+	int queues; /* net_queues=: most queue pairs per NIC, 0: one per CPU */
 };
 
 #define NET_NIC_VIRTIO 0

@@ -7,6 +7,16 @@
  * points here, each a one-branch switch on net_alloc_mode. The branch is
  * perfectly predicted (the mode never changes after boot), so the stock
  * mode pays one compare per call, which the benchmark figures include.
+ *
+ * Locking: every function here is called by lwIP, or for lwIP, under the
+ * lwIP core lock (net/core_lock.c), on whichever CPU holds it. So lwIP's
+ * stock heap and pools, the per-type bounds and the counters are guarded
+ * by that lock and need none of their own. The native allocators are
+ * per-CPU underneath: qmempool_alloc_softirq()/qmempool_free_softirq()
+ * use the calling CPU's local queue (poll context, which the lock
+ * holder is in), kmalloc its per-CPU magazines, and a frame freed on
+ * another CPU than the one that received it goes back through that CPU's
+ * page_frag_free() (counted: rx_frees_other_cpu).
  */
 #include "net_mem.h"
 
@@ -63,6 +73,7 @@ static uint64_t memp_limit_hits[MEMP_MAX];
 struct net_rx_pbuf {
 	struct pbuf_custom pc;
 	void *frame;
+	int cpu; /* that received it */
 };
 
 /* Local per-CPU queue and shared queue sizes of every qmempool we make:
@@ -299,6 +310,8 @@ static void rx_pbuf_free(struct pbuf *p)
 {
 	struct net_rx_pbuf *rp = (struct net_rx_pbuf *)p;
 
+	if (rp->cpu != mm_this_cpu())
+		net_mem_stats.rx_frees_other_cpu++;
 	page_frag_free(rp->frame);
 	qmempool_free_softirq(rx_pbuf_pool, rp);
 	net_mem_stats.rx_pbufs_in_use--;
@@ -316,6 +329,7 @@ static struct pbuf *rx_wrap(void *frame, uint32_t len)
 	if (!rp)
 		return NULL;
 	rp->frame = frame;
+	rp->cpu = mm_this_cpu();
 	rp->pc.custom_free_function = rx_pbuf_free;
 	net_mem_stats.rx_wrap++;
 	net_mem_stats.rx_pbufs_in_use++;
@@ -381,7 +395,7 @@ static int net_mem_counters_json(char *buf, size_t size)
 		"\"heap_fail\":%llu,\"memp_alloc\":%llu,\"memp_free\":%llu,"
 		"\"memp_fail\":%llu,\"memp_limit_hits\":%llu,\"rx_wrap\":%llu,"
 		"\"rx_copy\":%llu,\"rx_fail\":%llu,\"rx_limit_hits\":%llu,"
-		"\"rx_pbufs_in_use\":%lld",
+		"\"rx_pbufs_in_use\":%lld,\"rx_frees_other_cpu\":%llu",
 		net_alloc_name(), (unsigned long long)s->heap_alloc,
 		(unsigned long long)s->heap_free,
 		(unsigned long long)s->heap_fail,
@@ -392,5 +406,6 @@ static int net_mem_counters_json(char *buf, size_t size)
 		(unsigned long long)s->rx_wrap, (unsigned long long)s->rx_copy,
 		(unsigned long long)s->rx_fail,
 		(unsigned long long)s->rx_limit_hits,
-		(long long)s->rx_pbufs_in_use);
+		(long long)s->rx_pbufs_in_use,
+		(unsigned long long)s->rx_frees_other_cpu);
 }

@@ -42,6 +42,10 @@ struct net_mem_stats {
 	uint64_t rx_wrap, rx_copy, rx_fail;
 	uint64_t rx_limit_hits;	 /* native RX refused at PBUF_POOL_SIZE */
 	int64_t rx_pbufs_in_use; /* custom RX pbufs not yet freed */
+	/* native RX pbufs freed on another CPU than the one that received
+	 * them (page_frag_free then runs on the freeing CPU: page_frag's own
+	 * remote_frees counts those from another node) */
+	uint64_t rx_frees_other_cpu;
 	/* native heap (TX pbufs) allocations by the node they came from:
 	 * shows tx_alloc= at work */
 	uint64_t heap_node[NET_MEM_NODES];
@@ -60,7 +64,8 @@ struct pbuf;
  * @frame: page_frag buffer (from napi_alloc_frag) the NIC wrote; owned by
  * the caller until this returns, and always consumed (freed or wrapped).
  * @len: frame length, already checked by the driver.
- * Context: the net CPU's poll loop.
+ * Context: poll context, core lock held (net/core_lock.h): like lwIP's
+ * own state, everything here is serialised by it.
  * Return: the pbuf, or NULL on allocation failure (frame freed, counted).
  */
 struct pbuf *net_rx_pbuf(void *frame, uint32_t len);
@@ -72,7 +77,8 @@ int net_mem_stats_json(char *buf, size_t size);
  * live at once, in either mode: the pool's configured count.
  * net_memp_limit_hits - how often memp_malloc(@type) returned NULL because
  * the pool was at that count. Both return 0 for a type out of range.
- * Context: any; the counters are read without a lock (net CPU writes).
+ * Context: any; the counters are read without a lock (written under the
+ * core lock).
  */
 unsigned int net_memp_limit(int type);
 uint64_t net_memp_limit_hits(int type);

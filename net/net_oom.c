@@ -53,12 +53,20 @@ static unsigned int pcb_weight(const struct tcp_pcb *pcb)
 	return w;
 }
 
+/* Has one of NIC i's RX rings run dry, with refills failing since the
+ * last check? (Each queue's counters are its CPU's; read as hints.) */
 static bool ring_ran_dry(int i)
 {
 	const struct netdev *dev = netdev_get(i);
-	uint64_t fails = dev->stats.rx_refill_fail;
-	bool dry = dev->stats.rx_bufs_posted == 0 &&
-		   fails != oom.last_refill_fail[i];
+	struct netdev_stats sum;
+	uint64_t fails;
+	bool empty = false, dry;
+
+	netdev_stats_sum(dev, &sum);
+	fails = sum.rx_refill_fail;
+	for (int q = 0; q < dev->nqueues; q++)
+		empty |= dev->queues[q].stats.rx_bufs_posted == 0;
+	dry = empty && fails != oom.last_refill_fail[i];
 
 	oom.last_refill_fail[i] = fails;
 	return dry;

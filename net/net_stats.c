@@ -3,8 +3,9 @@
  * the guest's uptime (so clients compute rates in guest time), the
  * allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
  * lists, numastat, slabinfo, the allocators' misuse reports by kind,
- * qmempool, page_frag), the NICs' counters, our lwIP memory glue, lwIP's
- * own statistics, and the serial shell's.
+ * qmempool, page_frag, failure injection), the NICs' counters (with one
+ * entry per queue), our lwIP memory glue, the poll rounds of every queue,
+ * the lwIP core lock, lwIP's own statistics, and the serial shell's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +22,9 @@
 #include "mm/mm.h"
 #include "apps.h"
 #include "net.h"
+#include "core_lock.h"
 #include "net_mem.h"
+#include "net_poll.h"
 #include "net_numa.h"
 #include "net_oom.h"
 
@@ -35,15 +38,24 @@ static const struct {
 	json_fn fn;
 } sections[] = {
 	{"uptime_ms", uptime_json}, /* first: clients take rates from it */
-	{"buddyinfo", buddyinfo_json},	   {"zoneinfo", zoneinfo_json},
-	{"numastat", numastat_json},	   {"slabinfo", slabinfo_json},
+	{"buddyinfo", buddyinfo_json},
+	{"zoneinfo", zoneinfo_json},
+	{"numastat", numastat_json},
+	{"slabinfo", slabinfo_json},
 	{"mm_debug", mm_debug_json}, /* misuse reports by kind */
-	{"qmempool", qmempool_stats_json}, {"page_frag", page_frag_stats_json},
-	{"fault_inject", mm_fault_json},   {"cpus", cpustat_json},
-	{"nic", netdev_stats_json},	   {"net_mem", net_mem_stats_json},
-	{"net_numa", net_numa_json},	   {"net_oom", net_oom_stats_json},
-	{"poll", net_poll_stats_json},	   {"lwip", lwip_stats_json},
-	{"http", app_http_stats_json},	   {"pci", pci_json},
+	{"qmempool", qmempool_stats_json},
+	{"page_frag", page_frag_stats_json},
+	{"fault_inject", mm_fault_json},
+	{"cpus", cpustat_json},
+	{"nic", netdev_stats_json},
+	{"net_mem", net_mem_stats_json},
+	{"net_numa", net_numa_json},
+	{"net_oom", net_oom_stats_json},
+	{"poll", net_poll_stats_json},
+	{"core_lock", net_core_lock_stats_json},
+	{"lwip", lwip_stats_json},
+	{"http", app_http_stats_json},
+	{"pci", pci_json},
 	{"shell", shell_stats_json},
 };
 

@@ -1,5 +1,5 @@
 /*
- * Binding lwIP netifs to netdevs (net/netif.c).
+ * Binding lwIP netifs to netdevs, queue by queue (net/netif.c).
  */
 #ifndef NET_NETIF_GLUE_H
 #define NET_NETIF_GLUE_H
@@ -7,17 +7,39 @@
 #include "drivers/netdev.h"
 #include "lwip/netif.h"
 
+/* Frames one queue takes per round and parks for the core lock (NAPI's
+ * weight): bounds how long one CPU holds the lock before timers, other
+ * queues and other CPUs get their turn. */
+#define NET_RX_BATCH 64
+
 /**
  * netif_glue_add - register @nif with lwIP as the interface of @dev.
- * Addresses may be zero (DHCP). Context: net CPU, after lwip_init().
- * Return: nif, or NULL when lwIP refused it.
+ * Addresses may be zero (DHCP). Context: boot, core lock held, after
+ * lwip_init(). Return: nif, or NULL when lwIP refused it.
  */
 struct netif *netif_glue_add(struct netdev *dev, struct netif *nif,
 			     const ip4_addr_t *ip, const ip4_addr_t *mask,
 			     const ip4_addr_t *gw);
 
-/* Poll the device under nif for up to budget frames and follow its link.
- * Returns the work the driver reported (frames and completions). */
-int netif_glue_poll(struct netif *nif, int budget);
+/**
+ * netif_glue_rx_poll - take received frames from queue @q of @nif's
+ * device into the queue's batch (as many as fit) and refill its ring.
+ * Context: the queue's CPU, poll context, core lock NOT needed.
+ * Return: RX descriptors the driver consumed.
+ */
+int netif_glue_rx_poll(struct netif *nif, int q);
+
+/* Frames parked in queue @q's batch. The queue's CPU only. */
+int netif_glue_parked(struct netif *nif, int q);
+
+/**
+ * netif_glue_input - reap queue @q's TX completions and give its parked
+ * frames to lwIP. Context: the queue's CPU, core lock held.
+ * Return: frames input plus transmissions completed.
+ */
+int netif_glue_input(struct netif *nif, int q);
+
+/* Follow the device's link state into lwIP. Core lock held. */
+void netif_glue_link(struct netif *nif);
 
 #endif /* NET_NETIF_GLUE_H */

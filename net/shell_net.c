@@ -4,11 +4,14 @@
  * netstat in net-tools' layouts, stats (the /stats.json document), and
  * ping (net/shell_ping.c).
  *
- * They read lwIP's interface and PCB lists, so they run where lwIP runs:
- * the shell's poller is on CPU 0, the CPU that polls lwIP (net_boot.c).
+ * They read lwIP's interface and PCB lists, which every CPU that owns a
+ * NIC queue changes under the lwIP core lock (net/core_lock.h): so they
+ * hold it too, for as long as they walk the lists. The shell's poller
+ * never holds it otherwise, so taking it here cannot deadlock.
  */
 #include <stdio.h>
 
+#include "core_lock.h"
 #include "drivers/netdev.h"
 #include "kernel/shell.h"
 #include "lwip/netif.h"
@@ -75,10 +78,12 @@ static void print_flags(const struct netif *nif)
 static void ifconfig_one(const struct netif *nif)
 {
 	const struct netdev *dev = nif->state;
-	const struct netdev_stats *s = &dev->stats;
+	struct netdev_stats sum;
+	const struct netdev_stats *s = &sum;
 	char ip[16], mask[16], bcast[16], rx[24], tx[24];
 	ip4_addr_t b;
 
+	netdev_stats_sum(dev, &sum); /* every queue's counters */
 	ip4_addr_set_u32(&b, ip4_addr_get_u32(netif_ip4_addr(nif)) |
 				     ~ip4_addr_get_u32(netif_ip4_netmask(nif)));
 	print_ip(ip, sizeof(ip), netif_ip4_addr(nif));
@@ -95,7 +100,7 @@ static void ifconfig_one(const struct netif *nif)
 	shell_printf("        ether %02x:%02x:%02x:%02x:%02x:%02x  (Ethernet, "
 		     "%s, NUMA node %d)\n",
 		     dev->mac[0], dev->mac[1], dev->mac[2], dev->mac[3],
-		     dev->mac[4], dev->mac[5], dev->kind, dev->node);
+		     dev->mac[4], dev->mac[5], dev->kind, dev->dev_node);
 	shell_printf("        RX packets %llu  bytes %llu (%s)\n",
 		     (unsigned long long)s->rx_packets,
 		     (unsigned long long)s->rx_bytes, rx);
@@ -119,11 +124,13 @@ static int run_ifconfig(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
+	net_core_lock();
 	NETIF_FOREACH(nif)
 	{
 		ifconfig_one(nif);
 		n++;
 	}
+	net_core_unlock();
 	if (n == 0)
 		shell_printf("ifconfig: no interface (nic=none, or no NIC "
 			     "found)\n");
@@ -191,6 +198,7 @@ static int run_netstat(int argc, char **argv)
 	shell_printf("Active Internet connections (servers and established)\n"
 		     "Proto Recv-Q Send-Q Local Address           Foreign "
 		     "Address         State\n");
+	net_core_lock();
 	for (struct tcp_pcb_listen *l = tcp_listen_pcbs.listen_pcbs; l;
 	     l = l->next)
 		netstat_row("tcp", 0, 0, &l->local_ip, l->local_port,
@@ -200,6 +208,7 @@ static int run_netstat(int argc, char **argv)
 	for (struct udp_pcb *u = udp_pcbs; u; u = u->next)
 		netstat_row("udp", 0, 0, &u->local_ip, u->local_port,
 			    &u->remote_ip, u->remote_port, "");
+	net_core_unlock();
 	return 0;
 }
 

@@ -7,13 +7,16 @@
  * second has come (one per PING_INTERVAL_MS), prints the replies that
  * arrived, and ends after the last reply or PING_LINGER_MS after the last
  * request, or at Ctrl-C. Replies arrive in the raw PCB's receive callback,
- * from the network's poller; it only records them (time, TTL) in slots
- * the job reads, so all printing happens in the shell's own round.
+ * from the network's poller (any CPU that owns a NIC queue, under the
+ * lwIP core lock); it only records them (time, TTL) in slots the job
+ * reads, so all printing happens in the shell's own round. The job takes
+ * the core lock for its own calls into lwIP (PCB, send, remove).
  */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core_lock.h"
 #include "kernel/shell.h"
 #include "kernel/shell_words.h"
 #include "kernel/time.h"
@@ -221,7 +224,9 @@ static void ping_finish(uint64_t now)
 {
 	print_replies();
 	print_summary(now);
+	net_core_lock();
 	raw_remove(ping.pcb);
+	net_core_unlock();
 	ping.pcb = NULL;
 }
 
@@ -241,7 +246,9 @@ static enum shell_job ping_job(void *arg, bool interrupted)
 	(void)arg;
 	print_replies();
 	if (!interrupted && ping.sent < ping.count && now >= ping.next_us) {
+		net_core_lock();
 		ping_send(now);
+		net_core_unlock();
 		ping.next_us += PING_INTERVAL_MS * 1000ULL;
 	}
 	if (interrupted ||
@@ -272,17 +279,22 @@ static int run_ping(int argc, char **argv)
 			return -1;
 		}
 	}
+	memset(&ping, 0, sizeof(ping));
+	net_core_lock();
+	if (netif_default) {
+		ping.pcb = raw_new(IP_PROTO_ICMP);
+		if (ping.pcb)
+			raw_recv(ping.pcb, ping_recv, NULL);
+	}
+	net_core_unlock();
 	if (!netif_default) {
 		shell_printf("ping: no network interface\n");
 		return 0;
 	}
-	memset(&ping, 0, sizeof(ping));
-	ping.pcb = raw_new(IP_PROTO_ICMP);
 	if (!ping.pcb) {
 		shell_printf("ping: no memory for a raw PCB\n");
 		return 0;
 	}
-	raw_recv(ping.pcb, ping_recv, NULL);
 	ip_addr_copy_from_ip4(ping.dst, a);
 	ip4addr_ntoa_r(&a, ping.dst_text, sizeof(ping.dst_text));
 	ping.id = (uint16_t)(0x5300 + ++runs); /* late replies of a previous

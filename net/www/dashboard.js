@@ -251,6 +251,9 @@ function counters(st) {
 			'rx_errors', 'rx_missed', 'rx_refill_fail', 'tx_busy', 'rx_bad_len'])
 			if (k in d)
 				c[nic + '.' + k] = d[k];
+		for (const q of d.queues || [])
+			for (const k of ['rx_packets', 'tx_packets'])
+				c[nic + '.q' + q.queue + '.' + k] = q[k];
 	}
 	if (st.lwip)
 		for (const p of ['link', 'ip', 'tcp', 'udp', 'icmp'])
@@ -287,6 +290,9 @@ const CARDS = [
 	{id: 'nic', title: 'NIC: packets per second',
 		what: 'Receive and transmit rates per interface; drops and errors below, as rates and totals.',
 		draw: drawNic},
+	{id: 'queues', title: 'NIC queues: packets per CPU, and the lwIP core lock',
+		what: 'Every RX/TX queue pair with the CPU that polls it (log): packets received and sent; below, rates, refills, drops, and how often each CPU took the lwIP lock or found it busy.',
+		draw: drawQueues},
 	{id: 'lwip', title: 'lwIP: segments and datagrams per second',
 		what: 'lwIP\'s own counters per protocol as rates; drops, memory errors and heap use below.',
 		draw: drawLwip},
@@ -424,6 +430,38 @@ function drawNic(st) {
 	if (!nics.length)
 		return {n: noData(this.svg, 'no NIC'), text: 'no NIC'};
 	return {n: lines(this.svg, {times: hist.times, series, unit: ''}), text};
+}
+
+function drawQueues(st) {
+	const groups = [], rx = [], tx = [];
+	let text = '# ' + padR('queue', 10) + padR('cpu/node', 9) + ['rx_packets', 'tx_packets', 'rx/s', 'tx/s',
+		'refills', 'dropped'].map((k) => pad(k, 11)).join('') + '\n';
+	for (const nic of numKeys(st.nic))
+		for (const q of st.nic[nic].queues || []) {
+			const name = nic + ' q' + q.queue;
+			groups.push(name.replace('eth', 'e') + '/c' + q.cpu);
+			rx.push(q.rx_packets);
+			tx.push(q.tx_packets);
+			text += padR(name, 12) + padR(q.cpu + '/' + q.node, 9) + [q.rx_packets, q.tx_packets,
+				fmt(rate(nic + '.q' + q.queue + '.rx_packets')), fmt(rate(nic + '.q' + q.queue + '.tx_packets')),
+				q.rx_refills, q.rx_dropped].map((v) => pad(v, 11)).join('') + '\n';
+		}
+	const l = st.core_lock;
+	if (l) {
+		text += '\ncore lock  ' + ['acquired', 'busy', 'waits', 'hold_us'].map((k) => pad(k, 11)).join('') + '\n';
+		for (const c of numKeys(l.cpu)) {
+			const v = l.cpu[c];
+			if (v.acquired || v.busy)
+				text += padR(c, 11) + [v.acquired, v.busy, v.waits,
+					(v.hold_ns / Math.max(1, v.acquired) / 1000).toFixed(1)].map((x) => pad(x, 11)).join('') + '\n';
+		}
+		text += 'calls into lwIP without the lock: ' + l.unlocked_calls + '\n';
+	}
+	if (!groups.length)
+		return {n: noData(this.svg, 'no NIC'), text: 'no NIC'};
+	const series = [{name: 'rx_packets', color: COLORS[0], values: rx},
+		{name: 'tx_packets', color: COLORS[1], values: tx}];
+	return {n: bars(this.svg, {groups, series, log: true}), text};
 }
 
 function drawLwip(st) {

@@ -28,7 +28,7 @@ from test_net import NetVM, stop_qemu_first  # noqa: F401 (autouse fixture)
 ARTIFACT_DIR = os.path.join(conftest.ROOT, "build", "test-artifacts")
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-CHARTS = ("buddy", "pcp", "numa", "slab", "qmempool", "frag", "nic", "lwip")
+CHARTS = ("buddy", "pcp", "numa", "slab", "qmempool", "frag", "nic", "queues", "lwip")
 PAGE_TIMEOUT = 30
 
 
@@ -159,6 +159,9 @@ def test_dashboard_charts_fill_and_move_with_traffic(guest, chrome):
     rx = lambda t: int(re.search(r"rx_packets\s+(\d+)", t).group(1))
     assert rx(after_nic) > rx(before_nic), (before_nic, after_nic)
     assert card_text(chrome, "lwip") != before_lwip
+    # The queues card names each queue with the CPU that polls it.
+    assert re.search(r"^eth0 q0\s+0/0\s+[1-9]", card_text(chrome, "queues"), re.M), \
+        card_text(chrome, "queues")
     # The rate chart saw packets per second above zero.
     assert re.search(r"rx_packets\s+\d+\s+[1-9][\d.]*k?/s", after_nic) or \
         re.search(r"tx_packets\s+\d+\s+[1-9][\d.]*k?/s", after_nic), after_nic

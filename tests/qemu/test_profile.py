@@ -95,7 +95,7 @@ def test_profile_at_boot_samples_every_cpu_with_kernel_functions(qemu):
                      if s["cpu"] == 0 and "poll_loop" in s["frames"])
     assert under_poll >= 0.9 * busy, "%d of %d samples under poll_loop" % (under_poll, busy)
     seen = set(frames)
-    assert {"net_poll", "ethernet_input", "ip4_input"} <= seen, sorted(seen)
+    assert {"net_poll_queue", "ethernet_input", "ip4_input"} <= seen, sorted(seen)
 
 
 def test_profile_text_is_folded_stacks_matching_the_json(qemu):

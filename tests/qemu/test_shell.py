@@ -210,6 +210,18 @@ def test_the_network_answers_while_ping_waits(con, shell):
     con.expect(rb"3 packets transmitted, 3 received.*?shell> ", 30)
 
 
+def test_network_commands_call_lwip_under_its_core_lock(con, shell):
+    """lwIP is shared by every CPU that owns a NIC queue under one core
+    lock; the shell's ifconfig, netstat and ping take it too (lwIP's own
+    LWIP_ASSERT_CORE_LOCKED counts a call without it)."""
+    con.command("ifconfig")
+    con.command("netstat")
+    assert "1 received" in con.command("ping 10.0.2.2 1", 30)
+    st = shell.stats_json()
+    assert st["core_lock"]["unlocked_calls"] == 0, st["core_lock"]
+    assert b"without the core lock" not in con.received()
+
+
 def test_ctrl_c_stops_ping_with_its_summary(con):
     con.send(b"ping 10.0.2.2 50\r")
     con.expect(rb"icmp_seq=1 ", 30)

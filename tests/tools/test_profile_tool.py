@@ -132,12 +132,14 @@ def test_table_gives_shares_and_cost_per_packet():
 
 
 def test_paths_split_busy_samples_by_their_first_entry_point():
-    stacks = [(["cpu0", "poll_loop", "glue_rx", "tcp_input", "glue_linkoutput"], 6),
+    stacks = [(["cpu0", "poll_loop", "netif_glue_input", "tcp_input", "glue_linkoutput"], 5),
+              (["cpu0", "poll_loop", "netif_glue_rx_poll", "vnet_rx_poll"], 1),
               (["cpu0", "poll_loop", "glue_linkoutput"], 2),
               (["cpu0", "poll_loop", "sys_check_timeouts", "tcp_tmr"], 1),
-              (["cpu0", "poll_loop", "net_poll"], 1)]
+              (["cpu0", "poll_loop", "net_poll_queue"], 1)]
     md = "\n".join(tool.paths_block(stacks, 1e6, "instr/rx frame", 100))
-    assert "| receive: glue_rx (driver -> lwIP -> app, and what they send back) | 60.0 | 60000 |" in md
+    assert "| receive: netif_glue_input (lwIP -> app, and what they send back) | 50.0 | 50000 |" in md
+    assert "| receive, driver half: netif_glue_rx_poll (reap, refill, park) | 10.0 | 10000 |" in md
     assert "| transmit outside receive: glue_linkoutput | 20.0 | 20000 |" in md
     assert "| lwIP timers: sys_check_timeouts | 10.0 | 10000 |" in md
     assert "| polling between frames (none of the above) | 10.0 | 10000 |" in md

@@ -170,9 +170,10 @@ static uint64_t posted_at_rx; /* rx_bufs_posted when the last frame came */
 static void *done_cookies[MAX_HELD];
 static int ndone;
 
-static void stack_rx(struct netdev *d, void *frame, uint32_t len)
+static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len)
 {
-	posted_at_rx = d->stats.rx_bufs_posted;
+	assert_int_equal(q, 0); /* one queue */
+	posted_at_rx = d->queues[0].stats.rx_bufs_posted;
 	if (!hold_rx) {
 		page_frag_free(frame);
 		return;
@@ -184,9 +185,10 @@ static void stack_rx(struct netdev *d, void *frame, uint32_t len)
 	held[nheld++] = frame;
 }
 
-static void stack_tx_done(struct netdev *d, void *cookie)
+static void stack_tx_done(struct netdev *d, int q, void *cookie)
 {
 	(void)d;
+	assert_int_equal(q, 0);
 	assert_true(ndone < MAX_HELD);
 	done_cookies[ndone++] = cookie;
 }
@@ -312,9 +314,10 @@ static void test_first_poll_posts_all_but_one_slot(void **state)
 {
 	(void)state;
 	assert_int_equal(*reg(E1000_RDT), 0); /* nothing before the poll */
-	assert_int_equal(dev->ops->poll(dev, 64), 0);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 0);
 	assert_int_equal(*reg(E1000_RDT), E1000_RX_RING - 1);
-	assert_int_equal(dev->stats.rx_bufs_posted, E1000_RX_RING - 1);
+	assert_int_equal(dev->queues[0].stats.rx_bufs_posted,
+			 E1000_RX_RING - 1);
 	assert_int_equal(frags_alive() - alive_at_start, E1000_RX_RING - 1);
 	for (int i = 0; i < E1000_RX_RING - 1; i++)
 		assert_int_not_equal(hw_rx_ring()[i].addr, 0);
@@ -326,41 +329,42 @@ static void test_received_frames_go_up_in_order_zero_copy(void **state)
 
 	(void)state;
 	hold_rx = true;
-	dev->ops->poll(dev, 64);
+	dev->ops->rx_poll(dev, 0, 64);
 	a = hw_receive_frame(60);
 	b = hw_receive_frame(1514);
-	assert_int_equal(dev->ops->poll(dev, 64), 2);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 2);
 	assert_int_equal(nheld, 2);
 	assert_ptr_equal(held[0], a);
 	assert_ptr_equal(held[1], b);
 	assert_int_equal(held_len[0], 60);
 	assert_int_equal(held_len[1], 1514);
-	assert_int_equal(dev->stats.rx_packets, 2);
-	assert_int_equal(dev->stats.rx_bytes, 1574);
+	assert_int_equal(dev->queues[0].stats.rx_packets, 2);
+	assert_int_equal(dev->queues[0].stats.rx_bytes, 1574);
 	/* Both slots were refilled with new buffers. */
-	assert_int_equal(dev->stats.rx_bufs_posted, E1000_RX_RING - 1);
+	assert_int_equal(dev->queues[0].stats.rx_bufs_posted,
+			 E1000_RX_RING - 1);
 	assert_int_equal(*reg(E1000_RDT), 1);
 }
 
 static void test_ring_is_refilled_before_frames_go_up(void **state)
 {
 	(void)state;
-	dev->ops->poll(dev, 64);
+	dev->ops->rx_poll(dev, 0, 64);
 	for (int i = 0; i < 32; i++)
 		hw_receive_frame(100);
-	dev->ops->poll(dev, 64);
+	dev->ops->rx_poll(dev, 0, 64);
 	assert_int_equal(posted_at_rx, E1000_RX_RING - 1);
 }
 
 static void test_poll_takes_at_most_budget_frames(void **state)
 {
 	(void)state;
-	dev->ops->poll(dev, 64);
+	dev->ops->rx_poll(dev, 0, 64);
 	for (int i = 0; i < 10; i++)
 		hw_receive_frame(100);
-	assert_int_equal(dev->ops->poll(dev, 4), 4);
-	assert_int_equal(dev->ops->poll(dev, 64), 6);
-	assert_int_equal(dev->stats.rx_packets, 10);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 4), 4);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 6);
+	assert_int_equal(dev->queues[0].stats.rx_packets, 10);
 }
 
 static void
@@ -370,18 +374,20 @@ test_ring_wraps_ten_times_without_loss_or_double_handout(void **state)
 
 	(void)state;
 	hold_rx = true; /* a held buffer seen again would fail stack_rx */
-	dev->ops->poll(dev, 64);
+	dev->ops->rx_poll(dev, 0, 64);
 	for (int round = 0; round < 10; round++) {
 		for (int i = 0; i < E1000_RX_RING - 1; i++)
 			hw_receive_frame(64);
-		while (dev->ops->poll(dev, 64) > 0)
+		while (dev->ops->rx_poll(dev, 0, 64) > 0)
 			;
 	}
 	assert_int_equal(nheld, 10 * (E1000_RX_RING - 1));
-	assert_int_equal(dev->stats.rx_packets, 10 * (E1000_RX_RING - 1));
+	assert_int_equal(dev->queues[0].stats.rx_packets,
+			 10 * (E1000_RX_RING - 1));
 	/* Every buffer is either held by the stack or posted: none lost. */
 	alive = frags_alive() - alive_at_start;
-	assert_int_equal(alive, nheld + (int64_t)dev->stats.rx_bufs_posted);
+	assert_int_equal(alive,
+			 nheld + (int64_t)dev->queues[0].stats.rx_bufs_posted);
 	release_held();
 	assert_int_equal(frags_alive() - alive_at_start, E1000_RX_RING - 1);
 }
@@ -391,42 +397,43 @@ static void test_crc_error_frame_is_dropped_and_counted(void **state)
 	int64_t alive;
 
 	(void)state;
-	dev->ops->poll(dev, 64);
+	dev->ops->rx_poll(dev, 0, 64);
 	alive = frags_alive();
 	hw_receive(64, E1000_RXD_STAT_DD | E1000_RXD_STAT_EOP,
 		   E1000_RXD_ERR_CE);
 	hw_receive(64, E1000_RXD_STAT_DD | E1000_RXD_STAT_EOP,
 		   E1000_RXD_ERR_RXE);
-	dev->ops->poll(dev, 64);
-	assert_int_equal(dev->stats.rx_errors, 2);
-	assert_int_equal(dev->stats.rx_packets, 0);
+	dev->ops->rx_poll(dev, 0, 64);
+	assert_int_equal(dev->queues[0].stats.rx_errors, 2);
+	assert_int_equal(dev->queues[0].stats.rx_packets, 0);
 	assert_int_equal(nheld, 0);
 	/* Both buffers freed, both slots refilled. */
 	assert_int_equal(frags_alive(), alive);
-	assert_int_equal(dev->stats.rx_bufs_posted, E1000_RX_RING - 1);
+	assert_int_equal(dev->queues[0].stats.rx_bufs_posted,
+			 E1000_RX_RING - 1);
 }
 
 static void test_checksum_offload_error_bits_do_not_drop(void **state)
 {
 	(void)state;
-	dev->ops->poll(dev, 64);
+	dev->ops->rx_poll(dev, 0, 64);
 	hw_receive(64, E1000_RXD_STAT_DD | E1000_RXD_STAT_EOP,
 		   E1000_RXD_ERR_IPE | E1000_RXD_ERR_TCPE);
-	dev->ops->poll(dev, 64);
-	assert_int_equal(dev->stats.rx_packets, 1);
-	assert_int_equal(dev->stats.rx_errors, 0);
+	dev->ops->rx_poll(dev, 0, 64);
+	assert_int_equal(dev->queues[0].stats.rx_packets, 1);
+	assert_int_equal(dev->queues[0].stats.rx_errors, 0);
 }
 
 static void test_zero_and_oversize_lengths_are_dropped(void **state)
 {
 	(void)state;
-	dev->ops->poll(dev, 64);
+	dev->ops->rx_poll(dev, 0, 64);
 	hw_receive_frame(0);
 	hw_receive_frame(NETDEV_FRAME_MAX + 1);
 	hw_receive_frame(NETDEV_FRAME_MAX);
-	dev->ops->poll(dev, 64);
-	assert_int_equal(dev->stats.rx_bad_len, 2);
-	assert_int_equal(dev->stats.rx_packets, 1);
+	dev->ops->rx_poll(dev, 0, 64);
+	assert_int_equal(dev->queues[0].stats.rx_bad_len, 2);
+	assert_int_equal(dev->queues[0].stats.rx_packets, 1);
 }
 
 static void test_frame_spread_over_buffers_is_dropped_once(void **state)
@@ -434,27 +441,27 @@ static void test_frame_spread_over_buffers_is_dropped_once(void **state)
 	int64_t alive;
 
 	(void)state;
-	dev->ops->poll(dev, 64);
+	dev->ops->rx_poll(dev, 0, 64);
 	alive = frags_alive();
 	hw_receive(2048, E1000_RXD_STAT_DD, 0);
 	hw_receive(2048, E1000_RXD_STAT_DD, 0);
 	hw_receive(100, E1000_RXD_STAT_DD | E1000_RXD_STAT_EOP, 0);
 	hw_receive_frame(60); /* the next frame is fine again */
-	dev->ops->poll(dev, 64);
-	assert_int_equal(dev->stats.rx_bad_len, 1);
-	assert_int_equal(dev->stats.rx_packets, 1);
+	dev->ops->rx_poll(dev, 0, 64);
+	assert_int_equal(dev->queues[0].stats.rx_bad_len, 1);
+	assert_int_equal(dev->queues[0].stats.rx_packets, 1);
 	assert_int_equal(frags_alive(), alive);
 }
 
 static void test_descriptor_done_late_is_not_read_early(void **state)
 {
 	(void)state;
-	dev->ops->poll(dev, 64);
+	dev->ops->rx_poll(dev, 0, 64);
 	/* The device wrote the length but not yet DD: nothing to take. */
 	hw_rx_ring()[0].length = 60;
-	assert_int_equal(dev->ops->poll(dev, 64), 0);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 0);
 	hw_receive_frame(60);
-	assert_int_equal(dev->ops->poll(dev, 64), 1);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 1);
 }
 
 static void test_tx_one_descriptor_per_segment_eop_rs_on_last(void **state)
@@ -464,7 +471,7 @@ static void test_tx_one_descriptor_per_segment_eop_rs_on_last(void **state)
 	struct e1000_tx_desc *ring = hw_tx_ring();
 
 	(void)state;
-	assert_int_equal(dev->ops->xmit(dev, sg, 3, (void *)0x1), 0);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg, 3, (void *)0x1), 0);
 	assert_int_equal(*reg(E1000_TDT), 3);
 	for (int i = 0; i < 3; i++) {
 		assert_ptr_equal((void *)(uintptr_t)ring[i].addr, sg[i].addr);
@@ -477,9 +484,9 @@ static void test_tx_one_descriptor_per_segment_eop_rs_on_last(void **state)
 			 0);
 	assert_int_equal(ring[2].cmd & (E1000_TXD_CMD_EOP | E1000_TXD_CMD_RS),
 			 E1000_TXD_CMD_EOP | E1000_TXD_CMD_RS);
-	assert_int_equal(dev->stats.tx_packets, 1);
-	assert_int_equal(dev->stats.tx_bytes, 64);
-	assert_int_equal(dev->stats.tx_inflight, 1);
+	assert_int_equal(dev->queues[0].stats.tx_packets, 1);
+	assert_int_equal(dev->queues[0].stats.tx_bytes, 64);
+	assert_int_equal(dev->queues[0].stats.tx_inflight, 1);
 }
 
 static void test_tx_cookies_come_back_in_order_once_done(void **state)
@@ -488,20 +495,23 @@ static void test_tx_cookies_come_back_in_order_once_done(void **state)
 	struct netdev_sg two[2] = {{f, 30}, {f + 30, 30}}, one[1] = {{f, 60}};
 
 	(void)state;
-	assert_int_equal(dev->ops->xmit(dev, two, 2, (void *)0x11), 0);
-	assert_int_equal(dev->ops->xmit(dev, one, 1, (void *)0x22), 0);
-	dev->ops->poll(dev, 64);
+	assert_int_equal(dev->ops->xmit(dev, 0, two, 2, (void *)0x11), 0);
+	assert_int_equal(dev->ops->xmit(dev, 0, one, 1, (void *)0x22), 0);
+	dev->ops->tx_reap(dev, 0);
 	assert_int_equal(ndone, 0); /* the device has sent nothing yet */
+	assert_false(dev->ops->tx_pending(dev, 0));
 	hw_transmit(1);
-	dev->ops->poll(dev, 64);
+	assert_true(dev->ops->tx_pending(dev, 0));
+	dev->ops->tx_reap(dev, 0);
 	assert_int_equal(ndone, 1);
+	assert_false(dev->ops->tx_pending(dev, 0)); /* second not sent yet */
 	assert_ptr_equal(done_cookies[0], (void *)0x11);
 	hw_transmit(1);
-	dev->ops->poll(dev, 64);
+	dev->ops->tx_reap(dev, 0);
 	assert_int_equal(ndone, 2);
 	assert_ptr_equal(done_cookies[1], (void *)0x22);
-	assert_int_equal(dev->stats.tx_completed, 2);
-	assert_int_equal(dev->stats.tx_inflight, 0);
+	assert_int_equal(dev->queues[0].stats.tx_completed, 2);
+	assert_int_equal(dev->queues[0].stats.tx_inflight, 0);
 }
 
 static void test_tx_full_ring_refuses_then_wraps_after_reclaim(void **state)
@@ -511,23 +521,25 @@ static void test_tx_full_ring_refuses_then_wraps_after_reclaim(void **state)
 	int queued = 0;
 
 	(void)state;
-	while (dev->ops->xmit(dev, sg, 1, (void *)(uintptr_t)(queued + 1)) == 0)
+	while (dev->ops->xmit(dev, 0, sg, 1, (void *)(uintptr_t)(queued + 1)) ==
+	       0)
 		queued++;
 	assert_int_equal(queued, E1000_TX_RING - 1); /* one slot stays free */
-	assert_int_equal(dev->stats.tx_busy, 1);
+	assert_int_equal(dev->queues[0].stats.tx_busy, 1);
 	/* The device drains it all; 3 more rounds wrap the ring. */
 	for (int round = 0; round < 3; round++) {
 		hw_transmit(E1000_TX_RING);
-		dev->ops->poll(dev, 64);
+		dev->ops->tx_reap(dev, 0);
 		for (int i = 0; i < E1000_TX_RING - 1; i++) {
 			void *cookie = (void *)(uintptr_t)(queued + 1);
 
-			assert_int_equal(dev->ops->xmit(dev, sg, 1, cookie), 0);
+			assert_int_equal(dev->ops->xmit(dev, 0, sg, 1, cookie),
+					 0);
 			queued++;
 		}
 	}
 	hw_transmit(E1000_TX_RING);
-	dev->ops->poll(dev, 64);
+	dev->ops->tx_reap(dev, 0);
 	assert_int_equal(ndone, queued);
 	for (int i = 0; i < ndone; i++)
 		assert_ptr_equal(done_cookies[i], (void *)(uintptr_t)(i + 1));
@@ -540,14 +552,14 @@ static void test_tx_refuses_malformed_frames(void **state)
 	struct netdev_sg split[2] = {{f, 1000}, {f + 1000, 515}};
 
 	(void)state;
-	assert_int_equal(dev->ops->xmit(dev, empty, 0, NULL), -1);
-	assert_int_equal(dev->ops->xmit(dev, empty, 1, NULL), -1);
-	assert_int_equal(dev->ops->xmit(dev, big, 1, NULL), -1);
-	assert_int_equal(dev->ops->xmit(dev, split, 2, NULL), -1);
-	assert_int_equal(dev->ops->xmit(dev, split, NETDEV_MAX_SG + 1, NULL),
+	assert_int_equal(dev->ops->xmit(dev, 0, empty, 0, NULL), -1);
+	assert_int_equal(dev->ops->xmit(dev, 0, empty, 1, NULL), -1);
+	assert_int_equal(dev->ops->xmit(dev, 0, big, 1, NULL), -1);
+	assert_int_equal(dev->ops->xmit(dev, 0, split, 2, NULL), -1);
+	assert_int_equal(dev->ops->xmit(dev, 0, split, NETDEV_MAX_SG + 1, NULL),
 			 -1);
 	assert_int_equal(*reg(E1000_TDT), 0);
-	assert_int_equal(dev->stats.tx_packets, 0);
+	assert_int_equal(dev->queues[0].stats.tx_packets, 0);
 }
 
 static void test_link_state_follows_status_lu(void **state)
@@ -565,8 +577,8 @@ static void test_missed_packet_counter_is_accumulated(void **state)
 	(void)state;
 	*reg(E1000_MPC) = 7;
 	fake_ms += E1000_STATS_MS + 1;
-	dev->ops->poll(dev, 64);
-	assert_int_equal(dev->stats.rx_missed, 7);
+	dev->ops->rx_poll(dev, 0, 64);
+	assert_int_equal(dev->queues[0].stats.rx_missed, 7);
 }
 
 static void test_stats_json_names_the_error_counters(void **state)
@@ -574,11 +586,14 @@ static void test_stats_json_names_the_error_counters(void **state)
 	char buf[1024];
 
 	(void)state;
-	dev->stats.rx_errors = 3;
+	dev->queues[0].stats.rx_errors = 3;
 	assert_true(netdev_stats_json(buf, sizeof(buf)) < (int)sizeof(buf));
 	assert_non_null(strstr(buf, "\"eth0\":{\"kind\":\"e1000\""));
 	assert_non_null(strstr(buf, "\"rx_errors\":3"));
 	assert_non_null(strstr(buf, "\"rx_missed\":0"));
+	/* one queue, polled by the CPU that probed the part */
+	assert_non_null(strstr(buf, "\"queues\":[{\"queue\":0,\"cpu\":0,"
+				    "\"node\":0,\"rx_packets\":0,"));
 }
 
 static void test_mac_comes_from_a_valid_eeprom(void **state)

@@ -174,17 +174,19 @@ static int nheld;
 static void *done_cookies[E1000_TX_RING];
 static int ndone;
 
-static void stack_rx(struct netdev *d, void *frame, uint32_t len)
+static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len)
 {
 	(void)d;
+	(void)q;
 	(void)len;
 	assert_true(nheld < E1000_RX_RING);
 	held[nheld++] = frame;
 }
 
-static void stack_tx_done(struct netdev *d, void *cookie)
+static void stack_tx_done(struct netdev *d, int q, void *cookie)
 {
 	(void)d;
+	(void)q;
 	done_cookies[ndone++] = cookie;
 }
 
@@ -323,16 +325,17 @@ static void test_frames_go_up_zero_copy_and_the_ring_is_refilled(void **state)
 
 	(void)state;
 	dev = probe_one();
-	assert_int_equal(dev->ops->poll(dev, 64), 0);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 0);
 	assert_int_equal(*reg(E1000_RDT), E1000_RX_RING - 1);
 	a = hw_receive_frame(60);
 	b = hw_receive_frame(1514);
-	assert_int_equal(dev->ops->poll(dev, 64), 2);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 2);
 	assert_int_equal(nheld, 2);
 	assert_ptr_equal(held[0], a);
 	assert_ptr_equal(held[1], b);
-	assert_int_equal(dev->stats.rx_bytes, 1574);
-	assert_int_equal(dev->stats.rx_bufs_posted, E1000_RX_RING - 1);
+	assert_int_equal(dev->queues[0].stats.rx_bytes, 1574);
+	assert_int_equal(dev->queues[0].stats.rx_bufs_posted,
+			 E1000_RX_RING - 1);
 	assert_int_equal(*reg(E1000_RDT), 1);
 }
 
@@ -344,24 +347,24 @@ static void test_scatter_tx_completes_in_order(void **state)
 
 	(void)state;
 	dev = probe_one();
-	assert_int_equal(dev->ops->xmit(dev, two, 2, (void *)0x1), 0);
-	assert_int_equal(dev->ops->xmit(dev, one, 1, (void *)0x2), 0);
+	assert_int_equal(dev->ops->xmit(dev, 0, two, 2, (void *)0x1), 0);
+	assert_int_equal(dev->ops->xmit(dev, 0, one, 1, (void *)0x2), 0);
 	assert_int_equal(*reg(E1000_TDT), 3);
 	assert_ptr_equal((void *)(uintptr_t)hw_tx_ring()[1].addr, f + 14);
-	dev->ops->poll(dev, 64);
+	dev->ops->tx_reap(dev, 0);
 	assert_int_equal(ndone, 0);
 	hw_transmit_all();
-	dev->ops->poll(dev, 64);
+	dev->ops->tx_reap(dev, 0);
 	assert_int_equal(ndone, 2);
 	assert_ptr_equal(done_cookies[0], (void *)0x1);
 	assert_ptr_equal(done_cookies[1], (void *)0x2);
-	assert_int_equal(dev->stats.tx_inflight, 0);
+	assert_int_equal(dev->queues[0].stats.tx_inflight, 0);
 }
 
 static void test_link_changes_are_counted_and_reported(void **state)
 {
 	struct netdev *dev;
-	char json[1024];
+	char json[4096];
 
 	(void)state;
 	dev = probe_one();
@@ -371,7 +374,7 @@ static void test_link_changes_are_counted_and_reported(void **state)
 	assert_false(dev->ops->link_up(dev)); /* no change, not counted */
 	*reg(E1000_STATUS) |= E1000_STATUS_LU;
 	assert_true(dev->ops->link_up(dev));
-	assert_int_equal(dev->stats.link_changes, 3);
+	assert_int_equal(dev->queues[0].stats.link_changes, 3);
 	assert_non_null(strstr(console, "e1000e: eth0 link down\n"));
 	assert_non_null(strstr(console, "e1000e: eth0 link up 1000 Mb/s full "
 					"duplex\n"));

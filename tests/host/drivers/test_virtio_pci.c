@@ -242,6 +242,7 @@ static void test_io_or_missing_bar_is_not_used(void **state)
 static void test_notify_offset_outside_the_window_is_refused(void **state)
 {
 	uint64_t desc;
+	uint16_t noff = 7;
 
 	(void)state;
 	add_good_caps();
@@ -249,9 +250,10 @@ static void test_notify_offset_outside_the_window_is_refused(void **state)
 	/* 0x400 x 4 = 0x1000: the 2-byte register would start at the end */
 	bar4[VC_Q_NOFF] = 0x00;
 	bar4[VC_Q_NOFF + 1] = 0x04;
-	assert_int_equal(
-		virtio_pci_queue_setup(&vp, 0, 256, 0x10000, 0x11000, 0x12000),
-		-1);
+	assert_int_equal(virtio_pci_queue_setup(&vp, 0, 256, 0x10000, 0x11000,
+						0x12000, &noff),
+			 -1);
+	assert_int_equal(noff, 0);
 	assert_non_null(strstr(printed, "outside the notify window"));
 	/* The device was told nothing about the queue. */
 	memcpy(&desc, bar4 + VC_Q_DESC, 8);
@@ -262,20 +264,43 @@ static void test_notify_offset_outside_the_window_is_refused(void **state)
 static void test_notify_offset_inside_the_window_is_used(void **state)
 {
 	uint64_t desc;
+	uint16_t noff;
 
 	(void)state;
 	add_good_caps();
 	assert_int_equal(virtio_pci_init(&vp, &fake_pci, true), 0);
 	bar4[VC_Q_NOFF] = 0xff; /* 0x3ff x 4 + 2 = 0xffe: the last register */
 	bar4[VC_Q_NOFF + 1] = 0x03;
-	assert_int_equal(
-		virtio_pci_queue_setup(&vp, 1, 256, 0x10000, 0x11000, 0x12000),
-		0);
+	assert_int_equal(virtio_pci_queue_setup(&vp, 1, 256, 0x10000, 0x11000,
+						0x12000, &noff),
+			 0);
+	assert_int_equal(noff, 0x3ff);
 	memcpy(&desc, bar4 + VC_Q_DESC, 8);
 	assert_int_equal(desc, 0x10000);
 	assert_int_equal(bar4[VC_Q_ENABLE], 1);
-	virtio_pci_notify(&vp, 1);
+	virtio_pci_notify(&vp, 1, noff);
 	assert_int_equal(bar4[0x3000 + 0x3ff * 4], 1); /* queue 1 written */
+}
+
+/* A multiqueue virtio-net's control queue follows all its pairs: with 4
+ * pairs it is queue 8, past any small fixed per-device table. The notify
+ * offset belongs to the caller's queue, so any index the device offers
+ * is set up and kicked at its own register. */
+static void test_queue_index_past_eight_is_set_up_and_kicked(void **state)
+{
+	uint16_t noff;
+
+	(void)state;
+	add_good_caps();
+	assert_int_equal(virtio_pci_init(&vp, &fake_pci, true), 0);
+	bar4[VC_Q_NOFF] = 0x09;
+	bar4[VC_Q_NOFF + 1] = 0x00;
+	assert_int_equal(virtio_pci_queue_setup(&vp, 8, 64, 0x20000, 0x21000,
+						0x22000, &noff),
+			 0);
+	assert_int_equal(noff, 9);
+	virtio_pci_notify(&vp, 8, noff);
+	assert_int_equal(bar4[0x3000 + 9 * 4], 8); /* queue 8 written */
 }
 
 static void test_device_config_past_its_window_reads_zero(void **state)
@@ -316,6 +341,7 @@ int main(void)
 		T(test_io_or_missing_bar_is_not_used),
 		T(test_notify_offset_outside_the_window_is_refused),
 		T(test_notify_offset_inside_the_window_is_used),
+		T(test_queue_index_past_eight_is_set_up_and_kicked),
 		T(test_device_config_past_its_window_reads_zero),
 		T(test_reset_that_never_finishes_gives_up),
 	};

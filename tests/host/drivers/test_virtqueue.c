@@ -28,6 +28,7 @@
 
 #include "drivers/netdev.c"
 #include "drivers/virtio_net.c"
+#include "drivers/virtio_net_setup.c"
 #include "drivers/virtqueue.c"
 #include "mm_test.h"
 
@@ -44,6 +45,11 @@ void drv_printf(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(printed + n, sizeof(printed) - n, fmt, ap);
 	va_end(ap);
+}
+
+int drv_nr_cpus(void)
+{
+	return mm_nr_cpus();
 }
 
 uint64_t drv_clock_ms(void)
@@ -66,7 +72,7 @@ struct pci_dev *pci_get(int i)
 
 /* ------------------------------------ the simulated device (transport) */
 
-#define HW_QUEUES 2
+#define HW_QUEUES 17   /* up to 8 pairs and a control queue */
 #define HW_MAX_Q  1024 /* largest queue the tests offer */
 
 struct hw_queue {
@@ -92,6 +98,14 @@ static struct {
 	int resets;
 	int resets_that_work; /* later resets never finish (-1: all work) */
 	struct hw_queue q[HW_QUEUES];
+	/* multiqueue: max_virtqueue_pairs, and the control queue's answers */
+	uint16_t max_pairs;
+	uint8_t ctrl_ack; /* what the device writes into the ack byte */
+	bool ctrl_silent; /* never answers a control command */
+	int ctrl_cmds;	  /* commands seen */
+	int ctrl_descs;	  /* descriptors in the last command's chain */
+	uint8_t ctrl_class, ctrl_command;
+	uint16_t ctrl_pairs;
 } hw;
 
 static const uint8_t test_mac[6] = {0x52, 0x54, 0x00, 0xab, 0xcd, 0xef};
@@ -148,6 +162,8 @@ uint8_t virtio_pci_config8(struct virtio_pci *vp, unsigned int off)
 uint16_t virtio_pci_config16(struct virtio_pci *vp, unsigned int off)
 {
 	(void)vp;
+	if (off == VNET_CFG_MAX_PAIRS)
+		return hw.max_pairs;
 	return off == VNET_CFG_STATUS ? VIRTIO_NET_S_LINK_UP : 0;
 }
 
@@ -158,11 +174,13 @@ uint16_t virtio_pci_queue_max(struct virtio_pci *vp, uint16_t q)
 }
 
 int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
-			   uint64_t desc, uint64_t avail, uint64_t used)
+			   uint64_t desc, uint64_t avail, uint64_t used,
+			   uint16_t *notify_off)
 {
 	struct hw_queue *h = &hw.q[q];
 
 	(void)vp;
+	*notify_off = q;
 	if (q >= HW_QUEUES || h->refuse)
 		return -1;
 	assert_true(size <= HW_MAX_Q);
@@ -174,10 +192,15 @@ int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
 	return 0;
 }
 
-void virtio_pci_notify(struct virtio_pci *vp, uint16_t q)
+static void hw_control(uint16_t q);
+
+void virtio_pci_notify(struct virtio_pci *vp, uint16_t q, uint16_t notify_off)
 {
 	(void)vp;
+	assert_int_equal(notify_off, q); /* the offset set-up gave it */
 	hw.q[q].notified++;
+	if (hw.max_pairs && q == 2 * hw.max_pairs && !hw.ctrl_silent)
+		hw_control(q);
 }
 
 /* The device takes the next chain the driver made available: it follows
@@ -229,6 +252,34 @@ static void hw_complete(int qi, uint16_t head, uint32_t len)
 	for (int k = 0; k < h->chain_n[head]; k++)
 		h->inflight[h->chain[head][k]] = false;
 	hw_used_raw(qi, head, len);
+}
+
+/* The control queue, as a device: take the command (header, data, ack:
+ * one descriptor each), note it, write the ack, return the chain. */
+static void hw_control(uint16_t q)
+{
+	struct hw_queue *h = &hw.q[q];
+	int head;
+
+	while ((head = hw_take(q)) >= 0) {
+		const struct virtq_desc *d = h->desc;
+		const uint16_t *c = h->chain[head];
+		const uint8_t *hdr = (const uint8_t *)(uintptr_t)d[c[0]].addr;
+
+		/* Only after DRIVER_OK (spec 5.1.6.5.5). */
+		assert_true(hw.status & VIRTIO_STATUS_DRIVER_OK);
+		hw.ctrl_cmds++;
+		hw.ctrl_descs = h->chain_n[head];
+		assert_int_equal(hw.ctrl_descs, 3);
+		assert_int_equal(d[c[0]].len, 2);
+		assert_false(d[c[0]].flags & VIRTQ_DESC_F_WRITE);
+		assert_true(d[c[2]].flags & VIRTQ_DESC_F_WRITE);
+		hw.ctrl_class = hdr[0];
+		hw.ctrl_command = hdr[1];
+		memcpy(&hw.ctrl_pairs, (void *)(uintptr_t)d[c[1]].addr, 2);
+		*(uint8_t *)(uintptr_t)d[c[2]].addr = hw.ctrl_ack;
+		hw_complete(q, (uint16_t)head, 1);
+	}
 }
 
 /* ------------------------------------------------------ test plumbing */
@@ -664,11 +715,11 @@ static void test_probe_fails_cleanly_when_tx_queue_is_absent(void **state)
 	(void)state;
 	hw.q[0].max = 256; /* RX is there, TX is not */
 	/* The first probe warms the caches the rings come from. */
-	assert_int_equal(virtio_net_probe(true, 0), 0);
+	assert_int_equal(virtio_net_probe(true, 1), 0);
 	before = mem_use();
 	printed[0] = '\0';
 	hw.resets = 0;
-	assert_int_equal(virtio_net_probe(true, 0), 0);
+	assert_int_equal(virtio_net_probe(true, 1), 0);
 	assert_non_null(strstr(printed, "queue 1 absent"));
 	/* The device had the RX ring: it was reset (after the one of the
 	 * negotiation) before the ring's memory went back, and told the
@@ -690,7 +741,7 @@ test_rings_stay_allocated_when_the_device_does_not_reset(void **state)
 	hw.q[0].max = 256;
 	hw.resets_that_work = 1; /* negotiation's reset only */
 	before = mem_use();
-	assert_int_equal(virtio_net_probe(true, 0), 0);
+	assert_int_equal(virtio_net_probe(true, 1), 0);
 	assert_non_null(strstr(printed, "queue memory stays allocated"));
 	/* The device may still write into the RX ring: it was not freed. */
 	assert_true(hw.q[0].set_up);
@@ -701,25 +752,28 @@ test_rings_stay_allocated_when_the_device_does_not_reset(void **state)
 static struct netdev *dev;
 static void *rx_frame;
 static uint32_t rx_len;
+static int rx_queue, tx_queue;
 static void *tx_cookie;
 
-static void stack_rx(struct netdev *d, void *frame, uint32_t len)
+static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len)
 {
 	(void)d;
 	rx_frame = frame;
 	rx_len = len;
+	rx_queue = q;
 }
 
-static void stack_tx_done(struct netdev *d, void *cookie)
+static void stack_tx_done(struct netdev *d, int q, void *cookie)
 {
 	(void)d;
 	tx_cookie = cookie;
+	tx_queue = q;
 }
 
 static void probe_one(void)
 {
 	hw.q[0].max = hw.q[1].max = 256;
-	assert_int_equal(virtio_net_probe(true, 0), 1);
+	assert_int_equal(virtio_net_probe(true, 1), 1);
 	dev = netdev_get(0);
 	dev->rx = stack_rx;
 	dev->tx_done = stack_tx_done;
@@ -736,25 +790,28 @@ static void test_rx_and_tx_round_trip(void **state)
 
 	(void)state;
 	probe_one();
-	dev->ops->poll(dev, 64); /* posts the RX ring */
-	assert_int_equal(dev->stats.rx_bufs_posted, 256);
-	head = hw_take(VNET_RXQ);
-	buf = (uint8_t *)(uintptr_t)hw.q[VNET_RXQ].desc[head].addr;
+	dev->ops->rx_poll(dev, 0, 64); /* posts the RX ring */
+	assert_int_equal(dev->queues[0].stats.rx_bufs_posted, 256);
+	head = hw_take(VNET_RXQ(0));
+	buf = (uint8_t *)(uintptr_t)hw.q[VNET_RXQ(0)].desc[head].addr;
 	memset(buf, 0, 12);
 	memcpy(buf + 12, payload, sizeof(payload));
-	hw_complete(VNET_RXQ, (uint16_t)head, 12 + sizeof(payload));
-	assert_int_equal(dev->ops->poll(dev, 64), 1);
+	hw_complete(VNET_RXQ(0), (uint16_t)head, 12 + sizeof(payload));
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 1);
 	assert_ptr_equal(rx_frame, buf + 12);
 	assert_int_equal(rx_len, sizeof(payload));
 	page_frag_free(rx_frame);
 
-	assert_int_equal(dev->ops->xmit(dev, &sg, 1, (void *)0x77), 0);
-	head = hw_take(VNET_TXQ);
-	assert_int_equal(hw.q[VNET_TXQ].chain_n[head], 2); /* hdr + frame */
-	hw_complete(VNET_TXQ, (uint16_t)head, 0);
-	dev->ops->poll(dev, 64);
+	assert_int_equal(dev->ops->xmit(dev, 0, &sg, 1, (void *)0x77), 0);
+	head = hw_take(VNET_TXQ(0));
+	assert_int_equal(hw.q[VNET_TXQ(0)].chain_n[head], 2); /* hdr + frame */
+	assert_false(dev->ops->tx_pending(dev, 0)); /* still in flight */
+	hw_complete(VNET_TXQ(0), (uint16_t)head, 0);
+	assert_true(dev->ops->tx_pending(dev, 0));
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 1);
+	assert_false(dev->ops->tx_pending(dev, 0));
 	assert_ptr_equal(tx_cookie, (void *)0x77);
-	assert_int_equal(dev->stats.tx_inflight, 0);
+	assert_int_equal(dev->queues[0].stats.tx_inflight, 0);
 }
 
 static void test_bogus_completions_are_counted_in_the_stats(void **state)
@@ -763,12 +820,14 @@ static void test_bogus_completions_are_counted_in_the_stats(void **state)
 
 	(void)state;
 	probe_one();
-	dev->ops->poll(dev, 64);
-	hw_used_raw(VNET_RXQ, 9999, 100);
-	hw_used_raw(VNET_TXQ, 3, 0); /* nothing in flight on TX */
-	assert_int_equal(dev->ops->poll(dev, 64), 0);
-	assert_int_equal(dev->stats.bad_completions, 2);
-	assert_int_equal(dev->stats.rx_packets, 0);
+	dev->ops->rx_poll(dev, 0, 64);
+	hw_used_raw(VNET_RXQ(0), 9999, 100);
+	hw_used_raw(VNET_TXQ(0), 3, 0); /* nothing in flight on TX */
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 0);
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 0);
+	assert_int_equal(dev->queues[0].stats.rx_bad_completions, 1);
+	assert_int_equal(dev->queues[0].stats.tx_bad_completions, 1);
+	assert_int_equal(dev->queues[0].stats.rx_packets, 0);
 	assert_true(netdev_stats_json(json, sizeof(json)) < (int)sizeof(json));
 	assert_non_null(strstr(json, "\"bad_completions\":2"));
 }
@@ -780,13 +839,205 @@ static void test_xmit_refuses_empty_frames_and_null_cookies(void **state)
 
 	(void)state;
 	probe_one();
-	assert_int_equal(dev->ops->xmit(dev, &sg, 0, (void *)1), -1);
-	assert_int_equal(dev->ops->xmit(dev, &sg, 1, NULL), -1);
-	assert_int_equal(dev->stats.tx_packets, 0);
-	assert_int_equal(hw_take(VNET_TXQ), -1);
+	assert_int_equal(dev->ops->xmit(dev, 0, &sg, 0, (void *)1), -1);
+	assert_int_equal(dev->ops->xmit(dev, 0, &sg, 1, NULL), -1);
+	assert_int_equal(dev->queues[0].stats.tx_packets, 0);
+	assert_int_equal(hw_take(VNET_TXQ(0)), -1);
+}
+
+/* ------------------------------------------------------- multiqueue */
+
+/* 4 CPUs on 2 nodes: CPUs 0-1 on node 0, CPUs 2-3 on node 1. */
+static int setup_mq(void **state)
+{
+	static const int cpu_node[4] = {0, 0, 1, 1};
+
+	setup_boot(state);
+	mm_host_shutdown();
+	assert_int_equal(mm_host_boot(2, 32u << 20, 4, cpu_node), 0);
+	return 0;
+}
+
+/* The device offers MQ (and the control queue it needs) with this many
+ * pairs of 256 entries, the control queue after them, and acks OK. */
+static void hw_offer_mq(uint16_t pairs)
+{
+	hw.features |= 1ull << VIRTIO_NET_F_CTRL_VQ | 1ull << VIRTIO_NET_F_MQ;
+	hw.max_pairs = pairs;
+	for (int q = 0; q < 2 * pairs; q++)
+		hw.q[q].max = 256;
+	hw.q[2 * pairs].max = 64;
+	hw.ctrl_ack = 0; /* VIRTIO_NET_OK */
+}
+
+static int node_of(const void *p)
+{
+	return page_to_nid(virt_to_page(p));
+}
+
+static void test_mq_device_gets_one_pair_per_cpu_on_its_node(void **state)
+{
+	(void)state;
+	hw_offer_mq(4);
+	assert_int_equal(virtio_net_probe(true, 4), 1);
+	dev = netdev_get(0);
+	assert_int_equal(dev->nqueues, 4);
+	assert_true(hw.driver_features & 1ull << VIRTIO_NET_F_MQ);
+	/* One VQ_PAIRS_SET(4) on the control queue, after all the pairs. */
+	assert_true(hw.q[8].set_up);
+	assert_int_equal(hw.ctrl_cmds, 1);
+	assert_int_equal(hw.ctrl_class, 4);   /* VIRTIO_NET_CTRL_MQ */
+	assert_int_equal(hw.ctrl_command, 0); /* VQ_PAIRS_SET */
+	assert_int_equal(hw.ctrl_pairs, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_true(hw.q[VNET_RXQ(i)].set_up);
+		assert_true(hw.q[VNET_TXQ(i)].set_up);
+		assert_int_equal(dev->queues[i].cpu, i);
+		assert_int_equal(dev->queues[i].node, i / 2);
+		assert_int_equal(node_of(vnets[0].pairs[i].rxq.mem), i / 2);
+		assert_int_equal(node_of(vnets[0].pairs[i].txq.mem), i / 2);
+		assert_int_equal(node_of(vnets[0].pairs[i].tx_hdrs), i / 2);
+	}
+	assert_non_null(strstr(printed, "eth0 queue 3 rx=6 tx=7 cpu=3 node=1"));
+	assert_null(strstr(printed, "own no queue"));
+}
+
+static void test_mq_refused_by_the_device_leaves_one_pair(void **state)
+{
+	(void)state;
+	hw_offer_mq(4);
+	hw.ctrl_ack = 1; /* VIRTIO_NET_ERR */
+	assert_int_equal(virtio_net_probe(true, 4), 1);
+	assert_int_equal(netdev_get(0)->nqueues, 1);
+	assert_non_null(strstr(printed, "refused 4 queue pairs (ack 1)"));
+	assert_non_null(strstr(printed, "cpus 1-3 own no queue"));
+}
+
+static void test_mq_command_never_answered_leaves_one_pair(void **state)
+{
+	(void)state;
+	hw_offer_mq(4);
+	hw.ctrl_silent = true;
+	assert_int_equal(virtio_net_probe(true, 4), 1);
+	assert_int_equal(netdev_get(0)->nqueues, 1);
+	assert_non_null(strstr(printed, "refused 4 queue pairs (ack -1)"));
+}
+
+static void test_cpus_beyond_the_pairs_own_no_queue(void **state)
+{
+	(void)state;
+	hw_offer_mq(2);
+	assert_int_equal(virtio_net_probe(true, 4), 1);
+	dev = netdev_get(0);
+	assert_int_equal(dev->nqueues, 2);
+	assert_true(hw.q[4].set_up); /* control queue after the 2 pairs */
+	assert_int_equal(hw.ctrl_pairs, 2);
+	assert_non_null(strstr(printed, "2 pairs for 4 cpus: cpus 2-3 own no "
+					"queue"));
+	/* CPUs without a queue borrow one to send; the owners keep theirs. */
+	assert_int_equal(netdev_tx_queue(dev, 0), 0);
+	assert_int_equal(netdev_tx_queue(dev, 1), 1);
+	assert_int_equal(netdev_tx_queue(dev, 2), 0);
+	assert_int_equal(netdev_tx_queue(dev, 3), 1);
+}
+
+static void test_one_cpu_with_mq_offered_sends_no_command(void **state)
+{
+	(void)state;
+	hw_offer_mq(4);
+	assert_int_equal(virtio_net_probe(true, 1), 1);
+	assert_int_equal(netdev_get(0)->nqueues, 1);
+	assert_int_equal(hw.ctrl_cmds, 0);
+	assert_false(hw.q[8].set_up);
+	assert_false(hw.q[2].set_up);
+}
+
+static void test_device_without_mq_gets_one_pair(void **state)
+{
+	(void)state;
+	hw.q[0].max = hw.q[1].max = 256;
+	assert_int_equal(virtio_net_probe(true, 4), 1);
+	assert_int_equal(netdev_get(0)->nqueues, 1);
+	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_MQ);
+	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_CTRL_VQ);
+	assert_non_null(strstr(printed, "pairs=1 of 1"));
+}
+
+static void test_mq_without_control_queue_is_not_negotiated(void **state)
+{
+	(void)state;
+	hw_offer_mq(4);
+	hw.features &= ~(1ull << VIRTIO_NET_F_CTRL_VQ);
+	assert_int_equal(virtio_net_probe(true, 4), 1);
+	assert_int_equal(netdev_get(0)->nqueues, 1);
+	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_MQ);
+	assert_int_equal(hw.ctrl_cmds, 0);
+}
+
+static void test_max_pairs_out_of_range_means_one_pair(void **state)
+{
+	(void)state;
+	hw_offer_mq(4);
+	hw.max_pairs = 0; /* the spec's range is 1..0x8000 */
+	assert_int_equal(virtio_net_probe(true, 4), 1);
+	assert_int_equal(netdev_get(0)->nqueues, 1);
+	assert_non_null(strstr(printed, "max_virtqueue_pairs 0 out of range"));
+}
+
+/* rx_poll of queue 2, run as CPU 2 (node 1). */
+static void poll_queue2(void *arg)
+{
+	int *got = arg;
+
+	*got = dev->ops->rx_poll(dev, 2, 64);
+}
+
+static void test_each_pair_uses_its_own_rings_and_cpu_buffers(void **state)
+{
+	static const uint8_t payload[60] = {9};
+	struct netdev_sg sg = {payload, sizeof(payload)};
+	uint8_t *buf;
+	int head, got;
+
+	(void)state;
+	hw_offer_mq(4);
+	assert_int_equal(virtio_net_probe(true, 4), 1);
+	dev = netdev_get(0);
+	dev->rx = stack_rx;
+	dev->tx_done = stack_tx_done;
+	/* The first poll, on the queue's CPU, fills the ring from that CPU's
+	 * frag cache: buffers on node 1. */
+	mm_test_on_cpu(2, poll_queue2, &got);
+	assert_int_equal(dev->queues[2].stats.rx_bufs_posted, 256);
+	assert_int_equal(dev->queues[0].stats.rx_bufs_posted, 0);
+	head = hw_take(VNET_RXQ(2));
+	buf = (uint8_t *)(uintptr_t)hw.q[VNET_RXQ(2)].desc[head].addr;
+	assert_int_equal(node_of(buf), 1);
+	memset(buf, 0, 12);
+	hw_complete(VNET_RXQ(2), (uint16_t)head, 12 + sizeof(payload));
+	mm_test_on_cpu(2, poll_queue2, &got);
+	assert_int_equal(got, 1);
+	assert_int_equal(rx_queue, 2);
+	assert_ptr_equal(rx_frame, buf + 12);
+	assert_int_equal(dev->queues[2].stats.rx_packets, 1);
+	assert_int_equal(dev->queues[0].stats.rx_packets, 0);
+	page_frag_free(rx_frame);
+	/* TX on pair 3 goes to virtqueue 7 and comes back on queue 3. */
+	assert_int_equal(dev->ops->xmit(dev, 3, &sg, 1, (void *)0x33), 0);
+	assert_int_equal(hw_take(VNET_TXQ(0)), -1);
+	head = hw_take(VNET_TXQ(3));
+	assert_true(head >= 0);
+	hw_complete(VNET_TXQ(3), (uint16_t)head, 0);
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 0);
+	assert_int_equal(dev->ops->tx_reap(dev, 3), 1);
+	assert_int_equal(tx_queue, 3);
+	assert_ptr_equal(tx_cookie, (void *)0x33);
+	assert_int_equal(dev->queues[3].stats.tx_packets, 1);
+	page_frag_percpu_drain(2);
 }
 
 #define TQ(fn) cmocka_unit_test_setup_teardown(fn, setup_queue, teardown)
+#define TM(fn) cmocka_unit_test_setup_teardown(fn, setup_mq, teardown)
 #define TB(fn) cmocka_unit_test_setup_teardown(fn, setup_boot, teardown)
 
 int main(void)
@@ -813,6 +1064,15 @@ int main(void)
 		TB(test_rx_and_tx_round_trip),
 		TB(test_bogus_completions_are_counted_in_the_stats),
 		TB(test_xmit_refuses_empty_frames_and_null_cookies),
+		TM(test_mq_device_gets_one_pair_per_cpu_on_its_node),
+		TM(test_mq_refused_by_the_device_leaves_one_pair),
+		TM(test_mq_command_never_answered_leaves_one_pair),
+		TM(test_cpus_beyond_the_pairs_own_no_queue),
+		TM(test_one_cpu_with_mq_offered_sends_no_command),
+		TM(test_device_without_mq_gets_one_pair),
+		TM(test_mq_without_control_queue_is_not_negotiated),
+		TM(test_max_pairs_out_of_range_means_one_pair),
+		TM(test_each_pair_uses_its_own_rings_and_cpu_buffers),
 	};
 
 	signal(SIGALRM, on_alarm);

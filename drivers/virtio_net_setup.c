@@ -1,0 +1,302 @@
+/*
+ * virtio-net set-up: features, queue pairs, the control queue, probe.
+ *
+ * Multiqueue (virtio 1.x spec 5.1.6.5.5). A device that offers
+ * VIRTIO_NET_F_MQ (with VIRTIO_NET_F_CTRL_VQ, which MQ requires) says in
+ * max_virtqueue_pairs how many RX/TX pairs it has; until told otherwise
+ * it uses only the first. We set up one pair per CPU, up to that number
+ * (CPUs beyond own no queue and say so), place pair i's rings on CPU i's
+ * node, set DRIVER_OK, and then send VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET with
+ * the count through the control queue (which sits after all the device's
+ * pairs: virtqueue 2 * max_virtqueue_pairs). The device acknowledges in a
+ * byte it writes back; anything but VIRTIO_NET_OK, or no answer within a
+ * second, leaves the device on one pair, and we poll only that one.
+ * Without MQ the device gets exactly the single pair it always had.
+ */
+#include <string.h>
+
+#include "drv_port.h"
+#include "mm/mm.h"
+#include "virtio_net_internal.h"
+
+/* Control command classes and values (spec 5.1.6.5). */
+#define VIRTIO_NET_CTRL_MQ		4
+#define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET 0
+#define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MIN 1
+#define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MAX 0x8000
+#define VIRTIO_NET_OK			0
+/* A device answers a control command in microseconds; this is "never". */
+#define VNET_CTRL_TIMEOUT_MS		1000
+
+/* One control command: a device-readable header and data, then the ack
+ * byte the device writes (each in its own descriptor, as the spec asks of
+ * legacy devices without ANY_LAYOUT). */
+struct vnet_ctrl_cmd {
+	uint8_t class;
+	uint8_t command;
+	uint16_t pairs; /* little-endian, as x86 stores it */
+	uint8_t ack;
+};
+
+static struct vnet vnets[VNET_MAX_DEVS];
+static int nvnets;
+
+/* Feature negotiation (spec 3.1.1): ACK, DRIVER, features, FEATURES_OK. */
+static int vnet_negotiate(struct vnet *vn)
+{
+	struct virtio_pci *vp = &vn->vp;
+	uint64_t want = 1ull << VIRTIO_NET_F_MAC | 1ull << VIRTIO_NET_F_STATUS |
+			1ull << VIRTIO_NET_F_CTRL_VQ | 1ull << VIRTIO_NET_F_MQ;
+
+	if (virtio_pci_reset(vp) != 0)
+		return -1;
+	virtio_pci_add_status(vp, VIRTIO_STATUS_ACK);
+	virtio_pci_add_status(vp, VIRTIO_STATUS_DRIVER);
+	if (vp->modern)
+		want |= 1ull << VIRTIO_F_VERSION_1;
+	vn->features = virtio_pci_get_features(vp) & want;
+	/* MQ without a control queue cannot be switched on: not offered. */
+	if (!vnet_has(vn->features, VIRTIO_NET_F_CTRL_VQ))
+		vn->features &= ~(1ull << VIRTIO_NET_F_MQ);
+	virtio_pci_set_features(vp, vn->features);
+	if (vp->modern) {
+		if (!vnet_has(vn->features, VIRTIO_F_VERSION_1))
+			return -1;
+		virtio_pci_add_status(vp, VIRTIO_STATUS_FEATURES_OK);
+		if (!(virtio_pci_get_status(vp) & VIRTIO_STATUS_FEATURES_OK))
+			return -1;
+	}
+	vn->hdr_len = vp->modern ? 12 : 10;
+	return 0;
+}
+
+/* The device's pair count: max_virtqueue_pairs with MQ, else 1. A value
+ * outside the spec's range is reported and treated as "no MQ". */
+static uint16_t vnet_max_pairs(struct vnet *vn)
+{
+	uint16_t max;
+
+	if (!vnet_has(vn->features, VIRTIO_NET_F_MQ))
+		return 1;
+	max = virtio_pci_config16(&vn->vp, VNET_CFG_MAX_PAIRS);
+	if (max < VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MIN ||
+	    max > VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MAX) {
+		drv_printf("virtio-net: max_virtqueue_pairs %u out of range, "
+			   "using one pair\n",
+			   max);
+		vn->features &= ~(1ull << VIRTIO_NET_F_MQ);
+		return 1;
+	}
+	return max;
+}
+
+static void vnet_read_mac(struct vnet *vn)
+{
+	for (int i = 0; i < 6; i++)
+		vn->dev.mac[i] =
+			vnet_has(vn->features, VIRTIO_NET_F_MAC)
+				? virtio_pci_config8(&vn->vp, VNET_CFG_MAC + i)
+				: (uint8_t)(i == 0 ? 0x02
+						   : i); /* local admin */
+}
+
+/* Pair i's rings and TX headers, on CPU i's node. */
+static int vnet_pair_create(struct vnet *vn, int i)
+{
+	struct vnet_pair *p = &vn->pairs[i];
+	int node = cpu_to_mem(i); /* CPU i's memory node */
+
+	if (virtq_create(&p->rxq, &vn->vp, VNET_RXQ(i), VNET_QUEUE_MAX, node) ||
+	    virtq_create(&p->txq, &vn->vp, VNET_TXQ(i), VNET_QUEUE_MAX, node))
+		return -1;
+	p->tx_hdrs = kmalloc_node(sizeof(*p->tx_hdrs) * p->txq.num, __GFP_ZERO,
+				  node);
+	if (!p->tx_hdrs) {
+		drv_printf("virtio-net: no memory for TX headers\n");
+		return -1;
+	}
+	vn->dev.queues[i].cpu = i;
+	vn->dev.queues[i].node = node;
+	return 0;
+}
+
+/*
+ * Give up on a device half set up: whatever was allocated goes back. The
+ * device may already know some rings, so it is reset first (it forgets
+ * every queue); a device that does not finish its reset may still write
+ * into the rings, so then they are left allocated (and that is said).
+ * FAILED tells the device we gave up (spec 3.1.1).
+ */
+static void vnet_teardown(struct vnet *vn)
+{
+	bool reset = virtio_pci_reset(&vn->vp) == 0;
+	bool kept = false;
+
+	for (int i = 0; i < NETDEV_MAX_QUEUES; i++) {
+		struct vnet_pair *p = &vn->pairs[i];
+
+		if (reset) {
+			virtq_destroy(&p->rxq);
+			virtq_destroy(&p->txq);
+		} else {
+			kept |= p->rxq.mem || p->txq.mem;
+		}
+		kfree(p->tx_hdrs);
+		p->tx_hdrs = NULL;
+	}
+	if (reset)
+		virtq_destroy(&vn->ctrlq);
+	else
+		kept |= vn->ctrlq.mem != NULL;
+	if (kept)
+		drv_printf("virtio-net: device did not reset, its queue "
+			   "memory stays allocated\n");
+	virtio_pci_add_status(&vn->vp, VIRTIO_STATUS_FAILED);
+}
+
+/*
+ * VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET(pairs) through the control queue, after
+ * DRIVER_OK. Returns 0 when the device acknowledged VIRTIO_NET_OK, else
+ * -1 (reported: the device stays on its first pair).
+ */
+static int vnet_set_pairs(struct vnet *vn, int pairs)
+{
+	struct vnet_ctrl_cmd *c = kmalloc(sizeof(*c), __GFP_ZERO);
+	struct virtq_buf b[3];
+	uint64_t end = drv_clock_ms() + VNET_CTRL_TIMEOUT_MS;
+	uint32_t len;
+	void *done = NULL;
+	int ack;
+
+	if (!c)
+		return -1;
+	*c = (struct vnet_ctrl_cmd){VIRTIO_NET_CTRL_MQ,
+				    VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET,
+				    (uint16_t)pairs, 0xff};
+	b[0] = (struct virtq_buf){drv_dma_addr(&c->class), 2, 0};
+	b[1] = (struct virtq_buf){drv_dma_addr(&c->pairs), 2, 0};
+	b[2] = (struct virtq_buf){drv_dma_addr(&c->ack), 1, 1};
+	if (virtq_add(&vn->ctrlq, b, 3, c) != 0) {
+		drv_printf("virtio-net: control queue too small\n");
+		kfree(c);
+		return -1;
+	}
+	virtq_kick(&vn->ctrlq);
+	while (!(done = virtq_get(&vn->ctrlq, &len)) && drv_clock_ms() <= end)
+		__builtin_ia32_pause();
+	ack = done == c ? *(volatile uint8_t *)&c->ack : -1;
+	if (ack != VIRTIO_NET_OK)
+		drv_printf("virtio-net: device refused %d queue pairs "
+			   "(ack %d), using one\n",
+			   pairs, ack);
+	/* Unanswered, the device may still write the ack: keep the bytes. */
+	if (done == c)
+		kfree(c);
+	return ack == VIRTIO_NET_OK ? 0 : -1;
+}
+
+/* Rings for min(device pairs, max_queues) pairs, the control queue when
+ * more than one is wanted. Returns the pairs set up, or -1. */
+static int vnet_create_queues(struct vnet *vn, int max_queues)
+{
+	int want;
+
+	vn->max_pairs = vnet_max_pairs(vn);
+	want = vn->max_pairs < max_queues ? vn->max_pairs : max_queues;
+	if (want > NETDEV_MAX_QUEUES)
+		want = NETDEV_MAX_QUEUES;
+	if (want < 1)
+		want = 1;
+	for (int i = 0; i < want; i++)
+		if (vnet_pair_create(vn, i) != 0)
+			return -1;
+	if (want > 1 &&
+	    virtq_create(&vn->ctrlq, &vn->vp, (uint16_t)(2 * vn->max_pairs),
+			 VNET_CTRL_QUEUE_MAX, numa_mem_id()) != 0)
+		return -1;
+	return want;
+}
+
+static int vnet_setup(struct vnet *vn, struct pci_dev *d, bool allow_modern,
+		      int max_queues)
+{
+	if (virtio_pci_init(&vn->vp, d, allow_modern) != 0)
+		return -1;
+	if (vnet_negotiate(vn) != 0) {
+		drv_printf("virtio-net: feature negotiation failed\n");
+		goto fail;
+	}
+	vn->npairs = vnet_create_queues(vn, max_queues);
+	if (vn->npairs < 1)
+		goto fail;
+	vnet_read_mac(vn);
+	vn->dev.kind = vn->vp.modern ? "virtio" : "virtio-legacy";
+	vn->dev.mtu = 1500;
+	vn->dev.dev_node = d->node;
+	vn->dev.ops = &vnet_ops;
+	vn->dev.priv = vn;
+	vn->dev.nqueues = 1;
+	virtio_pci_add_status(&vn->vp, VIRTIO_STATUS_DRIVER_OK);
+	if (vn->npairs > 1 && vnet_set_pairs(vn, vn->npairs) == 0)
+		vn->dev.nqueues = vn->npairs;
+	return 0;
+fail:
+	vnet_teardown(vn);
+	return -1;
+}
+
+/* The boot report: who polls which queue, and which CPUs poll none. */
+static void vnet_report(const struct vnet *vn, const struct pci_dev *d)
+{
+	const struct netdev *dev = &vn->dev;
+	int cpus = drv_nr_cpus();
+
+	drv_printf("virtio-net: %s %02x:%02x.%x %s "
+		   "mac=%02x:%02x:%02x:%02x:%02x:%02x queues rx=%u tx=%u "
+		   "pairs=%d of %u\n",
+		   dev->name, d->bus, d->dev, d->fn, dev->kind, dev->mac[0],
+		   dev->mac[1], dev->mac[2], dev->mac[3], dev->mac[4],
+		   dev->mac[5], vn->pairs[0].rxq.num, vn->pairs[0].txq.num,
+		   dev->nqueues, vn->max_pairs);
+	for (int i = 0; i < dev->nqueues; i++)
+		drv_printf("virtio-net: %s queue %d rx=%d tx=%d cpu=%d "
+			   "node=%d\n",
+			   dev->name, i, VNET_RXQ(i), VNET_TXQ(i),
+			   dev->queues[i].cpu, dev->queues[i].node);
+	if (cpus > dev->nqueues)
+		drv_printf(
+			"virtio-net: %s %d pairs for %d cpus: cpus %d-%d own "
+			"no queue, cpus 0-%d do the packet work\n",
+			dev->name, dev->nqueues, cpus, dev->nqueues, cpus - 1,
+			dev->nqueues - 1);
+}
+
+static bool is_virtio_net(const struct pci_dev *d)
+{
+	if (d->vendor != VIRTIO_VENDOR)
+		return false;
+	/* 0x1041: modern-only; 0x1000 transitional with subsystem id 1. */
+	return d->device == 0x1041 ||
+	       (d->device == 0x1000 && d->subsys_id == 1);
+}
+
+int virtio_net_probe(bool allow_modern, int max_queues)
+{
+	int found = 0;
+
+	for (int i = 0; i < pci_count() && nvnets < VNET_MAX_DEVS; i++) {
+		struct pci_dev *d = pci_get(i);
+		struct vnet *vn = &vnets[nvnets];
+
+		if (!is_virtio_net(d))
+			continue;
+		memset(vn, 0, sizeof(*vn));
+		if (vnet_setup(vn, d, allow_modern, max_queues) != 0)
+			continue;
+		nvnets++;
+		if (netdev_register(&vn->dev) == 0)
+			found++;
+		vnet_report(vn, d);
+	}
+	return found;
+}

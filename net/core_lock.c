@@ -1,0 +1,200 @@
+/*
+ * The lwIP core lock (see core_lock.h), and its statistics.
+ *
+ * Why one lock. lwIP keeps its state (PCB lists, pools, timers, ARP
+ * table, pbuf reference counts) in globals with no locking of its own;
+ * NO_SYS=1 leaves serialisation to us. Each CPU polls its own NIC queue
+ * pair outside any lock (RX reap and refill from its own napi_alloc_frag
+ * cache), then takes this lock once per batch of up to 64 frames and
+ * runs, under it, the TX completions, lwIP's input of the batch and the
+ * timers when they are due. docs/net.md compares it with the other
+ * shape, lwIP on one CPU fed through rings, and gives the measurements.
+ *
+ * Why trylock, and sleep. Poll-context callers never spin: a CPU that
+ * finds the lock held keeps its batch (the ring holds what did not fit),
+ * joins the waiters (one bit per CPU) and lets its poll loop halt; the
+ * holder, at unlock, wakes every waiter (poll_wake: a flag, and an IPI to
+ * a halted CPU) and they try again. On this project's usual host (QEMU
+ * TCG, more vCPUs than host cores) a spinning vCPU steals the host core
+ * the holder needs to finish, and a halted one gives it back: measured
+ * with 4 queues on 4 vCPUs, sleeping instead of spinning (then waiting
+ * after 1 ms) cut trylock failures 10-20 times, halved the mean hold and
+ * the host CPU spent per frame, and raised every rate (docs/net.md).
+ *
+ * Statistics are per CPU, each CPU writing only its own cache line:
+ * acquired, busy (trylock failures), waits and wait_ns (net_core_lock),
+ * hold_ns and hold_max_ns (from acquisition to release). Hold times are
+ * kept in TSC cycles (one rdtsc at each end, on the per-packet path) and
+ * turned into nanoseconds only when printed.
+ */
+#include "core_lock.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "kernel/arch.h"
+#include "kernel/config.h"
+#include "kernel/console.h"
+#include "kernel/percpu.h"
+#include "kernel/poll.h"
+#include "kernel/spinlock.h"
+#include "kernel/time.h"
+
+static spinlock_t core_lock = SPINLOCK_INIT;
+/* The holder's CPU id, -1 when free: for net_core_held() and the assert. */
+atomic_int net_core_owner = -1;
+static uint64_t core_since_tsc; /* written by the holder only */
+static atomic_ulong unlocked_calls;
+/* CPUs that found the lock busy with frames waiting, and sleep until the
+ * holder wakes them at unlock: one bit per CPU. */
+static atomic_ulong core_waiters;
+_Static_assert(MAX_CPUS <= 64, "one bit per CPU in core_waiters");
+
+struct core_lock_cpu {
+	uint64_t acquired, busy, waits, wait_ns;
+	uint64_t hold_tsc, hold_max_tsc; /* cycles */
+} __attribute__((aligned(64)));
+static struct core_lock_cpu lock_stats[MAX_CPUS];
+
+static void core_acquired(void)
+{
+	int cpu = this_cpu_id();
+
+	atomic_store_explicit(&net_core_owner, cpu, memory_order_relaxed);
+	core_since_tsc = rdtsc();
+	lock_stats[cpu].acquired++;
+}
+
+bool net_core_trylock(void)
+{
+	if (!spin_trylock(&core_lock)) {
+		lock_stats[this_cpu_id()].busy++;
+		return false;
+	}
+	core_acquired();
+	return true;
+}
+
+bool net_core_trylock_or_sleep(void)
+{
+	unsigned long bit;
+
+	if (spin_trylock(&core_lock)) {
+		core_acquired();
+		return true;
+	}
+	bit = 1ul << this_cpu_id();
+	atomic_fetch_or(&core_waiters, bit);
+	/* The holder may have released it before seeing our bit: try again,
+	 * so that a miss here is always followed by a wake-up. */
+	if (spin_trylock(&core_lock)) {
+		atomic_fetch_and(&core_waiters, ~bit);
+		core_acquired();
+		return true;
+	}
+	lock_stats[this_cpu_id()].busy++;
+	return false;
+}
+
+void net_core_lock(void)
+{
+	uint64_t t0;
+
+	if (spin_trylock(&core_lock)) {
+		core_acquired();
+		return;
+	}
+	t0 = clock_ns();
+	spin_lock(&core_lock);
+	lock_stats[this_cpu_id()].waits++;
+	lock_stats[this_cpu_id()].wait_ns += clock_ns() - t0;
+	core_acquired();
+}
+
+void net_core_unlock(void)
+{
+	struct core_lock_cpu *st = &lock_stats[this_cpu_id()];
+	uint64_t held = rdtsc() - core_since_tsc;
+
+	st->hold_tsc += held;
+	if (held > st->hold_max_tsc)
+		st->hold_max_tsc = held;
+	atomic_store_explicit(&net_core_owner, -1, memory_order_relaxed);
+	spin_unlock(&core_lock);
+	/* Store (unlock) then load (waiters): x86 may let the load pass the
+	 * store, so a CPU that joined the waiters and then found the lock
+	 * still held would not be woken. The waiter's side is a locked
+	 * fetch_or, a full barrier; this fence is the holder's. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&core_waiters, memory_order_relaxed)) {
+		unsigned long w = atomic_exchange(&core_waiters, 0);
+
+		while (w) {
+			poll_wake(__builtin_ctzl(w));
+			w &= w - 1;
+		}
+	}
+}
+
+void net_core_unlocked_call(const void *caller)
+{
+	if (atomic_fetch_add(&unlocked_calls, 1) == 0)
+		kprintf("net: lwIP called without the core lock on cpu %d "
+			"from %p\n",
+			this_cpu_id(), caller);
+}
+
+#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
+#define APPEND(...)                                                         \
+	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
+			       __VA_ARGS__))
+
+/* TSC cycles to nanoseconds, without overflow for long totals. */
+static unsigned long long tsc_to_ns(uint64_t cycles)
+{
+	uint64_t hz = tsc_hz() ? tsc_hz() : 1;
+
+	return cycles / hz * 1000000000ull + cycles % hz * 1000000000ull / hz;
+}
+
+static void stats_member(char *buf, size_t size, size_t *np, const char *name,
+			 const struct core_lock_cpu *s, bool comma)
+{
+	size_t n = *np;
+
+	APPEND("%s\"%s\":{\"acquired\":%llu,\"busy\":%llu,\"waits\":%llu,"
+	       "\"wait_ns\":%llu,\"hold_ns\":%llu,\"hold_max_ns\":%llu}",
+	       comma ? "," : "", name, (unsigned long long)s->acquired,
+	       (unsigned long long)s->busy, (unsigned long long)s->waits,
+	       (unsigned long long)s->wait_ns, tsc_to_ns(s->hold_tsc),
+	       tsc_to_ns(s->hold_max_tsc));
+	*np = n;
+}
+
+int net_core_lock_stats_json(char *buf, size_t size)
+{
+	struct core_lock_cpu sum = {0};
+	char name[16];
+	size_t n = 0;
+
+	for (int c = 0; c < nr_cpus; c++) {
+		const struct core_lock_cpu *s = &lock_stats[c];
+
+		sum.acquired += s->acquired;
+		sum.busy += s->busy;
+		sum.waits += s->waits;
+		sum.wait_ns += s->wait_ns;
+		sum.hold_tsc += s->hold_tsc;
+		if (s->hold_max_tsc > sum.hold_max_tsc)
+			sum.hold_max_tsc = s->hold_max_tsc;
+	}
+	APPEND("{\"unlocked_calls\":%lu,", atomic_load(&unlocked_calls));
+	stats_member(buf, size, &n, "total", &sum, false);
+	APPEND(",\"cpu\":{");
+	for (int c = 0; c < nr_cpus; c++) {
+		snprintf(name, sizeof(name), "cpu%d", c);
+		stats_member(buf, size, &n, name, &lock_stats[c], c > 0);
+	}
+	APPEND("}}");
+	return (int)n;
+}

@@ -1,0 +1,75 @@
+/*
+ * The lwIP core lock: lwIP is not SMP-safe, so every call into it, from
+ * any CPU, runs while that CPU holds this one lock (net/core_lock.c has
+ * the design and the measurements behind it). It also guards every NIC
+ * TX ring (netdev.h's "TX guard") and the memory glue's counters.
+ *
+ * Poll-context callers take it with net_core_trylock(): a CPU that finds
+ * it busy keeps its work for its next round instead of spinning. Boot
+ * code and rare callers take it with net_core_lock().
+ */
+#ifndef NET_CORE_LOCK_H
+#define NET_CORE_LOCK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernel/percpu.h"
+
+/**
+ * net_core_trylock - take the lock if it is free.
+ * Context: poll context or boot; never from an interrupt handler; not
+ * when this CPU already holds it (the lock does not nest).
+ * Return: true when this CPU now holds it; false (counted as "busy")
+ * when another CPU does.
+ */
+bool net_core_trylock(void);
+
+/**
+ * net_core_trylock_or_sleep - net_core_trylock(), but when the lock is
+ * busy this CPU is put on the waiters, and the holder wakes it
+ * (poll_wake) when it lets go: the caller may let its CPU halt.
+ * Context and return as net_core_trylock.
+ */
+bool net_core_trylock_or_sleep(void);
+
+/**
+ * net_core_lock - take the lock, spinning while another CPU holds it
+ * (the wait is counted and timed). Same context as net_core_trylock.
+ */
+void net_core_lock(void);
+
+/* net_core_unlock - release it; only by the CPU that holds it. */
+void net_core_unlock(void);
+
+/* The CPU holding the lock, -1 when free (written by the holder). */
+extern atomic_int net_core_owner;
+
+/* net_core_held - does the calling CPU hold the lock? Any context. */
+static inline bool net_core_held(void)
+{
+	return atomic_load_explicit(&net_core_owner, memory_order_relaxed) ==
+	       this_cpu_id();
+}
+
+/* A call into lwIP without the lock: counted (core_lock.unlocked_calls in
+ * /stats.json), the first one reported with @caller. */
+void net_core_unlocked_call(const void *caller);
+
+/**
+ * NET_ASSERT_CORE_LOCKED - lwIP's LWIP_ASSERT_CORE_LOCKED() (lwipopts.h),
+ * at lwIP's entry points: inline, two loads and a compare when the lock
+ * is held (lwIP calls it several times per packet).
+ */
+#define NET_ASSERT_CORE_LOCKED()                                             \
+	do {                                                                 \
+		if (__builtin_expect(!net_core_held(), 0))                   \
+			net_core_unlocked_call(__builtin_return_address(0)); \
+	} while (0)
+
+/* Acquisitions, trylock failures, waits and hold times, per CPU and in
+ * total, as JSON. snprintf semantics. Any context. */
+int net_core_lock_stats_json(char *buf, size_t size);
+
+#endif /* NET_CORE_LOCK_H */

@@ -1,0 +1,232 @@
+/*
+ * The packet work of every CPU (see net_poll.h).
+ *
+ * Each NIC queue pair is polled by its own CPU only. A round:
+ *
+ *   1. outside any lock: the driver's rx_poll takes received frames into
+ *      the queue's batch (at most NET_RX_BATCH) and refills the ring from
+ *      this CPU's napi_alloc_frag() cache, so RX buffers are allocated on
+ *      the receiving CPU's node and no other CPU touches the RX ring;
+ *   2. if there is anything for lwIP (parked frames, TX completions that
+ *      have waited long enough, due timers, the link check), try the lwIP
+ *      core lock; if this CPU gets it, under it: TX completions (the pbufs
+ *      go back), lwIP's ethernet_input() of the batch (whose answers go
+ *      out on this CPU's own TX queue), sys_check_timeouts() when due,
+ *      unlock.
+ *
+ * A busy lock costs a round only the try. With frames parked or
+ * completions to reap, the CPU joins the lock's waiters and reports
+ * NET_POLL_SLEEP, so its poll loop may halt; the holder wakes it when it
+ * lets go (core_lock.c). The frames stay parked and the ring holds the
+ * rest meanwhile. Spinning instead (retrying every round, then waiting on
+ * the lock after 1 ms) was measured against this: docs/net.md, "Packets
+ * on every CPU".
+ */
+#include "net_poll.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "core_lock.h"
+#include "drivers/netdev.h"
+#include "kernel/time.h"
+#include "lwip/timeouts.h"
+#include "netif_glue.h"
+
+/* The link state is read from the device this often (it costs a device
+ * register access; under QEMU an exit from translated code). */
+#define NET_LINK_MS	   100
+/* TX completions alone take the lock after this long or this many frames
+ * in flight (see tx_reap_due); until then the next round with frames
+ * reaps them. */
+#define NET_TX_REAP_NS	   1000000u
+#define NET_TX_REAP_FRAMES 32
+/* Longest time between two looks at lwIP's timer list (see timers_run). */
+#define NET_TIMER_CHECK_MS 10
+
+struct net_queue {
+	struct netif *nif;
+	struct netdev *dev;
+	int q, cpu;
+	uint64_t link_due_ms;
+	uint64_t waiting_since_ns; /* first busy try of this wait, 0: none */
+	uint64_t tx_seen_ns; /* first round that saw completions, 0: none */
+	/* counters, written by this queue's CPU only */
+	uint64_t busy_rounds, busy_ns, work;
+	uint64_t deferred;    /* rounds that found the lock busy with work */
+	uint64_t wait_max_ns; /* longest such wait, first try to lock */
+} __attribute__((aligned(64)));
+
+static struct net_queue queues[NET_MAX_POLLED];
+static int nqueues;
+/* Milliseconds (clock_ms) at which lwIP's timers are next checked; 0 at
+ * boot: at once. */
+static _Atomic uint64_t timers_due_ms;
+
+void net_poll_add(struct netif *nif)
+{
+	struct netdev *dev = nif->state;
+
+	for (int q = 0; q < dev->nqueues && nqueues < NET_MAX_POLLED; q++)
+		queues[nqueues++] =
+			(struct net_queue){.nif = nif,
+					   .dev = dev,
+					   .q = q,
+					   .cpu = dev->queues[q].cpu};
+}
+
+int net_poll_count(void)
+{
+	return nqueues;
+}
+
+int net_poll_cpu(int i)
+{
+	return i >= 0 && i < nqueues ? queues[i].cpu : -1;
+}
+
+static bool timers_due(uint64_t now_ms)
+{
+	return now_ms >=
+	       atomic_load_explicit(&timers_due_ms, memory_order_relaxed);
+}
+
+/*
+ * Under the lock: when the check is due, run lwIP's due timers and
+ * publish when to look again: at lwIP's next deadline, but at most
+ * NET_TIMER_CHECK_MS later, since a timeout lwIP adds meanwhile (say the
+ * TCP timer, started when a connection becomes active) is only seen at the
+ * next check. lwIP's timers tick at 250 ms and more; 10 ms is the idle
+ * CPU's tick. Checking only then, not every round, keeps sys_now() and
+ * the timer list off the per-packet path.
+ */
+static void timers_run(uint64_t now_ms)
+{
+	u32_t sleep;
+
+	if (!timers_due(now_ms))
+		return;
+	sys_check_timeouts();
+	sleep = sys_timeouts_sleeptime();
+	if (sleep > NET_TIMER_CHECK_MS)
+		sleep = NET_TIMER_CHECK_MS;
+	atomic_store_explicit(&timers_due_ms, now_ms + sleep,
+			      memory_order_relaxed);
+}
+
+/*
+ * Are this queue's TX completions worth a lock of their own? Not at once:
+ * the next round with frames takes the lock anyway and reaps them in the
+ * same hold (NAPI cleans TX in the RX poll for the same reason), which
+ * saved a whole locked round per echoed datagram. Only when they have
+ * waited NET_TX_REAP_NS, or NET_TX_REAP_FRAMES are in flight, does the
+ * queue's CPU take the lock for them alone.
+ */
+static bool tx_reap_due(struct net_queue *nq, uint64_t now_ns)
+{
+	if (!nq->dev->ops->tx_pending(nq->dev, nq->q)) {
+		nq->tx_seen_ns = 0;
+		return false;
+	}
+	if (!nq->tx_seen_ns)
+		nq->tx_seen_ns = now_ns;
+	return now_ns - nq->tx_seen_ns >= NET_TX_REAP_NS ||
+	       nq->dev->queues[nq->q].stats.tx_inflight >= NET_TX_REAP_FRAMES;
+}
+
+/* The lock for work that must not wait: parked frames or due
+ * completions. If it is busy, join its waiters and sleep (*sleep set):
+ * the holder wakes this CPU when it lets go. */
+static bool lock_or_sleep(struct net_queue *nq, uint64_t now_ns, bool *sleep)
+{
+	if (net_core_trylock_or_sleep()) {
+		if (nq->waiting_since_ns &&
+		    now_ns - nq->waiting_since_ns > nq->wait_max_ns)
+			nq->wait_max_ns = now_ns - nq->waiting_since_ns;
+		nq->waiting_since_ns = 0;
+		return true;
+	}
+	nq->deferred++;
+	if (!nq->waiting_since_ns)
+		nq->waiting_since_ns = now_ns;
+	*sleep = true;
+	return false;
+}
+
+/* Under the lock: the queue's share of lwIP's work. */
+static int locked_round(struct net_queue *nq, uint64_t now_ms)
+{
+	int work = netif_glue_input(nq->nif, nq->q);
+
+	nq->tx_seen_ns = 0; /* netif_glue_input reaped them */
+	if (nq->q == 0 && now_ms >= nq->link_due_ms) {
+		nq->link_due_ms = now_ms + NET_LINK_MS;
+		netif_glue_link(nq->nif);
+	}
+	timers_run(now_ms);
+	return work;
+}
+
+int net_poll_queue(int i)
+{
+	struct net_queue *nq = &queues[i];
+	uint64_t t0 = clock_ns(), now_ms = t0 / 1000000u;
+	int work = netif_glue_rx_poll(nq->nif, nq->q);
+	bool sleep = false, locked;
+
+	if (netif_glue_parked(nq->nif, nq->q) || tx_reap_due(nq, t0))
+		locked = lock_or_sleep(nq, t0, &sleep);
+	else if (timers_due(now_ms) ||
+		 (nq->q == 0 && now_ms >= nq->link_due_ms))
+		locked = net_core_trylock(); /* else: next round */
+	else
+		locked = false;
+	if (locked) {
+		work += locked_round(nq, now_ms);
+		net_core_unlock();
+	}
+	if (work) {
+		nq->busy_rounds++;
+		nq->busy_ns += clock_ns() - t0;
+		nq->work += (uint64_t)work;
+	}
+	if (sleep)
+		return NET_POLL_SLEEP;
+	return work + (netif_glue_parked(nq->nif, nq->q) > 0);
+}
+
+#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
+#define APPEND(...)                                                         \
+	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
+			       __VA_ARGS__))
+
+int net_poll_stats_json(char *buf, size_t size)
+{
+	uint64_t rounds = 0, ns = 0, work = 0;
+	size_t n = 0;
+
+	for (int i = 0; i < nqueues; i++) {
+		rounds += queues[i].busy_rounds;
+		ns += queues[i].busy_ns;
+		work += queues[i].work;
+	}
+	APPEND("{\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu,"
+	       "\"queues\":[",
+	       (unsigned long long)rounds, (unsigned long long)ns,
+	       (unsigned long long)work);
+	for (int i = 0; i < nqueues; i++) {
+		const struct net_queue *q = &queues[i];
+
+		APPEND("%s{\"dev\":\"%s\",\"queue\":%d,\"cpu\":%d,"
+		       "\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu,"
+		       "\"deferred\":%llu,\"wait_max_ns\":%llu}",
+		       i ? "," : "", q->dev->name, q->q, q->cpu,
+		       (unsigned long long)q->busy_rounds,
+		       (unsigned long long)q->busy_ns,
+		       (unsigned long long)q->work,
+		       (unsigned long long)q->deferred,
+		       (unsigned long long)q->wait_max_ns);
+	}
+	APPEND("]}");
+	return (int)n;
+}

@@ -1,0 +1,43 @@
+/*
+ * The packet work of every CPU: one poll round per NIC queue, on the
+ * queue's CPU (net/net_poll.c). net_boot.c registers net_poll_queue() in
+ * each queue CPU's poll loop.
+ */
+#ifndef NET_NET_POLL_H
+#define NET_NET_POLL_H
+
+#include <stddef.h>
+
+#include "lwip/netif.h"
+
+/* Queues polled at most: every queue of every netif. */
+#define NET_MAX_POLLED 64
+
+/**
+ * net_poll_add - poll every queue of @nif's netdev from now on.
+ * Context: boot, before the pollers are registered.
+ */
+void net_poll_add(struct netif *nif);
+
+/* Queues added, and the CPU that must poll queue i (-1 past the end). */
+int net_poll_count(void);
+int net_poll_cpu(int i);
+
+/**
+ * net_poll_queue - one round of queue @i: take its received frames
+ * (outside any lock), then, under the lwIP core lock if it is free, its
+ * TX completions, lwIP's input of the frames and the due timers.
+ * Context: poll context of net_poll_cpu(i), only.
+ * Return: frames and completions handled, plus 1 while frames wait for
+ * the lock (0: idle round).
+ */
+int net_poll_queue(int i);
+/* net_poll_queue(): frames wait for the lock, held by another CPU, which
+ * wakes this one when it lets go: the CPU may halt meanwhile. */
+#define NET_POLL_SLEEP (-1)
+
+/* Busy poll rounds, their guest time and work done, in total and per
+ * queue, as JSON. snprintf semantics. Any context. */
+int net_poll_stats_json(char *buf, size_t size);
+
+#endif /* NET_NET_POLL_H */
