@@ -267,6 +267,19 @@ unsigned int kmem_cache_shrink(struct kmem_cache *s)
 	return __slab_discard_list(s, &discard);
 }
 
+unsigned int kmem_cache_shrink_all(void)
+{
+	unsigned int freed = 0;
+	unsigned long flags = mm_spin_lock_irqsave(&slab_caches_lock);
+	struct list_head *pos;
+
+	list_for_each (pos, &slab_caches)
+		freed += kmem_cache_shrink(
+			list_entry(pos, struct kmem_cache, list));
+	mm_spin_unlock_irqrestore(&slab_caches_lock, flags);
+	return freed;
+}
+
 void kmem_cache_destroy(struct kmem_cache *s)
 {
 	struct list_head discard = LIST_HEAD_INIT(discard);

@@ -45,12 +45,13 @@ struct http_piece {
 
 struct http_conn {
 	struct tcp_pcb *pcb;
-	struct http_piece out[3]; /* head, Connection line, body */
-	int nout, next;		  /* pieces; the first not fully queued */
-	void *body_owned;	  /* freed once queued */
-	bool busy;		  /* a response is being queued */
-	bool keep_alive;	  /* ... and the connection stays after it */
-	bool peer_closed;	  /* FIN received */
+	struct http_piece out[3];     /* head, Connection line, body */
+	int nout, next;		      /* pieces; the first not fully queued */
+	void *body_owned;	      /* given back once queued: */
+	void (*body_release)(void *); /* to this, or mem_free() */
+	bool busy;		      /* a response is being queued */
+	bool keep_alive;  /* ... and the connection stays after it */
+	bool peer_closed; /* FIN received */
 	uint8_t idle_polls;
 	uint32_t requests;
 	uint16_t req_len;
@@ -86,10 +87,21 @@ static const char *reason(int status)
 	}
 }
 
+static void body_give_back(struct http_conn *c)
+{
+	if (c->body_owned) {
+		if (c->body_release)
+			c->body_release(c->body_owned);
+		else
+			mem_free(c->body_owned);
+	}
+	c->body_owned = NULL;
+	c->body_release = NULL;
+}
+
 static void conn_free(struct http_conn *c)
 {
-	if (c->body_owned)
-		mem_free(c->body_owned);
+	body_give_back(c);
 	mem_free(c);
 	stats.open--;
 }
@@ -287,6 +299,7 @@ static void conn_set_response(struct http_conn *c, struct http_response *r,
 		c->nout = 1;
 		c->next = 0;
 		c->body_owned = r->body_owned;
+		c->body_release = r->body_release;
 		c->busy = true;
 		return;
 	}
@@ -320,6 +333,7 @@ static void conn_set_response(struct http_conn *c, struct http_response *r,
 	c->nout = 3;
 	c->next = 0;
 	c->body_owned = r->body_owned;
+	c->body_release = r->body_release;
 	c->busy = true;
 }
 
@@ -377,9 +391,7 @@ static bool conn_work(struct http_conn *c)
 			if (!conn_push(c))
 				return true;
 			c->busy = false;
-			if (c->body_owned)
-				mem_free(c->body_owned);
-			c->body_owned = NULL;
+			body_give_back(c);
 			if (!c->keep_alive) {
 				conn_close(c);
 				return false;

@@ -61,8 +61,9 @@ struct http_request {
  * compiled in), or @head is NULL and the engine writes the head from
  * @status and @content_type. @body (@body_len bytes) must stay valid until
  * the engine is done with it: static data, or a buffer from mem_malloc()
- * given as @body_owned, which the engine frees with mem_free() once the
- * bytes are queued (it copies them into TCP's segments). @close asks the
+ * given as @body_owned, which the engine gives back once the bytes are
+ * queued (it copies them into TCP's segments): to @body_release when set,
+ * else to mem_free(). @close asks the
  * engine to close the connection after this response. @answer, when set,
  * holds the same answer whole (head, Connection line, empty line, body)
  * for a connection that closes [0] and one that stays [1]: the engine
@@ -78,6 +79,7 @@ struct http_response {
 	const void *body;
 	uint32_t body_len;
 	void *body_owned;
+	void (*body_release)(void *body_owned);
 	bool close;
 };
 

@@ -19,6 +19,12 @@
  * so a short squeeze costs one connection, not all; each abort is counted
  * and printed. A ring with even one buffer posted is left alone: frames
  * still come in and TCP can free memory the normal way.
+ *
+ * Before that, any failed refill since the last check makes us give the
+ * allocators' caches back to the page allocator (kmem_cache_shrink_all,
+ * drain_all_pages): objects parked in a CPU's magazine pin whole slabs,
+ * and after a flood at -m 8M they held a third of the machine (136 of 384
+ * pages) while the RX ring stayed 67 buffers short of full for good.
  */
 #include "net_oom.h"
 
@@ -29,12 +35,15 @@
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
 #include "lwip/timeouts.h"
+#include "mm/mm.h"
 
 #define NET_OOM_CHECK_MS 250
 
 static struct {
 	uint64_t checks, dry_rings, aborts, none_to_abort;
+	uint64_t reclaims, slabs_reclaimed;
 	uint64_t last_refill_fail[NETDEV_MAX];
+	uint64_t reclaim_refill_fail[NETDEV_MAX];
 } oom;
 
 /* Buffers a connection holds: segments queued for sending or awaiting an
@@ -72,6 +81,25 @@ static bool ring_ran_dry(int i)
 	return dry;
 }
 
+/* Did NIC i fail a refill since the last reclaim? */
+static bool refills_failed(int i)
+{
+	struct netdev_stats sum;
+	bool failed;
+
+	netdev_stats_sum(netdev_get(i), &sum);
+	failed = sum.rx_refill_fail != oom.reclaim_refill_fail[i];
+	oom.reclaim_refill_fail[i] = sum.rx_refill_fail;
+	return failed;
+}
+
+static void reclaim_caches(void)
+{
+	oom.reclaims++;
+	oom.slabs_reclaimed += kmem_cache_shrink_all();
+	drain_all_pages();
+}
+
 static void abort_heaviest(const char *nic)
 {
 	struct tcp_pcb *worst = NULL;
@@ -103,6 +131,11 @@ static void oom_check(void *arg)
 
 	(void)arg;
 	oom.checks++;
+	bool failed = false;
+	for (int i = 0; i < n && i < NETDEV_MAX; i++)
+		failed |= refills_failed(i);
+	if (failed)
+		reclaim_caches();
 	for (int i = 0; i < n && i < NETDEV_MAX; i++) {
 		if (ring_ran_dry(i)) {
 			oom.dry_rings++;
@@ -122,9 +155,12 @@ int net_oom_stats_json(char *buf, size_t size)
 {
 	return snprintf(buf, size,
 			"{\"checks\":%llu,\"dry_rings\":%llu,\"aborts\":%llu,"
-			"\"none_to_abort\":%llu}",
+			"\"none_to_abort\":%llu,\"reclaims\":%llu,"
+			"\"slabs_reclaimed\":%llu}",
 			(unsigned long long)oom.checks,
 			(unsigned long long)oom.dry_rings,
 			(unsigned long long)oom.aborts,
-			(unsigned long long)oom.none_to_abort);
+			(unsigned long long)oom.none_to_abort,
+			(unsigned long long)oom.reclaims,
+			(unsigned long long)oom.slabs_reclaimed);
 }
