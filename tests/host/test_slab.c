@@ -239,6 +239,37 @@ static void test_shrink_returns_every_empty_slab(void **state)
 	assert_int_equal(slab_test_settled_free_pages(), before);
 }
 
+/* What a caller does when the page allocator has nothing left: objects
+ * parked in this CPU's magazines of two caches pin their slabs until
+ * kmem_cache_shrink_all() hands every cache's back. */
+static void test_shrink_all_returns_the_slabs_magazines_pin(void **state)
+{
+	void *a[200], *b[100];
+	(void)state;
+	struct kmem_cache *sa =
+		kmem_cache_create("shrink_all_a", 2048, 0, 0, NULL);
+	struct kmem_cache *sb =
+		kmem_cache_create("shrink_all_b", 192, 0, 0, NULL);
+	unsigned long with_caches = slab_test_settled_free_pages();
+
+	for (int i = 0; i < 200; i++)
+		a[i] = kmem_cache_alloc(sa, GFP_KERNEL);
+	for (int i = 0; i < 100; i++)
+		b[i] = kmem_cache_alloc(sb, GFP_KERNEL);
+	for (int i = 0; i < 200; i++)
+		kmem_cache_free(sa, a[i]);
+	for (int i = 0; i < 100; i++)
+		kmem_cache_free(sb, b[i]);
+	assert_true(slab_test_field("shrink_all_a", "slabs") > 0);
+	assert_true(slab_test_field("shrink_all_b", "slabs") > 0);
+	assert_true(kmem_cache_shrink_all() >= 2);
+	assert_int_equal(slab_test_field("shrink_all_a", "slabs"), 0);
+	assert_int_equal(slab_test_field("shrink_all_b", "slabs"), 0);
+	assert_int_equal(slab_test_settled_free_pages(), with_caches);
+	kmem_cache_destroy(sa);
+	kmem_cache_destroy(sb);
+}
+
 static void test_destroy_returns_every_page(void **state)
 {
 	void *objs[500];
@@ -415,6 +446,7 @@ int main(void)
 		T(test_local_free_from_other_cpu_stays_on_fast_path),
 		T(test_empty_slabs_beyond_reserve_go_back),
 		T(test_shrink_returns_every_empty_slab),
+		T(test_shrink_all_returns_the_slabs_magazines_pin),
 		T(test_destroy_returns_every_page),
 		T(test_destroy_with_objects_outstanding_is_reported),
 		T(test_destroyed_busy_cache_refuses_allocations),
