@@ -16,7 +16,7 @@
 # machine and picks the mode. lwIP's sources and tests are compiled as they
 # come (NO_SYS=0 with the tests' own single-threaded sys_arch), with the
 # host's warnings except those lwIP's test code trips (below).
-.PHONY: test-lwip-unit deps-lwip
+.PHONY: test-lwip-unit test-lwip-unit-run deps-lwip
 
 LWIPU_DIR := $(BUILD)/lwip-unit
 LWIPU_FLAGS := -std=gnu99 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE \
@@ -100,6 +100,14 @@ $(LWIPU_PLAIN)/test/%.o: $(LWIP_DIR)/test/unit/%.c $(LWIPU_HEADERS) tests/lwip/p
 $(LWIPU_PLAIN)/lwip_unittests: $(LWIPU_PLAIN_OBJS) | deps-lwip
 	$(HOST_CC) $(LWIPU_PLAIN_FLAGS) $^ $(shell pkg-config --libs check 2>/dev/null) -o $@
 
-test-lwip-unit: $(LWIPU_DIR)/lwip_unittests $(LWIPU_PLAIN)/lwip_unittests
+# lwIP's test sources exist only once tools/fetch-lwip has run, and make
+# caches what a folder holds when it first looks into it: in a fresh clone,
+# where the fetch happens in this same run, the pattern rules above found
+# no source ("No rule to make target 'build/lwip-unit/test/
+# lwip_unittests.o'"). A second make, started once the source is there,
+# reads the folders afresh.
+test-lwip-unit: | $(LWIP_STAMP) deps-lwip
+	@$(MAKE) --no-print-directory test-lwip-unit-run
+test-lwip-unit-run: $(LWIPU_DIR)/lwip_unittests $(LWIPU_PLAIN)/lwip_unittests
 	@tools/run-lwip-unit $(LWIPU_DIR)/lwip_unittests:native \
 		$(LWIPU_DIR)/lwip_unittests:stock $(LWIPU_PLAIN)/lwip_unittests:plain
