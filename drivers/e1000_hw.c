@@ -60,6 +60,24 @@ static void delay_ms(uint64_t ms)
 /* ------------------------------------------------------------- setup */
 
 /*
+ * The netdev of a part that is up: one queue pair, polled by the probing
+ * CPU, its buffers on @node; the 8254x and the 82574L (e1000e_hw.c) share
+ * the per-packet path (e1000_ops).
+ */
+void e1000_init_netdev(struct e1000 *e, const char *kind, int node,
+		       const struct pci_dev *d)
+{
+	e->dev.kind = kind;
+	e->dev.mtu = 1500;
+	e->dev.nqueues = 1;
+	e->dev.queues[0].cpu = mm_this_cpu();
+	e->dev.queues[0].node = node;
+	e->dev.dev_node = d->node;
+	e->dev.ops = &e1000_ops;
+	e->dev.priv = e;
+}
+
+/*
  * Global reset (manual 14.5): stop both DMA engines, give transfers in
  * flight a moment, set CTRL.RST and wait for it to clear; the part then
  * reloads its EEPROM defaults (MAC into RAL0/RAH0 among them). Interrupts
@@ -302,14 +320,7 @@ static int e1000_setup(struct e1000 *e, struct pci_dev *d, int node)
 	e1000_setup_link(e);
 	e1000_setup_rx(e);
 	e1000_setup_tx(e);
-	e->dev.kind = "e1000";
-	e->dev.mtu = 1500;
-	e->dev.nqueues = 1;
-	e->dev.queues[0].cpu = mm_this_cpu();
-	e->dev.queues[0].node = node;
-	e->dev.dev_node = d->node;
-	e->dev.ops = &e1000_ops;
-	e->dev.priv = e;
+	e1000_init_netdev(e, "e1000", node, d);
 	return 0;
 }
 

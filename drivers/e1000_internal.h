@@ -79,5 +79,8 @@ void e1000_setup_link(struct e1000 *e);
 void e1000_setup_rx(struct e1000 *e); /* legacy descriptors */
 void e1000_setup_tx(struct e1000 *e);
 int e1000_alloc_rings(struct e1000 *e, int node); /* 0, or -1 */
+/* Fill e->dev for a part that is up (one queue, e1000_ops). */
+void e1000_init_netdev(struct e1000 *e, const char *kind, int node,
+		       const struct pci_dev *d);
 
 #endif /* DRIVERS_E1000_INTERNAL_H */

@@ -251,14 +251,7 @@ static int e1000e_setup(struct e1000 *e, struct pci_dev *d, int node)
 	e1000_setup_rx(e);
 	e1000e_setup_tx_control(e);
 	e1000_setup_tx(e);
-	e->dev.kind = "e1000e";
-	e->dev.mtu = 1500;
-	e->dev.nqueues = 1;
-	e->dev.queues[0].cpu = mm_this_cpu();
-	e->dev.queues[0].node = node;
-	e->dev.dev_node = d->node;
-	e->dev.ops = &e1000_ops;
-	e->dev.priv = e;
+	e1000_init_netdev(e, "e1000e", node, d);
 	return 0;
 }
 
