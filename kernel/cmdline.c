@@ -40,7 +40,7 @@ static const struct key keys[] = {
 	 "network card driver (all: every supported NIC found)"},
 	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N, N=1-32", "IPv4 address"},
 	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
-	{"ip6", "auto", v_ip6_cidr, "auto|ADDR/64 (a unicast IPv6 address)",
+	{"ip6", "auto", v_ip6_cidr, "auto|ADDR/64, ADDR a unicast IPv6 address",
 	 "IPv6 global address: from router advertisements (SLAAC) or this "
 	 "one; the link-local fe80:: address is always there"},
 	{"gw6", "", v_ip6, "a unicast IPv6 address",
