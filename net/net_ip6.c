@@ -30,7 +30,7 @@ static struct netif *static_nif; /* the interface ip6=/gw6= apply to */
 static ip6_addr_t gw6;
 static bool have_gw6;
 static int static_idx = -1;
-NETIF_DECLARE_EXT_CALLBACK(ip6_callback)
+static netif_ext_callback_t ip6_callback; /* NETIF_DECLARE_EXT_CALLBACK */
 
 char *net_ip6_text(const ip6_addr_t *a, char *buf, size_t size)
 {
