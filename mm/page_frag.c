@@ -261,15 +261,25 @@ __attribute__((noinline)) void *__page_frag_alloc_injected(void)
 	return NULL;
 }
 
-void *page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
-			    gfp_t gfp, unsigned int align)
+void *page_frag_alloc_align_checked(struct page_frag_cache *nc,
+				    unsigned int fragsz, gfp_t gfp,
+				    unsigned int align)
 {
+	/* fragsz first: a request bad in both ways counts as oversize. */
 	if (mm_unlikely(!page_frag_fragsz_ok(fragsz) ||
 			!page_frag_align_ok(align)))
 		return NULL;
+	return __page_frag_alloc_align(nc, fragsz, gfp, align - 1);
+}
+
+void *__page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
+			      gfp_t gfp, unsigned int align_mask)
+{
+	if (mm_unlikely(!page_frag_fragsz_ok(fragsz)))
+		return NULL;
 	if (mm_fault_should_fail(MM_FAULT_FRAG))
 		return __page_frag_alloc_injected();
-	return __page_frag_alloc(nc, fragsz, gfp, align - 1);
+	return __page_frag_alloc(nc, fragsz, gfp, align_mask);
 }
 
 void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
