@@ -580,7 +580,7 @@ static const char *malloc_provider(void)
 #if defined(BENCH_FRAG)
 /* ---- the driver: rounds of every binary, medians, ratios, tables ---- */
 
-#define MAX_BINS   8
+#define MAX_BINS   10 /* the 8 contenders and room for a before/after binary */
 #define MAX_CASES  96
 #define MAX_ROUNDS 15
 
