@@ -42,8 +42,8 @@
  * the benchmark's whole loop); it was 116 against 92 while every free
  * also bumped the frees and remote_frees counters, which the batch now
  * adds n at a time when it applies a slot (statistics add what the
- * tables still hold). In the guest a free was 80 instructions against 59
- * before that change. In wall time, the push/pop with
+ * tables still hold). In the guest (-icount, two vCPUs) a cross-CPU free
+ * takes 63 instructions, 75 before that change. In wall time, the push/pop with
  * the batch took 1.36x-3.19x less per fragment than one atomic per free in
  * the same run at a load average of 7-9 (12 B: 98.7 against 177.9 ns), and
  * was within the noise at 13-20: what it removes, a locked instruction per
