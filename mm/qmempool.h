@@ -15,9 +15,9 @@
  * each way. An empty localq refills one bulk (half of it, at least
  * QMEMPOOL_BULK) from its node's sharedq in one CAS, copied straight into
  * the array, and when that is empty too, from the slab with
- * kmem_cache_alloc_bulk(). A full localq moves its oldest bulk to the
- * node's sharedq (one CAS), and when the sharedq is full as well, back to
- * the slab with kmem_cache_free_bulk(). Either way the localq is left half
+ * kmem_cache_alloc_bulk(). A full localq moves its top bulk to the
+ * node's sharedq (one CAS, straight out of the array), and when the
+ * sharedq is full as well, back to the slab with kmem_cache_free_bulk(). Either way the localq is left half
  * full, as far from both edges as it can be. No path ever drops an object:
  * whatever does not fit one level goes to the next, and the slab always
  * takes objects back.

@@ -211,9 +211,10 @@ static void alloc_returns_the_most_recently_freed_object(void **state)
 	assert_cache_destroys_clean();
 }
 
-/* The spill takes the bottom of the stack: the oldest 16 go to the
- * sharedq, the 16 freed last stay and come back first. */
-static void spill_keeps_the_most_recently_freed_objects(void **state)
+/* The spill takes the top of the stack straight out of the array: the
+ * 16 freed last go to the sharedq, the older 16 stay, and the LIFO order
+ * of what stays holds. */
+static void spill_moves_the_top_half_to_the_sharedq(void **state)
 {
 	struct qmempool *p = qmempool_create(32, 128, 0, cache, GFP_KERNEL);
 	void *objs[48], *shared[16];
@@ -227,11 +228,14 @@ static void spill_keeps_the_most_recently_freed_objects(void **state)
 	assert_int_equal(stats(p).in_localq, 17);
 	assert_int_equal(alf_mc_dequeue(p->sharedq[0], shared, 16), 16);
 	for (int i = 0; i < 16; i++)
-		assert_ptr_equal(shared[i], objs[i]);
+		assert_ptr_equal(shared[i], objs[16 + i]);
 	assert_int_equal(alf_mp_enqueue(p->sharedq[0], shared, 16), 16);
-	for (int i = 32; i >= 16; i--)
+	assert_ptr_equal(qmempool_alloc(p, GFP_KERNEL), objs[32]);
+	for (int i = 15; i >= 0; i--)
 		assert_ptr_equal(qmempool_alloc(p, GFP_KERNEL), objs[i]);
-	for (int i = 16; i < 48; i++)
+	for (int i = 0; i < 16; i++)
+		qmempool_free(p, objs[i]);
+	for (int i = 32; i < 48; i++)
 		qmempool_free(p, objs[i]);
 	qmempool_destroy(p);
 	assert_cache_destroys_clean();
@@ -732,7 +736,7 @@ int main(void)
 		T1(alloc_from_a_filled_localq_is_a_hit),
 		T1(full_localq_spills_its_oldest_bulk_to_the_sharedq),
 		T1(alloc_returns_the_most_recently_freed_object),
-		T1(spill_keeps_the_most_recently_freed_objects),
+		T1(spill_moves_the_top_half_to_the_sharedq),
 		T1(deep_localq_refills_and_spills_half_of_itself),
 		T1(full_sharedq_sends_the_bulk_back_to_the_slab),
 		T1(steady_state_n256_never_touches_the_slab),
