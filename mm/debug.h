@@ -46,6 +46,21 @@ static inline bool mm_debug_on(void)
 void mm_debug_set(bool on);
 
 /*
+ * mm_debug_epoch - 1..255, advanced each time the checks are switched on.
+ * A page freed with the checks on is poisoned and stamped with the epoch
+ * (struct page.poison_epoch); it is checked when handed out again only
+ * if its stamp is the current epoch, so a page freed while the checks
+ * were off (not poisoned), or stamped in an earlier on-period and used
+ * unchecked since, is never reported. Any context.
+ */
+static inline uint8_t mm_debug_epoch(void)
+{
+	extern atomic_uint mm_debug_epoch_now;
+	return (uint8_t)atomic_load_explicit(&mm_debug_epoch_now,
+					     memory_order_relaxed);
+}
+
+/*
  * mm_debug_report - print one detection with the caller's address and count
  * it under @kind. @caller is __builtin_return_address(0) of the public entry
  * point the user called. Any context. Never stops the system.
@@ -60,6 +75,12 @@ unsigned long mm_debug_count(enum mm_debug_kind kind);
 unsigned long mm_debug_total(void);
 /* mm_debug_last_caller - caller address of the latest report (tests). */
 const void *mm_debug_last_caller(void);
+/* The longest report text kept (longer ones are cut). */
+#define MM_DEBUG_REPORT_MAX 224
+/* mm_debug_last_report - the text of the latest report (without the
+ * kind and caller), "" if none since the last reset; for tests, which
+ * check what a report says (pfn, offset, who freed). Any context. */
+void mm_debug_last_report(char *buf, size_t size);
 /* mm_debug_reset_counts - zero the counters (tests do it per case). */
 void mm_debug_reset_counts(void);
 /* mm_debug_set_quiet - count without printing (tests that expect reports). */

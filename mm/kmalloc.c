@@ -110,7 +110,8 @@ static void *kmalloc_large(size_t size, gfp_t gfp, int nid, void *caller)
 			  size, MM_PAGE_SIZE << MAX_ORDER, caller);
 		return NULL;
 	}
-	struct page *page = alloc_pages_node(nid, gfp | __GFP_COMP, order);
+	struct page *page =
+		__alloc_pages_caller(nid, gfp | __GFP_COMP, order, caller);
 	return page ? page_address(page) : NULL;
 }
 
@@ -209,7 +210,7 @@ static __attribute__((noinline)) void kfree_slow(const void *obj, void *caller)
 	if (page->flags & PG_slab)
 		__kmem_cache_free(page->slab_cache, (void *)obj, caller);
 	else
-		__free_pages(page, page->order);
+		__free_pages_caller(page, page->order, caller);
 }
 
 /*

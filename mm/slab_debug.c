@@ -91,12 +91,14 @@ void slab_debug_on_alloc(struct kmem_cache *s, void *obj, void *caller)
 		if (bad < 0 && last != SLAB_POISON_END)
 			bad = (long)s->object_size - 1;
 		if (bad >= 0) {
+			char who[64];
 			count(&nr_poison);
 			mm_debug_report(
 				MM_DBG_WRITE_AFTER_FREE, caller,
 				"slab: %s: object %p written after free "
-				"(byte %ld; freed by %p)",
-				s->name, obj, bad, m->free_caller);
+				"(byte %ld; freed by %s)",
+				s->name, obj, bad,
+				mm_symbolize(m->free_caller, who, sizeof(who)));
 		}
 	}
 	m->state = SLAB_STATE_ALLOC;
