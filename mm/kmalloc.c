@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "debug.h"
+#include "kmalloc_guard.h"
 #include "slab_internal.h"
 
 static const unsigned short kmalloc_sizes[KMALLOC_NR_CLASSES] = {
@@ -98,11 +99,15 @@ void kmalloc_forget(void)
 	mm_spin_unlock_irqrestore(&kmalloc_init_lock, flags);
 }
 
+/* A block of pages; with the debug checks on, with red zones around it
+ * (kmalloc_guard.c). */
 static void *kmalloc_large(size_t size, gfp_t gfp, int nid, void *caller)
 {
+	bool guard = mm_debug_on();
+	size_t need = guard ? kmalloc_guarded_bytes(size) : size;
 	unsigned int order = 0;
 
-	while ((MM_PAGE_SIZE << order) < size && order <= MAX_ORDER)
+	while ((MM_PAGE_SIZE << order) < need && order <= MAX_ORDER)
 		order++;
 	if (order > MAX_ORDER) {
 		mm_printf("kmalloc: %zu bytes is more than the largest block "
@@ -112,7 +117,17 @@ static void *kmalloc_large(size_t size, gfp_t gfp, int nid, void *caller)
 	}
 	struct page *page =
 		__alloc_pages_caller(nid, gfp | __GFP_COMP, order, caller);
-	return page ? page_address(page) : NULL;
+	if (!page)
+		return NULL;
+	return guard ? kmalloc_guard_block(page, size, order)
+		     : page_address(page);
+}
+
+/* Where kmalloc_large() put the pointer it handed out from @page. */
+static const void *kmalloc_large_ptr(const struct page *page)
+{
+	const char *base = page_address(page);
+	return kmalloc_is_guarded(page) ? base + KMALLOC_GUARD_FRONT : base;
 }
 
 /* Everything but the fast path: size 0, large sizes, the caches not yet
@@ -182,7 +197,7 @@ static struct page *kmalloc_page(const void *obj, void *caller)
 
 	if (page && (page->flags & PG_slab))
 		return page;
-	if (page && (page->flags & PG_head) && obj == page_address(page))
+	if (page && (page->flags & PG_head) && obj == kmalloc_large_ptr(page))
 		return page;
 	slab_debug_count_invalid_free();
 	if (page && page_block_is_free(virt_to_page(obj))) {
@@ -207,10 +222,13 @@ static __attribute__((noinline)) void kfree_slow(const void *obj, void *caller)
 	struct page *page = kmalloc_page(obj, caller);
 	if (!page)
 		return;
-	if (page->flags & PG_slab)
+	if (page->flags & PG_slab) {
 		__kmem_cache_free(page->slab_cache, (void *)obj, caller);
-	else
-		__free_pages_caller(page, page->order, caller);
+		return;
+	}
+	if (kmalloc_is_guarded(page))
+		kmalloc_guard_check(page, obj, caller);
+	__free_pages_caller(page, page->order, caller);
 }
 
 /*
@@ -239,5 +257,7 @@ size_t ksize(const void *obj)
 		return 0;
 	if (page->flags & PG_slab)
 		return ((struct kmem_cache *)page->slab_cache)->object_size;
+	if (kmalloc_is_guarded(page))
+		return kmalloc_guarded_size(page);
 	return MM_PAGE_SIZE << page->order;
 }
