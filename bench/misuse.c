@@ -68,6 +68,7 @@ static int c_double_free(void)
 {
 	void *p = obj_alloc(64);
 	obj_free(p);
+	/* cppcheck-suppress doubleFree */
 	obj_free(p);
 	return two_owners(64, NULL);
 }
@@ -77,6 +78,7 @@ static int c_aba(void)
 	void *a = obj_alloc(64), *b = obj_alloc(64);
 	obj_free(a);
 	obj_free(b);
+	/* cppcheck-suppress doubleFree */
 	obj_free(a);
 	return two_owners(64, NULL);
 }
@@ -84,6 +86,7 @@ static int c_aba(void)
 static int c_inside(void)
 {
 	char *p = obj_alloc(64);
+	/* cppcheck-suppress invalidFree */
 	obj_free(p + 1);
 	return two_owners(64, p + 1);
 }
@@ -107,6 +110,7 @@ static int c_overflow(void)
 static int c_underflow(void)
 {
 	uint64_t *p = obj_alloc(64);
+	/* cppcheck-suppress negativeIndex */
 	p[-1] = 0;
 	obj_free(p);
 	return two_owners(64, NULL);
@@ -123,6 +127,7 @@ static int c_uaf(void)
 static int c_large_overflow(void)
 {
 	unsigned char *p = obj_alloc(10000);
+	/* cppcheck-suppress arrayIndexOutOfBounds */
 	p[10000] = 0; /* one byte */
 	obj_free(p);
 	return two_owners(10000, NULL);
@@ -140,6 +145,7 @@ static int c_large_double_free(void)
 {
 	void *p = obj_alloc(256 << 10);
 	obj_free(p);
+	/* cppcheck-suppress doubleFree */
 	obj_free(p);
 	return two_owners(256 << 10, NULL);
 }

@@ -4,12 +4,15 @@
  * The flag starts from the compile-time MM_DEBUG (make MM_DEBUG=1) and can be
  * flipped by tests (mm_debug_set) and by the kernel command line (mm_debug=1).
  * With it on, the page allocator checks every free (double free, page not
- * allocated, wrong order, wrong zone) and poisons freed pages. Some checks
- * run in every build (a slab double free of the object freed last, a free
- * of a pointer that is not an object start): they report the same way. A
- * detection is
- * printed with the caller's address and counted, and the bad free is refused,
- * so the system keeps running and a test can assert on the counters.
+ * allocated, wrong order, wrong zone), poisons freed pages and checks the
+ * poison when they are handed out again (page_debug.c); slab caches get
+ * red zones and poison (slab_debug.c), kmalloc's large blocks red zones
+ * (kmalloc_guard.c). Some checks run in every build (a slab double free
+ * of the object freed last, a free of a pointer that is not an object
+ * start, single or bulk): they report the same way. A detection is
+ * printed with the caller (mm_symbolize: a function name in the kernel)
+ * and counted, and the bad free is refused, so the system keeps running
+ * and a test can assert on the counters.
  */
 #ifndef MM_DEBUG_H
 #define MM_DEBUG_H

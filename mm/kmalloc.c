@@ -4,7 +4,8 @@
  * Sizes up to 8 KiB come from one of 13 caches: powers of two from 8 to
  * 8192 plus 96 and 192, the two classes that halve the worst-case waste
  * between 64..128 and 128..256, where most small kernel objects fall.
- * Larger sizes are a compound block straight from the page allocator. kfree
+ * Larger sizes are a compound block straight from the page allocator
+ * (with red zones around it while debug is on: kmalloc_guard.c). kfree
  * needs no size: the head page says which it is (PG_slab with its cache,
  * or PG_head with its order).
  *
