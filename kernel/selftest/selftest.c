@@ -31,6 +31,7 @@ static const struct selftest {
 	{"slab", selftest_slab, true},		/* kmalloc, kmem_cache, bulk */
 	{"frag", selftest_frag, true},		/* napi/netdev_alloc_frag */
 	{"qmempool", selftest_qmempool, true},	/* both entry points */
+	{"misuse", selftest_misuse, true},	/* mm_debug=1: each misuse */
 	{"panic", panic_here, false},		/* ends the system */
 	{"fault", fault_here, false},		/* ends the system */
 	{"fault_ap", selftest_fault_ap, false}, /* ends the system */
