@@ -257,3 +257,38 @@ def test_two_nodes_each_queue_refills_by_policy_and_remote_frees_are_counted(
     assert after["page_frag"]["remote_frees"] - before["page_frag"]["remote_frees"] == sum(remote)
     assert after["core_lock"]["unlocked_calls"] == 0, after["core_lock"]
     assert buffers_in_use(after) == idle, (buffers_in_use(after), idle)
+
+
+def selftest_report(log):
+    """The lines of selftest=net's report, by kind."""
+    pre = r"^selftest: net "
+    return {
+        "queues": re.findall(pre + r"queue eth0\.(\d+) cpu=(\d+) node=(\d+) rx_packets=(\d+) "
+                             r"rx_bytes=\d+ tx_packets=(\d+) tx_bytes=\d+ rx_dropped=\d+ "
+                             r"tx_busy=\d+ refills=\d+ refill_fail=\d+ posted=\d+$", log, re.M),
+        "numastat": re.findall(pre + r"numastat node=(\d+) numa_hit=(\d+) numa_miss=(\d+) "
+                               r"numa_foreign=(\d+) local_node=(\d+) other_node=(\d+)$", log, re.M),
+        "remote": re.findall(pre + r"remote_frees page_frag=(\d+) qmempool=(\d+) slab=(\d+) "
+                             r"rx_other_cpu=(\d+)$", log, re.M),
+        "lock": re.findall(pre + r"core_lock acquired=(\d+) busy=\d+ waits=\d+ cpus=(\d+) "
+                           r"unlocked_calls=(\d+)$", log, re.M),
+        "result": re.findall(pre + r"(PASS|FAIL) nics=(\d+) queues=(\d+) nodes=(\d+) cpus=(\d+)$",
+                             log, re.M),
+    }
+
+
+def test_selftest_net_reports_queues_numastat_remote_frees_and_lock(qemu, mq_netns):
+    """selftest=net prints the per-queue, numastat, remote-free and
+    core-lock counters in the boot report, after its own checks."""
+    g = MqGuest(qemu, mq_netns, smp=4, queues=4, extra=TWO_NODES, append="selftest=net")
+    g.vm.wait_for(r"^selftest: net (PASS|FAIL)", NET_TIMEOUT)  # after net's start
+    rep = selftest_report(g.vm.log())
+    assert rep["result"] == [("PASS", "1", "4", "2", "4")], g.vm.describe()
+    assert [(int(q), int(c), int(n)) for q, c, n, _, _ in rep["queues"]] == \
+        [(i, i, i // 2) for i in range(4)], g.vm.describe()
+    assert [int(r[0]) for r in rep["numastat"]] == [0, 1], g.vm.describe()
+    for node, hit, miss, foreign, local, other in rep["numastat"]:
+        assert int(hit) + int(miss) == int(local) + int(other) and int(hit) > 0, rep["numastat"]
+    assert len(rep["remote"]) == 1, g.vm.describe()
+    assert len(rep["lock"]) == 1 and rep["lock"][0][2] == "0" and int(rep["lock"][0][0]) > 0, \
+        g.vm.describe()
