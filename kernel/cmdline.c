@@ -79,7 +79,7 @@ static const struct key keys[] = {
 	 "in-kernel benchmarks to run"},
 	{"selftest", "", v_list,
 	 "fault|fault_ap|panic|mm|slab|frag|qmempool|misuse|smp|irq|printf|"
-	 "none",
+	 "net|none",
 	 "boot self-tests"},
 	{"exit_after_boot", "0", v_choice, "0|1",
 	 "leave QEMU (isa-debug-exit) after the boot report"},
