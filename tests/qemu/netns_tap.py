@@ -99,8 +99,10 @@ class TapNet:
         subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
 
     def start_guest(self, workdir, nic="virtio", alloc="native", append="", mem=None,
-                    smp=2):
-        g = TapGuest(self, workdir, nic, alloc, append, mem, smp)
+                    smp=2, vnet_hdr=None):
+        """vnet_hdr "on"/"off" sets the tap's virtio-net headers (None:
+        QEMU's default, on where the kernel's tap has them)."""
+        g = TapGuest(self, workdir, nic, alloc, append, mem, smp, vnet_hdr)
         self.guests.append(g)
         return g
 
@@ -108,7 +110,7 @@ class TapNet:
 class TapGuest:
     """The kernel booted in QEMU on the namespace's tap0."""
 
-    def __init__(self, net, workdir, nic, alloc, append, mem, smp):
+    def __init__(self, net, workdir, nic, alloc, append, mem, smp, vnet_hdr=None):
         self.net, self.nic, self.alloc = net, nic, alloc
         self.ip = net.guest_ip
         self.mac = random_mac()
@@ -123,6 +125,8 @@ class TapGuest:
                 "--net", "tap:tap0", "--mac", self.mac, "--append", cmdline.strip()]
         if mem:
             args += ["--mem", str(mem)]
+        if vnet_hdr:
+            args += ["--vnet-hdr", vnet_hdr]
         self.args = ["ip", "netns", "exec", net.ns] + args
         self._err = open(self.err_path, "w")
         # Own session: stop() reaches QEMU as well as the qemu-run wrapper.

@@ -28,6 +28,7 @@
 
 #include "drivers/netdev.c"
 #include "drivers/virtio_net.c"
+#include "drivers/virtio_net_offload.c"
 #include "drivers/virtio_net_setup.c"
 #include "drivers/virtqueue.c"
 #include "mm_test.h"
@@ -755,8 +756,10 @@ static uint32_t rx_len;
 static int rx_queue, tx_queue;
 static void *tx_cookie;
 
-static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len)
+static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len,
+		     unsigned int flags)
 {
+	(void)flags;
 	(void)d;
 	rx_frame = frame;
 	rx_len = len;
