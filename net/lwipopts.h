@@ -144,7 +144,7 @@ void net_heap_free(void *ptr);
 /* Per netif, and per received frame: net/netif.c turns off TCP/UDP sum
  * generation on a NIC that fills them (virtio-net CSUM) and the checks
  * for a frame the NIC vouched for (GUEST_CSUM). */
-#define LWIP_CHECKSUM_CTRL_PER_NETIF 1
+#define LWIP_CHECKSUM_CTRL_PER_NETIF	1
 /* Fold the checksum into the copy tcp_write() does anyway: one pass over
  * the data instead of two. */
 #define LWIP_CHECKSUM_ON_COPY		1
