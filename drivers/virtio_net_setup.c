@@ -298,15 +298,15 @@ static const char *offload_word(const struct vnet *vn, int bit, bool allowed)
 		return "on";
 	if (!allowed)
 		return "off(switch)";
-	return vnet_has(vn->offered, bit) ? "off(needs csum+mrg)"
-					  : "off(not offered)";
+	return vnet_has(vn->offered, bit) ? "off(needs-csum+mrg)"
+					  : "off(not-offered)";
 }
 
 static void vnet_report_offloads(const struct vnet *vn)
 {
 	drv_printf("virtio-net: %s offloads csum=%s guest_csum=%s "
-		   "guest_tso4=%s mrg_rxbuf=%s host_tso4=off(lwIP sends "
-		   "MSS-sized segments)\n",
+		   "guest_tso4=%s mrg_rxbuf=%s host_tso4=off(lwIP-sends-"
+		   "MSS-sized-segments)\n",
 		   vn->dev.name,
 		   offload_word(vn, VIRTIO_NET_F_CSUM, vnet_allowed.csum),
 		   offload_word(vn, VIRTIO_NET_F_GUEST_CSUM, vnet_allowed.csum),

@@ -1153,7 +1153,7 @@ static void test_offloads_switched_off_are_not_negotiated(void **state)
 			 1ull << VIRTIO_NET_F_MRG_RXBUF);
 	assert_int_equal(dev->offloads, 0);
 	assert_non_null(strstr(printed, "csum=off(switch)"));
-	assert_non_null(strstr(printed, "guest_tso4=off(needs csum+mrg)"));
+	assert_non_null(strstr(printed, "guest_tso4=off(needs-csum+mrg)"));
 }
 
 static void test_tso_offered_without_mrg_is_not_negotiated(void **state)
