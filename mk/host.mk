@@ -118,3 +118,4 @@ test-host-unit: deps-host $(HOST_UNIT_BINS)
 
 test-host-stress: deps-host $(HOST_STRESS_BINS)
 	@TSAN_OPTIONS=halt_on_error=1 tools/run-host-tests $(HOST_STRESS_BINS)
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_libc_memcpy): libc/memcpy.c
