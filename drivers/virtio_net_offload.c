@@ -6,14 +6,17 @@
  *
  * TX checksum (VIRTIO_NET_F_CSUM). The stack leaves TCP and UDP sums to
  * us (netdev.offloads NETDEV_OFF_TX_CSUM). For a whole IPv4 TCP or UDP
- * datagram we set NEEDS_CSUM, csum_start = the L4 header, csum_offset =
+ * datagram, or an IPv6 one with TCP/UDP right after the fixed header,
+ * we set NEEDS_CSUM, csum_start = the L4 header, csum_offset =
  * the sum field's place in it, and write the pseudo-header sum (source,
  * destination, protocol, L4 length; folded, not inverted) into that field,
  * as the spec asks: the device then sums from csum_start to the end and
  * stores the complement. A fragment cannot be summed by the device (the
  * sum covers every fragment); lwIP computes the UDP sum before it
  * fragments, so without it a fragment goes with a zero UDP sum, which
- * IPv4 reads as "no sum" (RFC 768). Headers are read through the scatter
+ * IPv4 reads as "no sum" (RFC 768); IPv6 has no such "no sum", so a
+ * fragmented IPv6 UDP datagram would go out unsummed (lwIP fragments
+ * only UDP datagrams beyond the MTU). Headers are read through the scatter
  * list, so a header split over segments is handled too.
  *
  * RX checksum (VIRTIO_NET_F_GUEST_CSUM). DATA_VALID: the device checked
@@ -31,12 +34,14 @@
 
 #define ETH_HLEN     14
 #define ETHTYPE_IPV4 0x0800
+#define ETHTYPE_IPV6 0x86dd
+#define IPV6_HLEN    40
 #define IP_PROTO_TCP 6
 #define IP_PROTO_UDP 17
 #define TCP_CSUM_OFF 16
 #define UDP_CSUM_OFF 6
 #define IP_FRAG_MASK 0x3fff		  /* MF and the fragment offset */
-#define HDR_PEEK     (ETH_HLEN + 60 + 20) /* Ethernet + IP + TCP fixed */
+#define HDR_PEEK     (ETH_HLEN + 60 + 20) /* Ethernet + IPv4 + TCP fixed */
 
 /* Copy n bytes at frame offset off out of the scatter list; returns the
  * bytes copied (fewer when the frame is shorter). */
@@ -79,6 +84,54 @@ static uint32_t be16_at(const uint8_t *p)
 	return (uint32_t)p[0] << 8 | p[1];
 }
 
+/* The sum field's offset in an L4 header of protocol proto, l4len bytes
+ * long; 0 when it is neither TCP nor UDP or too short. */
+static uint32_t l4_field(uint8_t proto, uint32_t l4len)
+{
+	if (proto == IP_PROTO_TCP && l4len >= 20)
+		return TCP_CSUM_OFF;
+	if (proto == IP_PROTO_UDP && l4len >= 8)
+		return UDP_CSUM_OFF;
+	return 0;
+}
+
+/* Seed the field at frame offset l4 + field with the folded pseudo-header
+ * sum and ask the device for the rest. */
+static int request_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg,
+			uint32_t l4, uint32_t field, uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sg_put(sg, nsg, l4 + field, (uint8_t)(sum >> 8));
+	sg_put(sg, nsg, l4 + field + 1, (uint8_t)sum);
+	h->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	h->csum_start = (uint16_t)l4;
+	h->csum_offset = (uint16_t)field;
+	return 1;
+}
+
+/* IPv6 (lwIP's per-netif sum switches cover both families): TCP or UDP
+ * right after the fixed header. Anything behind an extension header
+ * (lwIP sends only the fragment header) is left alone. */
+static int tx_csum_ipv6(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg,
+			const uint8_t *b, uint32_t got)
+{
+	uint32_t l4len, field, sum = 0;
+	uint8_t nh;
+
+	if (got < ETH_HLEN + IPV6_HLEN || (b[ETH_HLEN] >> 4) != 6)
+		return 0;
+	l4len = be16_at(b + ETH_HLEN + 4);
+	nh = b[ETH_HLEN + 6];
+	field = l4_field(nh, l4len);
+	if (!field || got < ETH_HLEN + IPV6_HLEN + field + 2)
+		return 0;
+	for (int i = 0; i < 32; i += 2) /* source and destination */
+		sum += be16_at(b + ETH_HLEN + 8 + i);
+	return request_csum(h, sg, nsg, ETH_HLEN + IPV6_HLEN, field,
+			    sum + nh + l4len);
+}
+
 int vnet_tx_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg)
 {
 	uint8_t b[HDR_PEEK];
@@ -87,6 +140,8 @@ int vnet_tx_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg)
 	uint8_t proto;
 
 	*h = (struct vnet_hdr){0};
+	if (got >= ETH_HLEN && be16_at(b + 12) == ETHTYPE_IPV6)
+		return tx_csum_ipv6(h, sg, nsg, b, got);
 	if (got < ETH_HLEN + 20 || be16_at(b + 12) != ETHTYPE_IPV4)
 		return 0;
 	ihl = (b[ETH_HLEN] & 15u) * 4;
@@ -96,26 +151,14 @@ int vnet_tx_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg)
 	    (be16_at(b + ETH_HLEN + 6) & IP_FRAG_MASK))
 		return 0;
 	l4len = tot - ihl;
-	if (proto == IP_PROTO_TCP && l4len >= 20)
-		field = TCP_CSUM_OFF;
-	else if (proto == IP_PROTO_UDP && l4len >= 8)
-		field = UDP_CSUM_OFF;
-	else
-		return 0;
+	field = l4_field(proto, l4len);
 	/* The field must be inside the frame we were given. */
-	if (got < ETH_HLEN + ihl + field + 2)
+	if (!field || got < ETH_HLEN + ihl + field + 2)
 		return 0;
 	sum = be16_at(b + ETH_HLEN + 12) + be16_at(b + ETH_HLEN + 14) +
 	      be16_at(b + ETH_HLEN + 16) + be16_at(b + ETH_HLEN + 18) + proto +
 	      l4len;
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sg_put(sg, nsg, ETH_HLEN + ihl + field, (uint8_t)(sum >> 8));
-	sg_put(sg, nsg, ETH_HLEN + ihl + field + 1, (uint8_t)sum);
-	h->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-	h->csum_start = (uint16_t)(ETH_HLEN + ihl);
-	h->csum_offset = (uint16_t)field;
-	return 1;
+	return request_csum(h, sg, nsg, ETH_HLEN + ihl, field, sum);
 }
 
 /* Is this an IPv4 fragment (its sum belongs to the whole datagram)? */

@@ -1398,6 +1398,43 @@ static void test_tx_csum_request_verifies_tcp_and_udp(void **state)
 	assert_int_equal(dev->queues[0].stats.tx_csum_offloaded, 3);
 }
 
+static void test_tx_csum_request_verifies_ipv6_udp(void **state)
+{
+	uint8_t f[200];
+	struct netdev_sg sg[2] = {{f, 57}, {f + 57, sizeof(f) - 57}};
+	const struct vnet_hdr *h;
+	uint32_t sum, len6 = sizeof(f) - 54;
+	int head;
+
+	(void)state;
+	probe_offloads(OFFLOAD_BITS, all_on);
+	memset(f, 0, sizeof(f));
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	f[14] = 0x60;
+	f[18] = (uint8_t)(len6 >> 8);
+	f[19] = (uint8_t)len6;
+	f[20] = 17;
+	for (int i = 22; i < 54; i++) /* source and destination */
+		f[i] = (uint8_t)(i * 13);
+	for (uint32_t i = 62; i < sizeof(f); i++)
+		f[i] = (uint8_t)(i * 7);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg, 2, (void *)0x98), 0);
+	head = hw_take(VNET_TXQ(0));
+	h = (const struct vnet_hdr *)(uintptr_t)hw.q[VNET_TXQ(0)]
+		    .desc[head]
+		    .addr;
+	assert_int_equal(h->flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(h->csum_start, 54);
+	assert_int_equal(h->csum_offset, 6);
+	sum = ref_sum(f + 54, len6, 0);
+	f[60] = (uint8_t)(~sum >> 8);
+	f[61] = (uint8_t)~sum;
+	/* Pseudo header: addresses, length, next header. */
+	sum = ref_sum(f + 22, 32, 17 + len6);
+	assert_int_equal(ref_sum(f + 54, len6, sum), 0xffff);
+}
+
 static void test_tx_fragments_and_non_ip_ask_for_nothing(void **state)
 {
 	uint8_t f[100];
@@ -1473,6 +1510,7 @@ int main(void)
 		TB(test_csum_flags_without_guest_csum_are_dropped),
 		TB(test_bad_length_mid_chain_drops_the_rest),
 		TB(test_tx_csum_request_verifies_tcp_and_udp),
+		TB(test_tx_csum_request_verifies_ipv6_udp),
 		TB(test_tx_fragments_and_non_ip_ask_for_nothing),
 	};
 
