@@ -65,6 +65,9 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_console_line):
 	kernel/console_line.c kernel/console_line.h kernel/config.h
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_shell_words): \
 	kernel/shell_words.c kernel/shell_words.h
+# ip6=/gw6='s address text, also plain C.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_ip6_text): \
+	kernel/ip6_text.c kernel/ip6_text.h
 
 # The driver tests compile drivers/ sources into themselves. These lines
 # sit here, after HOST_VARIANTS is set: in mk/net.mk (included first) the

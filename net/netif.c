@@ -23,6 +23,7 @@
 #include "drivers/netdev.h"
 #include "kernel/percpu.h"
 #include "lwip/etharp.h"
+#include "lwip/ethip6.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/snmp.h"
@@ -185,15 +186,20 @@ static err_t glue_netif_init(struct netif *nif)
 	nif->hwaddr_len = ETH_HWADDR_LEN;
 	memcpy(nif->hwaddr, dev->mac, ETH_HWADDR_LEN);
 	nif->mtu = dev->mtu;
-	nif->flags =
-		NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
-	/* A device that fills TCP/UDP sums: lwIP leaves them zero (IPv4
-	 * headers and ICMP are still summed here). */
+	/* MLD6: lwIP sends MLD reports for the solicited-node groups of our
+	 * addresses. No mld_mac_filter: every NIC already hands us all
+	 * multicast (33:33:... included): virtio-net starts promiscuous and
+	 * we negotiate no CTRL_RX to narrow it; e1000/e1000e set RCTL.MPE. */
+	nif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP |
+		     NETIF_FLAG_ETHERNET | NETIF_FLAG_MLD6;
+	/* A device that fills TCP/UDP sums (IPv4 and IPv6): lwIP leaves
+	 * them zero (IP headers, ICMP and ICMPv6 are still summed here). */
 	NETIF_SET_CHECKSUM_CTRL(nif, NETIF_CHECKSUM_ENABLE_ALL);
 	if (dev->offloads & NETDEV_OFF_TX_CSUM)
 		nif->chksum_flags &= (u16_t) ~(NETIF_CHECKSUM_GEN_TCP |
 					       NETIF_CHECKSUM_GEN_UDP);
 	nif->output = etharp_output;
+	nif->output_ip6 = ethip6_output;
 	nif->linkoutput = glue_linkoutput;
 	netif_set_hostname(nif, net_config.hostname);
 	return ERR_OK;
