@@ -86,7 +86,8 @@ static const struct key keys[] = {
 	{"bench", "", v_list, "pages|slab|frag|qmempool|alfq|xcpu|net|all",
 	 "in-kernel benchmarks to run"},
 	{"selftest", "", v_list,
-	 "fault|fault_ap|panic|mm|slab|frag|qmempool|smp|irq|printf|none",
+	 "fault|fault_ap|panic|mm|slab|frag|qmempool|misuse|smp|irq|printf|"
+	 "net|none",
 	 "boot self-tests"},
 	{"exit_after_boot", "0", v_choice, "0|1",
 	 "leave QEMU (isa-debug-exit) after the boot report"},
