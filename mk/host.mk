@@ -138,3 +138,6 @@ INJECT_EVERY := failslab=every:50 fail_page_alloc=every:97 \
 test-host-inject: deps-host $(INJECT_BINS)
 	@MM_FAULT="$(INJECT_RANDOM)" tools/run-host-tests $(INJECT_BINS) && \
 	MM_FAULT="$(INJECT_EVERY)" tools/run-host-tests $(INJECT_BINS)
+
+# tests/host/test_libc_memcpy.c compiles libc/memcpy.c into itself.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_libc_memcpy): libc/memcpy.c
