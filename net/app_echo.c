@@ -6,7 +6,11 @@
  * TCP: received bytes are queued back with tcp_write(); when the send
  * buffer is full the received pbuf chain is kept (not acknowledged to the
  * window) and retried from the sent callback, so a fast sender is slowed
- * by TCP flow control instead of losing data.
+ * by TCP flow control instead of losing data. The poll callback retries
+ * too: when tcp_write() fails for want of memory with nothing in flight,
+ * no sent callback ever comes, and without the poll the kept chain (the
+ * received buffers) stayed held for good (seen at -m 8M after a flood:
+ * one RX buffer never came back, or the guest went mute).
  */
 #include <stdbool.h>
 
@@ -15,7 +19,8 @@
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
 
-#define ECHO_PORT 7
+#define ECHO_PORT	   7
+#define ECHO_POLL_INTERVAL 2 /* lwIP's coarse timer ticks: 1 s */
 
 struct echo_conn {
 	struct pbuf *pending; /* received bytes not yet queued for sending */
@@ -30,19 +35,24 @@ static void udp_echo_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p,
 	pbuf_free(p);
 }
 
-static void echo_close(struct tcp_pcb *pcb, struct echo_conn *c)
+/* Returns ERR_ABRT if the pcb had to be aborted (a callback must then
+ * return it to lwIP), else ERR_OK. */
+static err_t echo_close(struct tcp_pcb *pcb, struct echo_conn *c)
 {
 	tcp_arg(pcb, NULL);
 	tcp_recv(pcb, NULL);
 	tcp_sent(pcb, NULL);
 	tcp_err(pcb, NULL);
+	tcp_poll(pcb, NULL, 0);
 	if (c) {
 		if (c->pending)
 			pbuf_free(c->pending);
 		mem_free(c);
 	}
-	if (tcp_close(pcb) != ERR_OK)
-		tcp_abort(pcb);
+	if (tcp_close(pcb) == ERR_OK)
+		return ERR_OK;
+	tcp_abort(pcb);
+	return ERR_ABRT;
 }
 
 /*
@@ -54,7 +64,7 @@ static void echo_close(struct tcp_pcb *pcb, struct echo_conn *c)
  * tot_len counts, and whole segments of the echo were lost (seen on a tap,
  * where the host keeps the window full: 4 of 4 256 KiB echoes short).
  */
-static void echo_flush(struct tcp_pcb *pcb, struct echo_conn *c)
+static err_t echo_flush(struct tcp_pcb *pcb, struct echo_conn *c)
 {
 	struct pbuf *q = c->pending;
 	uint16_t room = tcp_sndbuf(pcb), done = 0;
@@ -78,7 +88,8 @@ static void echo_flush(struct tcp_pcb *pcb, struct echo_conn *c)
 	}
 	tcp_output(pcb);
 	if (c->closing && !c->pending)
-		echo_close(pcb, c);
+		return echo_close(pcb, c);
+	return ERR_OK;
 }
 
 static err_t echo_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
@@ -90,23 +101,28 @@ static err_t echo_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
 		if (p)
 			pbuf_free(p);
 		c->closing = true;
-		if (!c->pending)
-			echo_close(pcb, c);
-		return ERR_OK;
+		return c->pending ? ERR_OK : echo_close(pcb, c);
 	}
 	if (c->pending)
 		pbuf_cat(c->pending, p);
 	else
 		c->pending = p;
-	echo_flush(pcb, c);
-	return ERR_OK;
+	return echo_flush(pcb, c);
 }
 
 static err_t echo_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
 	(void)len;
-	echo_flush(pcb, arg);
-	return ERR_OK;
+	return echo_flush(pcb, arg);
+}
+
+/* Every second while the connection lives: retry a kept chain that a
+ * failed tcp_write() left with nothing in flight to call echo_sent. */
+static err_t echo_poll(void *arg, struct tcp_pcb *pcb)
+{
+	struct echo_conn *c = arg;
+
+	return c && c->pending ? echo_flush(pcb, c) : ERR_OK;
 }
 
 static void echo_err(void *arg, err_t err)
@@ -135,6 +151,7 @@ static err_t echo_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	tcp_recv(pcb, echo_recv);
 	tcp_sent(pcb, echo_sent);
 	tcp_err(pcb, echo_err);
+	tcp_poll(pcb, echo_poll, ECHO_POLL_INTERVAL);
 	return ERR_OK;
 }
 
