@@ -376,6 +376,48 @@ void qmempool_forget_all(void)
 	mm_spin_unlock_irqrestore(&qmp_lock, flags);
 }
 
+/*
+ * Give one pool's cached objects back to its slab cache: this CPU's
+ * localq (interrupts masked: the any-context calls use it too) and every
+ * node's sharedq (MC dequeues, safe against other CPUs). Other CPUs'
+ * localqs stay: only their owner may touch them.
+ */
+static unsigned long qmp_shrink(struct qmempool *pool)
+{
+	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
+	unsigned long flags = mm_irq_save();
+	uint32_t n = atomic_load_explicit(&pc->count, memory_order_relaxed);
+	unsigned long freed = n;
+	void *objs[QMEMPOOL_BULK];
+
+	if (n) {
+		atomic_store_explicit(&pc->count, 0, memory_order_relaxed);
+		kmem_cache_free_bulk(pool->cache, n, pc->objs);
+	}
+	mm_irq_restore(flags);
+	for (int nid = 0; nid < pool->nr_nodes; nid++) {
+		while ((n = alf_mc_dequeue(pool->sharedq[nid], objs,
+					   QMEMPOOL_BULK)) != 0) {
+			kmem_cache_free_bulk(pool->cache, n, objs);
+			freed += n;
+		}
+	}
+	qmempool_count(&pc->slab_free, freed);
+	return freed;
+}
+
+unsigned long qmempool_shrink_all(void)
+{
+	unsigned long flags = mm_spin_lock_irqsave(&qmp_lock);
+	unsigned long freed = 0;
+	struct list_head *pos;
+
+	list_for_each (pos, &qmp_pools)
+		freed += qmp_shrink(list_entry(pos, struct qmempool, list));
+	mm_spin_unlock_irqrestore(&qmp_lock, flags);
+	return freed;
+}
+
 /* ---- statistics ---------------------------------------------------- */
 
 static unsigned long qmp_read(const atomic_ulong *c)

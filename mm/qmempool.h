@@ -260,6 +260,16 @@ void qmempool_get_stats(const struct qmempool *pool,
  * for a new machine: mm_init() calls it (the host's previous machine and
  * its memory are gone by then).
  */
+/*
+ * qmempool_shrink_all - give every pool's cached objects (this CPU's
+ * localq, every node's sharedq) back to their slab caches, so that
+ * kmem_cache_shrink_all() can then return whole slabs to the page
+ * allocator: the memory-pressure path, when a NIC cannot refill its
+ * ring. Poll context on any CPU; other CPUs' localqs are left alone.
+ * A pool refills from the slab on its next miss. Returns the objects
+ * given back.
+ */
+unsigned long qmempool_shrink_all(void);
 void qmempool_forget_all(void);
 
 #endif /* MM_QMEMPOOL_H */

@@ -17,8 +17,13 @@
  * connection holding the most buffers (tcp_abort: its queues are freed at
  * once, the peer gets a RST if memory allows). One connection per check,
  * so a short squeeze costs one connection, not all; each abort is counted
- * and printed. A ring with even one buffer posted is left alone: frames
- * still come in and TCP can free memory the normal way.
+ * and printed. A ring with enough buffers posted for the largest frame
+ * the device may deliver (one buffer, or NETDEV_RX_CHAIN_MAX with
+ * coalesced receive over mergeable buffers) is left alone: frames still
+ * come in and TCP can free memory the normal way. (With mergeable
+ * buffers, counting only an empty ring as dry left the guest mute for
+ * good at -m 8M: 20-odd buffers posted, fewer than a 64 KiB segment
+ * needs, so the device waited, and nothing was aborted.)
  *
  * Before that, any failed refill since the last check makes us give the
  * allocators' caches back to the page allocator (kmem_cache_shrink_all,
@@ -41,7 +46,7 @@
 
 static struct {
 	uint64_t checks, dry_rings, aborts, none_to_abort;
-	uint64_t reclaims, slabs_reclaimed;
+	uint64_t reclaims, slabs_reclaimed, qmempool_objs_reclaimed;
 	uint64_t last_refill_fail[NETDEV_MAX];
 	uint64_t reclaim_refill_fail[NETDEV_MAX];
 } oom;
@@ -69,12 +74,18 @@ static bool ring_ran_dry(int i)
 	const struct netdev *dev = netdev_get(i);
 	struct netdev_stats sum;
 	uint64_t fails;
+	/* A device that may spread one frame over several buffers (a
+	 * coalesced TCP segment in mergeable buffers: up to
+	 * NETDEV_RX_CHAIN_MAX) cannot deliver it until that many are posted:
+	 * QEMU's virtio-net then waits, and no frame behind it comes in. */
+	uint64_t need =
+		dev->offloads & NETDEV_OFF_RX_BIG ? NETDEV_RX_CHAIN_MAX : 1;
 	bool empty = false, dry;
 
 	netdev_stats_sum(dev, &sum);
 	fails = sum.rx_refill_fail;
 	for (int q = 0; q < dev->nqueues; q++)
-		empty |= dev->queues[q].stats.rx_bufs_posted == 0;
+		empty |= dev->queues[q].stats.rx_bufs_posted < need;
 	dry = empty && fails != oom.last_refill_fail[i];
 
 	oom.last_refill_fail[i] = fails;
@@ -96,6 +107,9 @@ static bool refills_failed(int i)
 static void reclaim_caches(void)
 {
 	oom.reclaims++;
+	/* Objects cached in the pools pin their slabs: back to the slab
+	 * first, so that the shrink can hand those slabs back. */
+	oom.qmempool_objs_reclaimed += qmempool_shrink_all();
 	oom.slabs_reclaimed += kmem_cache_shrink_all();
 	drain_all_pages();
 }
@@ -118,7 +132,7 @@ static void abort_heaviest(const char *nic)
 		return;
 	}
 	oom.aborts++;
-	kprintf("net: out of memory, %s RX ring empty: aborting tcp "
+	kprintf("net: out of memory, %s RX ring starved: aborting tcp "
 		"port %u<->%u holding %u buffers (abort %llu)\n",
 		nic, worst->local_port, worst->remote_port, worst_w,
 		(unsigned long long)oom.aborts);
@@ -156,11 +170,13 @@ int net_oom_stats_json(char *buf, size_t size)
 	return snprintf(buf, size,
 			"{\"checks\":%llu,\"dry_rings\":%llu,\"aborts\":%llu,"
 			"\"none_to_abort\":%llu,\"reclaims\":%llu,"
-			"\"slabs_reclaimed\":%llu}",
+			"\"slabs_reclaimed\":%llu,"
+			"\"qmempool_objs_reclaimed\":%llu}",
 			(unsigned long long)oom.checks,
 			(unsigned long long)oom.dry_rings,
 			(unsigned long long)oom.aborts,
 			(unsigned long long)oom.none_to_abort,
 			(unsigned long long)oom.reclaims,
-			(unsigned long long)oom.slabs_reclaimed);
+			(unsigned long long)oom.slabs_reclaimed,
+			(unsigned long long)oom.qmempool_objs_reclaimed);
 }

@@ -718,6 +718,39 @@ static void stats_never_overflow_a_small_buffer(void **state)
 	qmempool_destroy(a);
 }
 
+/* Memory pressure: the objects a pool caches pin their slabs; after
+ * qmempool_shrink_all() every one is back in the slab and
+ * kmem_cache_shrink() can hand the slabs to the page allocator. */
+static void shrink_all_gives_cached_objects_back_to_the_slab(void **state)
+{
+	struct qmempool *a = qmempool_create(64, 128, 32, cache, GFP_KERNEL);
+	void *objs[96];
+
+	(void)state;
+	assert_non_null(a);
+	for (int i = 0; i < 96; i++)
+		assert_non_null(objs[i] = qmempool_alloc(a, GFP_KERNEL));
+	for (int i = 0; i < 96; i++)
+		qmempool_free(a, objs[i]);
+	unsigned long cached = qmempool_localq_count(&a->cpu[0]);
+	assert_true(cached > 0);
+	assert_int_equal(stats(a).outstanding, 0);
+
+	unsigned long freed = qmempool_shrink_all();
+	assert_true(freed >= cached);
+	assert_int_equal(qmempool_localq_count(&a->cpu[0]), 0);
+	assert_int_equal(stats(a).outstanding, 0);
+	assert_true(kmem_cache_shrink(cache) > 0);
+	/* Still a working pool: the next alloc refills from the slab. */
+	unsigned long refills = stats(a).slab_refill;
+	void *o = qmempool_alloc(a, GFP_KERNEL);
+	assert_non_null(o);
+	assert_int_equal(stats(a).slab_refill, refills + 1);
+	qmempool_free(a, o);
+	qmempool_destroy(a);
+	assert_cache_destroys_clean();
+}
+
 #define T1(f) cmocka_unit_test_setup_teardown(f, boot1, mm_test_teardown)
 #define T2(f) cmocka_unit_test_setup_teardown(f, boot2, mm_test_teardown)
 
@@ -748,6 +781,7 @@ int main(void)
 		T1(destroy_returns_every_object_to_the_slab),
 		T1(objects_still_out_at_destroy_go_back_through_the_slab),
 		T1(destroy_of_null_is_ignored),
+		T1(shrink_all_gives_cached_objects_back_to_the_slab),
 		T2(prealloc_fills_each_node_with_its_own_objects),
 		T2(cpu_gets_objects_of_its_own_node),
 		T2(remote_free_goes_to_the_objects_node_sharedq),
