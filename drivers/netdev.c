@@ -47,15 +47,18 @@ static const struct {
 	const char *name;
 	size_t off;
 } fields[] = {
-	FIELD(rx_packets),     FIELD(rx_bytes),
-	FIELD(rx_dropped),     FIELD(rx_bad_len),
-	FIELD(rx_refills),     FIELD(rx_refill_fail),
-	FIELD(rx_errors),      FIELD(rx_missed),
-	FIELD(rx_bufs_posted), FIELD(rx_bad_completions),
-	FIELD(tx_packets),     FIELD(tx_bytes),
-	FIELD(tx_busy),	       FIELD(tx_completed),
-	FIELD(tx_inflight),    FIELD(tx_bad_completions),
-	FIELD(link_changes),
+	FIELD(rx_packets),	  FIELD(rx_bytes),
+	FIELD(rx_dropped),	  FIELD(rx_bad_len),
+	FIELD(rx_refills),	  FIELD(rx_refill_fail),
+	FIELD(rx_errors),	  FIELD(rx_missed),
+	FIELD(rx_bufs_posted),	  FIELD(rx_bad_completions),
+	FIELD(tx_packets),	  FIELD(tx_bytes),
+	FIELD(tx_busy),		  FIELD(tx_completed),
+	FIELD(tx_inflight),	  FIELD(tx_bad_completions),
+	FIELD(link_changes),	  FIELD(rx_csum_valid),
+	FIELD(rx_csum_partial),	  FIELD(rx_gso_frames),
+	FIELD(rx_mrg_chains),	  FIELD(rx_bad_hdr),
+	FIELD(tx_csum_offloaded),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 _Static_assert(NFIELDS * sizeof(uint64_t) == sizeof(struct netdev_stats),
@@ -78,6 +81,17 @@ void netdev_stats_sum(const struct netdev *dev, struct netdev_stats *out)
 		for (size_t i = 0; i < NFIELDS; i++)
 			*field(out, i) += field_of(&dev->queues[q].stats, i);
 }
+
+/* The offloads a device does for the stack, as /stats.json names them. */
+static const struct {
+	unsigned int bit;
+	const char *name;
+} offload_names[] = {
+	{NETDEV_OFF_TX_CSUM, "tx_csum"},
+	{NETDEV_OFF_RX_CSUM, "rx_csum"},
+	{NETDEV_OFF_RX_BIG, "rx_big"},
+};
+#define NOFFLOADS (sizeof(offload_names) / sizeof(offload_names[0]))
 
 /* Appends to buf at *n with snprintf semantics (never past size). */
 #define APPEND(...)                                         \
@@ -106,7 +120,12 @@ static size_t device_json(char *buf, size_t size, const struct netdev *d)
 	size_t n = 0;
 
 	netdev_stats_sum(d, &sum);
-	APPEND("\"%s\":{\"kind\":\"%s\",", d->name, d->kind);
+	APPEND("\"%s\":{\"kind\":\"%s\",\"offloads\":[", d->name, d->kind);
+	for (size_t i = 0, sep = 0; i < NOFFLOADS; i++)
+		if (d->offloads & offload_names[i].bit)
+			APPEND("%s\"%s\"", sep++ ? "," : "",
+			       offload_names[i].name);
+	APPEND("],");
 	n += stats_members(buf + (n < size ? n : size), n < size ? size - n : 0,
 			   &sum);
 	APPEND(",\"queues\":[");

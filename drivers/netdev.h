@@ -40,13 +40,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NETDEV_MAX	  4
-#define NETDEV_MAX_SG	  16   /* segments in one transmitted frame */
-#define NETDEV_FRAME_MAX  1514 /* Ethernet header + 1500 bytes MTU, no FCS */
+#define NETDEV_MAX	    4
+#define NETDEV_MAX_SG	    16	 /* segments in one transmitted frame */
+#define NETDEV_FRAME_MAX    1514 /* Ethernet header + 1500 bytes MTU, no FCS */
+/* A received TCPv4 segment coalesced by the device (virtio GUEST_TSO4) is
+ * at most 65535 bytes (a pbuf's tot_len), handed up as a chain of at most
+ * this many buffers (NETDEV_RX_MORE). */
+#define NETDEV_RX_BIG_MAX   65535
+#define NETDEV_RX_CHAIN_MAX 34
+
+/* rx callback flags. */
+#define NETDEV_RX_CSUM_OK \
+	1u		  /* TCP/UDP checksum checked (or not needed:
+			      * the frame never crossed a wire) */
+#define NETDEV_RX_MORE 2u /* the frame continues in the next buffer */
+
+/* netdev.offloads: what the driver does for the stack. */
+#define NETDEV_OFF_TX_CSUM \
+	1u		      /* fills the TCP/UDP checksum of IPv4
+			       * frames: the stack leaves it */
+#define NETDEV_OFF_RX_CSUM 2u /* may flag RX frames NETDEV_RX_CSUM_OK */
+#define NETDEV_OFF_RX_BIG  4u /* may hand up chains of NETDEV_RX_MORE */
 /* Queue pairs per device: one per CPU up to this many. 16 covers the
  * machines this kernel is run on (QEMU tests use 4); CPUs beyond the
  * pairs own no queue and leave the packet work to those that do. */
-#define NETDEV_MAX_QUEUES 16
+#define NETDEV_MAX_QUEUES  16
 
 struct netdev;
 
@@ -83,6 +101,14 @@ struct netdev_stats {
 	/* link went up or down (e1000, e1000e; the link check runs under
 	 * the stack's TX guard, on queue 0's CPU) */
 	uint64_t link_changes;
+	/* offloads (virtio-net): RX half */
+	uint64_t rx_csum_valid;	  /* device said DATA_VALID */
+	uint64_t rx_csum_partial; /* NEEDS_CSUM: never crossed a wire */
+	uint64_t rx_gso_frames;	  /* coalesced TCP segments (GUEST_TSO4) */
+	uint64_t rx_mrg_chains;	  /* frames over more than one buffer */
+	uint64_t rx_bad_hdr;	  /* malformed device header: dropped */
+	/* TX half */
+	uint64_t tx_csum_offloaded; /* frames whose sum the device fills */
 };
 
 /* One RX/TX queue pair. Aligned so two CPUs' counters never share a line. */
@@ -126,8 +152,14 @@ struct netdev {
 	const struct netdev_ops *ops;
 	void *priv; /* driver state */
 
-	/* Set by the stack before the first poll. */
-	void (*rx)(struct netdev *dev, int q, void *frame, uint32_t len);
+	unsigned int offloads; /* NETDEV_OFF_*, set at probe */
+
+	/* Set by the stack before the first poll. rx takes one buffer of a
+	 * frame (flags NETDEV_RX_*): a frame of several buffers comes as
+	 * consecutive calls, all but the last with NETDEV_RX_MORE, the
+	 * flags of the last holding for the frame. */
+	void (*rx)(struct netdev *dev, int q, void *frame, uint32_t len,
+		   unsigned int flags);
 	void (*tx_done)(struct netdev *dev, int q, void *cookie);
 	void *stack; /* the stack's per-device state (a netif) */
 

@@ -9,14 +9,17 @@
  * RX: every RX descriptor is one device-writable buffer of RX_BUF_SIZE
  * bytes from napi_alloc_frag() on the queue's CPU (rx_poll runs there, so
  * the buffers come from that CPU's per-CPU frag cache and node), big
- * enough for the virtio-net header plus a full 1514-byte frame (we offer
- * neither MRG_RXBUF nor any receive offload, so the device never writes
- * more frames into one buffer, nor bigger ones). A completed buffer is
- * handed up zero-copy (ownership moves to the stack) and the slot
- * refilled. A length the device reports outside [header, buffer] is
- * dropped and counted in rx_bad_len, never trusted.
+ * enough for the virtio-net header plus a full 1514-byte frame. With
+ * MRG_RXBUF (and GUEST_TSO4, which needs it here) a frame of up to 64 KiB
+ * spans num_buffers such buffers; they are handed up zero-copy as one
+ * chain of NETDEV_RX_MORE calls (the stack makes them a pbuf chain), so
+ * no 64 KiB buffer is ever posted. Ownership of each buffer moves to the
+ * stack and the slot is refilled. A length the device reports outside
+ * [header, buffer], or a header we refuse (virtio_net_offload.c), drops
+ * the frame, counted, never trusted.
  *
- * TX: one chain per frame: a driver-owned zeroed header (no offload
+ * TX: one chain per frame: a driver-owned header (NEEDS_CSUM when the
+ * device fills the TCP/UDP sum, virtio_net_offload.c; else nothing
  * requested) followed by the stack's segments, read in place by the
  * device. When the device returns the chain the stack's cookie goes back
  * through tx_done, and only then does the stack free the bytes. xmit and
@@ -51,22 +54,97 @@ static void rx_refill(struct vnet *vn, int q)
 	virtq_kick(vq);
 }
 
-/* Check the device's length, strip the header, hand the frame up. */
-static void vnet_rx_one(struct vnet *vn, int q, uint8_t *buf, uint32_t len)
+/* Throw away the buffers gathered for a frame we refuse. */
+static void rx_chain_drop(struct vnet_rx_chain *c)
+{
+	for (int i = 0; i < c->have; i++)
+		page_frag_free(c->buf[i]);
+	c->have = c->want = 0;
+}
+
+/* A whole frame is gathered: check its header, hand its buffers up. */
+static void vnet_rx_frame(struct vnet *vn, int q, struct vnet_rx_chain *c)
 {
 	struct netdev *dev = &vn->dev;
 	struct netdev_stats *st = &dev->queues[q].stats;
+	int flags = vnet_rx_check(vn, &c->hdr, c->buf[0], c->len[0], c->bytes);
+	int last = c->have - 1;
 
-	if (len < vn->hdr_len || len > RX_BUF_SIZE ||
-	    len - vn->hdr_len > NETDEV_FRAME_MAX) {
-		st->rx_bad_len++;
+	if (flags < 0) {
+		st->rx_bad_hdr++;
+		rx_chain_drop(c);
+		return;
+	}
+	st->rx_csum_valid += !!(c->hdr.flags & VIRTIO_NET_HDR_F_DATA_VALID);
+	st->rx_csum_partial += !!(c->hdr.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	st->rx_gso_frames += c->hdr.gso_type != VIRTIO_NET_HDR_GSO_NONE;
+	st->rx_mrg_chains += c->have > 1;
+	st->rx_packets++;
+	st->rx_bytes += c->bytes;
+	/* Empty buffers after the first carry nothing: not handed up. */
+	while (last > 0 && c->len[last] == 0)
+		page_frag_free(c->buf[last--]);
+	for (int i = 0; i <= last; i++) {
+		if (i > 0 && c->len[i] == 0) {
+			page_frag_free(c->buf[i]);
+			continue;
+		}
+		dev->rx(dev, q, c->buf[i], c->len[i],
+			(unsigned int)flags | (i < last ? NETDEV_RX_MORE : 0));
+	}
+	c->have = c->want = 0;
+}
+
+/*
+ * One reaped RX buffer. Its frame's first buffer opens with the header;
+ * with MRG_RXBUF the header's num_buffers says how many buffers the frame
+ * spans (they may come over several polls: the chain is kept per pair).
+ * A length outside [header, buffer] is counted in rx_bad_len and a
+ * num_buffers of 0 or above VNET_MRG_MAX in rx_bad_hdr, and the frame's
+ * buffers are freed, never trusted.
+ */
+static void vnet_rx_buf(struct vnet *vn, int q, uint8_t *buf, uint32_t len)
+{
+	struct vnet_rx_chain *c = &vn->pairs[q].chain;
+	struct netdev_stats *st = &vn->dev.queues[q].stats;
+
+	if (c->skip) { /* the rest of a frame whose header we refused */
+		c->skip--;
 		page_frag_free(buf);
 		return;
 	}
-	len -= vn->hdr_len;
-	st->rx_packets++;
-	st->rx_bytes += len;
-	dev->rx(dev, q, buf + vn->hdr_len, len);
+	if (len > RX_BUF_SIZE || (c->want == 0 && len < vn->hdr_len)) {
+		st->rx_bad_len++;
+		page_frag_free(buf);
+		/* Mid-frame: the frame's remaining buffers go too. */
+		if (c->want)
+			c->skip = c->want - c->have - 1;
+		rx_chain_drop(c);
+		return;
+	}
+	if (c->want == 0) {
+		memcpy(&c->hdr, buf, vn->hdr_len);
+		c->want = vn->mrg ? c->hdr.num_buffers : 1;
+		if (c->want < 1 || c->want > VNET_MRG_MAX) {
+			st->rx_bad_hdr++;
+			/* Its other buffers follow: drop them too. */
+			c->skip = c->want > VNET_QUEUE_MAX ? VNET_QUEUE_MAX - 1
+				  : c->want > 0		   ? c->want - 1
+							   : 0;
+			c->want = 0;
+			page_frag_free(buf);
+			return;
+		}
+		c->bytes = 0;
+		buf += vn->hdr_len;
+		len -= vn->hdr_len;
+	}
+	c->buf[c->have] = buf;
+	c->len[c->have] = len;
+	c->have++;
+	c->bytes += len;
+	if (c->have == c->want)
+		vnet_rx_frame(vn, q, c);
 }
 
 /*
@@ -98,7 +176,7 @@ static int vnet_rx_poll(struct netdev *dev, int q, int budget)
 	if (vq->num_free)
 		rx_refill(vn, q);
 	for (int i = 0; i < n; i++)
-		vnet_rx_one(vn, q, got[i].buf, got[i].len);
+		vnet_rx_buf(vn, q, got[i].buf, got[i].len);
 	st->rx_bad_completions = vq->bad_used;
 	return n;
 }
@@ -151,6 +229,10 @@ static int vnet_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
 	/* The chain's head descriptor is the free-list head: its header slot
 	 * is free for as long as the chain is in flight. */
 	head = p->txq.free_head;
+	if (vn->tx_csum && vnet_tx_csum(&p->tx_hdrs[head], sg, nsg))
+		st->tx_csum_offloaded++;
+	else
+		p->tx_hdrs[head] = (struct vnet_hdr){0};
 	bufs[0] = (struct virtq_buf){drv_dma_addr(&p->tx_hdrs[head]),
 				     vn->hdr_len, 0};
 	for (int i = 0; i < nsg; i++) {

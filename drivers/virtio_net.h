@@ -8,6 +8,20 @@
 
 #include <stdbool.h>
 
+/* Offloads the driver may use when the device offers them (all by
+ * default): csum: CSUM and GUEST_CSUM; tso: GUEST_TSO4 (needs csum and
+ * mrg); mrg: MRG_RXBUF. */
+struct virtio_net_offloads {
+	bool csum, tso, mrg;
+};
+
+/**
+ * virtio_net_allow_offloads - what later probes may negotiate (boot
+ * switches virtio_csum=, virtio_tso=, virtio_mrg=, for A/B runs).
+ * Context: boot, before virtio_net_probe().
+ */
+void virtio_net_allow_offloads(const struct virtio_net_offloads *o);
+
 /**
  * virtio_net_probe - bind every virtio-net PCI function found.
  * @allow_modern: false forces the legacy transport (for tests of it).

@@ -7,6 +7,7 @@
 #ifndef DRIVERS_VIRTIO_NET_INTERNAL_H
 #define DRIVERS_VIRTIO_NET_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "netdev.h"
@@ -15,11 +16,22 @@
 #include "virtqueue.h"
 
 /* Feature bits (virtio 1.x spec 5.1.3). */
-#define VIRTIO_NET_F_MAC     5
-#define VIRTIO_NET_F_STATUS  16
-#define VIRTIO_NET_F_CTRL_VQ 17
-#define VIRTIO_NET_F_MQ	     22
-#define VIRTIO_NET_S_LINK_UP 1
+#define VIRTIO_NET_F_CSUM	0  /* device fills TX TCP/UDP checksums */
+#define VIRTIO_NET_F_GUEST_CSUM 1  /* RX frames may come checksum-flagged */
+#define VIRTIO_NET_F_GUEST_TSO4 7  /* RX TCPv4 frames up to 64 KiB */
+#define VIRTIO_NET_F_MRG_RXBUF	15 /* one RX frame over several buffers */
+#define VIRTIO_NET_F_MAC	5
+#define VIRTIO_NET_F_STATUS	16
+#define VIRTIO_NET_F_CTRL_VQ	17
+#define VIRTIO_NET_F_MQ		22
+#define VIRTIO_NET_S_LINK_UP	1
+
+/* vnet_hdr.flags and gso_type (spec 5.1.6). */
+#define VIRTIO_NET_HDR_F_NEEDS_CSUM 1 /* sum from csum_start into offset */
+#define VIRTIO_NET_HDR_F_DATA_VALID 2 /* RX: the device checked the sum */
+#define VIRTIO_NET_HDR_GSO_NONE	    0
+#define VIRTIO_NET_HDR_GSO_TCPV4    1
+#define VIRTIO_NET_HDR_GSO_ECN	    0x80
 
 /* Device configuration (spec 5.1.4): mac[6], status, max_virtqueue_pairs. */
 #define VNET_CFG_MAC	   0
@@ -39,6 +51,9 @@
 #define VNET_MAX_DEVS	    4
 /* Most frames taken per rx_poll call (the stack's budget is capped to it). */
 #define VNET_POLL_MAX	    64
+/* Most buffers one mergeable RX frame may span: a 65535-byte frame in
+ * 2048-byte buffers takes 33 (netdev.h's NETDEV_RX_CHAIN_MAX). */
+#define VNET_MRG_MAX	    NETDEV_RX_CHAIN_MAX
 
 struct vnet_hdr {
 	uint8_t flags;
@@ -50,18 +65,40 @@ struct vnet_hdr {
 	uint16_t num_buffers; /* present only with VERSION_1 or MRG_RXBUF */
 };
 
+/*
+ * A mergeable RX frame being gathered: its header says num_buffers, and
+ * the buffers may be reaped over more than one rx_poll. skip counts the
+ * buffers still to throw away after a header we refused.
+ */
+struct vnet_rx_chain {
+	uint8_t *buf[VNET_MRG_MAX];
+	uint32_t len[VNET_MRG_MAX];
+	struct vnet_hdr hdr; /* the first buffer's header */
+	int have, want, skip;
+	uint32_t bytes; /* frame bytes gathered (headers excluded) */
+};
+
 /* One RX/TX pair: the RX ring is its CPU's alone, the TX ring is used
  * under the stack's TX guard (netdev.h). */
 struct vnet_pair {
 	struct virtq rxq, txq;
 	struct vnet_hdr *tx_hdrs; /* one per TX descriptor head */
+	struct vnet_rx_chain chain;
 };
+
+/* What the boot command line allows (virtio_net_allow_offloads): a
+ * feature is used only when allowed and offered. */
+extern struct virtio_net_offloads vnet_allowed;
 
 struct vnet {
 	struct netdev dev;
 	struct virtio_pci vp;
-	uint32_t hdr_len; /* 12 modern, 10 legacy */
-	uint64_t features;
+	uint32_t hdr_len;   /* 12 modern or mergeable, 10 legacy */
+	uint64_t features;  /* negotiated */
+	uint64_t offered;   /* what the device offered, for the report */
+	bool tx_csum;	    /* CSUM: we ask the device to fill TCP/UDP sums */
+	bool rx_csum;	    /* GUEST_CSUM: RX frames may say "sum checked" */
+	bool mrg;	    /* MRG_RXBUF: RX headers carry num_buffers */
 	uint16_t max_pairs; /* what the device offers (1 without MQ) */
 	int npairs;	    /* pairs set up (the netdev uses nqueues of them) */
 	struct vnet_pair pairs[NETDEV_MAX_QUEUES];
@@ -70,6 +107,27 @@ struct vnet {
 
 /* virtio_net.c: the netdev operations, for virtio_net_setup.c. */
 extern const struct netdev_ops vnet_ops;
+
+/* virtio_net_offload.c: the per-frame header work of the offloads. */
+
+/**
+ * vnet_tx_csum - fill @h for one outgoing frame: NEEDS_CSUM with
+ * csum_start/csum_offset and the pseudo-header sum written into the
+ * frame's checksum field when it is a whole IPv4 TCP or UDP datagram,
+ * else a header asking for nothing.
+ * Return: 1 when the device will fill the sum, 0 when not.
+ */
+int vnet_tx_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg);
+
+/**
+ * vnet_rx_check - judge a received frame's header @h against the frame
+ * (@first: its first buffer's bytes, @first_len of them; @total bytes in
+ * all). Return: NETDEV_RX_* flags (CSUM_OK when the device vouches for
+ * the TCP/UDP sum), or -1 for a header we refuse (the caller drops the
+ * frame and counts rx_bad_hdr).
+ */
+int vnet_rx_check(const struct vnet *vn, const struct vnet_hdr *h,
+		  const uint8_t *first, uint32_t first_len, uint32_t total);
 
 static inline int vnet_has(uint64_t features, int bit)
 {

@@ -41,12 +41,46 @@ struct vnet_ctrl_cmd {
 static struct vnet vnets[VNET_MAX_DEVS];
 static int nvnets;
 
+struct virtio_net_offloads vnet_allowed = {true, true, true};
+
+void virtio_net_allow_offloads(const struct virtio_net_offloads *o)
+{
+	vnet_allowed = *o;
+}
+
+/* The offload bits we ask for: what the boot switches allow. GUEST_TSO4
+ * needs GUEST_CSUM (spec 5.1.3.1) and, here, mergeable buffers: we post
+ * 2 KiB buffers only, never the 64 KiB ones a TSO frame needs without. */
+static uint64_t vnet_offload_want(void)
+{
+	uint64_t want = 0;
+
+	if (vnet_allowed.csum)
+		want |= 1ull << VIRTIO_NET_F_CSUM |
+			1ull << VIRTIO_NET_F_GUEST_CSUM;
+	if (vnet_allowed.mrg)
+		want |= 1ull << VIRTIO_NET_F_MRG_RXBUF;
+	if (vnet_allowed.tso && vnet_allowed.csum && vnet_allowed.mrg)
+		want |= 1ull << VIRTIO_NET_F_GUEST_TSO4;
+	return want;
+}
+
+/* Drop what the device offered without what it depends on. */
+static uint64_t vnet_offload_fixup(uint64_t f)
+{
+	if (!vnet_has(f, VIRTIO_NET_F_GUEST_CSUM) ||
+	    !vnet_has(f, VIRTIO_NET_F_MRG_RXBUF))
+		f &= ~(1ull << VIRTIO_NET_F_GUEST_TSO4);
+	return f;
+}
+
 /* Feature negotiation (spec 3.1.1): ACK, DRIVER, features, FEATURES_OK. */
 static int vnet_negotiate(struct vnet *vn)
 {
 	struct virtio_pci *vp = &vn->vp;
 	uint64_t want = 1ull << VIRTIO_NET_F_MAC | 1ull << VIRTIO_NET_F_STATUS |
-			1ull << VIRTIO_NET_F_CTRL_VQ | 1ull << VIRTIO_NET_F_MQ;
+			1ull << VIRTIO_NET_F_CTRL_VQ | 1ull << VIRTIO_NET_F_MQ |
+			vnet_offload_want();
 
 	if (virtio_pci_reset(vp) != 0)
 		return -1;
@@ -54,10 +88,12 @@ static int vnet_negotiate(struct vnet *vn)
 	virtio_pci_add_status(vp, VIRTIO_STATUS_DRIVER);
 	if (vp->modern)
 		want |= 1ull << VIRTIO_F_VERSION_1;
-	vn->features = virtio_pci_get_features(vp) & want;
+	vn->offered = virtio_pci_get_features(vp);
+	vn->features = vn->offered & want;
 	/* MQ without a control queue cannot be switched on: not offered. */
 	if (!vnet_has(vn->features, VIRTIO_NET_F_CTRL_VQ))
 		vn->features &= ~(1ull << VIRTIO_NET_F_MQ);
+	vn->features = vnet_offload_fixup(vn->features);
 	virtio_pci_set_features(vp, vn->features);
 	if (vp->modern) {
 		if (!vnet_has(vn->features, VIRTIO_F_VERSION_1))
@@ -66,7 +102,11 @@ static int vnet_negotiate(struct vnet *vn)
 		if (!(virtio_pci_get_status(vp) & VIRTIO_STATUS_FEATURES_OK))
 			return -1;
 	}
-	vn->hdr_len = vp->modern ? 12 : 10;
+	vn->tx_csum = vnet_has(vn->features, VIRTIO_NET_F_CSUM);
+	vn->rx_csum = vnet_has(vn->features, VIRTIO_NET_F_GUEST_CSUM);
+	vn->mrg = vnet_has(vn->features, VIRTIO_NET_F_MRG_RXBUF);
+	/* num_buffers is there with VERSION_1 or MRG_RXBUF (spec 5.1.6). */
+	vn->hdr_len = vp->modern || vn->mrg ? 12 : 10;
 	return 0;
 }
 
@@ -236,6 +276,11 @@ static int vnet_setup(struct vnet *vn, struct pci_dev *d, bool allow_modern,
 	vn->dev.ops = &vnet_ops;
 	vn->dev.priv = vn;
 	vn->dev.nqueues = 1;
+	vn->dev.offloads = (vn->tx_csum ? NETDEV_OFF_TX_CSUM : 0) |
+			   (vn->rx_csum ? NETDEV_OFF_RX_CSUM : 0) |
+			   (vnet_has(vn->features, VIRTIO_NET_F_GUEST_TSO4)
+				    ? NETDEV_OFF_RX_BIG
+				    : 0);
 	virtio_pci_add_status(&vn->vp, VIRTIO_STATUS_DRIVER_OK);
 	if (vn->npairs > 1 && vnet_set_pairs(vn, vn->npairs) == 0)
 		vn->dev.nqueues = vn->npairs;
@@ -243,6 +288,30 @@ static int vnet_setup(struct vnet *vn, struct pci_dev *d, bool allow_modern,
 fail:
 	vnet_teardown(vn);
 	return -1;
+}
+
+/* One offload's word in the boot report: on, off (not offered), or off
+ * by a boot switch. */
+static const char *offload_word(const struct vnet *vn, int bit, bool allowed)
+{
+	if (vnet_has(vn->features, bit))
+		return "on";
+	if (!allowed)
+		return "off(switch)";
+	return vnet_has(vn->offered, bit) ? "off(needs-csum+mrg)"
+					  : "off(not-offered)";
+}
+
+static void vnet_report_offloads(const struct vnet *vn)
+{
+	drv_printf("virtio-net: %s offloads csum=%s guest_csum=%s "
+		   "guest_tso4=%s mrg_rxbuf=%s host_tso4=off(lwIP-sends-"
+		   "MSS-sized-segments)\n",
+		   vn->dev.name,
+		   offload_word(vn, VIRTIO_NET_F_CSUM, vnet_allowed.csum),
+		   offload_word(vn, VIRTIO_NET_F_GUEST_CSUM, vnet_allowed.csum),
+		   offload_word(vn, VIRTIO_NET_F_GUEST_TSO4, vnet_allowed.tso),
+		   offload_word(vn, VIRTIO_NET_F_MRG_RXBUF, vnet_allowed.mrg));
 }
 
 /* The boot report: who polls which queue, and which CPUs poll none. */
@@ -258,6 +327,7 @@ static void vnet_report(const struct vnet *vn, const struct pci_dev *d)
 		   dev->mac[1], dev->mac[2], dev->mac[3], dev->mac[4],
 		   dev->mac[5], vn->pairs[0].rxq.num, vn->pairs[0].txq.num,
 		   dev->nqueues, vn->max_pairs);
+	vnet_report_offloads(vn);
 	for (int i = 0; i < dev->nqueues; i++)
 		drv_printf("virtio-net: %s queue %d rx=%d tx=%d cpu=%d "
 			   "node=%d\n",

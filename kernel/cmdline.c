@@ -56,6 +56,14 @@ static const struct key keys[] = {
 	 "lwIP memory: its own pools or our allocators"},
 	{"net_queues", "", v_uint, "1-16",
 	 "most RX/TX queue pairs per NIC (default: one per CPU)"},
+	{"virtio_csum", "1", v_choice, "0|1",
+	 "virtio-net checksum offload both ways (CSUM, GUEST_CSUM), when "
+	 "the device offers it"},
+	{"virtio_tso", "1", v_choice, "0|1",
+	 "virtio-net receive of coalesced TCP segments (GUEST_TSO4; needs "
+	 "virtio_csum=1 and virtio_mrg=1)"},
+	{"virtio_mrg", "1", v_choice, "0|1",
+	 "virtio-net mergeable RX buffers (MRG_RXBUF)"},
 	{"app", "echo,http,iperf", v_list, "echo|http|iperf|none",
 	 "network services to start"},
 	{"http_hostport", "", v_uint, "1-65535",
@@ -79,7 +87,7 @@ static const struct key keys[] = {
 	 "in-kernel benchmarks to run"},
 	{"selftest", "", v_list,
 	 "fault|fault_ap|panic|mm|slab|frag|qmempool|misuse|smp|irq|printf|"
-	 "none",
+	 "net|none",
 	 "boot self-tests"},
 	{"exit_after_boot", "0", v_choice, "0|1",
 	 "leave QEMU (isa-debug-exit) after the boot report"},

@@ -175,7 +175,11 @@ const struct ip6_addr *net_ip6_gateway(struct netif *nif,
 /* DHCP sends a host name, handy in a DHCP server's lease list. */
 #define LWIP_NETIF_HOSTNAME	       1
 
-/* ---- Checksums: computed in software (no offload negotiated) ---- */
+/* ---- Checksums: in software, or by the NIC where it offers it ---- */
+/* Per netif, and per received frame: net/netif.c turns off TCP/UDP sum
+ * generation on a NIC that fills them (virtio-net CSUM) and the checks
+ * for a frame the NIC vouched for (GUEST_CSUM). */
+#define LWIP_CHECKSUM_CTRL_PER_NETIF	1
 /* Fold the checksum into the copy tcp_write() does anyway: one pass over
  * the data instead of two. */
 #define LWIP_CHECKSUM_ON_COPY		1

@@ -122,6 +122,7 @@ static int probe_nics(void)
 
 	if (queues > nr_cpus)
 		queues = nr_cpus;
+	virtio_net_allow_offloads(&net_config.virtio);
 	switch (net_config.nic) {
 	case NET_NIC_VIRTIO:
 		return virtio_net_probe(true, queues);

@@ -84,4 +84,7 @@ void net_config_parse(void)
 	net_config.queues = cmdline_given("net_queues")
 				    ? (int)cmdline_get_long("net_queues")
 				    : 0;
+	net_config.virtio = (struct virtio_net_offloads){
+		cmdline_get_bool("virtio_csum"), cmdline_get_bool("virtio_tso"),
+		cmdline_get_bool("virtio_mrg")};
 }

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "drivers/virtio_net.h"
+
 #define NET_APP_ECHO  1u
 #define NET_APP_HTTP  2u
 #define NET_APP_IPERF 4u
@@ -23,6 +25,8 @@ struct net_config {
 	int alloc;	   /* enum net_alloc_mode */
 	const char *hostname;
 	int queues; /* net_queues=: most queue pairs per NIC, 0: one per CPU */
+	/* virtio_csum=, virtio_tso=, virtio_mrg=: offloads allowed */
+	struct virtio_net_offloads virtio;
 };
 
 #define NET_NIC_VIRTIO 0

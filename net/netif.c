@@ -6,8 +6,10 @@
  * rx_poll hands frames (page_frag buffers from that CPU's napi cache) to
  * glue_rx, which only parks them in the queue's batch. Then, under the
  * lwIP core lock, netif_glue_input() turns each parked frame into a pbuf
- * (net_rx_pbuf: zero-copy or copied, by mode) and gives it to lwIP's
- * ethernet_input(). The batch is bounded: rx_poll is asked for no more
+ * (net_rx_pbuf: zero-copy or copied, by mode; a frame the driver handed
+ * up in several buffers, NETDEV_RX_MORE, becomes a pbuf chain) and gives
+ * it to lwIP's ethernet_input(), with lwIP's TCP/UDP checksum checks off
+ * for a frame the device vouched for (NETDEV_RX_CSUM_OK). The batch is bounded: rx_poll is asked for no more
  * than fits, and while the lock is busy the rest waits in the ring.
  * TX: lwIP calls linkoutput with a pbuf chain, always under the core
  * lock; each pbuf with data becomes one scatter-gather segment on the
@@ -38,41 +40,91 @@ struct glue_queue {
 	struct {
 		void *frame;
 		uint32_t len;
-	} batch[NET_RX_BATCH];
+		unsigned int flags; /* NETDEV_RX_* */
+	} batch[NET_RX_BATCH + NETDEV_RX_CHAIN_MAX];
 	int n;
 } __attribute__((aligned(64)));
+
+/* Room for one more chain beyond the budget: a mergeable frame begun in
+ * one poll is handed up whole in a later one (drivers/virtio_net.c). */
+#define GLUE_BATCH_ROOM (NET_RX_BATCH + NETDEV_RX_CHAIN_MAX)
+
+/* The checks lwIP skips for a frame the device vouches for. */
+#define GLUE_RX_TRUSTED (NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP)
 
 static struct glue_queue glue_queues[NETDEV_MAX][NETDEV_MAX_QUEUES];
 static int nglued;
 
 /* rx_poll's callback, outside the lock: park the frame. rx_poll is never
  * asked for more than fits; a driver that hands up more is dropped from. */
-static void glue_rx(struct netdev *dev, int q, void *frame, uint32_t len)
+static void glue_rx(struct netdev *dev, int q, void *frame, uint32_t len,
+		    unsigned int flags)
 {
 	struct glue_queue *gq = dev->queues[q].stack;
 
-	if (gq->n == NET_RX_BATCH) {
+	if (gq->n == GLUE_BATCH_ROOM) {
 		dev->queues[q].stats.rx_dropped++;
 		page_frag_free(frame);
 		return;
 	}
 	gq->batch[gq->n].frame = frame;
 	gq->batch[gq->n].len = len;
+	gq->batch[gq->n].flags = flags;
 	gq->n++;
 }
 
-/* Under the lock: one parked frame into lwIP. */
-static void glue_input_one(struct netdev *dev, int q, void *frame, uint32_t len)
+/* A frame of n parked buffers as one pbuf chain; NULL (every buffer
+ * consumed, counted) on allocation failure. */
+static struct pbuf *glue_frame_pbuf(struct glue_queue *gq, int first, int n)
+{
+	struct pbuf *head = NULL;
+
+	for (int i = first; i < first + n; i++) {
+		struct pbuf *p =
+			net_rx_pbuf(gq->batch[i].frame, gq->batch[i].len);
+
+		if (!p) {
+			for (int k = i + 1; k < first + n; k++)
+				page_frag_free(gq->batch[k].frame);
+			if (head)
+				pbuf_free(head);
+			return NULL;
+		}
+		if (head)
+			pbuf_cat(head, p);
+		else
+			head = p;
+	}
+	return head;
+}
+
+/*
+ * Under the lock: one parked frame (n buffers from first) into lwIP. lwIP
+ * checks TCP/UDP sums per netif (LWIP_CHECKSUM_CTRL_PER_NETIF); a frame
+ * the device vouches for (NETDEV_RX_CSUM_OK) goes in with those checks
+ * off, every other frame with them on. ethernet_input() runs the whole
+ * frame through IP and TCP/UDP before it returns, so the flags hold for
+ * exactly this frame.
+ */
+static void glue_input_one(struct netdev *dev, int q, struct glue_queue *gq,
+			   int first, int n)
 {
 	struct netif *nif = dev->stack;
+	unsigned int flags = gq->batch[first + n - 1].flags;
 	struct pbuf *p;
 
 	if (!netif_is_up(nif)) {
 		dev->queues[q].stats.rx_dropped++;
-		page_frag_free(frame);
+		for (int i = first; i < first + n; i++)
+			page_frag_free(gq->batch[i].frame);
 		return;
 	}
-	p = net_rx_pbuf(frame, len);
+	if (flags & NETDEV_RX_CSUM_OK)
+		nif->chksum_flags &= (u16_t)~GLUE_RX_TRUSTED;
+	else
+		nif->chksum_flags |= GLUE_RX_TRUSTED;
+	p = n == 1 ? net_rx_pbuf(gq->batch[first].frame, gq->batch[first].len)
+		   : glue_frame_pbuf(gq, first, n);
 	if (!p) {
 		dev->queues[q].stats.rx_dropped++;
 		LINK_STATS_INC(link.memerr);
@@ -140,6 +192,12 @@ static err_t glue_netif_init(struct netif *nif)
 	 * we negotiate no CTRL_RX to narrow it; e1000/e1000e set RCTL.MPE. */
 	nif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP |
 		     NETIF_FLAG_ETHERNET | NETIF_FLAG_MLD6;
+	/* A device that fills TCP/UDP sums (IPv4 and IPv6): lwIP leaves
+	 * them zero (IP headers, ICMP and ICMPv6 are still summed here). */
+	NETIF_SET_CHECKSUM_CTRL(nif, NETIF_CHECKSUM_ENABLE_ALL);
+	if (dev->offloads & NETDEV_OFF_TX_CSUM)
+		nif->chksum_flags &= (u16_t) ~(NETIF_CHECKSUM_GEN_TCP |
+					       NETIF_CHECKSUM_GEN_UDP);
 	nif->output = etharp_output;
 	nif->output_ip6 = ethip6_output;
 	nif->linkoutput = glue_linkoutput;
@@ -169,7 +227,7 @@ int netif_glue_rx_poll(struct netif *nif, int q)
 	struct netdev *dev = nif->state;
 	struct glue_queue *gq = dev->queues[q].stack;
 
-	if (gq->n == NET_RX_BATCH)
+	if (gq->n >= NET_RX_BATCH)
 		return 0;
 	return dev->ops->rx_poll(dev, q, NET_RX_BATCH - gq->n);
 }
@@ -185,12 +243,21 @@ int netif_glue_input(struct netif *nif, int q)
 {
 	struct netdev *dev = nif->state;
 	struct glue_queue *gq = dev->queues[q].stack;
-	int n = gq->n, work = dev->ops->tx_reap(dev, q);
+	int n = gq->n, work = dev->ops->tx_reap(dev, q), frames = 0;
 
-	for (int i = 0; i < n; i++)
-		glue_input_one(dev, q, gq->batch[i].frame, gq->batch[i].len);
+	for (int i = 0; i < n;) {
+		int k = i;
+
+		/* A driver hands up only whole frames; a last MORE cannot
+		 * happen, and would end the frame at the batch's end. */
+		while (k < n - 1 && (gq->batch[k].flags & NETDEV_RX_MORE))
+			k++;
+		glue_input_one(dev, q, gq, i, k - i + 1);
+		frames++;
+		i = k + 1;
+	}
 	gq->n = 0;
-	return work + n;
+	return work + frames;
 }
 
 void netif_glue_link(struct netif *nif)

@@ -389,27 +389,18 @@ static void run_op(struct fz_in *in)
 	}
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+static void begin(struct fz_in *in)
 {
-	(void)argc;
-	(void)argv;
-	fz_harness_init("fuzz_qmempool");
-	return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	struct fz_in in = {data, size, 0};
-
-	fz_boot(&in, 2);
-	obj_size = 8 + (size_t)fz_u8(&in) * 4;
+	obj_size = 8 + (size_t)fz_u8(in) * 4;
 	cache = kmem_cache_create("fz_qmp", obj_size, 0, 0, NULL);
 	FZ_CHECK(cache, "no cache on a fresh machine");
 	memset(pools, 0, sizeof(pools));
 	nlive = 0;
 	fz_set_clear(&set);
-	while (fz_more(&in))
-		run_op(&in);
+}
+
+static unsigned long end(void)
+{
 	while (nlive)
 		free_any(nlive - 1, (uint8_t)nlive);
 	for (int k = 0; k < NR_POOLS; k++)
@@ -419,6 +410,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	fz_ballast_release_all(&set);
 	kmem_cache_destroy(cache);
-	fz_teardown_check(fz_shrink_kmalloc());
-	return 0;
+	return fz_shrink_kmalloc();
 }
+
+static const struct fz_harness harness = {"fuzz_qmempool", 2, begin, run_op,
+					  end};
+FZ_HARNESS(harness)

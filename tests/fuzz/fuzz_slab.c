@@ -536,16 +536,30 @@ static void op_kmalloc(bool by_node, int nid, size_t size, gfp_t gfp)
 		return;
 	}
 	if (size > KMALLOC_MAX_CLASS) {
+		/* With the debug checks on, a large block carries a one-page
+		 * front guard and at least a cache line of back guard, and
+		 * ksize() is the size asked for (writing up to the block's
+		 * end would be an overflow into the guard). */
+		bool guard = mm_debug_on();
+		size_t need =
+			guard ? MM_PAGE_SIZE + size + MM_CACHE_LINE : size;
 		unsigned int order = 0;
 
-		while ((MM_PAGE_SIZE << order) < size)
+		while ((MM_PAGE_SIZE << order) < need)
 			order++;
+		if (order > MAX_ORDER) {
+			FZ_CHECK(!p,
+				 "kmalloc(%zu) with guards past the largest "
+				 "block gave %p",
+				 size, p);
+			return;
+		}
 		if (!p) {
 			if (!injected)
 				fz_check_page_null(pref, gfp, order);
 			return;
 		}
-		FZ_CHECK(ksize(p) == MM_PAGE_SIZE << order &&
+		FZ_CHECK(ksize(p) == (guard ? size : MM_PAGE_SIZE << order) &&
 				 (uintptr_t)p % MM_PAGE_SIZE == 0,
 			 "kmalloc(%zu) = %p, ksize %zu", size, p, ksize(p));
 		fz_check_page_placement(pref, page_to_nid(virt_to_page(p)), gfp,
@@ -762,25 +776,15 @@ static unsigned long teardown(void)
 	return fz_shrink_kmalloc();
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+static void begin(struct fz_in *in)
 {
-	(void)argc;
-	(void)argv;
-	fz_harness_init("fuzz_slab");
-	return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	struct fz_in in = {data, size, 0};
-
-	fz_boot(&in, 2);
+	(void)in;
 	memset(caches, 0, sizeof(caches));
 	memset(kmalloc_live, 0, sizeof(kmalloc_live));
 	nlive = 0;
 	fz_set_clear(&set);
-	while (fz_more(&in))
-		run_op(&in);
-	fz_teardown_check(teardown());
-	return 0;
 }
+
+static const struct fz_harness harness = {"fuzz_slab", 2, begin, run_op,
+					  teardown};
+FZ_HARNESS(harness)

@@ -99,8 +99,11 @@ class TapNet:
         subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
 
     def start_guest(self, workdir, nic="virtio", alloc="native", append="", mem=None,
-                    smp=2):
-        g = TapGuest(self, workdir, nic, alloc, append, mem, smp)
+                    smp=2, vnet_hdr=None, kernel=None, icount=False):
+        """vnet_hdr "on"/"off" sets the tap's virtio-net headers (None:
+        QEMU's default, on where the kernel's tap has them); kernel: another
+        ELF than build/kernel.elf; icount: -icount shift=0."""
+        g = TapGuest(self, workdir, nic, alloc, append, mem, smp, vnet_hdr, kernel, icount)
         self.guests.append(g)
         return g
 
@@ -108,7 +111,8 @@ class TapNet:
 class TapGuest:
     """The kernel booted in QEMU on the namespace's tap0."""
 
-    def __init__(self, net, workdir, nic, alloc, append, mem, smp):
+    def __init__(self, net, workdir, nic, alloc, append, mem, smp, vnet_hdr=None,
+                 kernel=None, icount=False):
         self.net, self.nic, self.alloc = net, nic, alloc
         self.ip = net.guest_ip
         self.mac = random_mac()
@@ -119,10 +123,14 @@ class TapGuest:
         cmdline = "nic=%s net_alloc=%s ip=%s/24 gw=%s %s" % (
             nic, alloc, self.ip, net.host_ip, append)
         args = [QEMU_RUN, "--accel", "tcg", "--serial-log", self.log_path,
-                "--kernel", KERNEL, "--smp", str(smp), "--nic", nic,
+                "--kernel", kernel or KERNEL, "--smp", str(smp), "--nic", nic,
                 "--net", "tap:tap0", "--mac", self.mac, "--append", cmdline.strip()]
         if mem:
             args += ["--mem", str(mem)]
+        if vnet_hdr:
+            args += ["--vnet-hdr", vnet_hdr]
+        if icount:
+            args.append("--icount")
         self.args = ["ip", "netns", "exec", net.ns] + args
         self._err = open(self.err_path, "w")
         # Own session: stop() reaches QEMU as well as the qemu-run wrapper.

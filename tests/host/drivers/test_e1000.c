@@ -170,8 +170,10 @@ static uint64_t posted_at_rx; /* rx_bufs_posted when the last frame came */
 static void *done_cookies[MAX_HELD];
 static int ndone;
 
-static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len)
+static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len,
+		     unsigned int flags)
 {
+	(void)flags;
 	assert_int_equal(q, 0); /* one queue */
 	posted_at_rx = d->queues[0].stats.rx_bufs_posted;
 	if (!hold_rx) {

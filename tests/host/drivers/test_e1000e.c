@@ -174,8 +174,10 @@ static int nheld;
 static void *done_cookies[E1000_TX_RING];
 static int ndone;
 
-static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len)
+static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len,
+		     unsigned int flags)
 {
+	(void)flags;
 	(void)d;
 	(void)q;
 	(void)len;

@@ -28,6 +28,7 @@
 
 #include "drivers/netdev.c"
 #include "drivers/virtio_net.c"
+#include "drivers/virtio_net_offload.c"
 #include "drivers/virtio_net_setup.c"
 #include "drivers/virtqueue.c"
 #include "mm_test.h"
@@ -348,6 +349,7 @@ static int setup_boot(void **state)
 	hw_reset_state();
 	memset(vnets, 0, sizeof(vnets));
 	nvnets = 0;
+	vnet_allowed = (struct virtio_net_offloads){true, true, true};
 	nnetdevs = 0;
 	return 0;
 }
@@ -755,8 +757,10 @@ static uint32_t rx_len;
 static int rx_queue, tx_queue;
 static void *tx_cookie;
 
-static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len)
+static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len,
+		     unsigned int flags)
 {
+	(void)flags;
 	(void)d;
 	rx_frame = frame;
 	rx_len = len;
@@ -1036,6 +1040,426 @@ static void test_each_pair_uses_its_own_rings_and_cpu_buffers(void **state)
 	page_frag_percpu_drain(2);
 }
 
+/* ------------------------------------------------------------ offloads */
+
+#define OFFLOAD_BITS                                                   \
+	(1ull << VIRTIO_NET_F_CSUM | 1ull << VIRTIO_NET_F_GUEST_CSUM | \
+	 1ull << VIRTIO_NET_F_GUEST_TSO4 | 1ull << VIRTIO_NET_F_MRG_RXBUF)
+
+/* Every rx call, as the stack saw it. */
+static struct {
+	void *frame;
+	uint32_t len;
+	unsigned int flags;
+} got_rx[64];
+static int ngot_rx;
+
+static void collect_rx(struct netdev *d, int q, void *frame, uint32_t len,
+		       unsigned int flags)
+{
+	(void)d;
+	(void)q;
+	assert_true(ngot_rx < 64);
+	got_rx[ngot_rx].frame = frame;
+	got_rx[ngot_rx].len = len;
+	got_rx[ngot_rx].flags = flags;
+	ngot_rx++;
+}
+
+/* Give back what the stack got: the frames are ours to free. */
+static void free_got_rx(void)
+{
+	for (int i = 0; i < ngot_rx; i++)
+		page_frag_free(got_rx[i].frame);
+	ngot_rx = 0;
+}
+
+/* RX buffers the driver owns or has lent to the stack: what page_frag
+ * handed out less what came back. */
+static uint64_t frags_out(void)
+{
+	struct page_frag_stats st;
+
+	page_frag_stats_read(&st);
+	return st.fragments - st.frees;
+}
+
+/* Probe a device offering `offered` with `allowed`, ring posted. */
+static void probe_offloads(uint64_t offered, struct virtio_net_offloads allowed)
+{
+	hw.features |= offered;
+	virtio_net_allow_offloads(&allowed);
+	probe_one();
+	dev->rx = collect_rx;
+	ngot_rx = 0;
+	dev->ops->rx_poll(dev, 0, 64);
+	assert_int_equal(dev->queues[0].stats.rx_bufs_posted, 256);
+}
+
+static const struct virtio_net_offloads all_on = {true, true, true};
+
+/* A 60-byte IPv4 TCP frame (no sums) of 10.0.0.1 -> 10.0.0.2. */
+static void ipv4_tcp_frame(uint8_t *f, uint32_t len, uint16_t frag)
+{
+	memset(f, 0, len);
+	f[12] = 0x08; /* IPv4 */
+	f[14] = 0x45;
+	f[16] = (uint8_t)((len - 14) >> 8);
+	f[17] = (uint8_t)(len - 14);
+	f[20] = (uint8_t)(frag >> 8);
+	f[21] = (uint8_t)frag;
+	f[23] = 6;
+	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+	for (uint32_t i = 54; i < len; i++)
+		f[i] = (uint8_t)(i * 7);
+}
+
+/* Post one received buffer: header (num_buffers n, flags, csum place,
+ * gso) then the bytes; returns its address. */
+static uint8_t *rx_buf(const struct vnet_hdr *h, const uint8_t *data,
+		       uint32_t len)
+{
+	int head = hw_take(VNET_RXQ(0));
+	uint8_t *buf = (uint8_t *)(uintptr_t)hw.q[VNET_RXQ(0)].desc[head].addr;
+	uint32_t hl = h ? 12 : 0;
+
+	assert_true(head >= 0);
+	if (h)
+		memcpy(buf, h, 12);
+	memcpy(buf + hl, data, len);
+	hw_complete(VNET_RXQ(0), (uint16_t)head, hl + len);
+	return buf;
+}
+
+static void test_offloads_negotiated_when_offered_and_allowed(void **state)
+{
+	(void)state;
+	probe_offloads(OFFLOAD_BITS, all_on);
+	assert_int_equal(hw.driver_features & OFFLOAD_BITS, OFFLOAD_BITS);
+	assert_int_equal(dev->offloads, NETDEV_OFF_TX_CSUM |
+						NETDEV_OFF_RX_CSUM |
+						NETDEV_OFF_RX_BIG);
+	assert_non_null(strstr(printed, "csum=on guest_csum=on guest_tso4=on "
+					"mrg_rxbuf=on"));
+}
+
+static void test_offloads_switched_off_are_not_negotiated(void **state)
+{
+	(void)state;
+	probe_offloads(OFFLOAD_BITS,
+		       (struct virtio_net_offloads){false, true, true});
+	/* TSO needs the checksum offload: off with it. */
+	assert_int_equal(hw.driver_features & OFFLOAD_BITS,
+			 1ull << VIRTIO_NET_F_MRG_RXBUF);
+	assert_int_equal(dev->offloads, 0);
+	assert_non_null(strstr(printed, "csum=off(switch)"));
+	assert_non_null(strstr(printed, "guest_tso4=off(needs-csum+mrg)"));
+}
+
+static void test_tso_offered_without_mrg_is_not_negotiated(void **state)
+{
+	(void)state;
+	probe_offloads(OFFLOAD_BITS & ~(1ull << VIRTIO_NET_F_MRG_RXBUF),
+		       all_on);
+	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_GUEST_TSO4);
+	assert_true(hw.driver_features & 1ull << VIRTIO_NET_F_GUEST_CSUM);
+}
+
+static void test_legacy_with_mrg_has_a_12_byte_header(void **state)
+{
+	(void)state;
+	hw.modern = false;
+	hw.features &= ~(1ull << VIRTIO_F_VERSION_1);
+	probe_offloads(1ull << VIRTIO_NET_F_MRG_RXBUF, all_on);
+	assert_int_equal(vnets[0].hdr_len, 12);
+}
+
+static void test_mergeable_frame_over_polls_is_one_chain(void **state)
+{
+	uint8_t f[3000];
+	struct vnet_hdr h = {.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+			     .gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
+			     .gso_size = 1448,
+			     .csum_start = 34,
+			     .csum_offset = 16,
+			     .num_buffers = 3};
+	uint8_t *b0;
+
+	(void)state;
+	probe_offloads(OFFLOAD_BITS, all_on);
+	ipv4_tcp_frame(f, sizeof(f), 0);
+	b0 = rx_buf(&h, f, 2036);
+	rx_buf(NULL, f + 2036, 900);
+	/* Two of three buffers: nothing handed up yet. */
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 2);
+	assert_int_equal(ngot_rx, 0);
+	rx_buf(NULL, f + 2936, 64);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 1);
+	assert_int_equal(ngot_rx, 3);
+	assert_ptr_equal(got_rx[0].frame, b0 + 12);
+	assert_int_equal(got_rx[0].len, 2036);
+	assert_int_equal(got_rx[1].len, 900);
+	assert_int_equal(got_rx[2].len, 64);
+	assert_int_equal(got_rx[0].flags, NETDEV_RX_CSUM_OK | NETDEV_RX_MORE);
+	assert_int_equal(got_rx[1].flags, NETDEV_RX_CSUM_OK | NETDEV_RX_MORE);
+	assert_int_equal(got_rx[2].flags, NETDEV_RX_CSUM_OK);
+	assert_memory_equal(got_rx[1].frame, f + 2036, 900);
+	assert_int_equal(dev->queues[0].stats.rx_mrg_chains, 1);
+	assert_int_equal(dev->queues[0].stats.rx_gso_frames, 1);
+	assert_int_equal(dev->queues[0].stats.rx_csum_partial, 1);
+	assert_int_equal(dev->queues[0].stats.rx_bytes, sizeof(f));
+	free_got_rx();
+	assert_int_equal(frags_out(), 256);
+}
+
+static void test_data_valid_trusted_but_not_on_a_fragment(void **state)
+{
+	uint8_t f[60];
+	struct vnet_hdr h = {.flags = VIRTIO_NET_HDR_F_DATA_VALID,
+			     .num_buffers = 1};
+
+	(void)state;
+	probe_offloads(OFFLOAD_BITS, all_on);
+	ipv4_tcp_frame(f, sizeof(f), 0);
+	rx_buf(&h, f, sizeof(f));
+	ipv4_tcp_frame(f, sizeof(f), 0x2000); /* MF: a first fragment */
+	rx_buf(&h, f, sizeof(f));
+	h.flags = 0;
+	rx_buf(&h, f, sizeof(f));
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 3);
+	assert_int_equal(ngot_rx, 3);
+	assert_int_equal(got_rx[0].flags, NETDEV_RX_CSUM_OK);
+	assert_int_equal(got_rx[1].flags, 0);
+	assert_int_equal(got_rx[2].flags, 0);
+	assert_int_equal(dev->queues[0].stats.rx_csum_valid, 2);
+	free_got_rx();
+}
+
+/* Each malformed header: dropped, counted, its buffers freed; the frame
+ * after it still arrives. */
+static void assert_refused_then_next_arrives(uint64_t bad_hdr)
+{
+	uint8_t f[60];
+	struct vnet_hdr h = {.num_buffers = 1};
+
+	ipv4_tcp_frame(f, sizeof(f), 0);
+	rx_buf(&h, f, sizeof(f));
+	while (dev->ops->rx_poll(dev, 0, 64) > 0)
+		;
+	assert_int_equal(dev->queues[0].stats.rx_bad_hdr, bad_hdr);
+	assert_int_equal(ngot_rx, 1);
+	assert_int_equal(got_rx[0].len, sizeof(f));
+	free_got_rx();
+	assert_int_equal(frags_out(), 256);
+}
+
+static void test_num_buffers_zero_is_dropped(void **state)
+{
+	uint8_t f[60] = {0};
+	struct vnet_hdr h = {.num_buffers = 0};
+
+	(void)state;
+	probe_offloads(OFFLOAD_BITS, all_on);
+	rx_buf(&h, f, sizeof(f));
+	assert_refused_then_next_arrives(1);
+}
+
+static void test_num_buffers_too_big_drops_the_whole_frame(void **state)
+{
+	uint8_t f[60] = {0};
+	struct vnet_hdr h = {.num_buffers = VNET_MRG_MAX + 6};
+
+	(void)state;
+	probe_offloads(OFFLOAD_BITS, all_on);
+	rx_buf(&h, f, sizeof(f));
+	for (int i = 1; i < VNET_MRG_MAX + 6; i++)
+		rx_buf(NULL, f, sizeof(f));
+	assert_refused_then_next_arrives(1);
+	assert_int_equal(dev->queues[0].stats.rx_packets, 1);
+}
+
+static void test_csum_start_outside_the_frame_is_dropped(void **state)
+{
+	uint8_t f[60];
+	struct vnet_hdr h = {.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+			     .csum_start = 50,
+			     .csum_offset = 16,
+			     .num_buffers = 1};
+
+	(void)state;
+	probe_offloads(OFFLOAD_BITS, all_on);
+	ipv4_tcp_frame(f, sizeof(f), 0);
+	rx_buf(&h, f, sizeof(f)); /* 50 + 16 + 2 > 60 */
+	h.csum_start = 4;	  /* inside the Ethernet header */
+	h.csum_offset = 0;
+	rx_buf(&h, f, sizeof(f));
+	assert_refused_then_next_arrives(2);
+}
+
+static void test_gso_or_flags_not_negotiated_are_dropped(void **state)
+{
+	uint8_t f[60];
+	struct vnet_hdr h = {.gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
+			     .num_buffers = 1};
+
+	(void)state;
+	/* Checksums and mergeable buffers, but no GUEST_TSO4. */
+	probe_offloads(OFFLOAD_BITS,
+		       (struct virtio_net_offloads){true, false, true});
+	ipv4_tcp_frame(f, sizeof(f), 0);
+	rx_buf(&h, f, sizeof(f));
+	h.gso_type = 4; /* TCPv6: never negotiated */
+	rx_buf(&h, f, sizeof(f));
+	assert_refused_then_next_arrives(2);
+}
+
+static void test_csum_flags_without_guest_csum_are_dropped(void **state)
+{
+	uint8_t f[60];
+	struct vnet_hdr h = {.flags = VIRTIO_NET_HDR_F_DATA_VALID,
+			     .num_buffers = 1};
+
+	(void)state;
+	probe_offloads(OFFLOAD_BITS,
+		       (struct virtio_net_offloads){false, false, true});
+	ipv4_tcp_frame(f, sizeof(f), 0);
+	rx_buf(&h, f, sizeof(f));
+	assert_refused_then_next_arrives(1);
+}
+
+static void test_bad_length_mid_chain_drops_the_rest(void **state)
+{
+	uint8_t f[60];
+	struct vnet_hdr h = {.num_buffers = 3};
+	int head;
+
+	(void)state;
+	probe_offloads(OFFLOAD_BITS, all_on);
+	ipv4_tcp_frame(f, sizeof(f), 0);
+	rx_buf(&h, f, sizeof(f));
+	head = hw_take(VNET_RXQ(0));
+	hw_complete(VNET_RXQ(0), (uint16_t)head, RX_BUF_SIZE + 1);
+	rx_buf(NULL, f, sizeof(f)); /* the frame's third: thrown away */
+	assert_refused_then_next_arrives(0);
+	assert_int_equal(dev->queues[0].stats.rx_bad_len, 1);
+}
+
+/* The ones' complement sum of len bytes, as 16-bit big-endian words. */
+static uint32_t ref_sum(const uint8_t *p, uint32_t len, uint32_t sum)
+{
+	for (uint32_t i = 0; i < len; i++)
+		sum += i & 1 ? p[i] : (uint32_t)p[i] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
+}
+
+/* Send f split over sg at `split`, then play the device: sum from
+ * csum_start, store the complement; the result must verify. */
+static void tx_and_verify(uint8_t *f, uint32_t len, uint32_t split,
+			  uint16_t l4_off)
+{
+	struct netdev_sg sg[2] = {{f, split}, {f + split, len - split}};
+	const struct vnet_hdr *h;
+	uint32_t sum, pseudo;
+	int head;
+
+	assert_int_equal(dev->ops->xmit(dev, 0, sg, 2, (void *)0x99), 0);
+	head = hw_take(VNET_TXQ(0));
+	h = (const struct vnet_hdr *)(uintptr_t)hw.q[VNET_TXQ(0)]
+		    .desc[head]
+		    .addr;
+	assert_int_equal(h->flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(h->csum_start, 34);
+	assert_int_equal(h->csum_offset, l4_off);
+	sum = ref_sum(f + h->csum_start, len - h->csum_start, 0);
+	f[h->csum_start + h->csum_offset] = (uint8_t)(~sum >> 8);
+	f[h->csum_start + h->csum_offset + 1] = (uint8_t)~sum;
+	/* A receiver's check: pseudo header + segment sums to 0xffff. */
+	pseudo = ref_sum(f + 26, 8, f[23] + (len - 34));
+	assert_int_equal(ref_sum(f + 34, len - 34, pseudo), 0xffff);
+	hw_complete(VNET_TXQ(0), (uint16_t)head, 0);
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 1);
+}
+
+static void test_tx_csum_request_verifies_tcp_and_udp(void **state)
+{
+	uint8_t f[301];
+
+	(void)state;
+	probe_offloads(OFFLOAD_BITS, all_on);
+	ipv4_tcp_frame(f, sizeof(f), 0);
+	tx_and_verify(f, sizeof(f), 200, 16);
+	ipv4_tcp_frame(f, sizeof(f), 0);
+	tx_and_verify(f, sizeof(f), 51, 16); /* the sum field split */
+	ipv4_tcp_frame(f, sizeof(f), 0);
+	f[23] = 17;
+	tx_and_verify(f, sizeof(f), 20, 6); /* IP header split */
+	assert_int_equal(dev->queues[0].stats.tx_csum_offloaded, 3);
+}
+
+static void test_tx_csum_request_verifies_ipv6_udp(void **state)
+{
+	uint8_t f[200];
+	struct netdev_sg sg[2] = {{f, 57}, {f + 57, sizeof(f) - 57}};
+	const struct vnet_hdr *h;
+	uint32_t sum, len6 = sizeof(f) - 54;
+	int head;
+
+	(void)state;
+	probe_offloads(OFFLOAD_BITS, all_on);
+	memset(f, 0, sizeof(f));
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	f[14] = 0x60;
+	f[18] = (uint8_t)(len6 >> 8);
+	f[19] = (uint8_t)len6;
+	f[20] = 17;
+	for (int i = 22; i < 54; i++) /* source and destination */
+		f[i] = (uint8_t)(i * 13);
+	for (uint32_t i = 62; i < sizeof(f); i++)
+		f[i] = (uint8_t)(i * 7);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg, 2, (void *)0x98), 0);
+	head = hw_take(VNET_TXQ(0));
+	h = (const struct vnet_hdr *)(uintptr_t)hw.q[VNET_TXQ(0)]
+		    .desc[head]
+		    .addr;
+	assert_int_equal(h->flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(h->csum_start, 54);
+	assert_int_equal(h->csum_offset, 6);
+	sum = ref_sum(f + 54, len6, 0);
+	f[60] = (uint8_t)(~sum >> 8);
+	f[61] = (uint8_t)~sum;
+	/* Pseudo header: addresses, length, next header. */
+	sum = ref_sum(f + 22, 32, 17 + len6);
+	assert_int_equal(ref_sum(f + 54, len6, sum), 0xffff);
+}
+
+static void test_tx_fragments_and_non_ip_ask_for_nothing(void **state)
+{
+	uint8_t f[100];
+	struct netdev_sg sg = {f, sizeof(f)};
+	const struct vnet_hdr *h;
+	int head;
+
+	(void)state;
+	probe_offloads(OFFLOAD_BITS, all_on);
+	ipv4_tcp_frame(f, sizeof(f), 0x2000);
+	assert_int_equal(dev->ops->xmit(dev, 0, &sg, 1, (void *)1), 0);
+	f[12] = 0x08;
+	f[13] = 0x06; /* ARP */
+	assert_int_equal(dev->ops->xmit(dev, 0, &sg, 1, (void *)2), 0);
+	for (int i = 0; i < 2; i++) {
+		head = hw_take(VNET_TXQ(0));
+		h = (const struct vnet_hdr *)(uintptr_t)hw.q[VNET_TXQ(0)]
+			    .desc[head]
+			    .addr;
+		assert_int_equal(h->flags, 0);
+		assert_int_equal(h->csum_start, 0);
+	}
+	assert_int_equal(dev->queues[0].stats.tx_csum_offloaded, 0);
+}
+
 #define TQ(fn) cmocka_unit_test_setup_teardown(fn, setup_queue, teardown)
 #define TM(fn) cmocka_unit_test_setup_teardown(fn, setup_mq, teardown)
 #define TB(fn) cmocka_unit_test_setup_teardown(fn, setup_boot, teardown)
@@ -1073,6 +1497,21 @@ int main(void)
 		TM(test_mq_without_control_queue_is_not_negotiated),
 		TM(test_max_pairs_out_of_range_means_one_pair),
 		TM(test_each_pair_uses_its_own_rings_and_cpu_buffers),
+		TB(test_offloads_negotiated_when_offered_and_allowed),
+		TB(test_offloads_switched_off_are_not_negotiated),
+		TB(test_tso_offered_without_mrg_is_not_negotiated),
+		TB(test_legacy_with_mrg_has_a_12_byte_header),
+		TB(test_mergeable_frame_over_polls_is_one_chain),
+		TB(test_data_valid_trusted_but_not_on_a_fragment),
+		TB(test_num_buffers_zero_is_dropped),
+		TB(test_num_buffers_too_big_drops_the_whole_frame),
+		TB(test_csum_start_outside_the_frame_is_dropped),
+		TB(test_gso_or_flags_not_negotiated_are_dropped),
+		TB(test_csum_flags_without_guest_csum_are_dropped),
+		TB(test_bad_length_mid_chain_drops_the_rest),
+		TB(test_tx_csum_request_verifies_tcp_and_udp),
+		TB(test_tx_csum_request_verifies_ipv6_udp),
+		TB(test_tx_fragments_and_non_ip_ask_for_nothing),
 	};
 
 	signal(SIGALRM, on_alarm);
