@@ -3,7 +3,8 @@
 # peers' malloc (the libraries bench-slab links), one table in
 # build/bench/misuse.{md,json}. A comparison, not a test: not in make test.
 # (MISUSE_BINS is recursive: bench-slab.mk, read after this file, names
-# the peers.)
+# the peers. A prerequisite list is expanded as it is read, before that,
+# so the recipe builds the peers' programs itself.)
 .PHONY: misuse-table
 MISUSE_CFLAGS := -std=c11 -O1 -g -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-fno-builtin
@@ -24,4 +25,5 @@ $(BUILD)/bench/misuse_%: bench/misuse.c
 		$(SLAB_BENCH_LIBS_$*) -o $@
 
 misuse-table: $(MISUSE_BINS)
+	$(MAKE) --no-print-directory $(MISUSE_BINS)
 	python3 bench/misuse_table.py --out $(BUILD)/bench/misuse $(MISUSE_BINS)

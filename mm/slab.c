@@ -272,11 +272,18 @@ void __slab_put(struct kmem_cache *s, size_t n, void *const *objs, void *caller)
 {
 	struct list_head discard = LIST_HEAD_INIT(discard);
 	struct kmem_cache_node *kn = NULL;
-	void *refused = NULL;
-	size_t nr_refused = 0;
+	void *refused = NULL, *foreign = NULL;
+	size_t nr_refused = 0, nr_foreign = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct page *page = virt_to_head_page(objs[i]);
+		if (mm_unlikely(!page || page->slab_cache != s)) {
+			/* Freed into the wrong cache (kmem_cache_free's fast
+			 * path does not ask which cache owns the slab). */
+			foreign = objs[i];
+			nr_foreign++;
+			continue;
+		}
 		struct kmem_cache_node *want = &s->node[page->nid];
 		if (want != kn) {
 			if (kn)
@@ -295,6 +302,8 @@ void __slab_put(struct kmem_cache *s, size_t n, void *const *objs, void *caller)
 	for (size_t i = 0; i < nr_refused; i++)
 		slab_report_double_free(s, refused, "on its slab's free list",
 					caller);
+	for (size_t i = 0; i < nr_foreign; i++)
+		slab_report_foreign_free(s, foreign, caller);
 }
 
 /* Flush the n oldest objects (bottom of the stack) of c to the node lists;
@@ -353,6 +362,8 @@ static inline void *slab_alloc_finish(struct kmem_cache *s, gfp_t gfp,
 {
 	if (mm_unlikely(cache_debug(s)))
 		slab_debug_on_alloc(s, obj, caller);
+	else
+		obj_mark_alloc(s, obj);
 	if (mm_unlikely(gfp & __GFP_ZERO))
 		memset(obj, 0, s->object_size);
 	return obj;
@@ -443,26 +454,25 @@ __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s, void *obj,
 					      void *caller)
 {
 	/* Debug caches check everything; the others, in every build, that
-	 * obj is an object start of s (kfree(p + 1) refused). */
+	 * obj is an object start of s (kfree(p + 1) and a free into another
+	 * cache refused) and does not carry the free marker (a double free
+	 * at any distance: slab_internal.h). */
 	if (mm_unlikely(cache_debug(s))) {
 		if (!slab_debug_on_free(s, obj, caller))
 			return;
 	} else if (!slab_check_owner(s, obj, caller)) {
 		return;
+	} else if (mm_unlikely(obj_marked_free(s, obj))) {
+		slab_report_double_free(s, obj, "already marked free", caller);
+		return;
+	} else {
+		obj_mark_free(s, obj);
 	}
 
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 	unsigned int avail = cpu_avail(c);
 
-	if (mm_unlikely(!cache_debug(s) && avail &&
-			c->objs[avail - 1] == obj)) {
-		/* The object freed last, freed again: two owners later. */
-		mm_irq_restore(flags);
-		slab_report_double_free(s, obj, "freed last on this CPU",
-					caller);
-		return;
-	}
 	stat_add(&c->frees, 1);
 	if (mm_unlikely(cache_dead(s))) {
 		/* Straight home: a dead cache's magazines stay empty. */

@@ -40,22 +40,47 @@ static void slab_layout(struct kmem_cache *s, size_t size, size_t align)
 		s->meta_offset = (unsigned int)(round_up(size, sizeof(void *)) +
 						SLAB_REDZONE_BYTES);
 		s->fp_offset = s->meta_offset;
+		s->mark_offset = s->meta_offset; /* unused: the meta says */
 		s->stride = (unsigned int)round_up(
 			s->obj_offset + s->meta_offset +
 				sizeof(struct slab_debug_meta),
 			a);
 	} else if (s->ctor) {
-		/* The object keeps its constructed state while free. */
+		/* The object keeps its constructed state while free: the free
+		 * pointer and the free marker go after it. */
 		s->obj_offset = 0;
 		s->fp_offset = (unsigned int)round_up(size, sizeof(void *));
+		s->mark_offset = s->fp_offset + (unsigned int)sizeof(void *);
 		s->stride = (unsigned int)round_up(
-			s->fp_offset + sizeof(void *), a);
+			s->mark_offset + sizeof(uintptr_t), a);
 	} else {
 		s->obj_offset = 0;
 		s->fp_offset = 0;
 		s->stride = (unsigned int)round_up(
 			size < sizeof(void *) ? sizeof(void *) : size, a);
+		/* The marker in the second word; an 8-byte object has none
+		 * and shares its free pointer's (slab_internal.h). */
+		s->mark_offset = s->stride >= 2 * sizeof(void *)
+					 ? (unsigned int)sizeof(void *)
+					 : 0;
 	}
+}
+
+/*
+ * The free marker's secret for s: a hash (splitmix64's finaliser) of the
+ * cache's address, so that two caches never share a marker; its top 16
+ * bits forced to a non-canonical pattern, so that the marker (secret XOR
+ * an object address below 2^47) is never a value a live object holds by
+ * chance: not a pointer, not a small integer, not 0 or -1.
+ */
+static uintptr_t slab_mark_key(const struct kmem_cache *s)
+{
+	uint64_t x = (uint64_t)(uintptr_t)s ^ 0x9e3779b97f4a7c15ull;
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return (uintptr_t)((x & 0x0000ffffffffffffull) | 0xa55a000000000000ull);
 }
 
 /*
@@ -217,6 +242,7 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size,
 	s->cpu_stride = (unsigned int)cpu_stride;
 	s->cpu_base = (char *)s + head;
 	slab_layout(s, size, align);
+	s->mark_key = slab_mark_key(s);
 	slab_pick_order(s);
 	slab_start_test(s);
 	cache_init_percpu(s, cap);

@@ -223,6 +223,16 @@ void slab_report_double_free(struct kmem_cache *s, const void *obj,
 			obj, where);
 }
 
+void slab_report_foreign_free(struct kmem_cache *s, const void *obj,
+			      void *caller)
+{
+	count(&nr_invalid_free);
+	mm_debug_report(MM_DBG_NOT_ALLOCATED, caller,
+			"slab: %s: %p, freed into this cache, is not an "
+			"object of its slabs; refused (left to its owner)",
+			s->name, obj);
+}
+
 void slab_debug_count_invalid_free(void)
 {
 	count(&nr_invalid_free);

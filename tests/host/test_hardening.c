@@ -1,7 +1,9 @@
 /*
- * The normal build's always-on checks (debug off): a slab double free of
- * the object freed last, or of one already first on its slab's free
- * list, and a free of a pointer that is not an object start are refused,
+ * The normal build's always-on checks (debug off): a slab double free at
+ * any distance (the free marker: a, b, a; after a flush to the slab; in a
+ * bulk; in a constructor cache, whose state survives), a free into
+ * another cache of the same layout, and a free of a pointer that is not
+ * an object start are refused,
  * counted and reported with the caller, and no block is ever handed to
  * two owners afterwards; kfree of pointers never returned ((void *)1, the
  * stack, a plain page) is reported, only NULL and ZERO_SIZE_PTR are
@@ -127,10 +129,7 @@ static void test_free_of_a_pointer_inside_an_object_is_refused(void **state)
 	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 0);
 }
 
-/* Debug build (mm_debug=1): kmem_cache_free into the wrong cache. The
- * normal build checks the object's place in a slab of that layout, not
- * which cache owns the slab (that would cost kmem_cache_free a page
- * lookup). */
+/* Debug build (mm_debug=1): kmem_cache_free into the wrong cache. */
 static void
 test_kmem_cache_free_of_another_caches_object_is_refused(void **state)
 {
@@ -344,6 +343,241 @@ static void test_free_bulk_checks_like_single_frees(void **state)
 	mm_test_drain_and_verify();
 }
 
+/* The older double free: kfree(a); kfree(b); kfree(a), and with two frees
+ * between, for an 8-byte class (the marker shares the free pointer's word:
+ * caught while the object is in the magazine) and a 64-byte one. */
+static void test_older_double_free_is_refused(void **state)
+{
+	static const size_t sizes[] = {8, 64};
+	unsigned long want = 0;
+	(void)state;
+	mm_debug_set_quiet(true);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char *a = kmalloc(sizes[i], GFP_KERNEL);
+		char *b = kmalloc(sizes[i], GFP_KERNEL);
+		kfree(a);
+		kfree(b);
+		kfree(a); /* a, b, a */
+		assert_int_equal(counted_double_free(), ++want);
+		assert_caller_in(test_older_double_free_is_refused);
+		assert_one_owner_each(sizes[i], NULL);
+
+		a = kmalloc(sizes[i], GFP_KERNEL);
+		b = kmalloc(sizes[i], GFP_KERNEL);
+		char *c = kmalloc(sizes[i], GFP_KERNEL);
+		kfree(a);
+		kfree(b);
+		kfree(c);
+		kfree(a); /* a, b, c, a */
+		assert_int_equal(counted_double_free(), ++want);
+		assert_one_owner_each(sizes[i], NULL);
+	}
+	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), want);
+}
+
+static int cmp_ptr(const void *x, const void *y)
+{
+	uintptr_t a = (uintptr_t) * (void *const *)x;
+	uintptr_t b = (uintptr_t) * (void *const *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* n objects of s, all different (a block freed twice into a magazine and
+ * onto its slab would come back twice); frees them. */
+static void assert_distinct_objects(struct kmem_cache *s, size_t n, void **p)
+{
+	for (size_t i = 0; i < n; i++) {
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		assert_non_null(p[i]);
+	}
+	void **sorted = malloc(n * sizeof(void *));
+	assert_non_null(sorted);
+	memcpy(sorted, p, n * sizeof(void *));
+	qsort(sorted, n, sizeof(void *), cmp_ptr);
+	for (size_t i = 1; i < n; i++)
+		assert_ptr_not_equal(sorted[i], sorted[i - 1]);
+	free(sorted);
+	for (size_t i = 0; i < n; i++)
+		kmem_cache_free(s, p[i]);
+}
+
+/* A double free of an object that the magazine already flushed back to
+ * its slab (not first on the slab's free list): refused. */
+static void test_double_free_after_the_magazine_flushed_is_refused(void **state)
+{
+	enum { N = 2048 };
+	static void *p[N + 1];
+	(void)state;
+	mm_debug_set_quiet(true);
+	struct kmem_cache *s = kmem_cache_create("hard-flush", 96, 0, 0, NULL);
+	assert_non_null(s);
+	for (int i = 0; i < N; i++)
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	void *a = p[0], *pin = p[1]; /* pin keeps a's slab from going */
+	assert_ptr_equal(virt_to_head_page(a), virt_to_head_page(pin));
+	kmem_cache_free(s, a); /* a first: flushed to its slab */
+	for (int i = 2; i < N; i++)
+		kmem_cache_free(s, p[i]);
+	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+	assert_true(stat_read(&c->flush) > 0);
+	for (unsigned int i = 0; i < cpu_avail(c); i++)
+		assert_ptr_not_equal(c->objs[i], a);
+	assert_ptr_not_equal(virt_to_head_page(a)->freelist, a);
+
+	kmem_cache_free(s, a);
+	assert_int_equal(counted_double_free(), 1);
+	assert_caller_in(
+		test_double_free_after_the_magazine_flushed_is_refused);
+	kmem_cache_free(s, pin);
+	assert_distinct_objects(s, N + 1, p);
+	kmem_cache_destroy(s);
+	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
+}
+
+/* Normal build: kmem_cache_free into another cache of the same layout,
+ * single and bulk. The fast path does not ask which cache owns the slab
+ * (a page lookup: +27 guest instructions per alloc+free); the object is
+ * refused and counted when it leaves the magazine for the node lists,
+ * which it never corrupts: its own cache still frees it and is destroyed
+ * with nothing busy. */
+static void test_free_into_a_cache_of_the_same_layout_is_refused(void **state)
+{
+	(void)state;
+	mm_debug_set_quiet(true);
+	struct kmem_cache *a = kmem_cache_create("hard-a", 128, 0, 0, NULL);
+	struct kmem_cache *b = kmem_cache_create("hard-b", 128, 0, 0, NULL);
+	assert_true(a->stride == b->stride && a->order == b->order);
+	void *obj = kmem_cache_alloc(a, GFP_KERNEL);
+	struct page *page = virt_to_head_page(obj);
+	unsigned int inuse = page->inuse; /* a's magazine's objects too */
+	unsigned long before = counted_invalid_free();
+
+	kmem_cache_free(b, obj);
+	kmem_cache_shrink(b); /* the magazine to the node lists */
+	assert_int_equal(counted_invalid_free(), before + 1);
+	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 1);
+	assert_ptr_equal(page->slab_cache, a);
+	assert_int_equal(page->inuse, inuse);
+	assert_one_owner_each_in(b, obj);
+
+	void *mine = kmem_cache_alloc(b, GFP_KERNEL);
+	void *bulk[2] = {mine, obj};
+	kmem_cache_free_bulk(b, 2, bulk); /* mine freed, obj refused */
+	kmem_cache_shrink(b);
+	assert_int_equal(counted_invalid_free(), before + 2);
+	assert_int_equal(page->inuse, inuse);
+	assert_one_owner_each_in(b, obj);
+
+	kmem_cache_free(a, obj);
+	struct slab_debug_counts d;
+	kmem_cache_destroy(a);
+	kmem_cache_destroy(b);
+	slab_debug_counts(&d);
+	assert_int_equal(d.destroy_busy, 0);
+	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 0);
+}
+
+/* kmem_cache_free_bulk catches a pointer twice anywhere in the array and
+ * an object freed earlier (not the last one), on both of its paths. */
+static void test_free_bulk_catches_the_older_double_free(void **state)
+{
+	(void)state;
+	mm_debug_set_quiet(true);
+	struct kmem_cache *s = kmem_cache_create("hard-bulk2", 96, 0, 0, NULL);
+	void *a = kmem_cache_alloc(s, GFP_KERNEL);
+	void *b = kmem_cache_alloc(s, GFP_KERNEL);
+	void *c = kmem_cache_alloc(s, GFP_KERNEL);
+	void *aba[3] = {a, b, a};
+	kmem_cache_free_bulk(s, 3, aba);
+	assert_int_equal(counted_double_free(), 1);
+	assert_caller_in(test_free_bulk_catches_the_older_double_free);
+	assert_one_owner_each_in(s, NULL);
+
+	a = kmem_cache_alloc(s, GFP_KERNEL);
+	b = kmem_cache_alloc(s, GFP_KERNEL);
+	kmem_cache_free(s, a);
+	kmem_cache_free(s, b);
+	void *again[2] = {c, a}; /* a freed two frees ago */
+	kmem_cache_free_bulk(s, 2, again);
+	assert_int_equal(counted_double_free(), 2);
+	assert_one_owner_each_in(s, NULL);
+
+	enum { BIG = 600 }; /* more than the magazine's room: slow path */
+	static void *many[BIG + 1];
+	for (int i = 0; i < BIG; i++)
+		many[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	for (int i = 2; i < BIG; i++) /* many[1]: one of many[0]'s slab */
+		if (virt_to_head_page(many[i]) == virt_to_head_page(many[0])) {
+			void *t = many[1];
+			many[1] = many[i];
+			many[i] = t;
+		}
+	void *pin = many[1]; /* keeps many[0]'s slab from going */
+	assert_ptr_equal(virt_to_head_page(many[0]), virt_to_head_page(pin));
+	memmove(&many[1], &many[2], (BIG - 2) * sizeof(void *));
+	many[BIG - 1] = many[0]; /* first and last */
+	kmem_cache_free_bulk(s, BIG, many);
+	assert_int_equal(counted_double_free(), 3);
+	kmem_cache_free(s, pin);
+	assert_distinct_objects(s, BIG + 1, many);
+	kmem_cache_destroy(s);
+	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 3);
+}
+
+#define CTOR_WORDS 4
+#define CTOR_MAGIC 0x5ca1ab1e0000ull
+
+static void ctor_fill(void *obj)
+{
+	uint64_t *w = obj;
+	for (int i = 0; i < CTOR_WORDS; i++)
+		w[i] = CTOR_MAGIC + (uint64_t)i;
+}
+
+static void assert_constructed(const void *obj)
+{
+	const uint64_t *w = obj;
+	for (int i = 0; i < CTOR_WORDS; i++)
+		assert_int_equal(w[i], CTOR_MAGIC + (uint64_t)i);
+}
+
+/* A cache with a constructor: the constructed state (every word, the
+ * second included) survives free and reallocation, single and bulk, and
+ * the older double free is refused there too. */
+static void
+test_constructor_state_survives_and_double_free_is_refused(void **state)
+{
+	(void)state;
+	mm_debug_set_quiet(true);
+	struct kmem_cache *s = kmem_cache_create(
+		"hard-ctor", CTOR_WORDS * sizeof(uint64_t), 0, 0, ctor_fill);
+	assert_non_null(s);
+	void *a = kmem_cache_alloc(s, GFP_KERNEL);
+	void *b = kmem_cache_alloc(s, GFP_KERNEL);
+	assert_constructed(a);
+	kmem_cache_free(s, a);
+	kmem_cache_free(s, b);
+	kmem_cache_free(s, a); /* a, b, a */
+	assert_int_equal(counted_double_free(), 1);
+	void *x = kmem_cache_alloc(s, GFP_KERNEL);
+	void *y = kmem_cache_alloc(s, GFP_KERNEL);
+	assert_ptr_not_equal(x, y);
+	assert_constructed(x);
+	assert_constructed(y);
+
+	void *p[16];
+	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, 16, p), 16);
+	kmem_cache_free_bulk(s, 16, p);
+	assert_int_equal(kmem_cache_alloc_bulk(s, GFP_KERNEL, 16, p), 16);
+	for (int i = 0; i < 16; i++)
+		assert_constructed(p[i]);
+	kmem_cache_free_bulk(s, 16, p);
+	kmem_cache_free(s, x);
+	kmem_cache_free(s, y);
+	kmem_cache_destroy(s);
+	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
+}
+
 #define T(fn)                                                    \
 	cmocka_unit_test_setup_teardown(fn, mm_test_setup_1node, \
 					mm_test_teardown)
@@ -361,6 +595,11 @@ int main(void)
 		T(test_page_freed_twice_is_a_double_free),
 		T(test_start_test_agrees_with_a_division),
 		T(test_free_bulk_checks_like_single_frees),
+		T(test_older_double_free_is_refused),
+		T(test_double_free_after_the_magazine_flushed_is_refused),
+		T(test_free_into_a_cache_of_the_same_layout_is_refused),
+		T(test_free_bulk_catches_the_older_double_free),
+		T(test_constructor_state_survives_and_double_free_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
