@@ -55,7 +55,7 @@ static const struct {
 	FIELD(tx_packets),     FIELD(tx_bytes),
 	FIELD(tx_busy),	       FIELD(tx_completed),
 	FIELD(tx_inflight),    FIELD(tx_bad_completions),
-	FIELD(link_changes),
+	FIELD(link_changes),   FIELD(interrupts),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 _Static_assert(NFIELDS * sizeof(uint64_t) == sizeof(struct netdev_stats),
@@ -113,8 +113,11 @@ static size_t device_json(char *buf, size_t size, const struct netdev *d)
 	for (int q = 0; q < d->nqueues; q++) {
 		const struct netdev_queue *dq = &d->queues[q];
 
-		APPEND("%s{\"queue\":%d,\"cpu\":%d,\"node\":%d,", q ? "," : "",
-		       q, dq->cpu, dq->node);
+		APPEND("%s{\"queue\":%d,\"cpu\":%d,\"node\":%d,"
+		       "\"irq\":\"%s\",\"vector\":%d,",
+		       q ? "," : "", q, dq->cpu, dq->node,
+		       dq->irq_mode ? dq->irq_mode : "poll",
+		       dq->irq_mode ? dq->irq_vector : -1);
 		n += stats_members(buf + (n < size ? n : size),
 				   n < size ? size - n : 0, &dq->stats);
 		APPEND("}");

@@ -83,6 +83,9 @@ struct netdev_stats {
 	/* link went up or down (e1000, e1000e; the link check runs under
 	 * the stack's TX guard, on queue 0's CPU) */
 	uint64_t link_changes;
+	/* interrupts this queue's handler took (interrupt context, on the
+	 * queue's CPU; an INTx line shared by the queues counts on queue 0) */
+	uint64_t interrupts;
 };
 
 /* One RX/TX queue pair. Aligned so two CPUs' counters never share a line. */
@@ -90,6 +93,10 @@ struct netdev_queue {
 	int cpu;     /* the CPU that polls this pair */
 	int node;    /* its NUMA node: rings and RX buffers come from there */
 	void *stack; /* the stack's per-queue state (its pending RX batch) */
+	/* How the queue signals work, set by irq_setup: "msix", "msi",
+	 * "intx", or NULL (polled only); and the vector (-1: none). */
+	const char *irq_mode;
+	int irq_vector;
 	struct netdev_stats stats;
 } __attribute__((aligned(64)));
 
@@ -114,6 +121,23 @@ struct netdev_ops {
 	bool (*tx_pending)(struct netdev *dev, int q);
 	/* Current link state as the device reports it. */
 	bool (*link_up)(struct netdev *dev);
+
+	/* Interrupts (NAPI style). The handler a driver installs only
+	 * masks the queue's interrupt and wakes queues[q].cpu's poll loop.
+	 * irq_setup: give every queue an interrupt delivered to its CPU
+	 * (MSI-X, MSI, else the shared INTx line), each left masked; sets
+	 * irq_mode and irq_vector and prints them. Boot, after probe.
+	 * Returns 0, or -1 when none could be had (the queues stay polled).
+	 * NULL: the device is polled only. */
+	int (*irq_setup)(struct netdev *dev);
+	/* irq_arm: unmask queue q's interrupt, then look at the rings once
+	 * more: true when RX or TX work already waits (the caller polls
+	 * again instead of sleeping), so work that came before the unmask is
+	 * never left for an interrupt that will not come. Poll context of
+	 * q's CPU. irq_disarm: mask it again (the poller found work while
+	 * armed). */
+	bool (*irq_arm)(struct netdev *dev, int q);
+	void (*irq_disarm)(struct netdev *dev, int q);
 };
 
 struct netdev {

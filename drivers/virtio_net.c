@@ -1,5 +1,6 @@
 /*
- * virtio-net over PCI, polled: the per-packet path of each queue pair.
+ * virtio-net over PCI: the per-packet path of each queue pair (polled;
+ * the pair's interrupt, virtio_net_irq.c, only wakes its poller).
  *
  * Queues. A device that offers VIRTIO_NET_F_MQ gets one RX/TX pair per
  * CPU, up to its max_virtqueue_pairs (virtio_net_setup.c); one without it
@@ -185,4 +186,7 @@ const struct netdev_ops vnet_ops = {
 	.tx_reap = vnet_tx_reap,
 	.tx_pending = vnet_tx_pending,
 	.link_up = vnet_link_up,
+	.irq_setup = vnet_irq_setup,
+	.irq_arm = vnet_irq_arm,
+	.irq_disarm = vnet_irq_disarm,
 };

@@ -142,4 +142,17 @@ static inline bool virtq_used_pending(const struct virtq *vq)
  */
 void *virtq_get(struct virtq *vq, uint32_t *len);
 
+/**
+ * virtq_irq_enable - ask the device to interrupt when it next returns a
+ * chain (clears VIRTQ_AVAIL_F_NO_INTERRUPT), then look once more.
+ * Return: true when a chain is already waiting, which may have come
+ * before the device saw the flag cleared: the caller polls again rather
+ * than waits for an interrupt that may not come. The queue's user, or
+ * (virtq_irq_disable) the interrupt handler on the same CPU.
+ */
+bool virtq_irq_enable(struct virtq *vq);
+/* virtq_irq_disable - no interrupts for this queue (a hint the device
+ * may act on late: one more interrupt can come). */
+void virtq_irq_disable(struct virtq *vq);
+
 #endif /* DRIVERS_VIRTQUEUE_H */

@@ -332,6 +332,22 @@ void irq_mask_isa(int irq)
 		ioapic_mask(isa_gsi(irq, &flags));
 }
 
+int irq_route_pci_line(uint8_t line, int vector, int cpu)
+{
+	uint16_t flags = 0;
+	uint32_t gsi = line;
+
+	if (cpu < 0 || cpu >= nr_cpus || line == 0xFF)
+		return -1;
+	/* Lines 0-15 are ISA IRQ numbers the firmware routed the PCI link
+	 * to; the MADT may move them and says their polarity (QEMU's PIIX
+	 * board: IRQs 5, 9, 10, 11 level, active high). Above 15 the line
+	 * is the GSI itself. PCI's own default: level, active low. */
+	if (line < 16)
+		gsi = isa_gsi(line, &flags);
+	return ioapic_route(gsi, vector, cpus[cpu].apic_id, flags, true);
+}
+
 int irq_route_gsi(uint32_t gsi, int vector, int cpu)
 {
 	if (cpu < 0 || cpu >= nr_cpus)

@@ -84,4 +84,6 @@ void net_config_parse(void)
 	net_config.queues = cmdline_given("net_queues")
 				    ? (int)cmdline_get_long("net_queues")
 				    : 0;
+	net_config.irq = strcmp(cmdline_get("net_irq"), "on") == 0;
+	net_config.poll_us = (uint32_t)cmdline_get_long("poll_us");
 }

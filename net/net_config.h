@@ -23,6 +23,8 @@ struct net_config {
 	int alloc;	   /* enum net_alloc_mode */
 	const char *hostname;
 	int queues; /* net_queues=: most queue pairs per NIC, 0: one per CPU */
+	bool irq;   /* net_irq=on: queues sleep on their interrupts */
+	uint32_t poll_us; /* poll_us=: busy-poll window after the last work */
 };
 
 #define NET_NIC_VIRTIO 0

@@ -31,6 +31,7 @@
 #include "drivers/netdev.h"
 #include "kernel/time.h"
 #include "lwip/timeouts.h"
+#include "net_config.h"
 #include "netif_glue.h"
 
 /* The link state is read from the device this often (it costs a device
@@ -55,10 +56,20 @@ struct net_queue {
 	uint64_t busy_rounds, busy_ns, work;
 	uint64_t deferred;    /* rounds that found the lock busy with work */
 	uint64_t wait_max_ns; /* longest such wait, first try to lock */
+	/* sleeping on the interrupt (net_poll_run) */
+	bool irq;		 /* the queue has one (net_irq=on, irq_setup) */
+	bool armed;		 /* unmasked, waiting for it */
+	uint64_t irqs_at_arm;	 /* the queue's interrupt count when armed */
+	uint64_t last_work_ns;	 /* end of the last round with work */
+	uint64_t arms;		 /* times the interrupt was unmasked */
+	uint64_t arm_found_work; /* ... and the look after it found work */
+	uint64_t wakeups;	 /* rounds with work right after an arm */
+	uint64_t empty_polls;	 /* rounds that found nothing */
 } __attribute__((aligned(64)));
 
 static struct net_queue queues[NET_MAX_POLLED];
 static int nqueues;
+static uint64_t poll_window_ns; /* poll_us=, in ns */
 /* Milliseconds (clock_ms) at which lwIP's timers are next checked; 0 at
  * boot: at once. */
 static _Atomic uint64_t timers_due_ms;
@@ -68,11 +79,13 @@ void net_poll_add(struct netif *nif)
 	struct netdev *dev = nif->state;
 
 	for (int q = 0; q < dev->nqueues && nqueues < NET_MAX_POLLED; q++)
-		queues[nqueues++] =
-			(struct net_queue){.nif = nif,
-					   .dev = dev,
-					   .q = q,
-					   .cpu = dev->queues[q].cpu};
+		queues[nqueues++] = (struct net_queue){
+			.nif = nif,
+			.dev = dev,
+			.q = q,
+			.cpu = dev->queues[q].cpu,
+			.irq = dev->queues[q].irq_mode && dev->ops->irq_arm};
+	poll_window_ns = (uint64_t)net_config.poll_us * 1000u;
 }
 
 int net_poll_count(void)
@@ -195,6 +208,74 @@ int net_poll_queue(int i)
 	return work + (netif_glue_parked(nq->nif, nq->q) > 0);
 }
 
+/*
+ * Busy-poll while traffic flows, sleep when it stops. Without interrupts
+ * (net_irq=off) a halted CPU notices a frame only at its next timer tick
+ * (10 ms), so the queue reports work for NET_SPIN_NS after its last frame
+ * (its CPU spins through a burst), then lets the CPU halt.
+ */
+#define NET_SPIN_NS 200000000u
+
+/* An interrupt-driven queue's round found work: mask the interrupt again
+ * unless its handler already did (it counts as it masks). */
+static void irq_found_work(struct net_queue *nq)
+{
+	const struct netdev_stats *st = &nq->dev->queues[nq->q].stats;
+
+	nq->armed = false;
+	nq->wakeups++;
+	if (*(const volatile uint64_t *)&st->interrupts == nq->irqs_at_arm)
+		nq->dev->ops->irq_disarm(nq->dev, nq->q);
+}
+
+/*
+ * NAPI. While rounds find work the queue is polled with its interrupt
+ * masked. The first round that finds nothing after the busy-poll window
+ * (poll_us=) unmasks it and looks at the rings once more (irq_arm): work
+ * found there means "poll again" (it may have come before the unmask, and
+ * then no interrupt would announce it); none means the CPU may halt, and
+ * any later completion raises the interrupt, whose handler masks it and
+ * wakes this CPU.
+ *
+ * Why no wake-up is lost between the look and the halt: the handler runs
+ * on this CPU and sets its wake flag (poll_wake); the poll loop reads and
+ * clears that flag with interrupts disabled and halts with "sti; hlt",
+ * which lets no interrupt in between (kernel/poll.c). So an interrupt
+ * that comes after irq_arm's look either sets the flag before the check
+ * (the loop runs another round) or ends the hlt itself.
+ */
+int net_poll_run(int i)
+{
+	struct net_queue *nq = &queues[i];
+	int work = net_poll_queue(i);
+	uint64_t now;
+
+	if (work == NET_POLL_SLEEP)
+		return 0; /* the lock holder wakes us */
+	now = clock_ns();
+	if (work > 0) {
+		if (nq->armed)
+			irq_found_work(nq);
+		nq->last_work_ns = now;
+		return work;
+	}
+	nq->empty_polls++;
+	if (!nq->irq)
+		return now - nq->last_work_ns < NET_SPIN_NS;
+	if (now - nq->last_work_ns < poll_window_ns)
+		return 1;
+	if (nq->armed)
+		return 0;
+	nq->armed = true;
+	nq->arms++;
+	nq->irqs_at_arm = nq->dev->queues[nq->q].stats.interrupts;
+	if (nq->dev->ops->irq_arm(nq->dev, nq->q)) {
+		nq->arm_found_work++;
+		return 1;
+	}
+	return 0;
+}
+
 #define CLAMP(n, size) ((n) < (size) ? (n) : (size))
 #define APPEND(...)                                                         \
 	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
@@ -219,13 +300,20 @@ int net_poll_stats_json(char *buf, size_t size)
 
 		APPEND("%s{\"dev\":\"%s\",\"queue\":%d,\"cpu\":%d,"
 		       "\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu,"
-		       "\"deferred\":%llu,\"wait_max_ns\":%llu}",
+		       "\"deferred\":%llu,\"wait_max_ns\":%llu,"
+		       "\"irq\":%s,\"irq_arms\":%llu,"
+		       "\"arm_found_work\":%llu,\"wakeups\":%llu,"
+		       "\"empty_polls\":%llu}",
 		       i ? "," : "", q->dev->name, q->q, q->cpu,
 		       (unsigned long long)q->busy_rounds,
 		       (unsigned long long)q->busy_ns,
 		       (unsigned long long)q->work,
 		       (unsigned long long)q->deferred,
-		       (unsigned long long)q->wait_max_ns);
+		       (unsigned long long)q->wait_max_ns,
+		       q->irq ? "true" : "false", (unsigned long long)q->arms,
+		       (unsigned long long)q->arm_found_work,
+		       (unsigned long long)q->wakeups,
+		       (unsigned long long)q->empty_polls);
 	}
 	APPEND("]}");
 	return (int)n;
