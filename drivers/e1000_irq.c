@@ -75,8 +75,8 @@ bool e1000_irq_arm(struct netdev *dev, int q)
 
 	(void)rd32(e, E1000_ICR);
 	wr32(e, E1000_IMS, E1000_IRQ_CAUSES);
-	return (e->rx_posted && (e->rx_ring[e->rx_next].status &
-				 E1000_RXD_STAT_DD)) ||
+	return (e->rx_posted &&
+		(e->rx_ring[e->rx_next].status & E1000_RXD_STAT_DD)) ||
 	       dev->ops->tx_pending(dev, q);
 }
 

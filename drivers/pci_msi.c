@@ -19,14 +19,14 @@
 #define PCI_COMMAND	     0x04
 #define PCI_CMD_INTX_DISABLE (1u << 10)
 
-#define MSI_CTRL      2
-#define MSI_CTRL_EN   (1u << 0)
-#define MSI_CTRL_MME  (7u << 4) /* multiple message enable: we use one */
-#define MSI_CTRL_64   (1u << 7)
-#define MSI_ADDR_LO   4
-#define MSI_ADDR_HI   8
-#define MSI_DATA_32   8
-#define MSI_DATA_64   12
+#define MSI_CTRL     2
+#define MSI_CTRL_EN  (1u << 0)
+#define MSI_CTRL_MME (7u << 4) /* multiple message enable: we use one */
+#define MSI_CTRL_64  (1u << 7)
+#define MSI_ADDR_LO  4
+#define MSI_ADDR_HI  8
+#define MSI_DATA_32  8
+#define MSI_DATA_64  12
 
 #define MSIX_CTRL      2
 #define MSIX_CTRL_SIZE 0x7ffu
@@ -36,9 +36,9 @@
 
 void pci_intx_disable(const struct pci_dev *d)
 {
-	pci_write16(d, PCI_COMMAND,
-		    (uint16_t)(pci_read16(d, PCI_COMMAND) |
-			       PCI_CMD_INTX_DISABLE));
+	pci_write16(
+		d, PCI_COMMAND,
+		(uint16_t)(pci_read16(d, PCI_COMMAND) | PCI_CMD_INTX_DISABLE));
 }
 
 int pci_msi_enable(const struct pci_dev *d, uint64_t addr, uint32_t data)
@@ -90,8 +90,7 @@ volatile uint32_t *pci_msix_map(const struct pci_dev *d)
 	    off + len > d->bar[bir].size) {
 		drv_printf("pci: %02x:%02x.%x MSI-X table BAR%u+0x%llx does "
 			   "not fit its BAR, not used\n",
-			   d->bus, d->dev, d->fn, bir,
-			   (unsigned long long)off);
+			   d->bus, d->dev, d->fn, bir, (unsigned long long)off);
 		return NULL;
 	}
 	base = pci_map_bar(d, (int)bir);

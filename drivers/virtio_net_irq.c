@@ -93,10 +93,9 @@ static int vnet_msix_setup(struct vnet *vn)
 		return -1;
 	for (int q = 0; q < dev->nqueues; q++) {
 		vn->irq[q] = (struct vnet_irq){vn, q};
-		dev->queues[q].irq_vector =
-			msix_entry(table, VNET_MSIX_PAIR0 + q,
-				   dev->queues[q].cpu, vnet_pair_irq,
-				   &vn->irq[q]);
+		dev->queues[q].irq_vector = msix_entry(
+			table, VNET_MSIX_PAIR0 + q, dev->queues[q].cpu,
+			vnet_pair_irq, &vn->irq[q]);
 		if (dev->queues[q].irq_vector < 0)
 			return -1;
 	}

@@ -30,6 +30,8 @@
 #define LAPIC_TIMER_DIV	 0x3E0
 #define LVT_MASKED	 (1u << 16)
 #define LVT_PERIODIC	 (1u << 17)
+#define LVT_TSC_DEADLINE (2u << 17)
+#define MSR_TSC_DEADLINE 0x6E0
 
 static volatile uint32_t *lapic_mmio;
 static bool x2apic;
@@ -109,6 +111,21 @@ void lapic_timer_periodic(int vector, uint32_t count)
 	lapic_write(LAPIC_TIMER_DIV, 0x3); /* divide by 16 */
 	lapic_write(LAPIC_LVT_TIMER, (uint32_t)vector | LVT_PERIODIC);
 	lapic_write(LAPIC_TIMER_INIT, count);
+}
+
+void lapic_timer_oneshot(int vector, uint32_t count)
+{
+	lapic_write(LAPIC_TIMER_DIV, 0x3);
+	lapic_write(LAPIC_LVT_TIMER, (uint32_t)vector); /* mode 00: one-shot */
+	lapic_write(LAPIC_TIMER_INIT, count ? count : 1);
+}
+
+void lapic_timer_tsc_deadline(int vector, uint64_t tsc)
+{
+	lapic_write(LAPIC_LVT_TIMER, (uint32_t)vector | LVT_TSC_DEADLINE);
+	/* The LVT write must land before the deadline MSR (SDM 10.5.4.1). */
+	__asm__ volatile("mfence" ::: "memory");
+	wrmsr(MSR_TSC_DEADLINE, tsc ? tsc : 1);
 }
 
 void lapic_timer_start_count(void)

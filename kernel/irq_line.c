@@ -12,7 +12,7 @@
 #include "kernel/irq.h"
 #include "kernel/spinlock.h"
 
-#define IRQ_LINES	     8 /* distinct lines in use */
+#define IRQ_LINES	  8 /* distinct lines in use */
 #define IRQ_LINE_HANDLERS 4 /* devices sharing one line */
 
 struct irq_line {

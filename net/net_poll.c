@@ -29,6 +29,8 @@
 
 #include "core_lock.h"
 #include "drivers/netdev.h"
+#include "kernel/config.h"
+#include "kernel/poll.h"
 #include "kernel/time.h"
 #include "lwip/timeouts.h"
 #include "net_config.h"
@@ -42,8 +44,12 @@
  * reaps them. */
 #define NET_TX_REAP_NS	   1000000u
 #define NET_TX_REAP_FRAMES 32
-/* Longest time between two looks at lwIP's timer list (see timers_run). */
+/* Longest time between two looks at lwIP's timer list while packets flow
+ * (see timers_run). */
 #define NET_TIMER_CHECK_MS 10
+/* A queue without an interrupt that lets its CPU sleep asks to be polled
+ * again this soon (the periodic tick's period it used to wait for). */
+#define NET_POLL_NOIRQ_NS  10000000u
 
 struct net_queue {
 	struct netif *nif;
@@ -127,6 +133,41 @@ static void timers_run(uint64_t now_ms)
 			      memory_order_relaxed);
 }
 
+/* Under the lock, after a round with traffic: the traffic may have added
+ * a timeout (a TCP timer), which the published time, computed when the
+ * queues went idle, does not know: look again within NET_TIMER_CHECK_MS. */
+static void timers_soon(uint64_t now_ms)
+{
+	if (atomic_load_explicit(&timers_due_ms, memory_order_relaxed) >
+	    now_ms + NET_TIMER_CHECK_MS)
+		atomic_store_explicit(&timers_due_ms,
+				      now_ms + NET_TIMER_CHECK_MS,
+				      memory_order_relaxed);
+}
+
+/*
+ * Idle (the first queue's CPU, about to sleep): when must lwIP's timers
+ * run next? Read it from the timer list itself if the lock is free (the
+ * published time is at most NET_TIMER_CHECK_MS ahead and would wake the
+ * CPU at 100 Hz), and publish it. In ns, for poll_deadline().
+ */
+static uint64_t timers_deadline_ns(uint64_t now_ns)
+{
+	uint64_t now_ms = now_ns / 1000000u;
+
+	if (net_core_trylock()) {
+		u32_t sleep = sys_timeouts_sleeptime();
+
+		if (sleep > TIMER_IDLE_MAX_MS)
+			sleep = TIMER_IDLE_MAX_MS;
+		atomic_store_explicit(&timers_due_ms, now_ms + sleep,
+				      memory_order_relaxed);
+		net_core_unlock();
+	}
+	return atomic_load_explicit(&timers_due_ms, memory_order_relaxed) *
+	       1000000u;
+}
+
 /*
  * Are this queue's TX completions worth a lock of their own? Not at once:
  * the next round with frames takes the lock anyway and reaps them in the
@@ -177,6 +218,8 @@ static int locked_round(struct net_queue *nq, uint64_t now_ms)
 		netif_glue_link(nq->nif);
 	}
 	timers_run(now_ms);
+	if (work)
+		timers_soon(now_ms);
 	return work;
 }
 
@@ -260,19 +303,27 @@ int net_poll_run(int i)
 		return work;
 	}
 	nq->empty_polls++;
-	if (!nq->irq)
-		return now - nq->last_work_ns < NET_SPIN_NS;
+	if (!nq->irq) {
+		if (now - nq->last_work_ns < NET_SPIN_NS)
+			return 1;
+		poll_deadline(now + NET_POLL_NOIRQ_NS);
+		return 0;
+	}
 	if (now - nq->last_work_ns < poll_window_ns)
 		return 1;
-	if (nq->armed)
-		return 0;
-	nq->armed = true;
-	nq->arms++;
-	nq->irqs_at_arm = nq->dev->queues[nq->q].stats.interrupts;
-	if (nq->dev->ops->irq_arm(nq->dev, nq->q)) {
-		nq->arm_found_work++;
-		return 1;
+	if (!nq->armed) {
+		nq->armed = true;
+		nq->arms++;
+		nq->irqs_at_arm = nq->dev->queues[nq->q].stats.interrupts;
+		if (nq->dev->ops->irq_arm(nq->dev, nq->q)) {
+			nq->arm_found_work++;
+			return 1;
+		}
 	}
+	/* The first queue's CPU wakes for lwIP's timers; the others sleep
+	 * until their interrupt. */
+	if (i == 0)
+		poll_deadline(timers_deadline_ns(now));
 	return 0;
 }
 

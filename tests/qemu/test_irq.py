@@ -132,3 +132,23 @@ def test_four_queues_each_get_their_msix_vector_on_their_cpu(qemu, mq_netns):
     for b, a in zip(queues(before), queues(after)):
         assert a["irq"] == "msix"
         assert a["interrupts"] > b["interrupts"], (a["queue"], a["interrupts"])
+
+
+def test_idle_cpus_are_tickless_and_count_their_halts(qemu):
+    """An idle CPU halts on a one-shot timer, not the 100 Hz tick: over 3 s
+    of wall time without traffic (guest time can only be shorter) a CPU
+    that owns no queue takes a handful of timer interrupts, not 300; it
+    counts its halts, the time halted and the tick <-> one-shot switches."""
+    vm = NetVM(qemu, "native")
+    assert re.search(r"^boot: tsc=.* idle=(lapic one-shot|tsc-deadline)$", vm.vm.log(),
+                     re.M), vm.vm.describe()
+    before = vm.stats()["cpus"]["cpu1"]
+    time.sleep(3)
+    after = vm.stats()["cpus"]["cpu1"]
+    ticks = after["ticks"] - before["ticks"]
+    assert ticks < 50, "cpu1 took %d timer interrupts in 3 s idle" % ticks
+    assert after["idle_halts"] > before["idle_halts"]
+    assert after["halted_ns"] > before["halted_ns"]
+    assert after["timer_reprograms"] > before["timer_reprograms"]
+    # and the queue's CPU still answers at once on its interrupt
+    assert udp_exchange(vm, 2, 0.3) == 2, vm.vm.describe()
