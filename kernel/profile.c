@@ -25,6 +25,7 @@
 #include "kernel/console.h"
 #include "kernel/ksyms.h"
 #include "kernel/percpu.h"
+#include "kernel/poll.h"
 #include "kernel/profile_internal.h"
 #include "kernel/spinlock.h"
 #include "kernel/trap_frame.h"
@@ -225,11 +226,20 @@ int profile_start(unsigned int hz)
 		err = -2;
 	}
 	spin_unlock(&profile_lock);
+	/* A tickless idle CPU would see the new rate only at its next
+	 * deadline: wake each, so its tick comes back and switches. */
+	for (int c = 0; !err && c < nr_cpus; c++)
+		poll_wake(c);
 	if (!err)
 		kprintf("profile: session %u: every CPU at %u Hz, %u samples "
 			"each\n",
 			atomic_load(&profile_session), hz, profile_capacity);
 	return err;
+}
+
+bool profile_sampling(void)
+{
+	return atomic_load_explicit(&profile_hz, memory_order_relaxed) != 0;
 }
 
 void profile_stop(void)

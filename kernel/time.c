@@ -215,8 +215,9 @@ static void timer_tick(void *arg)
  * deadline: the periodic tick is replaced by one interrupt then (at most
  * TIMER_IDLE_MAX_MS away), in TSC-deadline mode where the CPU has it (an
  * absolute TSC value: no conversion error, no count to overflow), else a
- * one-shot count of the LAPIC timer. While the profiler samples, its tick
- * stays: the samples are the point. timer_idle_exit() puts the tick back
+ * one-shot count of the LAPIC timer. While the profiler samples, the tick
+ * stays (profile_sampling; profile_start wakes every CPU so its tick comes
+ * back at once): the samples are the point. timer_idle_exit() puts the tick back
  * once the CPU wakes, for whatever reason.
  */
 void timer_idle_enter(uint64_t deadline_ns)
@@ -225,7 +226,7 @@ void timer_idle_enter(uint64_t deadline_ns)
 	uint64_t now = clock_ns(), max = (uint64_t)TIMER_IDLE_MAX_MS * 1000000u;
 	uint64_t ns = deadline_ns > now ? deadline_ns - now : 0;
 
-	if (c->timer_hz != TIMER_HZ)
+	if (c->timer_hz != TIMER_HZ || profile_sampling())
 		return;
 	if (ns > max)
 		ns = max;
@@ -251,7 +252,8 @@ void timer_idle_exit(void)
 		return;
 	c->tickless = false;
 	c->timer_reprograms++;
-	timer_set_cpu_hz(TIMER_HZ);
+	/* the rate the tick had, or the profiler's if its tick set one */
+	timer_set_cpu_hz(c->timer_hz);
 }
 
 void timer_start_cpu(void)
