@@ -59,9 +59,9 @@ static void vnet_intx_irq(void *arg)
 
 	if (!virtio_pci_isr(&vn->vp))
 		return; /* another device on the line */
-	vn->dev.queues[0].stats.interrupts++;
 	for (int q = 0; q < vn->dev.nqueues; q++) {
 		pair_irq_off(vn, q);
+		vn->dev.queues[q].stats.interrupts++;
 		drv_irq_wake(vn->dev.queues[q].cpu);
 	}
 }

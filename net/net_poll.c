@@ -311,6 +311,18 @@ int net_poll_run(int i)
 	}
 	if (now - nq->last_work_ns < poll_window_ns)
 		return 1;
+	/* Going to sleep: completions that wait for company (tx_reap_due)
+	 * get none now; reap them in the next round rather than let them
+	 * pin their buffers until traffic comes back. */
+	if (nq->tx_seen_ns > 1 && nq->dev->ops->tx_pending(nq->dev, nq->q)) {
+		nq->tx_seen_ns = 1; /* due at once */
+		return 1;
+	}
+	/* The handler masked the interrupt and woke us, but the round found
+	 * nothing (say a TX completion not yet due): arm it again. */
+	if (nq->armed && *(const volatile uint64_t *)&nq->dev->queues[nq->q]
+					 .stats.interrupts != nq->irqs_at_arm)
+		nq->armed = false;
 	if (!nq->armed) {
 		nq->armed = true;
 		nq->arms++;
