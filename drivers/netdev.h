@@ -83,8 +83,9 @@ struct netdev_stats {
 	/* link went up or down (e1000, e1000e; the link check runs under
 	 * the stack's TX guard, on queue 0's CPU) */
 	uint64_t link_changes;
-	/* interrupts this queue's handler took (interrupt context, on the
-	 * queue's CPU; an INTx line shared by the queues counts on queue 0) */
+	/* interrupts that masked this queue and woke its CPU (interrupt
+	 * context; an INTx line shared by the queues counts on each). The
+	 * poller compares it to see whether its armed interrupt fired. */
 	uint64_t interrupts;
 };
 
@@ -121,6 +122,12 @@ struct netdev_ops {
 	bool (*tx_pending)(struct netdev *dev, int q);
 	/* Current link state as the device reports it. */
 	bool (*link_up)(struct netdev *dev);
+	/* Ring the doorbell once for the frames xmit queued on q since the
+	 * last flush (xmit makes them visible but leaves the device
+	 * notification, a device exit, to this). The stack calls it before it
+	 * lets go of the TX guard after any xmit. NULL: xmit notifies. Under
+	 * the stack's TX guard. */
+	void (*tx_flush)(struct netdev *dev, int q);
 
 	/* Interrupts (NAPI style). The handler a driver installs only
 	 * masks the queue's interrupt and wakes queues[q].cpu's poll loop.

@@ -151,13 +151,24 @@ int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, int n,
 	return 0;
 }
 
-void virtq_kick(struct virtq *vq)
+void virtq_publish(struct virtq *vq)
 {
 	if (!vq->pending)
 		return;
 	vq->pending = 0;
+	vq->unnotified = true;
 	atomic_thread_fence(memory_order_release);
 	*(volatile uint16_t *)&vq->avail->idx = vq->avail_idx;
+}
+
+void virtq_kick(struct virtq *vq)
+{
+	virtq_publish(vq);
+	if (!vq->unnotified)
+		return;
+	vq->unnotified = false;
+	/* The index store before the flag load: a device that sets
+	 * NO_NOTIFY while it works will look at the index again. */
 	atomic_thread_fence(memory_order_seq_cst);
 	if (!(*(volatile uint16_t *)&vq->used->flags & VIRTQ_USED_F_NO_NOTIFY))
 		virtio_pci_notify(vq->vp, vq->index, vq->notify_off);
