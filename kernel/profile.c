@@ -21,14 +21,15 @@
  * ("idle"), not stored.
  */
 #include "kernel/profile.h"
+#include "kernel/apic.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/ksyms.h"
 #include "kernel/percpu.h"
-#include "kernel/poll.h"
 #include "kernel/profile_internal.h"
 #include "kernel/spinlock.h"
 #include "kernel/trap_frame.h"
+#include "kernel/vector.h"
 #include "mm/mm.h"
 
 extern char __kernel_start[], __text_end[];
@@ -227,9 +228,10 @@ int profile_start(unsigned int hz)
 	}
 	spin_unlock(&profile_lock);
 	/* A tickless idle CPU would see the new rate only at its next
-	 * deadline: wake each, so its tick comes back and switches. */
-	for (int c = 0; !err && c < nr_cpus; c++)
-		poll_wake(c);
+	 * deadline: wake every other one (this one is awake), so its tick
+	 * comes back and switches. */
+	if (!err)
+		lapic_broadcast_ipi(VEC_WAKE);
 	if (!err)
 		kprintf("profile: session %u: every CPU at %u Hz, %u samples "
 			"each\n",
