@@ -11,33 +11,11 @@ figure is the median over rounds of the binary's own median over runs.
 The goal compares the allocation cost, figure minus calibration.
 """
 import argparse
-import json
-import statistics
-import subprocess
-import sys
+from bench_rounds import fmt, run_rounds, write_report
 
 OURS = "kmalloc"
 PEERS = ["glibc", "mimalloc", "jemalloc", "tcmalloc"]
 GOAL = 1.2
-
-
-def run_rounds(bins, rounds):
-    samples = {}
-    for r in range(rounds):
-        for b in bins:
-            out = subprocess.run([b], check=True, capture_output=True,
-                                 text=True).stdout
-            for line in out.splitlines():
-                f = line.split()
-                if len(f) == 5 and f[0] == "RESULT":
-                    key = (f[1], f[2], int(f[3]))
-                    samples.setdefault(key, []).append(float(f[4]))
-        print(f"churn bench: round {r + 1}/{rounds} done", file=sys.stderr)
-    return {k: statistics.median(v) for k, v in samples.items()}
-
-
-def fmt(x):
-    return "–" if x is None else f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
 
 
 def cost(res, alloc, clock, t):
@@ -87,7 +65,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("bins", nargs="+")
     a = ap.parse_args()
-    res = run_rounds(a.bins, a.rounds)
+    res = run_rounds(a.bins, a.rounds, "churn bench")
     threads = sorted({k[2] for k in res})
     g = goals(res, threads)
     yes = {True: "**met**", False: "**not met**"}
@@ -122,16 +100,12 @@ def main():
         "", "### CPU time of the threads (time descheduled not counted)", ""
     ] + table(res, "cpu", threads) + [
         "", "### Wall time", ""] + table(res, "wall", threads)
-    with open(a.out + ".md", "w") as f:
-        f.write("\n".join(md) + "\n")
     results = {}
     for (alloc, case, t), v in sorted(res.items()):
         results.setdefault(alloc, {}).setdefault(case, {})[str(t)] = v
-    with open(a.out + ".json", "w") as f:
-        json.dump({"unit": "ns/object", "sizes": "8-4096",
-                   "rounds": a.rounds, "results": results, "goals": g},
-                  f, indent=1)
-    print("\n".join(md))
+    write_report(a.out, md, {"unit": "ns/object", "sizes": "8-4096",
+                             "rounds": a.rounds, "results": results,
+                             "goals": g})
 
 
 if __name__ == "__main__":

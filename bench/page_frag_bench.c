@@ -13,7 +13,8 @@
  *                    -ljemalloc, -ltcmalloc_minimal, which replace malloc
  * "page_frag_bench --run" runs one round of every case the binary supports
  * and prints "case ns_per_op" lines. "--count CASE N [aligned]" runs one
- * single-thread case N times, for instruction counts under callgrind.
+ * single-thread case (or the 12-byte push/pop) N times, for instruction
+ * counts under callgrind.
  * "page_frag_bench --report DIR BIN..." (ours only) runs rounds of every
  * binary in turn, so that all contenders see the same machine noise, and
  * writes DIR/frag.md and DIR/frag.json with min/median/max and same-run
@@ -579,7 +580,7 @@ static const char *malloc_provider(void)
 #if defined(BENCH_FRAG)
 /* ---- the driver: rounds of every binary, medians, ratios, tables ---- */
 
-#define MAX_BINS   8
+#define MAX_BINS   10 /* the 8 contenders and room for a before/after binary */
 #define MAX_CASES  96
 #define MAX_ROUNDS 15
 
@@ -1024,6 +1025,8 @@ int main(int argc, char **argv)
 			run_single(12, aligned, n);
 		else if (!strcmp(argv[2], "batch_256"))
 			run_batch(256, aligned, n);
+		else if (!strcmp(argv[2], "pushpop_12"))
+			run_pushpop(12, aligned, n);
 		else
 			return 2;
 		contender_done();

@@ -10,32 +10,10 @@ hit every allocator alike; a figure is the median over rounds of the
 binary's own median over runs.
 """
 import argparse
-import json
-import statistics
-import subprocess
-import sys
+from bench_rounds import fmt, run_rounds, write_report
 
 PEERS = ["glibc", "mimalloc", "jemalloc", "tcmalloc"]
 BULK_GOAL_N = 16
-
-
-def run_rounds(bins, rounds):
-    samples = {}
-    for r in range(rounds):
-        for b in bins:
-            out = subprocess.run([b], check=True, capture_output=True,
-                                 text=True).stdout
-            for line in out.splitlines():
-                f = line.split()
-                if len(f) == 5 and f[0] == "RESULT":
-                    key = (f[1], f[2], int(f[3]))
-                    samples.setdefault(key, []).append(float(f[4]))
-        print(f"slab bench: round {r + 1}/{rounds} done", file=sys.stderr)
-    return {k: statistics.median(v) for k, v in samples.items()}
-
-
-def fmt(x):
-    return "–" if x is None else f"{x:.1f}" if x >= 10 else f"{x:.2f}"
 
 
 def ratio(a, b):
@@ -114,7 +92,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("bins", nargs="+")
     a = ap.parse_args()
-    res = run_rounds(a.bins, a.rounds)
+    res = run_rounds(a.bins, a.rounds, "slab bench")
     g = goals(res)
     yes = {True: "**met**", False: "**not met**"}
     gf = g["fastpath_within_1.2x_of_fastest_peer"]
@@ -144,8 +122,6 @@ def main():
         "", "The two cores are far apart (a cache-line hand-off costs "
         "~200 ns on this machine); read each figure against its ring-only "
         "calibration from the same binary.", ""] + xthread_table(res)
-    with open(a.out + ".md", "w") as f:
-        f.write("\n".join(md) + "\n")
     results = {}
     for (alloc, case, n), v in sorted(res.items()):
         d = results.setdefault(alloc, {})
@@ -153,11 +129,9 @@ def main():
             d.setdefault(case, {})[str(n)] = v
         else:
             d[case] = v
-    with open(a.out + ".json", "w") as f:
-        json.dump({"unit": "ns/object", "object_size": 256,
-                   "rounds": a.rounds, "results": results, "goals": g},
-                  f, indent=1)
-    print("\n".join(md))
+    write_report(a.out, md, {"unit": "ns/object", "object_size": 256,
+                             "rounds": a.rounds, "results": results,
+                             "goals": g})
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
+#include "kernel/ip6_text.h"
 #include "mm/fault_inject.h"
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ static bool v_list(const char *v, const char *allowed);
 static bool v_uint(const char *v, const char *allowed);
 static bool v_ip_cidr(const char *v, const char *allowed);
 static bool v_ip(const char *v, const char *allowed);
+static bool v_ip6_cidr(const char *v, const char *allowed);
+static bool v_ip6(const char *v, const char *allowed);
 static bool v_name(const char *v, const char *allowed);
 static bool v_node_policy(const char *v, const char *allowed);
 static bool v_fault(const char *v, const char *allowed);
@@ -37,6 +40,11 @@ static const struct key keys[] = {
 	 "network card driver (all: every supported NIC found)"},
 	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N, N=1-32", "IPv4 address"},
 	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
+	{"ip6", "auto", v_ip6_cidr, "auto|ADDR/64, ADDR a unicast IPv6 address",
+	 "IPv6 global address: from router advertisements (SLAAC) or this "
+	 "one; the link-local fe80:: address is always there"},
+	{"gw6", "", v_ip6, "a unicast IPv6 address",
+	 "IPv6 gateway (with a static ip6=)"},
 	{"rx_alloc", "local", v_node_policy, "local|device|interleave|node:N",
 	 "NUMA node of RX buffers: the polling CPU's, the NIC's, every node "
 	 "in turn, or node N"},
@@ -75,7 +83,8 @@ static const struct key keys[] = {
 	{"bench", "", v_list, "pages|slab|frag|qmempool|alfq|xcpu|net|all",
 	 "in-kernel benchmarks to run"},
 	{"selftest", "", v_list,
-	 "fault|fault_ap|panic|mm|slab|frag|qmempool|smp|irq|printf|none",
+	 "fault|fault_ap|panic|mm|slab|frag|qmempool|misuse|smp|irq|printf|"
+	 "net|none",
 	 "boot self-tests"},
 	{"exit_after_boot", "0", v_choice, "0|1",
 	 "leave QEMU (isa-debug-exit) after the boot report"},
@@ -192,6 +201,45 @@ static bool v_ip_cidr(const char *v, const char *allowed)
 	/* /0 would make every address on-link: not a host's network. */
 	n = strtoul(v + 1, &end, 10);
 	return end != v + 1 && *end == 0 && n >= 1 && n <= 32;
+}
+
+/* A unicast address a host may be given: not ::, not ::1, not ff00::/8. */
+static bool ip6_is_host_unicast(const uint8_t a[16])
+{
+	uint8_t zero[16] = {0};
+
+	if (a[0] == 0xff || !memcmp(a, zero, 16))
+		return false;
+	return memcmp(a, zero, 15) != 0 || a[15] != 1;
+}
+
+static bool v_ip6(const char *v, const char *allowed)
+{
+	uint8_t a[16];
+	const char *end;
+
+	(void)allowed;
+	return ip6_text_parse(v, a, &end) && *end == 0 &&
+	       ip6_is_host_unicast(a);
+}
+
+/*
+ * ip6=ADDR/64 (or ADDR alone: /64). Only /64: lwIP 2.1.3 treats a
+ * static address as on-link for its first 64 bits whatever was asked
+ * (nd6_is_prefix_in_netif), so any other length would be a lie.
+ */
+static bool v_ip6_cidr(const char *v, const char *allowed)
+{
+	uint8_t a[16];
+	int prefix = 64;
+
+	(void)allowed;
+	if (!strcmp(v, "auto"))
+		return true;
+	if (!strchr(v, '/'))
+		return v_ip6(v, NULL);
+	return ip6_text_parse_prefix(v, a, &prefix) && prefix == 64 &&
+	       ip6_is_host_unicast(a);
 }
 
 static bool v_name(const char *v, const char *allowed)

@@ -47,9 +47,14 @@ $(FRAG_BENCH_DIR)/page_frag_bench-%: $(FRAG_BENCH_DEPS)
 	$(HOST_CC) $(BENCH_CFLAGS) -DBENCH_MALLOC $< -ldl $(FRAG_PEER_LIBS_$*) -o $@
 
 FRAG_BENCH_OURS := frag frag_nobatch frag_down kmalloc
+# FRAG_BENCH_EXTRA='frag_before=PATH': one more binary of ours, built from
+# another commit (a name starting with "frag" is not a malloc peer), for a
+# before/after in the same rounds.
+FRAG_BENCH_EXTRA ?=
 FRAG_BENCH_BINS := $(addprefix $(FRAG_BENCH_DIR)/page_frag_bench-,$(FRAG_BENCH_OURS) $(FRAG_BENCH_PEERS))
 
 bench-frag: $(FRAG_BENCH_BINS)
 	@mkdir -p $(BUILD)/bench
 	$(FRAG_BENCH_DIR)/page_frag_bench-frag --report $(BUILD)/bench \
-		$(foreach b,$(FRAG_BENCH_OURS) $(FRAG_BENCH_PEERS),$(b)=$(FRAG_BENCH_DIR)/page_frag_bench-$(b))
+		$(foreach b,$(FRAG_BENCH_OURS) $(FRAG_BENCH_PEERS),$(b)=$(FRAG_BENCH_DIR)/page_frag_bench-$(b)) \
+		$(FRAG_BENCH_EXTRA)

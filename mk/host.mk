@@ -4,7 +4,8 @@
 # file tests/host/test_*.c and tests/host/*/test_*.c (cmocka) and
 # tests/host/stress_*.c (pthreads) becomes one binary per variant, linked
 # against that variant's libmm.a.
-.PHONY: host-lib test-host test-host-unit test-host-stress test-host-example
+.PHONY: host-lib test-host test-host-unit test-host-stress test-host-example \
+	test-host-inject
 
 HOST_CC ?= cc
 HOST_WARN := -Wall -Wextra -Werror
@@ -65,6 +66,9 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_console_line):
 	kernel/console_line.c kernel/console_line.h kernel/config.h
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_shell_words): \
 	kernel/shell_words.c kernel/shell_words.h
+# ip6=/gw6='s address text, also plain C.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_ip6_text): \
+	kernel/ip6_text.c kernel/ip6_text.h
 
 # The driver tests compile drivers/ sources into themselves. These lines
 # sit here, after HOST_VARIANTS is set: in mk/net.mk (included first) the
@@ -100,7 +104,7 @@ $(BUILD)/host/include/mm.h: $(MM_HEADERS)
 HOST_UNIT_BINS := $(foreach v,plain asan,$(addprefix $(BUILD)/host/$(v)/tests/,$(HOST_TESTS)))
 HOST_STRESS_BINS := $(foreach v,$(HOST_VARIANTS),$(addprefix $(BUILD)/host/$(v)/tests/,$(HOST_STRESS)))
 
-test-host: test-host-unit test-host-stress test-host-example
+test-host: test-host-unit test-host-stress test-host-example test-host-inject
 
 # The README's example program, compiled exactly as the README tells users
 # to (cc exp.c -Ibuild/host/include build/host/libmm.a -lpthread), then run.
@@ -118,3 +122,19 @@ test-host-unit: deps-host $(HOST_UNIT_BINS)
 
 test-host-stress: deps-host $(HOST_STRESS_BINS)
 	@TSAN_OPTIONS=halt_on_error=1 tools/run-host-tests $(HOST_STRESS_BINS)
+
+# The stress tests again with failure injection armed (MM_FAULT, see
+# mm/fault_inject.h), once with random failures at every site and once
+# with every-Nth ones: a refused allocation is skipped (tests/host/common/
+# inject.h), and every page must still come back, every counter agree and
+# every NULL be an injected failure. About 40 s in all.
+INJECT_TESTS := stress_page_alloc stress_slab stress_qmempool \
+	stress_page_frag stress_pcp_drain
+INJECT_BINS := $(addprefix $(BUILD)/host/plain/tests/,$(INJECT_TESTS))
+INJECT_RANDOM := failslab=random:5,seed:3 fail_page_alloc=random:5,seed:7 \
+	fail_qmempool=random:5,seed:11 fail_page_frag=random:5,seed:13
+INJECT_EVERY := failslab=every:50 fail_page_alloc=every:97 \
+	fail_qmempool=every:13 fail_page_frag=every:29
+test-host-inject: deps-host $(INJECT_BINS)
+	@MM_FAULT="$(INJECT_RANDOM)" tools/run-host-tests $(INJECT_BINS) && \
+	MM_FAULT="$(INJECT_EVERY)" tools/run-host-tests $(INJECT_BINS)

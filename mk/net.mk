@@ -17,8 +17,8 @@ LWIP_STAMP := $(LWIP_DIR)/.fetched
 LWIP_OBJDIR := $(BUILD)/lwip
 
 # NO_SYS=1 needs nothing from api/ (core, core/ipv4, netif/ethernet.c and
-# the apps' files build alone). IPv6 is off (lwipopts.h), so
-# core/ipv6 is left out; altcp and dns are unused, and so is lwIP's httpd
+# the apps' files build alone), core/ipv6 for the dual stack (dhcp6.c
+# builds to nothing: LWIP_IPV6_DHCP6 is off); altcp and dns are unused, and so is lwIP's httpd
 # (net/http_server.c serves HTTP).
 LWIP_FILES := core/def.c core/inet_chksum.c core/init.c core/ip.c \
 	core/mem.c core/netif.c core/pbuf.c core/raw.c \
@@ -27,6 +27,9 @@ LWIP_FILES := core/def.c core/inet_chksum.c core/init.c core/ip.c \
 	core/ipv4/autoip.c core/ipv4/dhcp.c core/ipv4/etharp.c \
 	core/ipv4/icmp.c core/ipv4/igmp.c core/ipv4/ip4.c \
 	core/ipv4/ip4_addr.c core/ipv4/ip4_frag.c \
+	core/ipv6/ethip6.c core/ipv6/icmp6.c core/ipv6/inet6.c \
+	core/ipv6/ip6.c core/ipv6/ip6_addr.c core/ipv6/ip6_frag.c \
+	core/ipv6/mld6.c core/ipv6/nd6.c \
 	netif/ethernet.c apps/lwiperf/lwiperf.c
 LWIP_OBJS := $(patsubst %.c,$(LWIP_OBJDIR)/%.o,$(LWIP_FILES)) \
 	$(LWIP_OBJDIR)/stock/mem.o $(LWIP_OBJDIR)/stock/memp.o

@@ -501,7 +501,7 @@ static inline unsigned int alf_sc_dequeue(struct alf_queue *q, void *ptrs[],
 /*
  * __alf_sp_enqueue_one / __alf_sc_dequeue_one - one pointer, single
  * producer / single consumer, WITHOUT the debug checks: for callers whose
- * design makes misuse impossible (qmempool's per-CPU localq). The same
+ * design makes misuse impossible (a queue only one CPU touches). The same
  * acquire/release pairs as the bulk versions, no loop, no branch on n.
  * Enqueue returns false when full; dequeue returns NULL when empty, so
  * only use it on queues that never hold NULL.

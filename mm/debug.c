@@ -3,12 +3,17 @@
  * address and counts it, so every allocator reports the same way and tests
  * can assert "one double free was caught" without parsing the console.
  */
+#include <string.h>
+
 #include "debug.h"
 
 atomic_bool mm_debug_flag = MM_DEBUG != 0;
 static atomic_bool mm_debug_quiet;
 static atomic_ulong mm_debug_counts[MM_DBG_NR_KINDS];
 static _Atomic(const void *) mm_debug_caller;
+/* The latest report's text, for tests (quiet or not). */
+static char mm_debug_last[MM_DEBUG_REPORT_MAX];
+static mm_spinlock_t mm_debug_last_lock = MM_SPINLOCK_INIT;
 
 static const char *const mm_debug_names[MM_DBG_NR_KINDS] = {
 	[MM_DBG_DOUBLE_FREE] = "double free",
@@ -33,9 +38,19 @@ static const char *const mm_debug_keys[MM_DBG_NR_KINDS] = {
 	[MM_DBG_RED_ZONE] = "red_zone",
 };
 
+atomic_uint mm_debug_epoch_now = 1;
+
 void mm_debug_set(bool on)
 {
-	atomic_store_explicit(&mm_debug_flag, on, memory_order_relaxed);
+	bool was = atomic_exchange_explicit(&mm_debug_flag, on,
+					    memory_order_relaxed);
+	if (on && !was) {
+		/* 1..255: 0 is "not stamped" in struct page.poison_epoch. */
+		unsigned int e = atomic_load_explicit(&mm_debug_epoch_now,
+						      memory_order_relaxed);
+		atomic_store_explicit(&mm_debug_epoch_now, e % 255 + 1,
+				      memory_order_relaxed);
+	}
 }
 
 void mm_debug_set_quiet(bool quiet)
@@ -51,16 +66,34 @@ void mm_debug_report(enum mm_debug_kind kind, const void *caller,
 	atomic_fetch_add_explicit(&mm_debug_counts[kind], 1,
 				  memory_order_relaxed);
 	atomic_store_explicit(&mm_debug_caller, caller, memory_order_relaxed);
-	if (atomic_load_explicit(&mm_debug_quiet, memory_order_relaxed))
-		return;
 
-	char msg[160];
+	char msg[MM_DEBUG_REPORT_MAX];
 	va_list ap;
 	va_start(ap, fmt);
 	mm_vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	mm_printf("mm: BUG: %s: %s (caller %p, cpu %d)\n", mm_debug_names[kind],
-		  msg, caller, mm_this_cpu());
+	unsigned long flags = mm_spin_lock_irqsave(&mm_debug_last_lock);
+	memcpy(mm_debug_last, msg, sizeof(msg));
+	mm_spin_unlock_irqrestore(&mm_debug_last_lock, flags);
+	if (atomic_load_explicit(&mm_debug_quiet, memory_order_relaxed))
+		return;
+
+	char who[64];
+	mm_printf("mm: BUG: %s: %s (caller %s, cpu %d)\n", mm_debug_names[kind],
+		  msg, mm_symbolize(caller, who, sizeof(who)), mm_this_cpu());
+}
+
+void mm_debug_last_report(char *buf, size_t size)
+{
+	if (!size)
+		return;
+	unsigned long flags = mm_spin_lock_irqsave(&mm_debug_last_lock);
+	size_t n = strlen(mm_debug_last);
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, mm_debug_last, n);
+	buf[n] = 0;
+	mm_spin_unlock_irqrestore(&mm_debug_last_lock, flags);
 }
 
 unsigned long mm_debug_count(enum mm_debug_kind kind)
@@ -90,6 +123,9 @@ void mm_debug_reset_counts(void)
 		atomic_store_explicit(&mm_debug_counts[k], 0,
 				      memory_order_relaxed);
 	atomic_store_explicit(&mm_debug_caller, NULL, memory_order_relaxed);
+	unsigned long flags = mm_spin_lock_irqsave(&mm_debug_last_lock);
+	mm_debug_last[0] = 0;
+	mm_spin_unlock_irqrestore(&mm_debug_last_lock, flags);
 }
 
 int mm_debug_json(char *buf, size_t size)

@@ -4,7 +4,8 @@
  * Sizes up to 8 KiB come from one of 13 caches: powers of two from 8 to
  * 8192 plus 96 and 192, the two classes that halve the worst-case waste
  * between 64..128 and 128..256, where most small kernel objects fall.
- * Larger sizes are a compound block straight from the page allocator. kfree
+ * Larger sizes are a compound block straight from the page allocator
+ * (with red zones around it while debug is on: kmalloc_guard.c). kfree
  * needs no size: the head page says which it is (PG_slab with its cache,
  * or PG_head with its order).
  *
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "debug.h"
+#include "kmalloc_guard.h"
 #include "slab_internal.h"
 
 static const unsigned short kmalloc_sizes[KMALLOC_NR_CLASSES] = {
@@ -98,11 +100,15 @@ void kmalloc_forget(void)
 	mm_spin_unlock_irqrestore(&kmalloc_init_lock, flags);
 }
 
+/* A block of pages; with the debug checks on, with red zones around it
+ * (kmalloc_guard.c). */
 static void *kmalloc_large(size_t size, gfp_t gfp, int nid, void *caller)
 {
+	bool guard = mm_debug_on();
+	size_t need = guard ? kmalloc_guarded_bytes(size) : size;
 	unsigned int order = 0;
 
-	while ((MM_PAGE_SIZE << order) < size && order <= MAX_ORDER)
+	while ((MM_PAGE_SIZE << order) < need && order <= MAX_ORDER)
 		order++;
 	if (order > MAX_ORDER) {
 		mm_printf("kmalloc: %zu bytes is more than the largest block "
@@ -110,8 +116,19 @@ static void *kmalloc_large(size_t size, gfp_t gfp, int nid, void *caller)
 			  size, MM_PAGE_SIZE << MAX_ORDER, caller);
 		return NULL;
 	}
-	struct page *page = alloc_pages_node(nid, gfp | __GFP_COMP, order);
-	return page ? page_address(page) : NULL;
+	struct page *page =
+		__alloc_pages_caller(nid, gfp | __GFP_COMP, order, caller);
+	if (!page)
+		return NULL;
+	return guard ? kmalloc_guard_block(page, size, order)
+		     : page_address(page);
+}
+
+/* Where kmalloc_large() put the pointer it handed out from @page. */
+static const void *kmalloc_large_ptr(const struct page *page)
+{
+	const char *base = page_address(page);
+	return kmalloc_is_guarded(page) ? base + KMALLOC_GUARD_FRONT : base;
 }
 
 /* Everything but the fast path: size 0, large sizes, the caches not yet
@@ -181,7 +198,7 @@ static struct page *kmalloc_page(const void *obj, void *caller)
 
 	if (page && (page->flags & PG_slab))
 		return page;
-	if (page && (page->flags & PG_head) && obj == page_address(page))
+	if (page && (page->flags & PG_head) && obj == kmalloc_large_ptr(page))
 		return page;
 	slab_debug_count_invalid_free();
 	if (page && page_block_is_free(virt_to_page(obj))) {
@@ -206,10 +223,13 @@ static __attribute__((noinline)) void kfree_slow(const void *obj, void *caller)
 	struct page *page = kmalloc_page(obj, caller);
 	if (!page)
 		return;
-	if (page->flags & PG_slab)
+	if (page->flags & PG_slab) {
 		__kmem_cache_free(page->slab_cache, (void *)obj, caller);
-	else
-		__free_pages(page, page->order);
+		return;
+	}
+	if (kmalloc_is_guarded(page))
+		kmalloc_guard_check(page, obj, caller);
+	__free_pages_caller(page, page->order, caller);
 }
 
 /*
@@ -238,5 +258,7 @@ size_t ksize(const void *obj)
 		return 0;
 	if (page->flags & PG_slab)
 		return ((struct kmem_cache *)page->slab_cache)->object_size;
+	if (kmalloc_is_guarded(page))
+		return kmalloc_guarded_size(page);
 	return MM_PAGE_SIZE << page->order;
 }

@@ -35,6 +35,13 @@ struct page {
 	 * its owner may be writing at that moment without any lock.
 	 */
 	uint8_t buddy_order;
+	/*
+	 * Debug only: mm_debug_epoch() when the page was freed and poisoned
+	 * with the checks on (its freeing caller then in .private), else 0.
+	 * Checked and cleared when the page is handed out (mm/page_debug.c).
+	 * In what was padding: struct page stays 56 bytes.
+	 */
+	uint8_t poison_epoch;
 	union {
 		struct {		  /* PG_slab head page */
 			void *slab_cache; /* struct kmem_cache * */

@@ -34,6 +34,7 @@
 
 #include "debug.h"
 #include "fault_inject.h"
+#include "page_debug.h"
 #include "pcp.h"
 
 static bool pcp_on(void)
@@ -125,6 +126,16 @@ static inline void prep_pcp_page(struct page *page)
 	atomic_store_explicit(&page->_refcount, 1, memory_order_relaxed);
 }
 
+/* The fast path's end with the debug checks on: the poison checked
+ * (page_debug.c) before prep_pcp_page() clears the stamp's caller. */
+static __attribute__((noinline)) struct page *
+alloc_pcp_checked(struct page *page, unsigned int order, const void *caller)
+{
+	page_debug_check(page, order, caller);
+	prep_pcp_page(page);
+	return page;
+}
+
 /* prep_page() plus what gfp asks for: compound tails, zeroed memory. */
 static void prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 {
@@ -157,7 +168,7 @@ static void alloc_failed(int nid, gfp_t gfp, unsigned int order)
  * Out of line so that alloc_pages_node() needs no saved registers.
  */
 static __attribute__((noinline)) struct page *
-alloc_pages_general(int nid, gfp_t gfp, unsigned int order)
+alloc_pages_general(int nid, gfp_t gfp, unsigned int order, const void *caller)
 {
 	int cpu = mm_this_cpu();
 	struct page *page = NULL;
@@ -183,6 +194,7 @@ alloc_pages_general(int nid, gfp_t gfp, unsigned int order)
 			return NULL;
 		}
 	}
+	page_debug_on_alloc(page, order, caller);
 	prep_new_page(page, order, gfp);
 	numa_count_alloc(cpu, nid, page->nid, 1UL << order);
 	return page;
@@ -227,15 +239,24 @@ alloc_pages_fast(int nid, gfp_t gfp, unsigned int order)
 				mm_stat_add(&pcp->local_hit[order], 1);
 				struct page *page = pcp_take(pcp, order, n);
 				mm_spin_unlock(&pcp->lock);
+				/* A tail call, the return address taken only
+				 * there: the fast path pays the flag test. */
+				if (mm_unlikely(mm_debug_on()))
+					return alloc_pcp_checked(
+						page, order,
+						__builtin_return_address(0));
 				prep_pcp_page(page);
 				return page;
 			}
 			mm_spin_unlock(&pcp->lock);
 		}
 	}
-	return alloc_pages_general(nid, gfp, order);
+	return alloc_pages_general(nid, gfp, order,
+				   __builtin_return_address(0));
 }
 
+/* alloc_pages_fast() is always inline: its __builtin_return_address(0)
+ * is the caller of these two. */
 struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 {
 	return alloc_pages_fast(nid, gfp, order);
@@ -244,6 +265,16 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 struct page *alloc_pages(gfp_t gfp, unsigned int order)
 {
 	return alloc_pages_fast(-1, gfp, order);
+}
+
+/* The general path whole (kmalloc's large blocks are compound: they never
+ * take the fast path). */
+struct page *__alloc_pages_caller(int nid, gfp_t gfp, unsigned int order,
+				  const void *caller)
+{
+	if (mm_fault_should_fail(MM_FAULT_PAGE))
+		return alloc_pages_injected(nid, gfp, order);
+	return alloc_pages_general(nid, gfp, order, caller);
 }
 
 /* One pass over the zonelist, each zone under one zone-lock acquisition. */
@@ -269,7 +300,8 @@ static unsigned int bulk_from_zonelist(int cpu, int nid, gfp_t gfp,
  * `have` pages are already in hand (a failure is one that got none). */
 static __attribute__((noinline)) unsigned int
 alloc_pages_bulk_general(int cpu, gfp_t gfp, unsigned int nr,
-			 struct page **pages, unsigned int have)
+			 struct page **pages, unsigned int have,
+			 const void *caller)
 {
 	int nid = mm_cpu_mem_node[cpu];
 	unsigned int n = bulk_from_zonelist(cpu, nid, gfp, nr, pages);
@@ -278,6 +310,7 @@ alloc_pages_bulk_general(int cpu, gfp_t gfp, unsigned int nr,
 		n += bulk_from_zonelist(cpu, nid, gfp, nr - n, pages + n);
 	}
 	for (unsigned int i = 0; i < n; i++) {
+		page_debug_on_alloc(pages[i], 0, caller);
 		prep_new_page(pages[i], 0, gfp);
 		numa_count_alloc(cpu, nid, pages[i]->nid, 1);
 	}
@@ -293,6 +326,7 @@ alloc_pages_bulk_general(int cpu, gfp_t gfp, unsigned int nr,
  */
 unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int nr, struct page **pages)
 {
+	const void *caller = __builtin_return_address(0);
 	unsigned int cpu = (unsigned int)mm_this_cpu();
 	struct per_cpu_pages *pcp = mm_cpu_pcp[cpu];
 	unsigned int n = 0;
@@ -309,12 +343,14 @@ unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int nr, struct page **pages)
 		mm_stat_add(&pcp->stats.alloc_hit, n);
 		mm_stat_add(&pcp->local_hit[0], n);
 		mm_spin_unlock(&pcp->lock);
-		for (unsigned int i = 0; i < n; i++)
+		for (unsigned int i = 0; i < n; i++) {
+			page_debug_on_alloc(pages[i], 0, caller);
 			prep_pcp_page(pages[i]);
+		}
 	}
 	if (n < nr)
 		n += alloc_pages_bulk_general((int)cpu, gfp, nr - n, pages + n,
-					      n);
+					      n, caller);
 	return n;
 }
 
@@ -465,7 +501,9 @@ static inline bool put_page_testzero(struct page *page, const void *caller)
 }
 
 /* A free with the debug checks on (or a bad order): checked, reported and
- * refused if wrong, poisoned, then the same free path. */
+ * refused if wrong, poisoned and stamped with @caller (page_debug.c checks
+ * the poison when the pages are handed out again), then the same free
+ * path. */
 static __attribute__((noinline)) void
 free_pages_checked(struct page *page, unsigned int order, const void *caller)
 {
@@ -477,8 +515,7 @@ free_pages_checked(struct page *page, unsigned int order, const void *caller)
 	if (!free_check(page, order, caller) ||
 	    !put_page_testzero(page, caller))
 		return;
-	/* Poison so that a use after free reads an obvious pattern. */
-	memset(page_address(page), PAGE_POISON_BYTE, MM_PAGE_SIZE << order);
+	page_debug_poison(page, order, caller);
 	free_the_page_general(page, order);
 }
 
@@ -501,6 +538,12 @@ free_pages_caller(struct page *page, unsigned int order, const void *caller)
 void __free_pages(struct page *page, unsigned int order)
 {
 	free_pages_caller(page, order, __builtin_return_address(0));
+}
+
+void __free_pages_caller(struct page *page, unsigned int order,
+			 const void *caller)
+{
+	free_pages_caller(page, order, caller);
 }
 
 void free_pages(void *addr, unsigned int order)

@@ -69,6 +69,16 @@ unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int nr, struct page **pages);
  * list for the page's zone, larger orders to the buddy lists. Any context.
  */
 void __free_pages(struct page *page, unsigned int order);
+/*
+ * __alloc_pages_caller / __free_pages_caller - alloc_pages_node and
+ * __free_pages for an allocator built on them (kmalloc's large blocks):
+ * @caller is its own caller, which debug reports and the poison stamp
+ * name instead of the allocator's inside.
+ */
+struct page *__alloc_pages_caller(int nid, gfp_t gfp, unsigned int order,
+				  const void *caller);
+void __free_pages_caller(struct page *page, unsigned int order,
+			 const void *caller);
 /* free_pages - __free_pages() by address; NULL is ignored, an address that
  * is not a page of any node is reported (mm/debug.h) and ignored. */
 void free_pages(void *addr, unsigned int order);

@@ -18,12 +18,20 @@
  * 0.0625 for 2048-byte ones, the same in the guest. Its cost: a block whose
  * last fragments were freed on several CPUs goes back only when each has
  * flushed (at most 8 blocks, 256 KiB, held per CPU), and a free is a table
- * lookup rather than one atomic: 112 instead of 88 instructions per
- * alloc + free of 12 bytes on one CPU (callgrind). Cross-CPU, the push/pop
- * took 1.4x-3.2x less wall time per fragment with the batch at a load
- * average of 7-9, and the same within the noise at 13-20
- * (bench/frag-crosscpu.md). When the block is used up, the cache drops the references it
- * still holds; if that brings the count to zero every fragment is already
+ * lookup rather than one atomic: 99 instead of 91 instructions per
+ * alloc + free of 12 bytes on one CPU (callgrind, the benchmark's loop;
+ * 116 against 92 while each free also bumped two counters, which the batch
+ * now adds per slot). Cross-CPU, the push/pop took 1.4x-3.2x less wall
+ * time per fragment with the batch at a load average of 7-9, the same
+ * within the noise at 13-20; at 6-11 with a 35 ns hand-off (run 3) it went
+ * both ways, 0.6x-2.5x (bench/frag-crosscpu.md). 12-byte fragments in
+ * run 3, wall medians: 132.7 ns unaligned and 100.9 ns aligned (Lin's 137
+ * and 63; the quietest rounds 55.4 and 33.2). Aligned requests cost
+ * what unaligned ones do but the mask and five times the refills: a
+ * constant alignment is checked at compile time (page_frag.h), which took
+ * the aligned alloc from 49 to 43 instructions (unaligned: 36).
+ *
+ * When the block is used up, the cache drops the references it still holds; if that brings the count to zero every fragment is already
  * back and the cache reuses the block in place (no trip to the page
  * allocator), otherwise the last page_frag_free() frees it.
  *
@@ -261,15 +269,25 @@ __attribute__((noinline)) void *__page_frag_alloc_injected(void)
 	return NULL;
 }
 
-void *page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
-			    gfp_t gfp, unsigned int align)
+void *page_frag_alloc_align_checked(struct page_frag_cache *nc,
+				    unsigned int fragsz, gfp_t gfp,
+				    unsigned int align)
 {
+	/* fragsz first: a request bad in both ways counts as oversize. */
 	if (mm_unlikely(!page_frag_fragsz_ok(fragsz) ||
 			!page_frag_align_ok(align)))
 		return NULL;
+	return __page_frag_alloc_align(nc, fragsz, gfp, align - 1);
+}
+
+void *__page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
+			      gfp_t gfp, unsigned int align_mask)
+{
+	if (mm_unlikely(!page_frag_fragsz_ok(fragsz)))
+		return NULL;
 	if (mm_fault_should_fail(MM_FAULT_FRAG))
 		return __page_frag_alloc_injected();
-	return __page_frag_alloc(nc, fragsz, gfp, align - 1);
+	return __page_frag_alloc(nc, fragsz, gfp, align_mask);
 }
 
 void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,

@@ -179,6 +179,14 @@ void page_frag_batch_flush_page(struct page *page);
 /* Drop every CPU's table without applying it: a new machine only. */
 void page_frag_batch_forget(void);
 
+/*
+ * page_frag_batch_pending_add - add cpu's frees counted in its table but
+ * not yet applied to v[PF_FREES] and v[PF_REMOTE_FREES] (the batch counts
+ * them only when it applies a slot). For the statistics: any context,
+ * relaxed reads (exact when that CPU is quiet). page_frag_batch.c.
+ */
+void page_frag_batch_pending_add(int cpu, uint64_t v[PF_NR_STATS]);
+
 /* page_frag_debug.c: the live-fragment record of debug mode. */
 /* Start a cycle of the block: tracked (shadow attached and cleared) when
  * debug checks are on, else untracked (any shadow given back). */

@@ -57,11 +57,13 @@ static void page_frag_stats_sum(uint64_t sum[PF_NR_STATS])
 {
 	for (int i = 0; i < PF_NR_STATS; i++)
 		sum[i] = 0;
-	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++)
+	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++) {
 		for (int i = 0; i < PF_NR_STATS; i++)
 			sum[i] += atomic_load_explicit(
 				&page_frag_cpu_stats[cpu].v[i],
 				memory_order_relaxed);
+		page_frag_batch_pending_add(cpu, sum);
+	}
 }
 
 void page_frag_stats_read(struct page_frag_stats *out)
@@ -181,6 +183,7 @@ int page_frag_stats_json(char *buf, size_t size)
 			s[i] = atomic_load_explicit(
 				&page_frag_cpu_stats[cpu].v[i],
 				memory_order_relaxed);
+		page_frag_batch_pending_add(cpu, s);
 		page_frag_emit(buf, size, &len,
 			       "%s\"cpu%d\": ", cpu ? ", " : "", cpu);
 		page_frag_json_counters(buf, size, &len, s);

@@ -56,6 +56,13 @@ int mm_platform_ranges(struct mm_range *out, int max);
 /* Console/stderr output for reports (debug detections, warnings). */
 void mm_vprintf(const char *fmt, va_list ap);
 int mm_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap);
+/*
+ * mm_symbolize - a code address as text for a report: "function+0xoff"
+ * where the world has a symbol table (the kernel's ksyms), else the
+ * address in hex. Writes at most @len bytes (NUL-terminated) to @buf and
+ * returns @buf. Any context: no locks, no allocation.
+ */
+const char *mm_symbolize(const void *addr, char *buf, size_t len);
 
 /*
  * Provided by each world inline in <mm_port.h>:

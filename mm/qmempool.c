@@ -36,56 +36,59 @@ static void qmp_spill(struct qmempool *pool, struct qmempool_cpu *pc, int nid,
 }
 
 /*
- * A bulk from the slab, of this node's objects only (__GFP_THISNODE, one
- * cheap try for new slabs): all but one of them go into the localq, which
+ * A bulk from the slab straight into the empty localq, of this node's
+ * objects only (__GFP_THISNODE, one cheap try for new slabs): the localq
  * must hold only this CPU's node's objects. kmem_cache_alloc_bulk() is
- * all-or-nothing, so a 0 means this node is short, not that memory is gone:
- * one object may still be there, here or on another node, and handing it
- * out beats failing (the RFC's "slab returned fewer" case). That single
- * object goes to the caller alone, so a remote one is never cached.
+ * all-or-nothing, so a 0 means this node is short, not that memory is
+ * gone: one object may still be there, here or on another node, and
+ * handing it out beats failing (the RFC's "slab returned fewer" case).
+ * That single object goes to the caller alone (*single), so a remote one
+ * is never cached. Returns the objects now in the localq.
  */
-static unsigned int qmp_slab_refill(struct qmempool *pool, void **objs,
-				    gfp_t gfp)
+static unsigned int qmp_slab_refill(struct qmempool *pool,
+				    struct qmempool_cpu *pc, gfp_t gfp,
+				    void **single)
 {
 	size_t got = kmem_cache_alloc_bulk(pool->cache,
 					   gfp | __GFP_THISNODE |
 						   __GFP_NORETRY | __GFP_NOWARN,
-					   QMEMPOOL_BULK, objs);
+					   pool->bulk, pc->objs);
 
-	if (got)
-		return (unsigned int)got;
-	objs[0] = kmem_cache_alloc(pool->cache, gfp);
-	return objs[0] != NULL;
+	*single = got ? NULL : kmem_cache_alloc(pool->cache, gfp);
+	if (got || *single) {
+		qmempool_count(&pc->slab_refill, 1);
+		qmempool_count(&pc->slab_in, got ? got : 1);
+	}
+	return (unsigned int)got;
 }
 
 /*
  * The localq was empty: refill a bulk from this node's sharedq, else from
- * the slab; return one object and keep the rest in the localq. The localq
- * is empty and only this CPU fills it, so the rest always fits; if a
- * caller broke the context rule and it does not, it spills like a free.
+ * the slab, copied straight into the localq's array; return the top one.
+ * Only this CPU fills its localq and it was empty, so the bulk fits.
  */
 void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 			    gfp_t gfp)
 {
-	void *objs[QMEMPOOL_BULK];
+	void *single = NULL;
 	unsigned int n;
 
-	n = alf_mc_dequeue(pool->sharedq[pc->nid], objs, QMEMPOOL_BULK);
-	if (n) {
+	n = alf_mc_dequeue(pool->sharedq[pc->nid], pc->objs, pool->bulk);
+	if (n)
 		qmempool_count(&pc->sharedq_refill, 1);
-	} else {
-		n = qmp_slab_refill(pool, objs, gfp);
-		if (mm_unlikely(!n)) {
+	else
+		n = qmp_slab_refill(pool, pc, gfp, &single);
+	if (mm_unlikely(!n)) {
+		if (!single) {
 			qmempool_count(&pc->alloc_fail, 1);
 			return NULL;
 		}
-		qmempool_count(&pc->slab_refill, 1);
-		qmempool_count(&pc->slab_in, n);
+		qmempool_count(&pc->slow_alloc, 1);
+		return single;
 	}
-	if (n > 1 && alf_sp_enqueue(pc->localq, objs + 1, n - 1) != n - 1)
-		qmp_spill(pool, pc, pc->nid, objs + 1, n - 1);
+	atomic_store_explicit(&pc->count, n - 1, memory_order_relaxed);
 	qmempool_count(&pc->slow_alloc, 1);
-	return objs[0];
+	return pc->objs[n - 1];
 }
 
 /* fail_qmempool: the caller sees what an exhausted slab would give it. */
@@ -97,20 +100,24 @@ __qmempool_alloc_injected(struct qmempool_cpu *pc)
 }
 
 /*
- * The localq was full: move its oldest bulk to the node's sharedq (or the
- * slab), which makes room for @obj. The objects that stay are the most
- * recently freed ones, the likeliest to be in this CPU's cache.
+ * The localq was full: move its top bulk (the most recently freed half)
+ * to the node's sharedq (or the slab), straight out of the array, and
+ * push @obj. The bottom half stays: moving the bottom instead would keep
+ * the cache-hot top but cost a slide of the rest, one memmove per bulk
+ * (the kernel's libc moves 8 bytes per loop turn: 6 guest instructions
+ * per object of N(256)); a spill follows a burst of frees larger than
+ * half the localq, whose objects are rarely all still cached. DPDK's
+ * mempool cache flushes its top the same way.
  */
 void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 			  void *obj)
 {
-	void *objs[QMEMPOOL_BULK];
-	unsigned int n = alf_sc_dequeue(pc->localq, objs, QMEMPOOL_BULK);
+	uint32_t n = atomic_load_explicit(&pc->count, memory_order_relaxed);
+	uint32_t b = pool->bulk;
 
-	if (n)
-		qmp_spill(pool, pc, pc->nid, objs, n);
-	if (alf_sp_enqueue(pc->localq, &obj, 1) != 1)
-		qmp_spill(pool, pc, pc->nid, &obj, 1);
+	qmp_spill(pool, pc, pc->nid, pc->objs + n - b, b);
+	pc->objs[n - b] = obj;
+	atomic_store_explicit(&pc->count, n - b + 1, memory_order_relaxed);
 }
 
 /* Debug: is @obj an object of the pool's cache? Reports if not. */
@@ -152,8 +159,13 @@ void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
 		}
 		return;
 	}
-	if (mm_likely(__alf_sp_enqueue_one(pc->localq, obj)))
+	uint32_t n = atomic_load_explicit(&pc->count, memory_order_relaxed);
+
+	if (mm_likely(n < pc->size)) {
+		pc->objs[n] = obj;
+		atomic_store_explicit(&pc->count, n + 1, memory_order_relaxed);
 		return;
+	}
 	__qmempool_free_slow(pool, pc, obj);
 }
 
@@ -190,6 +202,34 @@ static bool qmp_args_ok(uint32_t localq_sz, uint32_t sharedq_sz,
 	return true;
 }
 
+/*
+ * Objects per refill and spill: half the localq, so that either leaves it
+ * half full, but at most half the sharedq, so that two CPUs' bulks fit it
+ * (QMEMPOOL_REFILL_MULTIPLIER), and at least QMEMPOOL_BULK, the whole of
+ * the smallest localq. The bigger the bulk, the fewer CAS per object.
+ */
+static uint32_t qmp_bulk(uint32_t localq_sz, uint32_t sharedq_sz)
+{
+	uint32_t b = localq_sz / 2;
+
+	if (b > sharedq_sz / QMEMPOOL_REFILL_MULTIPLIER)
+		b = sharedq_sz / QMEMPOOL_REFILL_MULTIPLIER;
+	return b < QMEMPOOL_BULK ? QMEMPOOL_BULK : b;
+}
+
+/* Give every object in @pc's localq back to the slab; returns how many. */
+static unsigned long qmp_drain_localq(struct qmempool *pool,
+				      struct qmempool_cpu *pc)
+{
+	uint32_t n = atomic_load_explicit(&pc->count, memory_order_relaxed);
+
+	if (!pc->objs || !n)
+		return 0;
+	kmem_cache_free_bulk(pool->cache, n, pc->objs);
+	atomic_store_explicit(&pc->count, 0, memory_order_relaxed);
+	return n;
+}
+
 /* Give every object in @q back to the slab; returns how many. */
 static unsigned long qmp_drain(struct qmempool *pool, struct alf_queue *q)
 {
@@ -212,8 +252,8 @@ static unsigned long qmp_teardown(struct qmempool *pool)
 	unsigned long n = 0;
 
 	for (int cpu = 0; cpu < pool->nr_cpus; cpu++) {
-		n += qmp_drain(pool, pool->cpu[cpu].localq);
-		alf_queue_free(pool->cpu[cpu].localq);
+		n += qmp_drain_localq(pool, &pool->cpu[cpu]);
+		kfree(pool->cpu[cpu].objs);
 	}
 	for (int nid = 0; nid < pool->nr_nodes; nid++) {
 		n += qmp_drain(pool, pool->sharedq[nid]);
@@ -235,10 +275,10 @@ static bool qmp_make_queues(struct qmempool *pool)
 		struct qmempool_cpu *pc = &pool->cpu[cpu];
 
 		pc->nid = cpu_to_mem(cpu); /* nearest memory if none */
-		pc->localq = alf_queue_alloc_node(pool->localq_sz,
-						  ALF_SP_ENQ | ALF_SC_DEQ,
-						  pool->gfp, pc->nid);
-		if (!pc->localq)
+		pc->size = pool->localq_sz;
+		pc->objs = kmalloc_node(pool->localq_sz * sizeof(void *),
+					pool->gfp & ~__GFP_ZERO, pc->nid);
+		if (!pc->objs)
 			return false;
 	}
 	return true;
@@ -291,6 +331,7 @@ struct qmempool *qmempool_create(uint32_t localq_sz, uint32_t sharedq_sz,
 				  .localq_sz = localq_sz,
 				  .sharedq_sz = sharedq_sz,
 				  .prealloc = prealloc,
+				  .bulk = qmp_bulk(localq_sz, sharedq_sz),
 				  .nr_cpus = nr_cpus,
 				  .nr_nodes = mm_nr_nodes()};
 	if (!qmp_make_queues(pool) || !qmp_prealloc(pool)) {
@@ -361,7 +402,7 @@ void qmempool_get_stats(const struct qmempool *pool, struct qmempool_stats *o)
 		o->slab_free += qmp_read(&pc->slab_free);
 		o->remote_free += qmp_read(&pc->remote_free);
 		o->alloc_fail += qmp_read(&pc->alloc_fail);
-		o->in_localq += alf_queue_count(pc->localq);
+		o->in_localq += qmempool_localq_count(pc);
 	}
 	held = o->in_localq + o->slab_free;
 	for (int nid = 0; nid < pool->nr_nodes; nid++) {
@@ -474,7 +515,7 @@ static void qmp_json_pool(struct qmp_buf *b, const struct qmempool *pool)
 	qmp_printf(b, "], \"in_localq_cpu\": [");
 	for (int cpu = 0; cpu < pool->nr_cpus; cpu++)
 		qmp_printf(b, "%s%u", cpu ? ", " : "",
-			   alf_queue_count(pool->cpu[cpu].localq));
+			   qmempool_localq_count(&pool->cpu[cpu]));
 	qmp_printf(b, "]");
 	for (int i = 0; i < QMP_NR_COUNTERS; i++)
 		qmp_printf(b, ", \"%s\": %ld", qmp_counter_names[i], v[i]);

@@ -218,6 +218,11 @@ size_t ksize(const void *obj);
 int slabinfo_text(char *buf, size_t size);
 int slabinfo_json(char *buf, size_t size);
 
+/* slab_remote_frees - frees of another node's objects (sent back to their
+ * home node), all caches and CPUs summed. Any context but an interrupt
+ * handler (takes the cache list's lock); relaxed reads. */
+unsigned long slab_remote_frees(void);
+
 /* Debug detections, counted so tests can assert them without crashing. */
 struct slab_debug_counts {
 	unsigned long double_free;  /* free of an already free object */

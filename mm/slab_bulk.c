@@ -231,6 +231,43 @@ static void bulk_free_numa(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		stat_add(&c->flush, 1);
 }
 
+/*
+ * The normal build's checks of a single free (slab_free_fast_ok), for a
+ * bulk: every object is an object start, no object is the one it would
+ * be pushed on (the array's previous one; the magazine's top for the
+ * first pushed, p[n - 1] when copy_to_top loops, p[0] when it copies):
+ * a free of the object freed last. Guard held: @top is the magazine's
+ * top object, or NULL. Per object: the start test's imul, ror and
+ * compare, and one compare with its neighbour.
+ */
+static inline bool bulk_free_ok(const struct kmem_cache *s, size_t n,
+				void *const *p, const void *top)
+{
+	if (mm_unlikely(p[0] == top || p[n - 1] == top))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (mm_unlikely(!slab_index_ok(s, slab_offset(s, p[i])) ||
+				(i && p[i] == p[i - 1])))
+			return false;
+	}
+	return true;
+}
+
+static inline const void *magazine_top(const struct kmem_cache_cpu *c,
+				       unsigned int avail)
+{
+	return avail ? c->objs[avail - 1] : NULL;
+}
+
+/* A bulk that failed bulk_free_ok(): each object through the single free,
+ * which frees the good ones and refuses, reports and counts the bad. */
+static __attribute__((noinline)) void
+free_bulk_one_by_one(struct kmem_cache *s, size_t n, void **p, void *caller)
+{
+	for (size_t i = 0; i < n; i++)
+		__kmem_cache_free(s, p[i], caller);
+}
+
 /* Slow path of free_bulk: debug or dead cache, several nodes, no room. */
 static __attribute__((noinline)) void
 free_bulk_slow(struct kmem_cache *s, size_t n, void **p, void *caller)
@@ -245,6 +282,12 @@ free_bulk_slow(struct kmem_cache *s, size_t n, void **p, void *caller)
 	}
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
+	if (mm_unlikely(
+		    !bulk_free_ok(s, n, p, magazine_top(c, cpu_avail(c))))) {
+		mm_irq_restore(flags);
+		free_bulk_one_by_one(s, n, p, caller);
+		return;
+	}
 	stat_add(&c->bulk_free, 1);
 	stat_add(&c->frees, n);
 	if (s->multi_node)
@@ -263,7 +306,8 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t n, void **p)
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
-		if (mm_likely(n <= c->limit - avail)) {
+		if (mm_likely(n <= c->limit - avail &&
+			      bulk_free_ok(s, n, p, magazine_top(c, avail)))) {
 			copy_to_top(c->objs, avail, p, n);
 			cpu_set_avail(c, avail + (unsigned int)n);
 			stat_add(&c->bulk_free, 1);

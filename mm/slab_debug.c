@@ -91,12 +91,14 @@ void slab_debug_on_alloc(struct kmem_cache *s, void *obj, void *caller)
 		if (bad < 0 && last != SLAB_POISON_END)
 			bad = (long)s->object_size - 1;
 		if (bad >= 0) {
+			char who[64];
 			count(&nr_poison);
 			mm_debug_report(
 				MM_DBG_WRITE_AFTER_FREE, caller,
 				"slab: %s: object %p written after free "
-				"(byte %ld; freed by %p)",
-				s->name, obj, bad, m->free_caller);
+				"(byte %ld; freed by %s)",
+				s->name, obj, bad,
+				mm_symbolize(m->free_caller, who, sizeof(who)));
 		}
 	}
 	m->state = SLAB_STATE_ALLOC;
@@ -146,17 +148,21 @@ static void check_redzones(struct kmem_cache *s, void *obj, void *caller)
 	if (before < 0 && after < 0)
 		return;
 	count(&nr_redzone);
+	char who[64];
+	mm_symbolize(m->alloc_caller, who, sizeof(who));
 	if (after >= 0)
 		mm_debug_report(MM_DBG_RED_ZONE, caller,
 				"slab: %s: object %p overflowed: red zone "
 				"written %ld bytes past its end (allocated "
-				"by %p)",
-				s->name, obj, after + 1, m->alloc_caller);
+				"by %s)",
+				s->name, obj, after + 1, who);
 	if (before >= 0)
 		mm_debug_report(MM_DBG_RED_ZONE, caller,
 				"slab: %s: object %p underflowed: red zone "
-				"written before its start (allocated by %p)",
-				s->name, obj, m->alloc_caller);
+				"written %ld bytes before its start "
+				"(allocated by %s)",
+				s->name, obj, (long)s->obj_offset - before,
+				who);
 	fill_redzones(s, obj);
 }
 
@@ -167,11 +173,13 @@ bool slab_debug_on_free(struct kmem_cache *s, void *obj, void *caller)
 
 	struct slab_debug_meta *m = meta_of(s, obj);
 	if (m->state == SLAB_STATE_FREE) {
+		char who[64];
 		count(&nr_double_free);
 		mm_debug_report(MM_DBG_DOUBLE_FREE, caller,
 				"slab: %s: double free of %p (first freed by "
-				"%p)",
-				s->name, obj, m->free_caller);
+				"%s)",
+				s->name, obj,
+				mm_symbolize(m->free_caller, who, sizeof(who)));
 		return false;
 	}
 	if (m->state != SLAB_STATE_ALLOC) {

@@ -193,3 +193,19 @@ int slabinfo_json(char *buf, size_t size)
 	sb_printf(&b, "}");
 	return (int)b.len;
 }
+
+unsigned long slab_remote_frees(void)
+{
+	struct list_head *pos;
+	unsigned long sum = 0;
+	unsigned long f = mm_spin_lock_irqsave(&slab_caches_lock);
+
+	list_for_each (pos, &slab_caches) {
+		struct kmem_cache *s = list_entry(pos, struct kmem_cache, list);
+
+		for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+			sum += stat_read(&cache_cpu(s, cpu)->remote_free);
+	}
+	mm_spin_unlock_irqrestore(&slab_caches_lock, f);
+	return sum;
+}

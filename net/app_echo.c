@@ -1,5 +1,6 @@
 /*
- * Echo service (RFC 862) on port 7, TCP and UDP, on lwIP's raw API.
+ * Echo service (RFC 862) on port 7, TCP and UDP, IPv4 and IPv6, on lwIP's
+ * raw API.
  *
  * UDP: every datagram goes back to its sender as it came.
  * TCP: received bytes are queued back with tcp_write(); when the send
@@ -139,14 +140,16 @@ static err_t echo_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 
 void app_echo_start(void)
 {
-	struct udp_pcb *u = udp_new();
-	struct tcp_pcb *t = tcp_new(), *l = NULL;
+	/* Both families: an IPADDR_TYPE_ANY pcb bound to IP_ANY_TYPE takes
+	 * IPv4 and IPv6 (IP_ADDR_ANY would make it IPv4 only). */
+	struct udp_pcb *u = udp_new_ip_type(IPADDR_TYPE_ANY);
+	struct tcp_pcb *t = tcp_new_ip_type(IPADDR_TYPE_ANY), *l = NULL;
 
-	if (u && udp_bind(u, IP_ADDR_ANY, ECHO_PORT) == ERR_OK)
+	if (u && udp_bind(u, IP_ANY_TYPE, ECHO_PORT) == ERR_OK)
 		udp_recv(u, udp_echo_recv, NULL);
 	else
 		kprintf("net: echo: cannot bind udp/%d\n", ECHO_PORT);
-	if (t && tcp_bind(t, IP_ADDR_ANY, ECHO_PORT) == ERR_OK)
+	if (t && tcp_bind(t, IP_ANY_TYPE, ECHO_PORT) == ERR_OK)
 		l = tcp_listen(t);
 	if (l)
 		tcp_accept(l, echo_accept);

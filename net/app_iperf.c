@@ -1,7 +1,8 @@
 /*
- * iperf2-compatible server on TCP port 5001: lwIP's lwiperf. Each finished
- * test prints one line, e.g. "iperf: done 10.0.2.2:45678 bytes=... ms=...
- * kbps=...", which benchmarks and tests read. A session that lwIP ended
+ * iperf2-compatible server on TCP port 5001, IPv4 and IPv6: lwIP's
+ * lwiperf. Each finished test prints one line, e.g. "iperf: done
+ * 10.0.2.2:45678 bytes=... ms=... kbps=..." (an IPv6 peer in brackets,
+ * "[fe80::1]:45678"), which benchmarks and tests read. A session that lwIP ended
  * itself (a RST, retransmissions exhausted) has no pcb left to name its
  * peer (net/lwip-patches/0001-*): a client session then names the server
  * it was started against (carried in the report's argument), a server
@@ -10,6 +11,7 @@
 #include "apps.h"
 #include "kernel/console.h"
 #include "lwip/apps/lwiperf.h"
+#include "net_ip6.h"
 
 static const char *report_name(enum lwiperf_report_type t)
 {
@@ -37,9 +39,17 @@ static void iperf_report(void *arg, enum lwiperf_report_type type,
 			 u32_t bytes, u32_t ms, u32_t kbps)
 {
 	uint32_t ip;
+	char text[IP6ADDR_STRLEN_MAX];
 
 	(void)local_addr;
 	(void)local_port;
+	if (remote_addr && IP_IS_V6(remote_addr)) {
+		kprintf("iperf: %s [%s]:%u bytes=%u ms=%u kbps=%u\n",
+			report_name(type),
+			net_ip6_text(ip_2_ip6(remote_addr), text, sizeof(text)),
+			remote_port, bytes, ms, kbps);
+		return;
+	}
 	if (remote_addr) {
 		ip = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(remote_addr)));
 	} else if (arg) { /* a client whose pcb is gone: its server */
@@ -76,6 +86,9 @@ int app_iperf_client(const ip4_addr_t *server, uint16_t port)
 
 void app_iperf_start(void)
 {
-	if (!lwiperf_start_tcp_server_default(iperf_report, NULL))
+	/* lwiperf_start_tcp_server_default() binds IP_ADDR_ANY, which on a
+	 * dual stack is IPv4's any: IP_ANY_TYPE takes both families. */
+	if (!lwiperf_start_tcp_server(IP_ANY_TYPE, LWIPERF_TCP_PORT_DEFAULT,
+				      iperf_report, NULL))
 		kprintf("net: iperf: cannot listen on tcp/5001\n");
 }

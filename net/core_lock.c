@@ -203,6 +203,18 @@ static void stats_member(char *buf, size_t size, size_t *np, const char *name,
 	*np = n;
 }
 
+void net_core_lock_totals(struct net_core_lock_totals *out)
+{
+	*out = (struct net_core_lock_totals){
+		.unlocked_calls = atomic_load(&unlocked_calls)};
+	for (int c = 0; c < nr_cpus; c++) {
+		out->acquired += lock_stats[c].acquired;
+		out->busy += lock_stats[c].busy;
+		out->waits += lock_stats[c].waits;
+		out->cpus_acquired += lock_stats[c].acquired > 0;
+	}
+}
+
 int net_core_lock_stats_json(char *buf, size_t size)
 {
 	struct core_lock_cpu sum = {0};

@@ -81,4 +81,12 @@ void net_core_unlocked_call(const void *caller);
  * total, as JSON. snprintf semantics. Any context. */
 int net_core_lock_stats_json(char *buf, size_t size);
 
+/* The lock's counters summed over the CPUs (the boot report of the net
+ * self-test prints them). Any context; relaxed reads. */
+struct net_core_lock_totals {
+	uint64_t acquired, busy, waits, unlocked_calls;
+	int cpus_acquired; /* CPUs that took the lock at least once */
+};
+void net_core_lock_totals(struct net_core_lock_totals *out);
+
 #endif /* NET_CORE_LOCK_H */

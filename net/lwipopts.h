@@ -90,10 +90,11 @@ void net_heap_free(void *ptr);
  * recycles only on that failure (tcp_alloc() kills the oldest TIME_WAIT
  * PCB when MEMP_TCP_PCB is exhausted). /stats.json shows each pool's
  * limit and limit_hits. */
+/* MEMP_NUM_SYS_TIMEOUT: DHCP, ARP, TCP, IPv6 ND/MLD/reassembly, lwiperf. */
 #define MEMP_NUM_PBUF		 256 /* PBUF_ROM/REF: static pages, our TX refs */
 #define MEMP_NUM_TCP_PCB	 16  /* echo, http, iperf clients at once */
 #define MEMP_NUM_TCP_SEG	 512 /* must be >= TCP_SND_QUEUELEN (init.c) */
-#define MEMP_NUM_SYS_TIMEOUT	 16  /* DHCP, ARP, TCP, lwiperf timers */
+#define MEMP_NUM_SYS_TIMEOUT	 20
 /* Stock RX copies each frame into PBUF_POOL pbufs: enough for a full receive
  * window per connection plus the NIC's in-flight frames. Native RX pbufs
  * (custom, zero copy) are bounded by the same count. */
@@ -104,16 +105,47 @@ void net_heap_free(void *ptr);
 /* ---- Protocols ---- */
 /* Raw PCBs: the shell's ping (net/shell_ping.c) sends and receives ICMP
  * echo through one. */
-#define LWIP_RAW	    1
+#define LWIP_RAW	     1
 /* The default boot is ip=dhcp (QEMU user-net hands out 10.0.2.15). */
-#define LWIP_DHCP	    1
+#define LWIP_DHCP	     1
 /* Skip probing the offered address with ARP: saves a second of boot and
  * QEMU's user-net never hands out a taken address. */
-#define DHCP_DOES_ARP_CHECK 0
-/* IPv4 only: QEMU user-net and our tests use IPv4; IPv6 code stays compiled
- * out (and its x86_64 reassembly assert, sizeof(struct ip6_reass_helper)
- * <= IP6_FRAG_HLEN, which needs IPV6_FRAG_COPYHEADER, never arises). */
-#define LWIP_IPV6	    0
+#define DHCP_DOES_ARP_CHECK  0
+/* IPv6 beside IPv4 (dual stack): every app's pcb is IPADDR_TYPE_ANY. lwIP's
+ * defaults then bring ICMPv6, neighbour discovery (with a 20-packet queue
+ * while a neighbour is resolved, MEMP_NUM_ND6_QUEUE), MLD (4 groups:
+ * all-nodes and the solicited-node groups of our addresses), router
+ * solicitation and SLAAC (LWIP_IPV6_AUTOCONFIG: a global address from a
+ * router advertisement's prefix), 3 addresses per netif, fragmentation
+ * and reassembly. DHCPv6 stays off: SLAAC or ip6= give the address, and
+ * nothing here needs a DNS server. */
+#define LWIP_IPV6	     1
+/* On x86_64 the reassembly helper struct (two pointers and offsets, 24
+ * bytes) does not fit in the 8-byte fragment header it is written over;
+ * lwIP asserts sizeof(struct ip6_reass_helper) <= IP6_FRAG_HLEN unless it
+ * first copies the header aside (IPV6_FRAG_COPYHEADER). */
+#define IPV6_FRAG_COPYHEADER 1
+/* Reassembly, bounded in time, datagrams and buffers (IPv4's and IPv6's
+ * share the two counts): a fragmented datagram waits at most 15 s (lwIP's
+ * default 60 s lets a sender of lone first fragments pin buffers for a
+ * minute; IPv4's IP_REASS_MAXAGE is 15); at most 5 datagrams
+ * (MEMP_NUM_REASSDATA, lwIP's default) and 48 received frames
+ * (IP_REASS_MAX_PBUFS) are held, which lets one 65,535-byte datagram
+ * through (45 fragments of 1,448 bytes) and keeps 464 of the 512 RX
+ * pbufs (PBUF_POOL_SIZE) for everything else. Past either count lwIP
+ * drops the oldest datagram (counted: ip6_frag.drop / ip_frag.drop). */
+#define IPV6_REASS_MAXAGE    15
+#define MEMP_NUM_REASSDATA   5
+#define IP_REASS_MAX_PBUFS   48
+/* gw6= on the command line: lwIP has no static IPv6 route, but asks this
+ * hook for the next hop of an off-link destination (net/net_ip6.c). */
+#ifndef __ASSEMBLER__
+struct netif;
+struct ip6_addr;
+const struct ip6_addr *net_ip6_gateway(struct netif *nif,
+				       const struct ip6_addr *dest);
+#endif
+#define LWIP_HOOK_ND6_GET_GW(nif, dest) net_ip6_gateway(nif, dest)
 
 /* ---- TCP: tuned for bulk transfer (iperf, 1 MiB echo) ---- */
 /* A full Ethernet frame per segment (the default 536 is the IPv4 minimum,
@@ -136,9 +168,12 @@ void net_heap_free(void *ptr);
 
 /* ---- Netif ---- */
 /* net/netif.c announces "eth0 up ip=..." from the status callback. */
-#define LWIP_NETIF_STATUS_CALLBACK 1
+#define LWIP_NETIF_STATUS_CALLBACK     1
+/* net/net_ip6.c logs each IPv6 address when duplicate address detection
+ * lets it be used; lwIP reports that only through this callback. */
+#define LWIP_NETIF_EXT_STATUS_CALLBACK 1
 /* DHCP sends a host name, handy in a DHCP server's lease list. */
-#define LWIP_NETIF_HOSTNAME	   1
+#define LWIP_NETIF_HOSTNAME	       1
 
 /* ---- Checksums: computed in software (no offload negotiated) ---- */
 /* Fold the checksum into the copy tcp_write() does anyway: one pass over

@@ -31,6 +31,7 @@
 #include "lwip/netif.h"
 #include "mm/mm.h"
 #include "net_config.h"
+#include "net_ip6.h"
 #include "net_mem.h"
 #include "net_poll.h"
 #include "net_numa.h"
@@ -82,20 +83,31 @@ static void announce_services(void)
 	announce_host_commands();
 }
 
-/* Called by lwIP when an address is set (DHCP bound or static). */
+/* The IPv4 address each netif was last announced with (by nif->num). */
+static uint32_t announced_ip[NETDEV_MAX];
+
+/* Called by lwIP when an address is set: DHCP bound or static, and on
+ * each IPv6 address state change, which net_ip6.c reports itself. */
 static void status_callback(struct netif *nif)
 {
 	struct netdev *dev = nif->state;
 	uint32_t ip = lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(nif)));
 	uint32_t mask = lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(nif)));
 
-	if (!netif_is_up(nif) || ip == 0)
+	char ip6[3 * IP6ADDR_STRLEN_MAX + 3];
+
+	if (!netif_is_up(nif) || ip == 0 || nif->num >= NETDEV_MAX ||
+	    announced_ip[nif->num] == ip)
 		return;
+	announced_ip[nif->num] = ip;
 	kprintf("net: %s up ip=%u.%u.%u.%u/%d "
 		"mac=%02x:%02x:%02x:%02x:%02x:%02x nic=%s\n",
 		dev->name, ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
 		ip & 255, prefix_len(mask), dev->mac[0], dev->mac[1],
 		dev->mac[2], dev->mac[3], dev->mac[4], dev->mac[5], dev->kind);
+	/* '?': still tentative; "net: DEV ip6 ADDR ready" follows. */
+	net_ip6_addrs_text(nif, ip6, sizeof(ip6));
+	kprintf("net: %s ip6=%s\n", dev->name, ip6);
 	if (!announced) {
 		announced = true;
 		announce_services();
@@ -146,6 +158,7 @@ static bool bring_up(struct netdev *dev, struct netif *nif)
 	netif_set_status_callback(nif, status_callback);
 	if (nnetifs == 1)
 		netif_set_default(nif);
+	net_ip6_start(nif);
 	netif_set_up(nif);
 	if (dev->ops->link_up(dev))
 		netif_set_link_up(nif);

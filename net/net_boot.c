@@ -16,6 +16,7 @@
 #include "net.h"
 #include "net_config.h"
 #include "net_poll.h"
+#include "net_selftest.h"
 #include "shell_net.h"
 
 static int net_poller(void *arg)
@@ -28,6 +29,7 @@ void net_boot(void)
 	pci_init();
 	net_config_parse();
 	shell_net_register(); /* they say so themselves when there is no NIC */
+	net_selftest_register();
 	if (net_init() == 0)
 		return;
 	for (int i = 0; i < net_poll_count(); i++)

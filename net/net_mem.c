@@ -304,6 +304,23 @@ uint64_t net_memp_limit_hits(int type)
 	return type >= 0 && type < MEMP_MAX ? memp_limit_hits[type] : 0;
 }
 
+unsigned long net_mem_qmempool_remote_frees(void)
+{
+	struct qmempool_stats st;
+	unsigned long sum = 0;
+
+	for (int t = 0; t <= MEMP_MAX; t++) {
+		struct qmempool *pool =
+			t < MEMP_MAX ? memp_pool[t] : rx_pbuf_pool;
+
+		if (!pool)
+			continue;
+		qmempool_get_stats(pool, &st);
+		sum += st.remote_free;
+	}
+	return sum;
+}
+
 /* pbuf_free() of a wrapped frame lands here: give the NIC buffer back to
  * its page and the pbuf struct to its pool. */
 static void rx_pbuf_free(struct pbuf *p)

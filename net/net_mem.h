@@ -83,4 +83,9 @@ int net_mem_stats_json(char *buf, size_t size);
 unsigned int net_memp_limit(int type);
 uint64_t net_memp_limit_hits(int type);
 
+/* net_mem_qmempool_remote_frees - frees of another node's objects into
+ * our qmempools (native mode; 0 in stock mode, which has none), all pools
+ * summed. Any context; relaxed reads. */
+unsigned long net_mem_qmempool_remote_frees(void);
+
 #endif /* NET_NET_MEM_H */

@@ -23,6 +23,7 @@
 #include "apps.h"
 #include "net.h"
 #include "core_lock.h"
+#include "net_ip6.h"
 #include "net_mem.h"
 #include "net_poll.h"
 #include "net_numa.h"
@@ -54,6 +55,7 @@ static const struct {
 	{"poll", net_poll_stats_json},
 	{"core_lock", net_core_lock_stats_json},
 	{"lwip", lwip_stats_json},
+	{"ip6", net_ip6_json}, /* addresses; lwIP's IPv6 counters are in lwip */
 	{"http", app_http_stats_json},
 	{"pci", pci_json},
 	{"shell", shell_stats_json},
@@ -72,6 +74,22 @@ static int proto_json(char *buf, size_t size, const char *name,
 			"\"memerr\":%u,\"err\":%u}",
 			comma ? "," : "", name, p->xmit, p->recv, p->drop,
 			p->memerr, p->err);
+}
+
+/* MLD keeps IGMP's counter set: reports and queries seen and sent. */
+static int mld6_json(char *buf, size_t size)
+{
+	const struct stats_igmp *m = &lwip_stats.mld6;
+
+	return snprintf(buf, size,
+			",\"mld6\":{\"xmit\":%u,\"recv\":%u,\"drop\":%u,"
+			"\"chkerr\":%u,\"lenerr\":%u,\"memerr\":%u,"
+			"\"proterr\":%u,\"rx_group\":%u,\"rx_general\":%u,"
+			"\"rx_report\":%u,\"tx_join\":%u,\"tx_leave\":%u,"
+			"\"tx_report\":%u}",
+			m->xmit, m->recv, m->drop, m->chkerr, m->lenerr,
+			m->memerr, m->proterr, m->rx_group, m->rx_general,
+			m->rx_report, m->tx_join, m->tx_leave, m->tx_report);
 }
 
 /* Milliseconds since boot (lwIP's clock, the one its timers use). */
@@ -100,6 +118,17 @@ static int lwip_stats_json(char *buf, size_t size)
 				"udp", &lwip_stats.udp, true);
 	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
 				"tcp", &lwip_stats.tcp, true);
+	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
+				"ip_frag", &lwip_stats.ip_frag, true);
+	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
+				"ip6", &lwip_stats.ip6, true);
+	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
+				"icmp6", &lwip_stats.icmp6, true);
+	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
+				"ip6_frag", &lwip_stats.ip6_frag, true);
+	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
+				"nd6", &lwip_stats.nd6, true);
+	n += (size_t)mld6_json(buf + CLAMP(n, size), size - CLAMP(n, size));
 	APPEND(",\"heap\":{\"used\":%lu,\"max\":%lu,\"err\":%u}",
 	       (unsigned long)lwip_stats.mem.used,
 	       (unsigned long)lwip_stats.mem.max, lwip_stats.mem.err);

@@ -21,6 +21,7 @@
 #include "drivers/netdev.h"
 #include "kernel/percpu.h"
 #include "lwip/etharp.h"
+#include "lwip/ethip6.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/snmp.h"
@@ -135,9 +136,14 @@ static err_t glue_netif_init(struct netif *nif)
 	nif->hwaddr_len = ETH_HWADDR_LEN;
 	memcpy(nif->hwaddr, dev->mac, ETH_HWADDR_LEN);
 	nif->mtu = dev->mtu;
-	nif->flags =
-		NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
+	/* MLD6: lwIP sends MLD reports for the solicited-node groups of our
+	 * addresses. No mld_mac_filter: every NIC already hands us all
+	 * multicast (33:33:... included): virtio-net starts promiscuous and
+	 * we negotiate no CTRL_RX to narrow it; e1000/e1000e set RCTL.MPE. */
+	nif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP |
+		     NETIF_FLAG_ETHERNET | NETIF_FLAG_MLD6;
 	nif->output = etharp_output;
+	nif->output_ip6 = ethip6_output;
 	nif->linkoutput = glue_linkoutput;
 	netif_set_hostname(nif, net_config.hostname);
 	return ERR_OK;

@@ -19,6 +19,7 @@
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
 #include "net.h"
+#include "net_ip6.h"
 #include "shell_net.h"
 #include "shell_ping.h"
 
@@ -81,6 +82,7 @@ static void ifconfig_one(const struct netif *nif)
 	struct netdev_stats sum;
 	const struct netdev_stats *s = &sum;
 	char ip[16], mask[16], bcast[16], rx[24], tx[24];
+	char ip6[IP6ADDR_STRLEN_MAX];
 	ip4_addr_t b;
 
 	netdev_stats_sum(dev, &sum); /* every queue's counters */
@@ -97,6 +99,11 @@ static void ifconfig_one(const struct netif *nif)
 	if (!ip4_addr_isany(netif_ip4_addr(nif)))
 		shell_printf("        inet %s  netmask %s  broadcast %s\n", ip,
 			     mask, bcast);
+	for (int i = 0; i < LWIP_IPV6_NUM_ADDRESSES; i++)
+		if (!ip6_addr_isinvalid(netif_ip6_addr_state(nif, i)))
+			shell_printf("        inet6 %s  prefixlen 64\n",
+				     net_ip6_text(netif_ip6_addr(nif, i), ip6,
+						  sizeof(ip6)));
 	shell_printf("        ether %02x:%02x:%02x:%02x:%02x:%02x  (Ethernet, "
 		     "%s, NUMA node %d)\n",
 		     dev->mac[0], dev->mac[1], dev->mac[2], dev->mac[3],
@@ -154,9 +161,13 @@ static const char *tcp_state_name(enum tcp_state s)
 
 static void endpoint(char *buf, size_t size, const ip_addr_t *a, uint16_t port)
 {
-	char ip[16];
+	char ip[IP6ADDR_STRLEN_MAX + 2], text[IP6ADDR_STRLEN_MAX];
 
-	print_ip(ip, sizeof(ip), ip_2_ip4(a));
+	if (IP_IS_V6(a))
+		snprintf(ip, sizeof(ip), "[%s]",
+			 net_ip6_text(ip_2_ip6(a), text, sizeof(text)));
+	else
+		print_ip(ip, sizeof(ip), ip_2_ip4(a));
 	if (port)
 		snprintf(buf, size, "%s:%u", ip, port);
 	else
@@ -167,7 +178,7 @@ static void netstat_row(const char *proto, unsigned long rq, unsigned long sq,
 			const ip_addr_t *lip, uint16_t lport,
 			const ip_addr_t *rip, uint16_t rport, const char *state)
 {
-	char local[24], remote[24];
+	char local[IP6ADDR_STRLEN_MAX + 8], remote[IP6ADDR_STRLEN_MAX + 8];
 
 	endpoint(local, sizeof(local), lip, lport);
 	endpoint(remote, sizeof(remote), rip, rport);

@@ -151,6 +151,27 @@ static int bound_socket(int type, int port)
 	return fd;
 }
 
+/* UDP echo over IPv6 too (its own socket, IPV6_V6ONLY, so the IPv4
+ * socket above keeps IPv4's path exactly as before); -1 when the kernel
+ * has no IPv6. The benchmark's IPv6 row (tools/bench-vs-linux) uses it. */
+static int bound_udp6_socket(int port)
+{
+	struct sockaddr_in6 a = {.sin6_family = AF_INET6,
+				 .sin6_port = htons((uint16_t)port),
+				 .sin6_addr = IN6ADDR_ANY_INIT};
+	int one = 1;
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Reads the index page once; the server refuses to start without it. */
 static void load_index(const char *path)
 {
@@ -370,7 +391,7 @@ static void echo_readable(int fd, struct conn *c)
 
 static void udp_readable(int fd, struct conn *c)
 {
-	struct sockaddr_in from;
+	struct sockaddr_storage from; /* IPv4 or IPv6 */
 	socklen_t flen = sizeof(from);
 	ssize_t n = recvfrom(fd, c->out, sizeof(c->out), 0,
 			     (struct sockaddr *)&from, &flen);
@@ -465,6 +486,7 @@ static int child_signals(void)
 int main(int argc, char **argv)
 {
 	struct epoll_event ev[64];
+	int udp6;
 
 	signal(SIGPIPE, SIG_IGN);
 	load_index(argc > 1 ? argv[1] : INDEX_PATH);
@@ -477,6 +499,9 @@ int main(int argc, char **argv)
 		  EPOLLIN) < 0 ||
 	    watch(bound_socket(SOCK_DGRAM, ECHO_PORT), CONN_UDP, EPOLLIN) < 0 ||
 	    watch(child_signals(), CONN_SIGNAL, EPOLLIN) < 0)
+		return 1;
+	udp6 = bound_udp6_socket(ECHO_PORT);
+	if (udp6 >= 0 && watch(udp6, CONN_UDP, EPOLLIN) < 0)
 		return 1;
 	fprintf(stderr, "vsl_server: listening tcp/%d tcp/%d udp/%d\n",
 		HTTP_PORT, ECHO_PORT, ECHO_PORT);

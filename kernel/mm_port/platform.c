@@ -6,6 +6,7 @@
 #include "mm/platform.h"
 #include "kernel/acpi.h"
 #include "kernel/console.h"
+#include "kernel/ksyms.h"
 #include "kernel/memmap.h"
 #include "kernel/percpu.h"
 #include <stdio.h>
@@ -52,4 +53,16 @@ void mm_vprintf(const char *fmt, va_list ap)
 int mm_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
 {
 	return vsnprintf(buf, len, fmt, ap);
+}
+
+const char *mm_symbolize(const void *addr, char *buf, size_t len)
+{
+	uintptr_t off = 0;
+	const char *name = ksym_lookup((uintptr_t)addr, &off);
+
+	if (name)
+		snprintf(buf, len, "%s+%#lx", name, (unsigned long)off);
+	else
+		snprintf(buf, len, "%p", addr);
+	return buf;
 }

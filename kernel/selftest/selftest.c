@@ -6,6 +6,10 @@
  * selftests_run calls the table's functions itself, with no helper in
  * between: the fault and panic tests' backtraces name it as their caller.
  *
+ * Layers above kernel/ add tests with selftest_register (kept in a second
+ * table, run after the first: net/'s counters report needs the network
+ * that net_boot started).
+ *
  * After boot the shell runs one test by name (selftest_run_named): every
  * test that leaves the system as it found it may, the three that end the
  * system may not.
@@ -19,11 +23,13 @@
 #include <stdio.h>
 #include <string.h>
 
-static const struct selftest {
+struct selftest {
 	const char *name;
 	int (*fn)(void);
 	bool after_boot; /* may run again from the shell */
-} selftests[] = {
+};
+
+static const struct selftest selftests[] = {
 	{"printf", selftest_printf, true},	/* snprintf, known answers */
 	{"irq", selftest_irq, true},		/* the PIT through the IOAPIC */
 	{"smp", selftest_smp, true},		/* calls, ticks and the clock */
@@ -31,11 +37,31 @@ static const struct selftest {
 	{"slab", selftest_slab, true},		/* kmalloc, kmem_cache, bulk */
 	{"frag", selftest_frag, true},		/* napi/netdev_alloc_frag */
 	{"qmempool", selftest_qmempool, true},	/* both entry points */
+	{"misuse", selftest_misuse, true},	/* mm_debug=1: each misuse */
 	{"panic", panic_here, false},		/* ends the system */
 	{"fault", fault_here, false},		/* ends the system */
 	{"fault_ap", selftest_fault_ap, false}, /* ends the system */
 };
 #define NR_SELFTESTS (sizeof(selftests) / sizeof(selftests[0]))
+
+static struct selftest extra[SELFTEST_MAX_EXTRA];
+static unsigned int nr_extra;
+
+int selftest_register(const char *name, int (*fn)(void), bool after_boot)
+{
+	if (nr_extra == SELFTEST_MAX_EXTRA)
+		return -1;
+	extra[nr_extra++] = (struct selftest){name, fn, after_boot};
+	return 0;
+}
+
+/* The i-th test: the table's, then the registered ones; NULL past them. */
+static const struct selftest *test_at(unsigned int i)
+{
+	if (i < NR_SELFTESTS)
+		return &selftests[i];
+	return i - NR_SELFTESTS < nr_extra ? &extra[i - NR_SELFTESTS] : NULL;
+}
 
 void selftests_run(void)
 {
@@ -44,6 +70,10 @@ void selftests_run(void)
 	for (unsigned int i = 0; i < NR_SELFTESTS; i++)
 		if (cmdline_has("selftest", selftests[i].name) &&
 		    selftests[i].fn() != 0)
+			failed++;
+	for (unsigned int i = 0; i < nr_extra; i++)
+		if (cmdline_has("selftest", extra[i].name) &&
+		    extra[i].fn() != 0)
 			failed++;
 	if (cmdline_get("bench") && *cmdline_get("bench"))
 		mm_bench_run();
@@ -55,18 +85,19 @@ void selftests_run(void)
 
 int selftest_run_named(const char *name)
 {
-	for (unsigned int i = 0; i < NR_SELFTESTS; i++) {
+	for (unsigned int i = 0; test_at(i); i++) {
+		const struct selftest *t = test_at(i);
 		unsigned long flags;
 		int failed;
 
-		if (strcmp(selftests[i].name, name) != 0)
+		if (strcmp(t->name, name) != 0)
 			continue;
-		if (!selftests[i].after_boot)
+		if (!t->after_boot)
 			return SELFTEST_BOOT_ONLY;
 		/* as at boot: interrupts masked except where the test lets
 		 * them in (irq_enable_for_ms, which masks them again) */
 		flags = irq_save();
-		failed = selftests[i].fn();
+		failed = t->fn();
 		irq_restore(flags);
 		return failed;
 	}
@@ -79,12 +110,12 @@ int selftest_names(char *buf, size_t size, bool after_boot)
 
 	if (size)
 		buf[0] = '\0';
-	for (unsigned int i = 0; i < NR_SELFTESTS; i++) {
-		if (selftests[i].after_boot != after_boot)
+	for (unsigned int i = 0; test_at(i); i++) {
+		if (test_at(i)->after_boot != after_boot)
 			continue;
 		n += (size_t)snprintf(buf + (n < size ? n : size),
 				      n < size ? size - n : 0, "%s%s",
-				      n ? " " : "", selftests[i].name);
+				      n ? " " : "", test_at(i)->name);
 	}
 	return (int)n;
 }

@@ -28,6 +28,16 @@ void selftests_run(void);
  */
 int selftest_run_named(const char *name);
 
+/*
+ * selftest_register - add a test from a layer above kernel/ (net/ adds its
+ * own: kernel/ may not call into net/). @name as in selftest=LIST, @fn
+ * returns its failures; @after_boot as for the table's tests. The names
+ * are kept by pointer (static storage). Boot CPU, before selftests_run.
+ * Returns 0, or -1 when the slots are full (SELFTEST_MAX_EXTRA).
+ */
+#define SELFTEST_MAX_EXTRA 4
+int selftest_register(const char *name, int (*fn)(void), bool after_boot);
+
 /* The test names, space-separated, that may (after_boot) or may not run
  * after boot. snprintf semantics. */
 int selftest_names(char *buf, size_t size, bool after_boot);

@@ -16,6 +16,7 @@ int selftest_mm(void);	     /* page_alloc.c */
 int selftest_slab(void);     /* slab.c */
 int selftest_frag(void);     /* frag.c */
 int selftest_qmempool(void); /* qmempool.c */
+int selftest_misuse(void);   /* misuse.c (needs mm_debug=1) */
 /* fault.c: these end the boot (an exception report or a panic). */
 int fault_here(void);
 int panic_here(void);

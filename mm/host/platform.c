@@ -23,6 +23,14 @@ int mm_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap)
 	return vsnprintf(buf, len, fmt, ap);
 }
 
+/* The host's test binaries keep no symbol table for static functions:
+ * the address, which a debugger or addr2line resolves. */
+const char *mm_symbolize(const void *addr, char *buf, size_t len)
+{
+	snprintf(buf, len, "%p", addr);
+	return buf;
+}
+
 int mm_nr_cpus(void)
 {
 	return mm_host_machine.nr_cpus;

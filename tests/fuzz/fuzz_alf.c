@@ -314,24 +314,13 @@ static void run_op(struct fz_in *in)
 	}
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+static unsigned long end(void)
 {
-	(void)argc;
-	(void)argv;
-	fz_harness_init("fuzz_alf");
-	return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	struct fz_in in = {data, size, 0};
-
-	fz_boot(&in, 2);
-	while (fz_more(&in))
-		run_op(&in);
 	for (int k = 0; k < NR_SLOTS; k++)
 		if (qs[k].q)
 			op_free(k);
-	fz_teardown_check(fz_shrink_kmalloc()); /* the rings were kmalloc'd */
-	return 0;
+	return fz_shrink_kmalloc(); /* the rings were kmalloc'd */
 }
+
+static const struct fz_harness harness = {"fuzz_alf", 2, NULL, run_op, end};
+FZ_HARNESS(harness)

@@ -241,6 +241,19 @@ unsigned long fz_pcp_pages(int nid)
 	return pages;
 }
 
+int fz_run(const struct fz_harness *h, const uint8_t *data, size_t size)
+{
+	struct fz_in in = {data, size, 0};
+
+	fz_boot(&in, h->min_mib);
+	if (h->begin)
+		h->begin(&in);
+	while (fz_more(&in))
+		h->op(&in);
+	fz_teardown_check(h->end());
+	return 0;
+}
+
 void fz_teardown_check(unsigned long held_pages)
 {
 	long listed;

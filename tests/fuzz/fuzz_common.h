@@ -95,6 +95,42 @@ __attribute__((format(printf, 1, 2))) void fz_trace_line(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 4, 5))) void
 fz_fail_at(const char *file, int line, const char *cond, const char *fmt, ...);
 
+/* ---- one harness ----------------------------------------------------- */
+
+/*
+ * What a harness does with each input; fz_run() does the rest, the same
+ * for all: boot the machine the input describes (fz_boot, min_mib), call
+ * begin (model reset; it may read bytes of its own), op until the input
+ * is used up, end, then fz_teardown_check with what end returned: pages
+ * the program may rightly leave held (the kmalloc caches' own structs).
+ * begin may be NULL.
+ */
+struct fz_harness {
+	const char *name; /* "fuzz_pages", for the summary line */
+	int min_mib;	  /* memory per node: min_mib..min_mib+15 MiB */
+	void (*begin)(struct fz_in *in);
+	void (*op)(struct fz_in *in); /* decode and run one operation */
+	unsigned long (*end)(void);   /* free everything; return held pages */
+};
+
+int fz_run(const struct fz_harness *h, const uint8_t *data, size_t size);
+
+/* FZ_HARNESS(h): libFuzzer's two entry points for harness h. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define FZ_HARNESS(h)                                                \
+	int LLVMFuzzerInitialize(int *argc, char ***argv)            \
+	{                                                            \
+		(void)argc;                                          \
+		(void)argv;                                          \
+		fz_harness_init((h).name);                           \
+		return 0;                                            \
+	}                                                            \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) \
+	{                                                            \
+		return fz_run(&(h), data, size);                     \
+	}
+
 /* ---- the machine ----------------------------------------------------- */
 
 struct fz_machine {

@@ -741,16 +741,9 @@ static void run_op(struct fz_in *in)
 	}
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+static void begin(struct fz_in *in)
 {
-	(void)argc;
-	(void)argv;
-	fz_harness_init("fuzz_frag");
-	return 0;
-}
-
-static void begin(void)
-{
+	(void)in;
 	memset(private_nc, 0, sizeof(private_nc));
 	memset(mc, 0, sizeof(mc));
 	for (int k = 0; k < NR_PRIVATE + 2 * MM_MAX_CPUS; k++) {
@@ -765,7 +758,7 @@ static void begin(void)
 	order0 = false;
 }
 
-static void end(void)
+static unsigned long end(void)
 {
 	while (nlive)
 		op_free(nlive - 1, 0, (uint8_t)nlive);
@@ -779,17 +772,8 @@ static void end(void)
 	page_frag_force_order0(false);
 	check_stats();
 	fz_ballast_release_all(&set);
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	struct fz_in in = {data, size, 0};
-
-	fz_boot(&in, 2);
-	begin();
-	while (fz_more(&in))
-		run_op(&in);
-	end();
-	fz_teardown_check(0);
 	return 0;
 }
+
+static const struct fz_harness harness = {"fuzz_frag", 2, begin, run_op, end};
+FZ_HARNESS(harness)

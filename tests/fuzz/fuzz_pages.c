@@ -532,27 +532,21 @@ static void run_op(struct fz_in *in)
 	}
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+static void begin(struct fz_in *in)
 {
-	(void)argc;
-	(void)argv;
-	fz_harness_init("fuzz_pages");
-	return 0;
+	(void)in;
+	model_boot();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static unsigned long end(void)
 {
-	struct fz_in in = {data, size, 0};
-
-	fz_boot(&in, 2);
-	model_boot();
-	while (fz_more(&in))
-		run_op(&in);
 	while (nlive)
 		op_free(nlive - 1, nlive & 1, 0);
 	drain_all_pages();
 	check_counters(true);
 	model_end();
-	fz_teardown_check(0);
 	return 0;
 }
+
+static const struct fz_harness harness = {"fuzz_pages", 2, begin, run_op, end};
+FZ_HARNESS(harness)

@@ -1,5 +1,5 @@
 /*
- * Fuzz harness of qmempool (per-CPU localq, per-node sharedq, slab
+ * Fuzz harness of qmempool (per-CPU localq stack, per-node sharedq, slab
  * behind) against a reference model.
  *
  * The program (after the two machine bytes, fuzz_common.h): one opcode
@@ -129,21 +129,34 @@ static struct obj take_live(int i)
 
 /* ---- the queues' contents ------------------------------------------------ */
 
-/* Every pointer in q must be node nid's, and none a live object. */
+/* A queued pointer must be node nid's, and not a live object. */
+static void check_queued(void *p, int nid, const char *what, int index)
+{
+	FZ_CHECK(obj_node(p) == nid,
+		 "%s %d holds %p of node %d (only node %d's allowed)", what,
+		 index, p, obj_node(p), nid);
+	FZ_CHECK(!fz_set_overlaps(&set, (uintptr_t)p, obj_size),
+		 "%s %d holds %p, which is handed out", what, index, p);
+}
+
 static void check_queue(struct alf_queue *q, int nid, const char *what,
 			int index)
 {
 	uint32_t t = atomic_load(&q->cons.tail), h = atomic_load(&q->prod.tail);
 
-	for (uint32_t i = t; i != h; i++) {
-		void *p = q->ring[i & q->mask];
+	for (uint32_t i = t; i != h; i++)
+		check_queued(q->ring[i & q->mask], nid, what, index);
+}
 
-		FZ_CHECK(obj_node(p) == nid,
-			 "%s %d holds %p of node %d (only node %d's allowed)",
-			 what, index, p, obj_node(p), nid);
-		FZ_CHECK(!fz_set_overlaps(&set, (uintptr_t)p, obj_size),
-			 "%s %d holds %p, which is handed out", what, index, p);
-	}
+/* The localq: objs[0..count), never more than its size. */
+static void check_localq(struct qmempool_cpu *pc, int cpu)
+{
+	uint32_t n = qmempool_localq_count(pc);
+
+	FZ_CHECK(n <= pc->size, "localq of cpu %d holds %u of %u slots", cpu, n,
+		 pc->size);
+	for (uint32_t i = 0; i < n; i++)
+		check_queued(pc->objs[i], pc->nid, "localq of cpu", cpu);
 }
 
 static void check_pool(int k)
@@ -152,8 +165,7 @@ static void check_pool(int k)
 	struct qmempool_stats st;
 
 	for (int cpu = 0; cpu < q->nr_cpus; cpu++)
-		check_queue(q->cpu[cpu].localq, q->cpu[cpu].nid,
-			    "localq of cpu", cpu);
+		check_localq(&q->cpu[cpu], cpu);
 	for (int nid = 0; nid < q->nr_nodes; nid++)
 		check_queue(q->sharedq[nid], nid, "sharedq of node", nid);
 	qmempool_get_stats(q, &st);
@@ -230,13 +242,13 @@ static void op_alloc(int k, bool any_context, gfp_t gfp)
 			 "%d",
 			 gfp, fz_m.cpu, nid, obj_node(p));
 	if (obj_node(p) != nid && fz_injected() == inj) {
-		FZ_CHECK(alf_queue_count(pc->localq) == 0 &&
+		FZ_CHECK(qmempool_localq_count(pc) == 0 &&
 				 alf_queue_count(pl->q->sharedq[nid]) == 0 &&
 				 slab_short_here(),
 			 "cpu %d (node %d) got %p of node %d while its localq "
 			 "(%u), its sharedq (%u) or the slab had node %d's",
 			 fz_m.cpu, nid, p, obj_node(p),
-			 alf_queue_count(pc->localq),
+			 qmempool_localq_count(pc),
 			 alf_queue_count(pl->q->sharedq[nid]), nid);
 	}
 	add_live(p, k);
@@ -377,27 +389,18 @@ static void run_op(struct fz_in *in)
 	}
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+static void begin(struct fz_in *in)
 {
-	(void)argc;
-	(void)argv;
-	fz_harness_init("fuzz_qmempool");
-	return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	struct fz_in in = {data, size, 0};
-
-	fz_boot(&in, 2);
-	obj_size = 8 + (size_t)fz_u8(&in) * 4;
+	obj_size = 8 + (size_t)fz_u8(in) * 4;
 	cache = kmem_cache_create("fz_qmp", obj_size, 0, 0, NULL);
 	FZ_CHECK(cache, "no cache on a fresh machine");
 	memset(pools, 0, sizeof(pools));
 	nlive = 0;
 	fz_set_clear(&set);
-	while (fz_more(&in))
-		run_op(&in);
+}
+
+static unsigned long end(void)
+{
 	while (nlive)
 		free_any(nlive - 1, (uint8_t)nlive);
 	for (int k = 0; k < NR_POOLS; k++)
@@ -407,6 +410,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	fz_ballast_release_all(&set);
 	kmem_cache_destroy(cache);
-	fz_teardown_check(fz_shrink_kmalloc());
-	return 0;
+	return fz_shrink_kmalloc();
 }
+
+static const struct fz_harness harness = {"fuzz_qmempool", 2, begin, run_op,
+					  end};
+FZ_HARNESS(harness)

@@ -762,25 +762,15 @@ static unsigned long teardown(void)
 	return fz_shrink_kmalloc();
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+static void begin(struct fz_in *in)
 {
-	(void)argc;
-	(void)argv;
-	fz_harness_init("fuzz_slab");
-	return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	struct fz_in in = {data, size, 0};
-
-	fz_boot(&in, 2);
+	(void)in;
 	memset(caches, 0, sizeof(caches));
 	memset(kmalloc_live, 0, sizeof(kmalloc_live));
 	nlive = 0;
 	fz_set_clear(&set);
-	while (fz_more(&in))
-		run_op(&in);
-	fz_teardown_check(teardown());
-	return 0;
 }
+
+static const struct fz_harness harness = {"fuzz_slab", 2, begin, run_op,
+					  teardown};
+FZ_HARNESS(harness)

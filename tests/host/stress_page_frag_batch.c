@@ -35,68 +35,18 @@
 #else
 #define PER_THREAD 60000
 #endif
-#define MAX_CPUS   8
-#define RING_SLOTS 256
+#define MAX_CPUS 8
 
-struct item {
-	unsigned char *va;
-	unsigned int len;
-	unsigned char stamp;
-};
-
-/* Single producer, single consumer. */
-struct ring {
-	_Atomic unsigned long head __attribute__((aligned(64)));
-	_Atomic unsigned long tail __attribute__((aligned(64)));
-	struct item slot[RING_SLOTS];
-};
+#include "frag_ring.h"
 
 static struct ring rings[MAX_CPUS][MAX_CPUS]; /* [from][to] */
 static atomic_int failures, running;
 static int nr_threads;
 
-static bool ring_push(struct ring *r, struct item it)
-{
-	unsigned long h = atomic_load_explicit(&r->head, memory_order_relaxed);
-
-	if (h - atomic_load_explicit(&r->tail, memory_order_acquire) ==
-	    RING_SLOTS)
-		return false;
-	r->slot[h % RING_SLOTS] = it;
-	atomic_store_explicit(&r->head, h + 1, memory_order_release);
-	return true;
-}
-
-static bool ring_pop(struct ring *r, struct item *it)
-{
-	unsigned long t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-
-	if (t == atomic_load_explicit(&r->head, memory_order_acquire))
-		return false;
-	*it = r->slot[t % RING_SLOTS];
-	atomic_store_explicit(&r->tail, t + 1, memory_order_release);
-	return true;
-}
-
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static void check_and_free(struct item it)
 {
-	for (unsigned int i = 0; i < it.len; i++) {
-		if (it.va[i] != it.stamp) {
-			fprintf(stderr, "stamp changed at %p+%u\n",
-				(void *)it.va, i);
-			atomic_fetch_add(&failures, 1);
-			break;
-		}
-	}
-	page_frag_free(it.va);
+	if (!item_check_and_free(it))
+		atomic_fetch_add(&failures, 1);
 }
 
 /* Free what every sender has put in cpu's rings; returns how many. */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "inject.h"
 #include "mm.h"
 #include "mm_host.h"
 
@@ -97,6 +98,8 @@ static void one_round(int cpu, uint32_t *rnd)
 	for (unsigned int i = 0; i < n; i++) {
 		struct obj *o = (i & 1) ? qmempool_alloc(pool, GFP_KERNEL)
 					: qmempool_alloc_softirq(pool, 0);
+		if (!o && mm_test_null_ok())
+			continue; /* an injected failure: one object fewer */
 		if (!o) {
 			fail("allocation failed", NULL);
 			break;
@@ -135,22 +138,93 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Free pages once every CPU's slab magazines and page lists are given
+ * back: what a run must leave as it found it. Main thread, no workers. */
+static unsigned long settled_free_pages(void)
+{
+	for (int c = NR_CPUS - 1; c >= 0; c--) {
+		if (mm_host_set_cpu(c))
+			abort(); /* refused: the message says why */
+		kmem_cache_shrink_all();
+	}
+	drain_all_pages();
+	return nr_free_pages();
+}
+
+/* The cache, the pool and the inboxes. Under injection a creation may be
+ * refused: then it must have undone its part (checked by the run's page
+ * count) and is tried again, a bounded number of times (a pool that
+ * preallocates 64 objects per node is refused most times at 5%). */
+#define CREATE_TRIES 50
+
+static bool create_all(uint32_t localq, uint32_t sharedq, uint32_t prealloc)
+{
+	cache = NULL;
+	pool = NULL;
+	for (int c = 0; c < NR_CPUS; c++)
+		inbox[c] = NULL;
+	for (int tries = 0; tries < CREATE_TRIES; tries++) {
+		cache = kmem_cache_create("stress_obj", sizeof(struct obj), 0,
+					  0, obj_ctor);
+		pool = cache ? qmempool_create(localq, sharedq, prealloc, cache,
+					       GFP_KERNEL)
+			     : NULL;
+		if (pool)
+			break;
+		if (cache)
+			kmem_cache_destroy(cache);
+		cache = NULL;
+		if (!mm_test_null_ok())
+			return false;
+	}
+	for (int c = 0; pool && c < NR_CPUS; c++) {
+		for (int tries = 0; !inbox[c] && tries < CREATE_TRIES; tries++)
+			inbox[c] = alf_queue_alloc_node(256, 0, GFP_KERNEL,
+							mm_cpu_to_node(c));
+		if (!inbox[c])
+			return false;
+	}
+	return pool != NULL;
+}
+
+static void destroy_all(void)
+{
+	for (int c = 0; c < NR_CPUS; c++)
+		alf_queue_free(inbox[c]);
+	if (pool)
+		qmempool_destroy(pool);
+	if (cache)
+		kmem_cache_destroy(cache);
+}
+
+/* Under injection, creation was refused every time: each refusal must
+ * have given back what it took. */
+static int refused(uint32_t localq, uint32_t sharedq, uint32_t prealloc,
+		   unsigned long free0)
+{
+	destroy_all();
+	if (!mm_test_null_ok())
+		return 1;
+	printf("pool(%u,%u,%u): creation refused %d times under injection\n",
+	       localq, sharedq, prealloc, CREATE_TRIES);
+	if (settled_free_pages() == free0)
+		return 0;
+	fprintf(stderr,
+		"pages leaked by refused creations: %lu free, %lu "
+		"before\n",
+		nr_free_pages(), free0);
+	return 1;
+}
+
 static int run(uint32_t localq, uint32_t sharedq, uint32_t prealloc, bool tiny)
 {
 	pthread_t thr[NR_CPUS];
 	struct slab_debug_counts dbg;
 	struct qmempool_stats st;
+	unsigned long free0 = settled_free_pages();
 
-	if (mm_host_set_cpu(0))
-		abort(); /* refused: the message says why */
-	cache = kmem_cache_create("stress_obj", sizeof(struct obj), 0, 0,
-				  obj_ctor);
-	pool = qmempool_create(localq, sharedq, prealloc, cache, GFP_KERNEL);
-	if (!cache || !pool)
-		return 1;
-	for (int c = 0; c < NR_CPUS; c++)
-		inbox[c] = alf_queue_alloc_node(256, 0, GFP_KERNEL,
-						mm_cpu_to_node(c));
+	if (!create_all(localq, sharedq, prealloc))
+		return refused(localq, sharedq, prealloc, free0);
 	atomic_store(&done_threads, 0);
 	for (int c = 1; c < NR_CPUS; c++)
 		pthread_create(&thr[c], NULL, worker, (void *)(intptr_t)c);
@@ -170,13 +244,15 @@ static int run(uint32_t localq, uint32_t sharedq, uint32_t prealloc, bool tiny)
 	if (!st.remote_free || !st.sharedq_refill || !st.slab_refill ||
 	    !st.sharedq_spill || (tiny && !st.slab_free))
 		fail("a path was not exercised", NULL);
-	for (int c = 0; c < NR_CPUS; c++)
-		alf_queue_free(inbox[c]);
-	qmempool_destroy(pool);
-	kmem_cache_destroy(cache);
+	destroy_all();
 	slab_debug_counts(&dbg);
 	if (dbg.destroy_busy)
 		fail("objects lost: slab cache still had objects out", NULL);
+	if (settled_free_pages() != free0) {
+		fprintf(stderr, "pages leaked: %lu free, %lu before\n",
+			nr_free_pages(), free0);
+		fail("pages not back", NULL);
+	}
 	return atomic_load(&failures) != 0;
 }
 
@@ -189,9 +265,20 @@ int main(int argc, char **argv)
 	alarm(300); /* a livelock fails instead of hanging */
 	if (mm_host_boot(NR_NODES, 32 << 20, NR_CPUS, NULL))
 		return 1;
+	/* The kmalloc caches the pool's own structures come from are made
+	 * on first use and stay: make them all before the runs count pages
+	 * (under injection a first use may be refused: tried again). */
+	for (size_t size = 8; size <= 8192; size *= 2) {
+		void *p = NULL;
+
+		for (int tries = 0; !p && tries < CREATE_TRIES; tries++)
+			p = kmalloc(size, GFP_KERNEL);
+		kfree(p);
+	}
 	bad = run(16, 32, 0, true);	 /* tiny: every overflow path runs */
 	bad |= run(32, 128, 16, false);	 /* Brouer's fast-path pool */
 	bad |= run(64, 1024, 64, false); /* roomy: mostly queue traffic */
+	bad |= mm_test_inject_check("stress_qmempool");
 	mm_host_shutdown();
 	printf("stress_qmempool: %s\n", bad ? "FAILED" : "ok");
 	return bad;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inject.h"
 #include "mm.h"
 #include "mm_host.h"
 
@@ -90,6 +91,8 @@ static void *producer(void *arg)
 	for (uint64_t id = 0; id < OBJECTS;) {
 		if (id % 5 == 0 && id + 16 <= OBJECTS) {
 			size_t n = kmem_cache_alloc_bulk(pc->s, 0, 16, batch);
+			if (n == 0 && mm_test_null_ok())
+				continue; /* injected: all or nothing, again */
 			if (n != 16)
 				abort();
 			for (size_t i = 0; i < n; i++) {
@@ -100,6 +103,8 @@ static void *producer(void *arg)
 			continue;
 		}
 		void *p = kmem_cache_alloc(pc->s, 0);
+		if (!p && mm_test_null_ok())
+			continue; /* injected: try this id again */
 		if (!p) /* the consumer would wait forever: stop here */
 			abort();
 		stamp(p, id);
@@ -138,6 +143,18 @@ static void *consumer(void *arg)
 	return NULL;
 }
 
+/* kmem_cache_create, tried again while injected failures refuse it. */
+static struct kmem_cache *create_cache(const char *name, size_t size)
+{
+	struct kmem_cache *s;
+
+	do
+		s = kmem_cache_create(name, size, 0, 0, NULL);
+	while (!s && mm_test_null_ok());
+	CHECK(s != NULL);
+	return s;
+}
+
 static unsigned long settled_free_pages(void)
 {
 	drain_all_pages();
@@ -155,7 +172,7 @@ static void producer_consumer(int nr_nodes)
 			   nr_nodes == 1 ? cpu_node_1 : cpu_node_2) == 0);
 	unsigned long baseline = settled_free_pages();
 	struct pc *pc = calloc(1, sizeof(*pc));
-	pc->s = kmem_cache_create("stress", OBJ_SIZE, 0, 0, NULL);
+	pc->s = create_cache("stress", OBJ_SIZE);
 	pc->producer_cpu = 0;
 	pc->consumer_cpu = 1;
 	pc->expect_nid = 0;
@@ -176,6 +193,7 @@ static void producer_consumer(int nr_nodes)
 			end);
 	CHECK(end == baseline);
 	free(pc);
+	CHECK(mm_test_inject_check("stress_slab") == 0);
 	mm_host_shutdown();
 	printf("stress_slab: producer/consumer on %d node(s): %d objects, "
 	       "every page back\n",
@@ -200,10 +218,14 @@ static void *churn(void *arg)
 		for (int i = 0; i < n; i++) {
 			held[i] = (round & 1) ? kmem_cache_alloc(ch->s, 0)
 					      : kmalloc(8 + (i * 13) % 3000, 0);
+			if (!held[i] && mm_test_null_ok())
+				continue; /* injected: one object fewer */
 			CHECK(held[i] != NULL);
 			memset(held[i], ch->cpu, 8);
 		}
 		for (int i = 0; i < n; i++) {
+			if (!held[i])
+				continue;
 			if (round & 1)
 				kmem_cache_free(ch->s, held[i]);
 			else
@@ -238,7 +260,7 @@ static void churn_with_reader(void)
 
 	CHECK(mm_host_boot(2, 32u << 20, 3, cpu_node) == 0);
 	unsigned long baseline = settled_free_pages();
-	struct kmem_cache *s = kmem_cache_create("churn", 192, 0, 0, NULL);
+	struct kmem_cache *s = create_cache("churn", 192);
 	for (int i = 0; i < 3; i++)
 		ch[i] = (struct churn){s, i, &stop};
 	pthread_create(&t[2], NULL, reader, &ch[2]);
@@ -261,6 +283,7 @@ static void churn_with_reader(void)
 		active += strtol(p + 15, NULL, 10);
 	CHECK(active == 0);
 	CHECK(settled_free_pages() < baseline);
+	CHECK(mm_test_inject_check("stress_slab") == 0);
 	mm_host_shutdown();
 	printf("stress_slab: churn with slabinfo reader: ok\n");
 }

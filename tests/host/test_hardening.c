@@ -280,6 +280,70 @@ static void test_start_test_agrees_with_a_division(void **state)
 		}
 }
 
+/* DRAW objects of s: fails if two are the same or one is `bad`. */
+static void assert_one_owner_each_in(struct kmem_cache *s, const void *bad)
+{
+	void *p[DRAW];
+
+	for (int i = 0; i < DRAW; i++) {
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		assert_non_null(p[i]);
+		assert_ptr_not_equal(p[i], bad);
+		for (int j = 0; j < i; j++)
+			assert_ptr_not_equal(p[i], p[j]);
+	}
+	kmem_cache_free_bulk(s, DRAW, p);
+}
+
+/* kmem_cache_free_bulk makes the single free's checks: a pointer twice
+ * in a row, the object freed last, a pointer inside an object. The good
+ * objects of the bulk are freed, the bad ones refused and counted. Both
+ * the fast path (room in the magazine) and the slow one (a bulk larger
+ * than the magazine's room). */
+static void test_free_bulk_checks_like_single_frees(void **state)
+{
+	(void)state;
+	mm_debug_set_quiet(true);
+	struct kmem_cache *s = kmem_cache_create("hard-bulk", 96, 0, 0, NULL);
+	assert_non_null(s);
+	char *a = kmem_cache_alloc(s, GFP_KERNEL);
+	char *b = kmem_cache_alloc(s, GFP_KERNEL);
+	void *twice[3] = {b, a, a};
+	kmem_cache_free_bulk(s, 3, twice);
+	assert_int_equal(counted_double_free(), 1);
+	assert_caller_in(test_free_bulk_checks_like_single_frees);
+	assert_one_owner_each_in(s, NULL);
+
+	a = kmem_cache_alloc(s, GFP_KERNEL);
+	kmem_cache_free(s, a);
+	void *last[1] = {a}; /* the object on top of the magazine */
+	kmem_cache_free_bulk(s, 1, last);
+	assert_int_equal(counted_double_free(), 2);
+	assert_one_owner_each_in(s, NULL);
+
+	a = kmem_cache_alloc(s, GFP_KERNEL);
+	void *inside[1] = {a + 8};
+	unsigned long before = counted_invalid_free();
+	kmem_cache_free_bulk(s, 1, inside);
+	assert_int_equal(counted_invalid_free(), before + 1);
+	assert_one_owner_each_in(s, a + 8);
+	kmem_cache_free(s, a);
+
+	/* More than the magazine holds: the slow path checks the same. */
+	enum { BIG = 600 };
+	static void *many[BIG + 1];
+	for (int i = 0; i < BIG; i++)
+		many[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	many[BIG] = many[BIG - 1];
+	kmem_cache_free_bulk(s, BIG + 1, many);
+	assert_int_equal(counted_double_free(), 3);
+	assert_one_owner_each_in(s, NULL);
+	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 3);
+	assert_int_equal(mm_debug_count(MM_DBG_INVALID_FREE), 1);
+	kmem_cache_destroy(s);
+	mm_test_drain_and_verify();
+}
+
 #define T(fn)                                                    \
 	cmocka_unit_test_setup_teardown(fn, mm_test_setup_1node, \
 					mm_test_teardown)
@@ -296,6 +360,7 @@ int main(void)
 		T(test_large_block_freed_twice_is_a_double_free),
 		T(test_page_freed_twice_is_a_double_free),
 		T(test_start_test_agrees_with_a_division),
+		T(test_free_bulk_checks_like_single_frees),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

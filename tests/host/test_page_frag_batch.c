@@ -74,6 +74,32 @@ static void test_frees_of_one_block_cost_one_atomic(void **s)
 	assert_int_equal(mm_test_drain_and_verify(), free0);
 }
 
+/* The batch counts frees when it applies a slot; until then the
+ * statistics read them from the table: frees are exact at every moment. */
+static void test_pending_frees_are_in_the_statistics(void **s)
+{
+	struct page_frag_cache nc = {0};
+	struct page_frag_stats now;
+	void *p[100];
+
+	(void)s;
+	for (int i = 0; i < 100; i++)
+		assert_non_null(p[i] = page_frag_alloc(&nc, 12, GFP_KERNEL));
+	for (int i = 0; i < 60; i++)
+		page_frag_free(p[i]);
+	page_frag_stats_read(&now);
+	assert_int_equal(page_frag_free_pending(0), 60);
+	assert_int_equal(now.frees - before.frees, 60);
+	assert_int_equal(now.free_atomics - before.free_atomics, 0);
+	for (int i = 60; i < 100; i++)
+		page_frag_free(p[i]);
+	page_frag_cache_drain(&nc); /* applies the slot: counted once */
+	page_frag_stats_read(&now);
+	assert_int_equal(page_frag_free_pending(0), 0);
+	assert_int_equal(now.frees - before.frees, 100);
+	assert_int_equal(now.remote_frees - before.remote_frees, 0);
+}
+
 /* The cache moved on: the free of the block's last fragment frees it at
  * once (its count equals what the batch holds), not one earlier. */
 static void test_last_fragment_frees_the_block_at_once(void **s)
@@ -348,6 +374,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, boot, shutdown)
 		T(test_frees_of_one_block_cost_one_atomic),
+		T(test_pending_frees_are_in_the_statistics),
 		T(test_last_fragment_frees_the_block_at_once),
 		T(test_full_table_applies_one_slot),
 		T(test_refill_applies_this_cpus_pending_frees),

@@ -193,6 +193,88 @@ static void full_localq_spills_its_oldest_bulk_to_the_sharedq(void **state)
 	assert_cache_destroys_clean();
 }
 
+static void alloc_returns_the_most_recently_freed_object(void **state)
+{
+	struct qmempool *p = qmempool_create(32, 128, 0, cache, GFP_KERNEL);
+	void *a = qmempool_alloc(p, GFP_KERNEL);
+	void *b = qmempool_alloc_softirq(p, GFP_KERNEL);
+
+	(void)state;
+	qmempool_free(p, a);
+	qmempool_free_softirq(p, b);
+	/* LIFO: the cache-hot object comes back first. */
+	assert_ptr_equal(qmempool_alloc(p, GFP_KERNEL), b);
+	assert_ptr_equal(qmempool_alloc_softirq(p, GFP_KERNEL), a);
+	qmempool_free(p, a);
+	qmempool_free(p, b);
+	qmempool_destroy(p);
+	assert_cache_destroys_clean();
+}
+
+/* The spill takes the top of the stack straight out of the array: the
+ * 16 freed last go to the sharedq, the older 16 stay, and the LIFO order
+ * of what stays holds. */
+static void spill_moves_the_top_half_to_the_sharedq(void **state)
+{
+	struct qmempool *p = qmempool_create(32, 128, 0, cache, GFP_KERNEL);
+	void *objs[48], *shared[16];
+
+	(void)state;
+	/* Three refills of 16: the localq is empty, 48 objects out. */
+	for (int i = 0; i < 48; i++)
+		assert_non_null(objs[i] = qmempool_alloc(p, GFP_KERNEL));
+	for (int i = 0; i < 33; i++)
+		qmempool_free(p, objs[i]);
+	assert_int_equal(stats(p).in_localq, 17);
+	assert_int_equal(alf_mc_dequeue(p->sharedq[0], shared, 16), 16);
+	for (int i = 0; i < 16; i++)
+		assert_ptr_equal(shared[i], objs[16 + i]);
+	assert_int_equal(alf_mp_enqueue(p->sharedq[0], shared, 16), 16);
+	assert_ptr_equal(qmempool_alloc(p, GFP_KERNEL), objs[32]);
+	for (int i = 15; i >= 0; i--)
+		assert_ptr_equal(qmempool_alloc(p, GFP_KERNEL), objs[i]);
+	for (int i = 0; i < 16; i++)
+		qmempool_free(p, objs[i]);
+	for (int i = 32; i < 48; i++)
+		qmempool_free(p, objs[i]);
+	qmempool_destroy(p);
+	assert_cache_destroys_clean();
+}
+
+/* A deep localq moves half of itself at a time: 256 from the slab at
+ * once, 256 to the sharedq, and N(256) then never leaves the CPU. */
+static void deep_localq_refills_and_spills_half_of_itself(void **state)
+{
+	struct qmempool *p = qmempool_create(512, 1024, 0, cache, GFP_KERNEL);
+	static void *objs[768];
+	struct qmempool_stats st;
+
+	(void)state;
+	objs[0] = qmempool_alloc(p, GFP_KERNEL);
+	assert_int_equal(stats(p).slab_in, 256);
+	assert_int_equal(stats(p).in_localq, 255);
+	for (int i = 1; i < 768; i++) /* three refills: the localq empty */
+		assert_non_null(objs[i] = qmempool_alloc(p, GFP_KERNEL));
+	for (int i = 0; i < 513; i++)
+		qmempool_free(p, objs[i]);
+	st = stats(p);
+	assert_int_equal(st.sharedq_spill, 1);
+	assert_int_equal(st.in_sharedq[0], 256);
+	assert_int_equal(st.in_localq, 257);
+	for (int i = 513; i < 768; i++)
+		qmempool_free(p, objs[i]);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 256; i++)
+			objs[i] = qmempool_alloc(p, GFP_KERNEL);
+		for (int i = 0; i < 256; i++)
+			qmempool_free(p, objs[i]);
+	}
+	assert_int_equal(stats(p).sharedq_refill, 0);
+	assert_int_equal(stats(p).sharedq_spill, st.sharedq_spill);
+	qmempool_destroy(p);
+	assert_cache_destroys_clean();
+}
+
 static void full_sharedq_sends_the_bulk_back_to_the_slab(void **state)
 {
 	struct qmempool *p = qmempool_create(16, 32, 0, cache, GFP_KERNEL);
@@ -653,6 +735,9 @@ int main(void)
 		T1(alloc_refills_from_the_sharedq_before_the_slab),
 		T1(alloc_from_a_filled_localq_is_a_hit),
 		T1(full_localq_spills_its_oldest_bulk_to_the_sharedq),
+		T1(alloc_returns_the_most_recently_freed_object),
+		T1(spill_moves_the_top_half_to_the_sharedq),
+		T1(deep_localq_refills_and_spills_half_of_itself),
 		T1(full_sharedq_sends_the_bulk_back_to_the_slab),
 		T1(steady_state_n256_never_touches_the_slab),
 		T1(softirq_variants_share_the_same_queues),

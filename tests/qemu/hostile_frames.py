@@ -14,7 +14,8 @@ Usage: hostile_frames.py --iface tap0 --guest-ip IP --guest-mac MAC
            --phase NAME[,NAME...] [--count N] [--rate PPS] [--seed S]
            [--probe SECS]
 Phases: ether arp ipv4 icmp tcp udp frags syn-flood udp-flood icmp-flood
-        (or "all": each in turn). COUNT frames per phase. With --probe, the
+        ipv6 frags6 (the last two need --guest-ip6, the guest's address on
+        the tap's /64) (or "all": each in turn). COUNT frames per phase. With --probe, the
 guest is checked after each phase (netns_probe.probe) and the result is
 in "probes".
 """
@@ -30,6 +31,11 @@ import time
 from scapy.all import (ARP, ICMP, IP, TCP, UDP, Ether, Raw, fragment,  # noqa: E402
                        get_if_hwaddr)
 from scapy.config import conf
+from scapy.layers.inet6 import (HBHOptUnknown, ICMPv6EchoRequest, ICMPv6MLQuery,  # noqa: E402
+                                ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6ND_RA, ICMPv6ND_Redirect,
+                                ICMPv6NDOptMTU, ICMPv6NDOptPrefixInfo, IPv6,
+                                IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop,
+                                IPv6ExtHdrRouting, PadN, fragment6)
 
 import netns_probe
 
@@ -48,6 +54,10 @@ class Ctx:
         self.hip = prefix + ".1"
         self.prefix = prefix
         self.rng = random.Random(a.seed)
+        self.gip6 = a.guest_ip6
+        if self.gip6:
+            self.prefix6 = self.gip6.rsplit("::", 1)[0] + "::"
+            self.hip6 = self.prefix6 + "1"
 
     def peer_ip(self):
         """A source in the guest's subnet that no one answers ARP for
@@ -322,11 +332,135 @@ def phase_icmp_flood(ctx):
             for i in range(300)]
 
 
+def peer_ip6(ctx):
+    """The host's address on the /64, or one no one answers ND for (the
+    guest's reply waits in lwIP's ND queue, then is dropped)."""
+    if ctx.rng.random() < 0.5:
+        return ctx.hip6
+    return "%s%x" % (ctx.prefix6, ctx.rng.randrange(2, 0xffff))
+
+
+def eth6(ctx, payload):
+    return bytes(Ether(dst=ctx.gmac, src=ctx.hmac, type=0x86DD) / payload)
+
+
+def ip6(ctx, **kw):
+    kw.setdefault("src", peer_ip6(ctx))
+    kw.setdefault("dst", ctx.gip6)
+    return IPv6(**kw)
+
+
+def phase_ipv6(ctx):
+    """Malformed IPv6 headers, extension-header chains lwIP must walk or
+    refuse, and neighbour discovery / MLD messages that lie. Router
+    advertisements here carry on-link-only prefixes (A=0) or come from a
+    global source (ignored), so the guest gains no address or group."""
+    r = ctx.rng
+    out = []
+    echo = ICMPv6EchoRequest(id=0x66, seq=1, data=b"x" * 32)
+    good = bytes(ip6(ctx, src=ctx.hip6) / echo)
+    for cut in (1, 20, 39, 40, 47):  # torn header / payload
+        out.append(eth6(ctx, Raw(good[:cut])))
+    for plen in (0, 7, 39, 1000, 65535):  # payload length lying
+        h = bytearray(good)
+        struct.pack_into("!H", h, 4, plen)
+        out.append(eth6(ctx, Raw(bytes(h))))
+    h = bytearray(good)
+    h[0] = 0x45  # version 4 in an IPv6 frame
+    out.append(eth6(ctx, Raw(bytes(h))))
+    out.append(eth6(ctx, ip6(ctx, nh=253) / Raw(b"unknown next header")))
+    out.append(eth6(ctx, ip6(ctx, nh=59) / Raw(b"no next header, bytes after")))
+    # hop-by-hop: unknown options of each action (skip, discard, discard+ICMP)
+    for otype in (0x1e, 0x5e, 0x9e, 0xde):
+        out.append(eth6(ctx, ip6(ctx) / IPv6ExtHdrHopByHop(
+            options=[HBHOptUnknown(otype=otype, optdata=b"abcd")]) / echo))
+    # hop-by-hop after another header (only allowed first), option length
+    # past the header, padding of every size
+    out.append(eth6(ctx, ip6(ctx) / IPv6ExtHdrDestOpt() / IPv6ExtHdrHopByHop() / echo))
+    out.append(eth6(ctx, ip6(ctx) / IPv6ExtHdrHopByHop(
+        options=[HBHOptUnknown(otype=0x1e, optlen=200, optdata=b"ab")]) / echo))
+    out.append(eth6(ctx, ip6(ctx) / IPv6ExtHdrDestOpt(
+        options=[PadN(optdata=b"\0" * r.randrange(0, 40))]) / echo))
+    out.append(eth6(ctx, ip6(ctx) / IPv6ExtHdrDestOpt(len=255) / echo))  # longer than the frame
+    # routing headers: type 0 (deprecated, RFC 5095) and 2, segments left
+    for rtype, segleft in ((0, 1), (0, 0), (2, 1), (4, 3), (255, 1)):
+        out.append(eth6(ctx, ip6(ctx) / IPv6ExtHdrRouting(
+            type=rtype, segleft=segleft, addresses=[ctx.hip6]) / echo))
+    # a chain of 60 destination-options headers
+    chain = ip6(ctx)
+    for _ in range(60):
+        chain = chain / IPv6ExtHdrDestOpt()
+    out.append(eth6(ctx, chain / echo))
+    # ICMPv6 with a bad checksum; an echo to all-nodes; a UDP zero checksum
+    out.append(eth6(ctx, ip6(ctx) / ICMPv6EchoRequest(cksum=0x1234, data=b"bad")))
+    out.append(bytes(Ether(dst="33:33:00:00:00:01", src=ctx.hmac) /
+                     IPv6(src=ctx.hip6, dst="ff02::1") / echo))
+    out.append(eth6(ctx, ip6(ctx) / UDP(sport=4000, dport=7, chksum=0) / Raw(b"zero csum")))
+    out.append(eth6(ctx, ip6(ctx) / UDP(sport=4000, dport=7, len=200) / Raw(b"len lies")))
+    out.append(eth6(ctx, ip6(ctx) / TCP(sport=r.randrange(1024, 65535), dport=7, flags="S")))
+    # neighbour discovery that lies: hop limit not 255, NA for our own
+    # address, an NS for someone else, a redirect, zero-length options
+    lladdr = "fe80::1"
+    out.append(eth6(ctx, IPv6(src=lladdr, dst=ctx.gip6, hlim=64) / ICMPv6ND_NS(tgt=ctx.gip6)))
+    out.append(eth6(ctx, IPv6(src=lladdr, dst=ctx.gip6) / ICMPv6ND_NA(tgt=ctx.gip6, R=0, S=0, O=1)))
+    out.append(eth6(ctx, IPv6(src=lladdr, dst=ctx.gip6) / ICMPv6ND_NS(tgt=ctx.hip6)))
+    out.append(eth6(ctx, IPv6(src=lladdr, dst=ctx.gip6) /
+                    ICMPv6ND_Redirect(tgt="fe80::99", dst=ctx.hip6)))
+    out.append(eth6(ctx, IPv6(src=lladdr, dst=ctx.gip6) / ICMPv6ND_NS(tgt=ctx.gip6) /
+                    Raw(b"\x01\x00" + b"\0" * 6)))  # option length 0
+    ra = ICMPv6ND_RA(routerlifetime=0)
+    out.append(eth6(ctx, IPv6(src=lladdr, dst="ff02::1") / ra /
+                    ICMPv6NDOptPrefixInfo(prefix="2001:db8:bad::", prefixlen=64, A=0, L=1)))
+    out.append(eth6(ctx, IPv6(src=ctx.hip6, dst="ff02::1") / ra /  # not link-local: ignored
+                    ICMPv6NDOptPrefixInfo(prefix="2001:db8:bad:1::", prefixlen=64, A=1)))
+    out.append(eth6(ctx, IPv6(src=lladdr, dst="ff02::1") / ra / ICMPv6NDOptMTU(mtu=600)))
+    out.append(eth6(ctx, IPv6(src=lladdr, dst="ff02::1") / ra / Raw(b"\x03\x00" + b"\0" * 30)))
+    out.append(eth6(ctx, IPv6(src=lladdr, dst="ff02::1", hlim=1) / ICMPv6MLQuery()))
+    return out
+
+
+def phase_frags6(ctx):
+    """IPv6 fragments: never completing, first missing, overlapping (RFC
+    5722: the whole datagram is dropped), duplicated, complete; tiny,
+    atomic, past 64 KiB, and a non-final fragment not a multiple of 8."""
+    r = ctx.rng
+    out = []
+    for _ in range(30):
+        ident = r.randrange(1 << 32)
+        big = (ip6(ctx) / IPv6ExtHdrFragment(id=ident) /
+               UDP(sport=4100, dport=7) / Raw(b"F" * 3000))
+        frs = fragment6(big, 1000)
+        kind = r.randrange(5)
+        if kind == 0:
+            frs = frs[:-1]
+        elif kind == 1:
+            frs = frs[1:]
+        elif kind == 2:
+            ov = (IPv6(src=big.src, dst=ctx.gip6) /
+                  IPv6ExtHdrFragment(id=ident, offset=50, m=1, nh=17) / Raw(b"V" * 1200))
+            frs = frs[:1] + [ov] + frs[1:]
+        elif kind == 3:
+            frs = list(reversed(frs)) + frs[:1]
+        out += [eth6(ctx, f) for f in frs]
+    ident = r.randrange(1 << 32)
+    for i in range(12):
+        out.append(eth6(ctx, IPv6(src=ctx.hip6, dst=ctx.gip6) /
+                        IPv6ExtHdrFragment(id=ident, offset=i, m=1, nh=17) / Raw(b"12345678")))
+    out.append(eth6(ctx, IPv6(src=ctx.hip6, dst=ctx.gip6) /  # atomic fragment
+                    IPv6ExtHdrFragment(id=ident + 1, offset=0, m=0) /
+                    ICMPv6EchoRequest(id=7, seq=7, data=b"atomic")))
+    out.append(eth6(ctx, IPv6(src=ctx.hip6, dst=ctx.gip6) /
+                    IPv6ExtHdrFragment(id=ident + 2, offset=8191, m=0, nh=17) / Raw(b"z" * 100)))
+    out.append(eth6(ctx, IPv6(src=ctx.hip6, dst=ctx.gip6) /
+                    IPv6ExtHdrFragment(id=ident + 3, offset=0, m=1, nh=17) / Raw(b"q" * 13)))
+    return out
+
+
 PHASES = {
     "ether": phase_ether, "arp": phase_arp, "ipv4": phase_ipv4, "icmp": phase_icmp,
     "tcp": phase_tcp, "udp": phase_udp, "frags": phase_frags,
     "syn-flood": phase_syn_flood, "udp-flood": phase_udp_flood,
-    "icmp-flood": phase_icmp_flood,
+    "icmp-flood": phase_icmp_flood, "ipv6": phase_ipv6, "frags6": phase_frags6,
 }
 
 
@@ -363,6 +497,8 @@ def main():
     ap.add_argument("--iface", default="tap0")
     ap.add_argument("--guest-ip", required=True)
     ap.add_argument("--guest-mac", required=True)
+    ap.add_argument("--guest-ip6", help="the guest's address on the tap's /64 "
+                    "(ipv6, frags6): PREFIX::N")
     ap.add_argument("--phase", required=True,
                     help="comma-separated phases, or all: " + " ".join(sorted(PHASES)))
     ap.add_argument("--probe", type=float, default=0,
@@ -374,6 +510,11 @@ def main():
     a = ap.parse_args()
     ctx = Ctx(a)
     names = sorted(PHASES) if a.phase == "all" else a.phase.split(",")
+    if not a.guest_ip6:
+        if a.phase == "all":
+            names = [n for n in names if n not in ("ipv6", "frags6")]
+        elif "ipv6" in names or "frags6" in names:
+            ap.error("phases ipv6 and frags6 need --guest-ip6")
     for name in names:
         if name not in PHASES:
             ap.error("unknown phase %r" % name)

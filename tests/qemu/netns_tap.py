@@ -229,14 +229,16 @@ class TapGuest:
     ALL_PHASES = ["ether", "arp", "ipv4", "icmp", "tcp", "udp", "frags", "syn-flood",
                   "udp-flood", "icmp-flood"]
 
-    def send_hostile(self, phases, count, rate, seed=1, probe=0):
+    def send_hostile(self, phases, count, rate, seed=1, probe=0, ip6=None):
         """tests/qemu/hostile_frames.py in the namespace: count frames of
-        each phase (a list), the guest probed after each if probe > 0 (s).
+        each phase (a list), the guest probed after each if probe > 0 (s);
+        ip6: the guest's address on the tap's /64 (phases ipv6, frags6).
         Returns its JSON object (sent, errors, distinct, secs, probes)."""
         r = self.net.run([PYTHON, os.path.join(HERE, "hostile_frames.py"), "--iface", "tap0",
                           "--guest-ip", self.ip, "--guest-mac", self.mac,
                           "--phase", ",".join(phases), "--count", str(count),
-                          "--rate", str(rate), "--seed", str(seed), "--probe", str(probe)],
+                          "--rate", str(rate), "--seed", str(seed), "--probe", str(probe)]
+                         + (["--guest-ip6", ip6] if ip6 else []),
                          timeout=len(phases) * (count / rate * 3 + probe + 30) + 60)
         try:
             return json.loads(r.stdout)
@@ -264,6 +266,11 @@ def buffers_in_use(st):
         "TCP_SEG": memp["TCP_SEG"]["used"],
         "REASSDATA": memp["REASSDATA"]["used"],
         "ARP_QUEUE": memp.get("ARP_QUEUE", {}).get("used", 0),
+        # IPv6: datagrams in reassembly, packets waiting for neighbour
+        # discovery, fragments being sent.
+        "IP6_REASSDATA": memp.get("IP6_REASSDATA", {}).get("used", 0),
+        "ND6_QUEUE": memp.get("ND6_QUEUE", {}).get("used", 0),
+        "FRAG_PBUF": memp.get("FRAG_PBUF", {}).get("used", 0),
         "tx_inflight": nic["tx_inflight"],
         "rx_bufs_posted": nic["rx_bufs_posted"],
     }

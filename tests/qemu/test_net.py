@@ -195,6 +195,12 @@ def test_stats_json_stays_valid_under_mm_debug(qemu, alloc):
         st = vm.stats()
         assert st["net_mem"]["mode"] == alloc
     assert b"<html>" in vm.curl("/")
+    # Real traffic with every debug check on (poison checked when pages
+    # are reused, red zones on every kmalloc size): nothing reported.
+    st = vm.stats()
+    assert st["mm_debug"]["debug_on"] is True
+    assert all(v == 0 for k, v in st["mm_debug"].items() if k != "debug_on"), \
+        st["mm_debug"]
 
 
 def test_stats_json_counters_move_with_traffic(netvm):

@@ -257,3 +257,96 @@ def test_two_nodes_each_queue_refills_by_policy_and_remote_frees_are_counted(
     assert after["page_frag"]["remote_frees"] - before["page_frag"]["remote_frees"] == sum(remote)
     assert after["core_lock"]["unlocked_calls"] == 0, after["core_lock"]
     assert buffers_in_use(after) == idle, (buffers_in_use(after), idle)
+
+
+def selftest_report(log):
+    """The lines of selftest=net's report, by kind."""
+    pre = r"^selftest: net "
+    return {
+        "queues": re.findall(pre + r"queue eth0\.(\d+) cpu=(\d+) node=(\d+) rx_packets=(\d+) "
+                             r"rx_bytes=\d+ tx_packets=(\d+) tx_bytes=\d+ rx_dropped=\d+ "
+                             r"tx_busy=\d+ refills=\d+ refill_fail=\d+ posted=\d+$", log, re.M),
+        "numastat": re.findall(pre + r"numastat node=(\d+) numa_hit=(\d+) numa_miss=(\d+) "
+                               r"numa_foreign=(\d+) local_node=(\d+) other_node=(\d+)$", log, re.M),
+        "remote": re.findall(pre + r"remote_frees page_frag=(\d+) qmempool=(\d+) slab=(\d+) "
+                             r"rx_other_cpu=(\d+)$", log, re.M),
+        "lock": re.findall(pre + r"core_lock acquired=(\d+) busy=\d+ waits=\d+ cpus=(\d+) "
+                           r"unlocked_calls=(\d+)$", log, re.M),
+        "result": re.findall(pre + r"(PASS|FAIL) nics=(\d+) queues=(\d+) nodes=(\d+) cpus=(\d+)$",
+                             log, re.M),
+    }
+
+
+def test_selftest_net_reports_queues_numastat_remote_frees_and_lock(qemu, mq_netns):
+    """selftest=net prints the per-queue, numastat, remote-free and
+    core-lock counters in the boot report, after its own checks."""
+    g = MqGuest(qemu, mq_netns, smp=4, queues=4, extra=TWO_NODES, append="selftest=net")
+    g.vm.wait_for(r"^selftest: net (PASS|FAIL)", NET_TIMEOUT)  # after net's start
+    rep = selftest_report(g.vm.log())
+    assert rep["result"] == [("PASS", "1", "4", "2", "4")], g.vm.describe()
+    assert [(int(q), int(c), int(n)) for q, c, n, _, _ in rep["queues"]] == \
+        [(i, i, i // 2) for i in range(4)], g.vm.describe()
+    assert [int(r[0]) for r in rep["numastat"]] == [0, 1], g.vm.describe()
+    for node, hit, miss, foreign, local, other in rep["numastat"]:
+        assert int(hit) + int(miss) == int(local) + int(other) and int(hit) > 0, rep["numastat"]
+    assert len(rep["remote"]) == 1, g.vm.describe()
+    assert len(rep["lock"]) == 1 and rep["lock"][0][2] == "0" and int(rep["lock"][0][0]) > 0, \
+        g.vm.describe()
+
+
+SCAPY = "/usr/bin/python3"  # Debian's, where python3-scapy lives
+# First fragments of UDP datagrams that never complete, each from its own
+# source address, so the tap's flow hash spreads them over the queues.
+FIRST_FRAGMENTS = r"""
+import sys
+from scapy.all import Ether, IP, UDP, Raw, sendp
+mac, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+frames = [Ether(dst=mac) / IP(src="192.168.76.%d" % (100 + i % 100), dst=dst, id=i + 1,
+                              flags="MF", frag=0) / UDP(sport=40000 + i, dport=7) /
+          Raw(b"x" * 1000) for i in range(n)]
+sendp(frames, iface="tap0", verbose=False)
+"""
+
+
+def qmempool_remote_frees(st):
+    return sum(p["remote_free"] for p in st["qmempool"].values())
+
+
+def test_frees_on_another_cpu_of_held_fragments_are_counted_and_buffers_return(
+        qemu, mq_netns):
+    """Frees on another CPU than the receiving one, made on purpose: first
+    fragments that never complete are held by lwIP's IP reassembly (at most
+    IP_REASS_MAX_PBUFS = 10 pbufs) and freed either by the CPU of a later
+    fragment, which evicts the oldest datagram, or by the CPU that runs the
+    reassembly timer 15 s later. With 60 of them from 60 sources, spread
+    over the four queues of two nodes, most are freed on another CPU than
+    the one that received them and many on another node: net_mem's
+    rx_frees_other_cpu and page_frag's and qmempool's remote frees grow,
+    and every buffer comes back."""
+    g = MqGuest(qemu, mq_netns, smp=4, queues=4, extra=TWO_NODES)
+    g.clients(tcp=4, udp=8, http=2)  # warm up: ARP, PCBs, the caches
+    before = g.stats()
+    idle = buffers_in_use(before)
+    n = 60
+    r = g.run([SCAPY, "-c", FIRST_FRAGMENTS, g.mac, GUEST, str(n)])
+    if r.returncode != 0:
+        g.fail("scapy failed: %s" % r.stderr.decode())
+    # The reassembly timer frees the last ones after IP_REASS_MAXAGE (15 s).
+    deadline = time.monotonic() + 40
+    while True:
+        after = g.stats()
+        if buffers_in_use(after) == idle or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert buffers_in_use(after) == idle, (buffers_in_use(after), idle)
+    rx = [qa["rx_packets"] - qb["rx_packets"] for qb, qa in zip(queues(before), queues(after))]
+    assert sum(rx) >= n and sum(1 for x in rx if x > 0) >= 2, rx
+    other_cpu = after["net_mem"]["rx_frees_other_cpu"] - before["net_mem"]["rx_frees_other_cpu"]
+    frag_remote = after["page_frag"]["remote_frees"] - before["page_frag"]["remote_frees"]
+    qmp_remote = qmempool_remote_frees(after) - qmempool_remote_frees(before)
+    print("fragments per queue %s: rx_frees_other_cpu +%d, page_frag remote +%d, "
+          "qmempool remote +%d" % (rx, other_cpu, frag_remote, qmp_remote))
+    assert other_cpu > 0, (rx, after["net_mem"])
+    assert frag_remote > 0 and qmp_remote > 0, (rx, other_cpu, frag_remote, qmp_remote)
+    assert after["lwip"]["memp"]["REASSDATA"]["used"] == before["lwip"]["memp"]["REASSDATA"]["used"]
+    assert after["core_lock"]["unlocked_calls"] == 0, after["core_lock"]

@@ -263,7 +263,7 @@ def test_unknown_command_gets_one_line_naming_it(con):
     ("selftest panic", "selftest: 'panic' ends the system: boot only "
                        "(selftest=panic on the command line)\n"),
     ("selftest nosuch", "selftest: unknown test 'nosuch' (after boot: printf irq smp mm "
-                        "slab frag qmempool)\n"),
+                        "slab frag qmempool misuse net)\n"),
     ("a b c d e f g h i", "shell: too many words (at most 8)\n"),
 ])
 def test_bad_arguments_get_one_clear_line(con, line, want):

@@ -1,0 +1,207 @@
+/*
+ * IPv6 addresses of the interfaces. See net_ip6.h.
+ *
+ * lwIP does the protocol (neighbour discovery, MLD, duplicate address
+ * detection, SLAAC from router advertisements); here is only the policy:
+ * which addresses an interface gets, and telling the console when each
+ * is usable. An address is added TENTATIVE and lwIP's nd6 timer moves it
+ * to PREFERRED after one unanswered neighbour solicitation (about 1 s);
+ * lwIP reports each state change through its extended status callback,
+ * and the change to a valid state is logged once per address:
+ *   net: eth0 ip6 fe80::5054:ff:fe12:3456 ready (link-local)
+ *   net: eth0 ip6 fec0::5054:ff:fe12:3456 ready (SLAAC)
+ * Static addresses (ip6=) are taken as /64: lwIP 2.1.3 treats a static
+ * address as on-link for its first 64 bits, so that is the only prefix
+ * the command line accepts (kernel/cmdline.c).
+ */
+#include "net_ip6.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "drivers/netdev.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/ip6_text.h"
+#include "lwip/ip6.h"
+#include "lwip/netif.h"
+
+static struct netif *static_nif; /* the interface ip6=/gw6= apply to */
+static ip6_addr_t gw6;
+static bool have_gw6;
+static int static_idx = -1;
+static netif_ext_callback_t ip6_callback; /* NETIF_DECLARE_EXT_CALLBACK */
+
+char *net_ip6_text(const ip6_addr_t *a, char *buf, size_t size)
+{
+	ip6addr_ntoa_r(a, buf, (int)size);
+	for (char *c = buf; *c; c++) /* RFC 5952: lower case */
+		if (*c >= 'A' && *c <= 'F')
+			*c = (char)(*c - 'A' + 'a');
+	return buf;
+}
+
+static void to_ip6_addr(const uint8_t b[16], ip6_addr_t *a)
+{
+	for (int i = 0; i < 4; i++)
+		a->addr[i] =
+			lwip_htonl((uint32_t)b[4 * i] << 24 |
+				   (uint32_t)b[4 * i + 1] << 16 |
+				   (uint32_t)b[4 * i + 2] << 8 | b[4 * i + 3]);
+	ip6_addr_clear_zone(a);
+}
+
+static const char *addr_origin(struct netif *nif, int i)
+{
+	if (ip6_addr_islinklocal(netif_ip6_addr(nif, i)))
+		return "link-local";
+	if (nif == static_nif && i == static_idx)
+		return "static";
+	return "SLAAC";
+}
+
+static const char *state_name(u8_t st)
+{
+	if (ip6_addr_istentative(st))
+		return "tentative";
+	if (ip6_addr_ispreferred(st))
+		return "preferred";
+	if (ip6_addr_isdeprecated(st))
+		return "deprecated";
+	if (ip6_addr_isduplicated(st))
+		return "duplicated";
+	return "invalid";
+}
+
+static void on_status(struct netif *nif, netif_nsc_reason_t reason,
+		      const netif_ext_callback_args_t *args)
+{
+	struct netdev *dev = nif->state;
+	int i;
+	u8_t old, now;
+	char text[IP6ADDR_STRLEN_MAX];
+
+	if (!(reason & LWIP_NSC_IPV6_ADDR_STATE_CHANGED))
+		return;
+	i = args->ipv6_addr_state_changed.addr_index;
+	old = args->ipv6_addr_state_changed.old_state;
+	now = netif_ip6_addr_state(nif, i);
+	net_ip6_text(netif_ip6_addr(nif, i), text, sizeof(text));
+	if (ip6_addr_isvalid(now) && !ip6_addr_isvalid(old))
+		kprintf("net: %s ip6 %s ready (%s)\n", dev->name, text,
+			addr_origin(nif, i));
+	else if (ip6_addr_isduplicated(now))
+		kprintf("net: %s ip6 %s is in use on the link (duplicate "
+			"address detection), not used\n",
+			dev->name, text);
+}
+
+/* ip6= on the first interface: the address, and gw6= for off-link. */
+static void add_static(struct netif *nif)
+{
+	uint8_t b[16];
+	ip6_addr_t a;
+	const char *v = cmdline_get("ip6");
+	s8_t idx;
+	int prefix;
+
+	if (!strchr(v, '/') ? !ip6_text_parse(v, b, NULL)
+			    : !ip6_text_parse_prefix(v, b, &prefix))
+		return; /* cmdline.c refused it already, and said so */
+	to_ip6_addr(b, &a);
+	if (netif_add_ip6_address(nif, &a, &idx) != ERR_OK) {
+		kprintf("net: ip6=%s: no free address slot\n", v);
+		return;
+	}
+	static_nif = nif;
+	static_idx = idx;
+	if (cmdline_given("gw6") &&
+	    ip6_text_parse(cmdline_get("gw6"), b, NULL)) {
+		to_ip6_addr(b, &gw6);
+		have_gw6 = true;
+	}
+}
+
+void net_ip6_start(struct netif *nif)
+{
+	static bool first = true;
+
+	if (first)
+		netif_add_ext_callback(&ip6_callback, on_status);
+	netif_create_ip6_linklocal_address(nif, 1);
+	if (first && cmdline_given("ip6") &&
+	    strcmp(cmdline_get("ip6"), "auto") != 0)
+		add_static(nif);
+	else
+		netif_set_ip6_autoconfig_enabled(nif, 1);
+	first = false;
+}
+
+int net_ip6_addrs_text(struct netif *nif, char *buf, size_t size)
+{
+	size_t n = 0;
+	char text[IP6ADDR_STRLEN_MAX];
+
+	if (size)
+		buf[0] = '\0';
+	for (int i = 0; i < LWIP_IPV6_NUM_ADDRESSES; i++) {
+		u8_t st = netif_ip6_addr_state(nif, i);
+
+		if (ip6_addr_isinvalid(st))
+			continue;
+		net_ip6_text(netif_ip6_addr(nif, i), text, sizeof(text));
+		n += (size_t)snprintf(buf + (n < size ? n : size),
+				      n < size ? size - n : 0, "%s%s%s",
+				      n ? " " : "", text,
+				      ip6_addr_istentative(st) ? "?" : "");
+	}
+	return (int)n;
+}
+
+const ip6_addr_t *net_ip6_gateway(struct netif *nif, const ip6_addr_t *dest)
+{
+	(void)dest;
+	return have_gw6 && nif == static_nif ? &gw6 : NULL;
+}
+
+#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
+#define APPEND(...)                                                         \
+	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
+			       __VA_ARGS__))
+
+int net_ip6_json(char *buf, size_t size)
+{
+	size_t n = 0;
+	struct netif *nif;
+	char text[IP6ADDR_STRLEN_MAX];
+	bool first_if = true;
+
+	APPEND("{\"gw6\":\"");
+	if (have_gw6)
+		APPEND("%s", net_ip6_text(&gw6, text, sizeof(text)));
+	APPEND("\",\"cmdline_errors\":%d,\"netifs\":{", cmdline_errors());
+	NETIF_FOREACH(nif)
+	{
+		struct netdev *dev = nif->state;
+		bool first = true;
+
+		APPEND("%s\"%s\":[", first_if ? "" : ",", dev->name);
+		first_if = false;
+		for (int i = 0; i < LWIP_IPV6_NUM_ADDRESSES; i++) {
+			u8_t st = netif_ip6_addr_state(nif, i);
+
+			if (ip6_addr_isinvalid(st))
+				continue;
+			net_ip6_text(netif_ip6_addr(nif, i), text,
+				     sizeof(text));
+			APPEND("%s{\"addr\":\"%s\",\"state\":\"%s\","
+			       "\"origin\":\"%s\"}",
+			       first ? "" : ",", text, state_name(st),
+			       addr_origin(nif, i));
+			first = false;
+		}
+		APPEND("]");
+	}
+	APPEND("}}");
+	return (int)n;
+}
