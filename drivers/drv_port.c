@@ -9,8 +9,10 @@
 
 #include "kernel/acpi.h"
 #include "kernel/console.h"
+#include "kernel/irq.h"
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
+#include "kernel/poll.h"
 #include "kernel/time.h"
 
 void drv_printf(const char *fmt, ...)
@@ -55,4 +57,28 @@ int drv_pci_bus_node(int bus)
 int drv_nr_cpus(void)
 {
 	return nr_cpus;
+}
+
+int drv_irq_line(uint8_t line, int cpu, drv_irq_fn fn, void *arg)
+{
+	return irq_request_line(line, cpu, fn, arg);
+}
+
+int drv_irq_msi(int cpu, drv_irq_fn fn, void *arg, uint64_t *addr,
+		uint32_t *data)
+{
+	int v = irq_alloc_vector(fn, arg);
+
+	if (v < 0)
+		return -1;
+	if (irq_msi_message(v, cpu, addr, data) != 0) {
+		irq_free_vector(v);
+		return -1;
+	}
+	return v;
+}
+
+void drv_irq_wake(int cpu)
+{
+	poll_wake(cpu);
 }

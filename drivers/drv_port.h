@@ -37,6 +37,29 @@ int drv_pci_bus_node(int bus);
 /* CPUs started: a multiqueue NIC's boot report says which own no queue. */
 int drv_nr_cpus(void);
 
+/*
+ * Interrupts. A handler runs in interrupt context on the CPU the
+ * interrupt is delivered to, with interrupts masked: it reads and
+ * acknowledges the device's cause, masks the queue's interrupt, calls
+ * drv_irq_wake() for the queue's CPU and returns (no allocation, no
+ * stack work: that is the poller's, in poll context).
+ */
+typedef void (*drv_irq_fn)(void *arg);
+
+/* Join PCI interrupt line @line (shared, level-triggered) delivered to
+ * @cpu: fn runs on each of the line's interrupts and must check its own
+ * device. Boot. Returns the vector, or -1 (reported). */
+int drv_irq_line(uint8_t line, int cpu, drv_irq_fn fn, void *arg);
+
+/* A vector of its own for fn on @cpu, and the MSI/MSI-X message that
+ * delivers it there. Boot. Returns the vector, or -1. */
+int drv_irq_msi(int cpu, drv_irq_fn fn, void *arg, uint64_t *addr,
+		uint32_t *data);
+
+/* Make @cpu run its poll loop's next round (kernel/poll.h poll_wake).
+ * Any context. */
+void drv_irq_wake(int cpu);
+
 /* RAM is identity-mapped (mm/platform.h): a buffer's address is its DMA
  * address. Kept as a function so an IOMMU or offset mapping has one home. */
 static inline uint64_t drv_dma_addr(const void *p)

@@ -40,8 +40,9 @@
  * (x86 itself keeps stores in order). After seeing DD an acquire fence
  * orders the reads of length and errors after it.
  *
- * Interrupts stay masked (IMC): the poll loop calls e1000_rx_poll() and
- * e1000_tx_reap(), as it does virtio-net's. One queue pair, polled by the
+ * Interrupts are masked (IMC) at reset; with net_irq=on (the default)
+ * the poller unmasks them when it goes idle (e1000_irq.c), and always
+ * calls e1000_rx_poll() and e1000_tx_reap(), as it does virtio-net's. One queue pair, polled by the
  * CPU that probed the part (CPU 0). Link state comes from STATUS.LU; each
  * change is printed and counted. Bringing the part up (reset, EEPROM,
  * MAC, link, the ring registers, probe) is e1000_hw.c; the PCIe 82574L
@@ -357,4 +358,7 @@ const struct netdev_ops e1000_ops = {
 	.tx_reap = e1000_tx_reap,
 	.tx_pending = e1000_tx_pending,
 	.link_up = e1000_link_up,
+	.irq_setup = e1000_irq_setup,
+	.irq_arm = e1000_irq_arm,
+	.irq_disarm = e1000_irq_disarm,
 };

@@ -68,6 +68,11 @@ static inline void wr32(struct e1000 *e, unsigned int reg, uint32_t v)
 /* e1000.c: xmit, poll and link state, for netdev_register. */
 extern const struct netdev_ops e1000_ops;
 
+/* e1000_irq.c: the netdev interrupt operations (see netdev.h). */
+int e1000_irq_setup(struct netdev *dev);
+bool e1000_irq_arm(struct netdev *dev, int q);
+void e1000_irq_disarm(struct netdev *dev, int q);
+
 /*
  * e1000_hw.c's bring-up steps, shared with e1000e_hw.c (the 82574L keeps
  * these registers where the 8254x has them). Context: probe. See each

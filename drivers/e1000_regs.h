@@ -18,10 +18,16 @@
 #define E1000_FCT    0x0030 /* flow control type */
 #define E1000_FCTTV  0x0170 /* flow control transmit timer value */
 
-/* Interrupts: we poll, so these only get masked and acknowledged. */
-#define E1000_ICR 0x00c0 /* cause read (reading clears it) */
-#define E1000_IMS 0x00d0 /* mask set */
-#define E1000_IMC 0x00d8 /* mask clear */
+/* Interrupts (e1000_irq.c; masked at reset) */
+#define E1000_ICR      0x00c0 /* cause read (reading clears it) */
+#define E1000_IMS      0x00d0 /* mask set */
+#define E1000_IMC      0x00d8 /* mask clear */
+/* Interrupt causes (ICR/IMS bits) the driver enables: a frame received
+ * (RXT0, immediately with RDTR = 0), the RX ring overrun (RXO: buffers
+ * ran out, the poller must refill), a transmit finished (TXDW). */
+#define E1000_ICR_TXDW (1u << 0)
+#define E1000_ICR_RXO  (1u << 6)
+#define E1000_ICR_RXT0 (1u << 7)
 
 /* Receive */
 #define E1000_RCTL  0x0100

@@ -58,7 +58,7 @@ static const struct {
 	FIELD(link_changes),	  FIELD(rx_csum_valid),
 	FIELD(rx_csum_partial),	  FIELD(rx_gso_frames),
 	FIELD(rx_mrg_chains),	  FIELD(rx_bad_hdr),
-	FIELD(tx_csum_offloaded),
+	FIELD(tx_csum_offloaded), FIELD(interrupts),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 _Static_assert(NFIELDS * sizeof(uint64_t) == sizeof(struct netdev_stats),
@@ -132,8 +132,11 @@ static size_t device_json(char *buf, size_t size, const struct netdev *d)
 	for (int q = 0; q < d->nqueues; q++) {
 		const struct netdev_queue *dq = &d->queues[q];
 
-		APPEND("%s{\"queue\":%d,\"cpu\":%d,\"node\":%d,", q ? "," : "",
-		       q, dq->cpu, dq->node);
+		APPEND("%s{\"queue\":%d,\"cpu\":%d,\"node\":%d,"
+		       "\"irq\":\"%s\",\"vector\":%d,",
+		       q ? "," : "", q, dq->cpu, dq->node,
+		       dq->irq_mode ? dq->irq_mode : "poll",
+		       dq->irq_mode ? dq->irq_vector : -1);
 		n += stats_members(buf + (n < size ? n : size),
 				   n < size ? size - n : 0, &dq->stats);
 		APPEND("}");

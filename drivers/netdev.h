@@ -109,6 +109,10 @@ struct netdev_stats {
 	uint64_t rx_bad_hdr;	  /* malformed device header: dropped */
 	/* TX half */
 	uint64_t tx_csum_offloaded; /* frames whose sum the device fills */
+	/* interrupts that masked this queue and woke its CPU (interrupt
+	 * context; an INTx line shared by the queues counts on each). The
+	 * poller compares it to see whether its armed interrupt fired. */
+	uint64_t interrupts;
 };
 
 /* One RX/TX queue pair. Aligned so two CPUs' counters never share a line. */
@@ -116,6 +120,10 @@ struct netdev_queue {
 	int cpu;     /* the CPU that polls this pair */
 	int node;    /* its NUMA node: rings and RX buffers come from there */
 	void *stack; /* the stack's per-queue state (its pending RX batch) */
+	/* How the queue signals work, set by irq_setup: "msix", "msi",
+	 * "intx", or NULL (polled only); and the vector (-1: none). */
+	const char *irq_mode;
+	int irq_vector;
 	struct netdev_stats stats;
 } __attribute__((aligned(64)));
 
@@ -140,6 +148,29 @@ struct netdev_ops {
 	bool (*tx_pending)(struct netdev *dev, int q);
 	/* Current link state as the device reports it. */
 	bool (*link_up)(struct netdev *dev);
+	/* Ring the doorbell once for the frames xmit queued on q since the
+	 * last flush (xmit makes them visible but leaves the device
+	 * notification, a device exit, to this). The stack calls it before it
+	 * lets go of the TX guard after any xmit. NULL: xmit notifies. Under
+	 * the stack's TX guard. */
+	void (*tx_flush)(struct netdev *dev, int q);
+
+	/* Interrupts (NAPI style). The handler a driver installs only
+	 * masks the queue's interrupt and wakes queues[q].cpu's poll loop.
+	 * irq_setup: give every queue an interrupt delivered to its CPU
+	 * (MSI-X, MSI, else the shared INTx line), each left masked; sets
+	 * irq_mode and irq_vector and prints them. Boot, after probe.
+	 * Returns 0, or -1 when none could be had (the queues stay polled).
+	 * NULL: the device is polled only. */
+	int (*irq_setup)(struct netdev *dev);
+	/* irq_arm: unmask queue q's interrupt, then look at the rings once
+	 * more: true when RX or TX work already waits (the caller polls
+	 * again instead of sleeping), so work that came before the unmask is
+	 * never left for an interrupt that will not come. Poll context of
+	 * q's CPU. irq_disarm: mask it again (the poller found work while
+	 * armed). */
+	bool (*irq_arm)(struct netdev *dev, int q);
+	void (*irq_disarm)(struct netdev *dev, int q);
 };
 
 struct netdev {

@@ -82,6 +82,40 @@ unsigned int pci_next_cap(const struct pci_dev *d, uint8_t id,
  */
 volatile void *pci_map_bar(const struct pci_dev *d, int bar);
 
+/* ---- interrupts (pci_msi.c) ---- */
+
+/* Bytes per MSI-X table entry: address low, high, data, vector control. */
+#define PCI_MSIX_ENTRY 16
+
+/* Set the command register's interrupt-disable bit: INTx stays quiet. */
+void pci_intx_disable(const struct pci_dev *d);
+
+/**
+ * pci_msi_enable - program the MSI capability with one message and turn
+ * MSI on (and INTx off). Context: boot.
+ * Return: 0, or -1 when the function has no MSI (or only 32-bit
+ * addresses and @addr is above 4 GiB).
+ */
+int pci_msi_enable(const struct pci_dev *d, uint64_t addr, uint32_t data);
+
+/* Entries of the function's MSI-X table, 0 without MSI-X. */
+int pci_msix_size(const struct pci_dev *d);
+
+/**
+ * pci_msix_map - map the MSI-X table. Return: the table, or NULL when
+ * there is none or the device puts it outside its BAR (reported).
+ */
+volatile uint32_t *pci_msix_map(const struct pci_dev *d);
+
+/* Write entry's message and unmask it (masked while it changes). The
+ * caller checks entry < pci_msix_size(). */
+void pci_msix_entry_set(volatile uint32_t *table, int entry, uint64_t addr,
+			uint32_t data);
+
+/* Turn MSI-X on with the function mask clear (and INTx off). Entries not
+ * set stay masked as reset left them. Context: boot. */
+void pci_msix_enable(const struct pci_dev *d);
+
 /* The device list as JSON (array of "bb:dd.f vvvv:dddd" strings). */
 int pci_json(char *buf, size_t size);
 

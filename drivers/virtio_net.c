@@ -1,5 +1,6 @@
 /*
- * virtio-net over PCI, polled: the per-packet path of each queue pair.
+ * virtio-net over PCI: the per-packet path of each queue pair (polled;
+ * the pair's interrupt, virtio_net_irq.c, only wakes its poller).
  *
  * Queues. A device that offers VIRTIO_NET_F_MQ gets one RX/TX pair per
  * CPU, up to its max_virtqueue_pairs (virtio_net_setup.c); one without it
@@ -244,11 +245,19 @@ static int vnet_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
 		st->tx_busy++;
 		return -1;
 	}
-	virtq_kick(&p->txq);
+	virtq_publish(&p->txq); /* the notify: vnet_tx_flush */
 	st->tx_packets++;
 	st->tx_bytes += bytes;
 	st->tx_inflight++;
 	return 0;
+}
+
+/* One notify for every frame xmit published since the last one. */
+static void vnet_tx_flush(struct netdev *dev, int q)
+{
+	struct vnet *vn = dev->priv;
+
+	virtq_kick(&vn->pairs[q].txq);
 }
 
 static bool vnet_link_up(struct netdev *dev)
@@ -266,5 +275,9 @@ const struct netdev_ops vnet_ops = {
 	.rx_poll = vnet_rx_poll,
 	.tx_reap = vnet_tx_reap,
 	.tx_pending = vnet_tx_pending,
+	.tx_flush = vnet_tx_flush,
 	.link_up = vnet_link_up,
+	.irq_setup = vnet_irq_setup,
+	.irq_arm = vnet_irq_arm,
+	.irq_disarm = vnet_irq_disarm,
 };

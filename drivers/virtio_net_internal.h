@@ -103,6 +103,11 @@ struct vnet {
 	int npairs;	    /* pairs set up (the netdev uses nqueues of them) */
 	struct vnet_pair pairs[NETDEV_MAX_QUEUES];
 	struct virtq ctrlq; /* set up only to ask for more than one pair */
+	/* interrupts (virtio_net_irq.c): each pair's handler argument */
+	struct vnet_irq {
+		struct vnet *vn;
+		int q;
+	} irq[NETDEV_MAX_QUEUES];
 };
 
 /* virtio_net.c: the netdev operations, for virtio_net_setup.c. */
@@ -128,6 +133,10 @@ int vnet_tx_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg);
  */
 int vnet_rx_check(const struct vnet *vn, const struct vnet_hdr *h,
 		  const uint8_t *first, uint32_t first_len, uint32_t total);
+/* virtio_net_irq.c: the interrupt operations of vnet_ops (netdev.h). */
+int vnet_irq_setup(struct netdev *dev);
+bool vnet_irq_arm(struct netdev *dev, int q);
+void vnet_irq_disarm(struct netdev *dev, int q);
 
 static inline int vnet_has(uint64_t features, int bit)
 {

@@ -22,6 +22,7 @@
 #define VC_DF	    0x04
 #define VC_GFSELECT 0x08
 #define VC_GF	    0x0c
+#define VC_MSIX_CFG 0x10
 #define VC_STATUS   0x14
 #define VC_Q_SELECT 0x16
 #define VC_Q_SIZE   0x18
@@ -268,7 +269,7 @@ int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
 	}
 	*notify_off = noff;
 	mmio_write16(vp->common + VC_Q_SIZE, size);
-	/* Polled completion: no MSI-X vector for this queue. */
+	/* No MSI-X vector until virtio_pci_queue_vector gives one. */
 	mmio_write16(vp->common + VC_Q_MSIX, 0xffff);
 	mmio_write64(vp->common + VC_Q_DESC, desc);
 	mmio_write64(vp->common + VC_Q_AVAIL, avail);
@@ -284,4 +285,28 @@ void virtio_pci_notify(struct virtio_pci *vp, uint16_t q, uint16_t notify_off)
 			vp->notify + (uint32_t)notify_off * vp->notify_mult, q);
 	else
 		outw(vp->io + VL_QUEUE_NOTIFY, q);
+}
+
+uint8_t virtio_pci_isr(struct virtio_pci *vp)
+{
+	if (!vp->modern)
+		return inb(vp->io + VL_ISR);
+	return vp->isr ? mmio_read8(vp->isr) : 0;
+}
+
+int virtio_pci_config_vector(struct virtio_pci *vp, uint16_t entry)
+{
+	if (!vp->modern)
+		return -1;
+	mmio_write16(vp->common + VC_MSIX_CFG, entry);
+	return mmio_read16(vp->common + VC_MSIX_CFG) == entry ? 0 : -1;
+}
+
+int virtio_pci_queue_vector(struct virtio_pci *vp, uint16_t q, uint16_t entry)
+{
+	if (!vp->modern)
+		return -1;
+	mmio_write16(vp->common + VC_Q_SELECT, q);
+	mmio_write16(vp->common + VC_Q_MSIX, entry);
+	return mmio_read16(vp->common + VC_Q_MSIX) == entry ? 0 : -1;
 }

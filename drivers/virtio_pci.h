@@ -96,4 +96,23 @@ int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
  * available buffers. */
 void virtio_pci_notify(struct virtio_pci *vp, uint16_t q, uint16_t notify_off);
 
+/*
+ * Interrupts. virtio_pci_isr: read the ISR status byte (bit 0: a queue,
+ * bit 1: a configuration change); reading acknowledges it and deasserts
+ * the INTx pin. 0 from a device that has no ISR capability. Any context.
+ */
+uint8_t virtio_pci_isr(struct virtio_pci *vp);
+
+#define VIRTIO_MSI_NO_VECTOR 0xffff
+
+/*
+ * virtio_pci_config_vector / virtio_pci_queue_vector - route
+ * configuration changes, or queue q's used buffers, to MSI-X table entry
+ * @entry (VIRTIO_MSI_NO_VECTOR: none). Modern transport only. Boot.
+ * Return: 0, or -1 when the device does not take the entry (it reads
+ * back NO_VECTOR: out of its vectors) or the transport is legacy.
+ */
+int virtio_pci_config_vector(struct virtio_pci *vp, uint16_t entry);
+int virtio_pci_queue_vector(struct virtio_pci *vp, uint16_t q, uint16_t entry);
+
 #endif /* DRIVERS_VIRTIO_PCI_H */

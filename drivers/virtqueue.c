@@ -99,7 +99,7 @@ int virtq_create(struct virtq *vq, struct virtio_pci *vp, uint16_t index,
 	vq->avail = (struct virtq_avail *)((uint8_t *)vq->mem + 16u * num);
 	vq->used = (struct virtq_used *)((uint8_t *)vq->mem + used_off);
 	init_free_list(vq);
-	/* We poll: ask the device not to interrupt. */
+	/* No interrupt until the poller asks for one (virtq_irq_enable). */
 	vq->avail->flags = VIRTQ_AVAIL_F_NO_INTERRUPT;
 	if (virtio_pci_queue_setup(vp, index, num, drv_dma_addr(vq->desc),
 				   drv_dma_addr(vq->avail),
@@ -151,13 +151,24 @@ int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, int n,
 	return 0;
 }
 
-void virtq_kick(struct virtq *vq)
+void virtq_publish(struct virtq *vq)
 {
 	if (!vq->pending)
 		return;
 	vq->pending = 0;
+	vq->unnotified = true;
 	atomic_thread_fence(memory_order_release);
 	*(volatile uint16_t *)&vq->avail->idx = vq->avail_idx;
+}
+
+void virtq_kick(struct virtq *vq)
+{
+	virtq_publish(vq);
+	if (!vq->unnotified)
+		return;
+	vq->unnotified = false;
+	/* The index store before the flag load: a device that sets
+	 * NO_NOTIFY while it works will look at the index again. */
 	atomic_thread_fence(memory_order_seq_cst);
 	if (!(*(volatile uint16_t *)&vq->used->flags & VIRTQ_USED_F_NO_NOTIFY))
 		virtio_pci_notify(vq->vp, vq->index, vq->notify_off);
@@ -202,4 +213,19 @@ void *virtq_get(struct virtq *vq, uint32_t *len)
 		return cookie;
 	}
 	return NULL;
+}
+
+bool virtq_irq_enable(struct virtq *vq)
+{
+	*(volatile uint16_t *)&vq->avail->flags = 0;
+	/* The flag store must be visible before we read used->idx: the
+	 * device writes used->idx, then reads the flag (virtio 2.7.7), so
+	 * either it sees 0 and interrupts, or we see its index here. */
+	atomic_thread_fence(memory_order_seq_cst);
+	return virtq_used_pending(vq);
+}
+
+void virtq_irq_disable(struct virtq *vq)
+{
+	*(volatile uint16_t *)&vq->avail->flags = VIRTQ_AVAIL_F_NO_INTERRUPT;
 }

@@ -77,7 +77,8 @@ struct virtq {
 	uint16_t free_head, num_free; /* driver's free list (state[].next) */
 	uint16_t avail_idx;	      /* next avail slot (free-running) */
 	uint16_t last_used;  /* next used slot to reap (free-running) */
-	uint16_t pending;    /* added since the last kick */
+	uint16_t pending;    /* added since the last publish */
+	bool unnotified;     /* published since the last notify */
 	uint16_t notify_off; /* the device's notify offset for this queue */
 	struct virtq_desc *desc;
 	struct virtq_avail *avail;
@@ -123,6 +124,10 @@ int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, int n,
 /* Publish the chains added since the last kick and notify the device
  * unless it asked not to be notified. */
 void virtq_kick(struct virtq *vq);
+/* Publish them without the notify (a device already at work may take
+ * them); the next virtq_kick() notifies once for all. One notify costs a
+ * device exit: on the TX path, one per lock hold instead of per frame. */
+void virtq_publish(struct virtq *vq);
 
 /**
  * virtq_used_pending - has the device returned a chain not yet reaped?
@@ -141,5 +146,18 @@ static inline bool virtq_used_pending(const struct virtq *vq)
  * Return: the chain's cookie, or NULL when none is ready.
  */
 void *virtq_get(struct virtq *vq, uint32_t *len);
+
+/**
+ * virtq_irq_enable - ask the device to interrupt when it next returns a
+ * chain (clears VIRTQ_AVAIL_F_NO_INTERRUPT), then look once more.
+ * Return: true when a chain is already waiting, which may have come
+ * before the device saw the flag cleared: the caller polls again rather
+ * than waits for an interrupt that may not come. The queue's user, or
+ * (virtq_irq_disable) the interrupt handler on the same CPU.
+ */
+bool virtq_irq_enable(struct virtq *vq);
+/* virtq_irq_disable - no interrupts for this queue (a hint the device
+ * may act on late: one more interrupt can come). */
+void virtq_irq_disable(struct virtq *vq);
 
 #endif /* DRIVERS_VIRTQUEUE_H */

@@ -30,6 +30,8 @@
 #define LAPIC_TIMER_DIV	 0x3E0
 #define LVT_MASKED	 (1u << 16)
 #define LVT_PERIODIC	 (1u << 17)
+#define LVT_TSC_DEADLINE (2u << 17)
+#define MSR_TSC_DEADLINE 0x6E0
 
 static volatile uint32_t *lapic_mmio;
 static bool x2apic;
@@ -109,6 +111,21 @@ void lapic_timer_periodic(int vector, uint32_t count)
 	lapic_write(LAPIC_TIMER_DIV, 0x3); /* divide by 16 */
 	lapic_write(LAPIC_LVT_TIMER, (uint32_t)vector | LVT_PERIODIC);
 	lapic_write(LAPIC_TIMER_INIT, count);
+}
+
+void lapic_timer_oneshot(int vector, uint32_t count)
+{
+	lapic_write(LAPIC_TIMER_DIV, 0x3);
+	lapic_write(LAPIC_LVT_TIMER, (uint32_t)vector); /* mode 00: one-shot */
+	lapic_write(LAPIC_TIMER_INIT, count ? count : 1);
+}
+
+void lapic_timer_tsc_deadline(int vector, uint64_t tsc)
+{
+	lapic_write(LAPIC_LVT_TIMER, (uint32_t)vector | LVT_TSC_DEADLINE);
+	/* The LVT write must land before the deadline MSR (SDM 10.5.4.1). */
+	__asm__ volatile("mfence" ::: "memory");
+	wrmsr(MSR_TSC_DEADLINE, tsc ? tsc : 1);
 }
 
 void lapic_timer_start_count(void)
@@ -330,6 +347,22 @@ void irq_mask_isa(int irq)
 
 	if (irq >= 0 && irq <= 15)
 		ioapic_mask(isa_gsi(irq, &flags));
+}
+
+int irq_route_pci_line(uint8_t line, int vector, int cpu)
+{
+	uint16_t flags = 0;
+	uint32_t gsi = line;
+
+	if (cpu < 0 || cpu >= nr_cpus || line == 0xFF)
+		return -1;
+	/* Lines 0-15 are ISA IRQ numbers the firmware routed the PCI link
+	 * to; the MADT may move them and says their polarity (QEMU's PIIX
+	 * board: IRQs 5, 9, 10, 11 level, active high). Above 15 the line
+	 * is the GSI itself. PCI's own default: level, active low. */
+	if (line < 16)
+		gsi = isa_gsi(line, &flags);
+	return ioapic_route(gsi, vector, cpus[cpu].apic_id, flags, true);
 }
 
 int irq_route_gsi(uint32_t gsi, int vector, int cpu)

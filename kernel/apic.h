@@ -27,6 +27,11 @@ void lapic_send_sipi(uint32_t apic_id, uint8_t page);
 
 /* LAPIC timer: periodic, vector, initial count, divide by 16. */
 void lapic_timer_periodic(int vector, uint32_t count);
+/* LAPIC timer, one interrupt: after count timer counts (divide by 16), or
+ * when the TSC reaches tsc (TSC-deadline mode: only where CPUID.1:ECX
+ * bit 24 says so). Either replaces the periodic mode. */
+void lapic_timer_oneshot(int vector, uint32_t count);
+void lapic_timer_tsc_deadline(int vector, uint64_t tsc);
 /* One-shot measurement helpers for calibration. */
 void lapic_timer_start_count(void);
 uint32_t lapic_timer_elapsed(void);

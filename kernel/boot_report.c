@@ -136,9 +136,10 @@ void boot_report(void)
 	kprintf("boot: cmdline=\"%s\"\n", cmdline_raw());
 	kprintf("boot: console=serial,%s\n", console_screen_name());
 	report_acpi();
-	kprintf("boot: tsc=%lluMHz (by %s) timer=%dHz apic=%s\n",
+	kprintf("boot: tsc=%lluMHz (by %s) timer=%dHz apic=%s idle=%s\n",
 		(unsigned long long)(tsc_hz() / 1000000), time_calibrated_by(),
-		TIMER_HZ, lapic_x2apic() ? "x2apic" : "xapic");
+		TIMER_HZ, lapic_x2apic() ? "x2apic" : "xapic",
+		timer_idle_mode());
 	for (int i = 0; i < nr_cpus; i++)
 		kprintf("cpu %d: apic=%u node=%d\n", i, cpus[i].apic_id,
 			cpus[i].node);

@@ -64,6 +64,11 @@ static const struct key keys[] = {
 	 "virtio_csum=1 and virtio_mrg=1)"},
 	{"virtio_mrg", "1", v_choice, "0|1",
 	 "virtio-net mergeable RX buffers (MRG_RXBUF)"},
+	{"net_irq", "on", v_choice, "on|off",
+	 "NIC interrupts wake the queue pollers (off: pure polling)"},
+	{"poll_us", "200", v_uint, "0-1000000",
+	 "busy-poll a NIC queue this long after its last work before "
+	 "sleeping on its interrupt (0: sleep at once)"},
 	{"app", "echo,http,iperf", v_list, "echo|http|iperf|none",
 	 "network services to start"},
 	{"http_hostport", "", v_uint, "1-65535",

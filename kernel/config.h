@@ -26,7 +26,12 @@
 /* Periodic LAPIC timer per CPU, in Hz. 100 Hz keeps idle vCPUs cheap under
  * TCG on a 2-core host; time itself comes from the TSC (clock_ms), so the
  * tick only bounds how long an idle CPU sleeps before re-polling. */
-#define TIMER_HZ 100
+#define TIMER_HZ	  100
+/* Longest an idle CPU sleeps on its one-shot timer when no poller asked
+ * for an earlier deadline (kernel/poll.h poll_deadline): a safety net for
+ * work that waits for time without saying so. 1 s keeps it to one
+ * wake-up a second. */
+#define TIMER_IDLE_MAX_MS 1000
 
 /* Profiler (kernel/profile.c): frames kept per sample, the interrupted PC
  * included. 31 makes a sample 128 bytes (two cache lines); the deepest

@@ -44,12 +44,15 @@ int cpustat_json(char *buf, size_t size)
 	for (int c = 0; c < nr_cpus; c++)
 		append(buf, size, &len,
 		       "%s\"cpu%d\":{\"node\":%d,\"polls\":%llu,"
-		       "\"idle_halts\":%llu,\"ticks\":%llu,\"pollers\":%d}",
+		       "\"idle_halts\":%llu,\"ticks\":%llu,\"pollers\":%d,"
+		       "\"halted_ns\":%llu,\"timer_reprograms\":%llu}",
 		       c ? "," : "", c, cpus[c].node,
 		       (unsigned long long)cpus[c].polls,
 		       (unsigned long long)cpus[c].idle_halts,
 		       (unsigned long long)cpus[c].ticks,
-		       atomic_load(&cpus[c].nr_pollers));
+		       atomic_load(&cpus[c].nr_pollers),
+		       (unsigned long long)cpus[c].halted_ns,
+		       (unsigned long long)cpus[c].timer_reprograms);
 	append(buf, size, &len, "}");
 	return (int)len;
 }

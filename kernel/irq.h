@@ -39,6 +39,24 @@ int irq_route_isa(int irq, int vector, int cpu);
  */
 int irq_route_gsi(uint32_t gsi, int vector, int cpu);
 
+/*
+ * irq_route_pci_line - route a PCI function's INTx, named by its
+ * Interrupt Line register (the ISA IRQ the firmware gave its link, or a
+ * GSI above 15), level-triggered, through the IOAPIC to vector on cpu.
+ * The MADT's interrupt source overrides decide the GSI and polarity.
+ * Returns 0, or -1 (no line, bad cpu, no IOAPIC serves it).
+ */
+int irq_route_pci_line(uint8_t line, int vector, int cpu);
+
+/*
+ * irq_request_line - add fn(arg) to the handlers of PCI interrupt line
+ * @line (shared: every handler of the line runs on each interrupt and
+ * must check its own device's cause register). The first request routes
+ * the line to a new vector on @cpu; later ones join it (and its CPU).
+ * Boot, not from interrupt context. Returns the line's vector, or -1.
+ */
+int irq_request_line(uint8_t line, int cpu, irq_handler_t fn, void *arg);
+
 /* irq_mask_isa - stop delivering legacy ISA interrupt irq (0-15). */
 void irq_mask_isa(int irq);
 

@@ -39,6 +39,11 @@ struct cpu {
 	const struct trap_frame *irq_frame;
 	uint64_t idle_halts; /* times the poll loop halted */
 	uint64_t polls;	     /* poll loop rounds */
+	/* tickless idle (kernel/poll.c, kernel/time.c) */
+	uint64_t deadline_ns; /* earliest poll_deadline() of this round */
+	bool tickless;	      /* one-shot timer armed instead of the tick */
+	uint64_t halted_ns;   /* time spent halted in the poll loop */
+	uint64_t timer_reprograms; /* switches tick <-> one-shot */
 } __attribute__((aligned(64)));
 
 extern struct cpu cpus[MAX_CPUS];

@@ -2,11 +2,15 @@
  * Poll loop, wake-ups and cross-CPU calls. A CPU sleeps only with
  * interrupts disabled between its last check and the hlt ("sti; hlt" is
  * atomic with respect to interrupts), so a wake-up can never be lost.
+ * Idle is tickless: the halt lasts until an interrupt or the earliest
+ * deadline a poller asked for in the round (poll_deadline), on a
+ * one-shot timer; the periodic tick comes back when the CPU wakes.
  */
 #include "kernel/poll.h"
 #include "kernel/apic.h"
 #include "kernel/arch.h"
 #include "kernel/spinlock.h"
+#include "kernel/time.h"
 #include "kernel/vector.h"
 #include "mm/page_frag.h"
 #include <stddef.h>
@@ -107,9 +111,32 @@ static int run_call(int cpu)
 	return 1;
 }
 
+void poll_deadline(uint64_t ns)
+{
+	struct cpu *c = this_cpu();
+
+	if (ns < c->deadline_ns)
+		c->deadline_ns = ns;
+}
+
 static void wake_ipi(void *arg)
 {
 	(void)arg; /* the interrupt itself ended the hlt */
+}
+
+/* Interrupts off, nothing to do: sleep until an interrupt or the
+ * earliest deadline the pollers asked for (tickless, kernel/time.c). */
+static void halt_until(struct cpu *c)
+{
+	uint64_t t0;
+
+	timer_idle_enter(c->deadline_ns);
+	t0 = clock_ns();
+	irq_enable_and_halt();
+	c->halted_ns += clock_ns() - t0;
+	irq_disable();
+	timer_idle_exit();
+	irq_enable();
 }
 
 void poll_loop(void)
@@ -128,6 +155,7 @@ void poll_loop(void)
 					     memory_order_acquire);
 
 		c->polls++;
+		c->deadline_ns = UINT64_MAX;
 		for (int i = 0; i < n; i++)
 			work += c->pollers[i].fn(c->pollers[i].arg);
 		if (work)
@@ -142,6 +170,6 @@ void poll_loop(void)
 			continue;
 		}
 		c->idle_halts++;
-		irq_enable_and_halt();
+		halt_until(c);
 	}
 }

@@ -11,6 +11,7 @@
 #define KERNEL_POLL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "kernel/percpu.h"
 
 /*
@@ -44,6 +45,16 @@ void smp_call_wait(int cpu);
  * calls it on_each_cpu). Not from interrupt context.
  */
 void smp_call_all(void (*fn)(void *), void *arg);
+
+/*
+ * poll_deadline - from a poller: this CPU must run a round again by ns
+ * (clock_ns() time) even if no interrupt comes. The earliest request of a
+ * round bounds the next idle halt (the CPU is tickless while idle); a
+ * poller that waits for time to pass (a timeout, a device without an
+ * interrupt) must ask, or it may sleep up to TIMER_IDLE_MAX_MS.
+ * Poll context, this CPU.
+ */
+void poll_deadline(uint64_t ns);
 
 /* Enters this CPU's poll loop. Never returns. */
 __attribute__((noreturn)) void poll_loop(void);

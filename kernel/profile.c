@@ -21,6 +21,7 @@
  * ("idle"), not stored.
  */
 #include "kernel/profile.h"
+#include "kernel/apic.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/ksyms.h"
@@ -28,6 +29,7 @@
 #include "kernel/profile_internal.h"
 #include "kernel/spinlock.h"
 #include "kernel/trap_frame.h"
+#include "kernel/vector.h"
 #include "mm/mm.h"
 
 extern char __kernel_start[], __text_end[];
@@ -225,11 +227,21 @@ int profile_start(unsigned int hz)
 		err = -2;
 	}
 	spin_unlock(&profile_lock);
+	/* A tickless idle CPU would see the new rate only at its next
+	 * deadline: wake every other one (this one is awake), so its tick
+	 * comes back and switches. */
+	if (!err)
+		lapic_broadcast_ipi(VEC_WAKE);
 	if (!err)
 		kprintf("profile: session %u: every CPU at %u Hz, %u samples "
 			"each\n",
 			atomic_load(&profile_session), hz, profile_capacity);
 	return err;
+}
+
+bool profile_sampling(void)
+{
+	return atomic_load_explicit(&profile_hz, memory_order_relaxed) != 0;
 }
 
 void profile_stop(void)

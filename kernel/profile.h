@@ -14,6 +14,7 @@
 #ifndef KERNEL_PROFILE_H
 #define KERNEL_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,10 @@ int profile_start(unsigned int hz);
 /* profile_stop - stop sampling; the samples stay for reports until the
  * next profile_start. Poll context, any CPU. */
 void profile_stop(void);
+
+/* Is a session sampling? Then idle CPUs keep their periodic tick (the
+ * timer is the sampler). Any context. */
+bool profile_sampling(void);
 
 /* profile_boot - profile=1 on the command line: start a session at
  * profile_hz=. Boot CPU, once, at the end of the boot. */

@@ -21,6 +21,7 @@
 #include "kernel/shell.h"
 #include "kernel/arch.h"
 #include "kernel/cmdline.h"
+#include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/console_dev.h"
 #include "kernel/console_line.h"
@@ -523,6 +524,10 @@ static int shell_poll(void *arg)
 	took = clock_us() - t0;
 	if (took > st.max_round_us)
 		st.max_round_us = took;
+	/* A job that waits (SHELL_JOB_WAIT) or output the console did not
+	 * take yet: look again a tick from now, the CPU is tickless idle. */
+	if (!work && busy())
+		poll_deadline(clock_ns() + 1000000000u / TIMER_HZ);
 	return work;
 }
 

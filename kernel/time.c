@@ -27,6 +27,7 @@ static uint64_t tsc_boot;
 static uint64_t lapic_per_sec; /* LAPIC timer counts (divide by 16) */
 static const char *calibrated_by = "none";
 static bool pit_broken;
+static bool tsc_deadline; /* CPUID.1:ECX bit 24: TSC-deadline timer mode */
 
 #define HPET_CAP     0x000
 #define HPET_CONFIG  0x010
@@ -128,6 +129,17 @@ void time_init(void)
 	tsc_freq = best * (1000 / CALIBRATE_MS);
 	lapic_per_sec = (uint64_t)best_lapic * (1000 / CALIBRATE_MS);
 	tsc_boot = rdtsc();
+	{
+		uint32_t a, b, c, d;
+
+		cpuid(1, 0, &a, &b, &c, &d);
+		tsc_deadline = (c >> 24) & 1;
+	}
+}
+
+const char *timer_idle_mode(void)
+{
+	return tsc_deadline ? "tsc-deadline" : "lapic one-shot";
 }
 
 uint64_t tsc_hz(void)
@@ -140,6 +152,14 @@ static uint64_t cycles_to(uint64_t cycles, uint64_t per_sec)
 {
 	return cycles / tsc_freq * per_sec +
 	       (cycles % tsc_freq) * per_sec / tsc_freq;
+}
+
+/* ns nanoseconds in counts of a per_sec clock, without overflow for the
+ * second-scale ns used here. */
+static uint64_t cycles_from_ns(uint64_t ns, uint64_t per_sec)
+{
+	return ns / 1000000000u * per_sec +
+	       (ns % 1000000000u) * per_sec / 1000000000u;
 }
 
 uint64_t clock_ms(void)
@@ -188,6 +208,52 @@ static void timer_tick(void *arg)
 		hz = TIMER_HZ;
 	if (hz != c->timer_hz)
 		timer_set_cpu_hz(hz);
+}
+
+/*
+ * Tickless idle. An idle CPU needs no interrupt until its earliest
+ * deadline: the periodic tick is replaced by one interrupt then (at most
+ * TIMER_IDLE_MAX_MS away), in TSC-deadline mode where the CPU has it (an
+ * absolute TSC value: no conversion error, no count to overflow), else a
+ * one-shot count of the LAPIC timer. While the profiler samples, the tick
+ * stays (profile_sampling; profile_start wakes every CPU so its tick comes
+ * back at once): the samples are the point. timer_idle_exit() puts the tick back
+ * once the CPU wakes, for whatever reason.
+ */
+void timer_idle_enter(uint64_t deadline_ns)
+{
+	struct cpu *c = this_cpu();
+	uint64_t now = clock_ns(), max = (uint64_t)TIMER_IDLE_MAX_MS * 1000000u;
+	uint64_t ns = deadline_ns > now ? deadline_ns - now : 0;
+
+	if (c->timer_hz != TIMER_HZ || profile_sampling())
+		return;
+	if (ns > max)
+		ns = max;
+	if (tsc_deadline) {
+		lapic_timer_tsc_deadline(
+			VEC_TIMER, rdtsc() + cycles_from_ns(ns, tsc_freq));
+	} else {
+		uint64_t count = cycles_from_ns(ns, lapic_per_sec);
+
+		lapic_timer_oneshot(VEC_TIMER, count > 0xFFFFFFFFu
+						       ? 0xFFFFFFFFu
+						       : (uint32_t)count);
+	}
+	c->tickless = true;
+	c->timer_reprograms++;
+}
+
+void timer_idle_exit(void)
+{
+	struct cpu *c = this_cpu();
+
+	if (!c->tickless)
+		return;
+	c->tickless = false;
+	c->timer_reprograms++;
+	/* the rate the tick had, or the profiler's if its tick set one */
+	timer_set_cpu_hz(c->timer_hz);
 }
 
 void timer_start_cpu(void)

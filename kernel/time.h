@@ -18,6 +18,19 @@ void time_init(void);
  * for (the hook a tickless timer must keep). */
 void timer_start_cpu(void);
 
+/*
+ * timer_idle_enter - this CPU is about to halt with nothing to do before
+ * deadline_ns (clock_ns() time; UINT64_MAX: none): replace its periodic
+ * tick by one timer interrupt then, at most TIMER_IDLE_MAX_MS away (kept
+ * periodic while the profiler samples). timer_idle_exit - after the halt:
+ * the periodic tick again (nothing if enter left it). Interrupts off,
+ * poll loop only.
+ */
+void timer_idle_enter(uint64_t deadline_ns);
+void timer_idle_exit(void);
+/* "tsc-deadline" or "lapic one-shot": how idle deadlines are timed. */
+const char *timer_idle_mode(void);
+
 /* Milliseconds / microseconds / nanoseconds since time_init. Any context,
  * any CPU. */
 uint64_t clock_ms(void);

@@ -32,6 +32,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "drivers/netdev.h"
 #include "kernel/arch.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
@@ -111,10 +112,41 @@ void net_core_lock(void)
 	core_acquired();
 }
 
+/* TX queues to notify before the lock goes (net_core_tx_flush_later),
+ * guarded by the lock itself. */
+#define CORE_TX_FLUSH_MAX 16
+static struct {
+	struct netdev *dev;
+	int q;
+} tx_flush[CORE_TX_FLUSH_MAX];
+static int ntx_flush;
+
+static void tx_flush_all(void)
+{
+	for (int i = 0; i < ntx_flush; i++)
+		tx_flush[i].dev->ops->tx_flush(tx_flush[i].dev, tx_flush[i].q);
+	ntx_flush = 0;
+}
+
+void net_core_tx_flush_later(struct netdev *dev, int q)
+{
+	for (int i = 0; i < ntx_flush; i++)
+		if (tx_flush[i].dev == dev && tx_flush[i].q == q)
+			return;
+	if (ntx_flush == CORE_TX_FLUSH_MAX)
+		tx_flush_all();
+	tx_flush[ntx_flush].dev = dev;
+	tx_flush[ntx_flush].q = q;
+	ntx_flush++;
+}
+
 void net_core_unlock(void)
 {
 	struct core_lock_cpu *st = &lock_stats[this_cpu_id()];
-	uint64_t held = rdtsc() - core_since_tsc;
+	uint64_t held;
+
+	tx_flush_all();
+	held = rdtsc() - core_since_tsc;
 
 	st->hold_tsc += held;
 	if (held > st->hold_max_tsc)

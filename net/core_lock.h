@@ -43,6 +43,15 @@ void net_core_lock(void);
 /* net_core_unlock - release it; only by the CPU that holds it. */
 void net_core_unlock(void);
 
+struct netdev;
+/*
+ * net_core_tx_flush_later - dev's TX queue q has frames whose device
+ * notification its driver leaves to tx_flush (drivers/netdev.h): call it
+ * once, just before the lock is let go, however many frames were sent in
+ * the hold. Under the lock.
+ */
+void net_core_tx_flush_later(struct netdev *dev, int q);
+
 /* The CPU holding the lock, -1 when free (written by the holder). */
 extern atomic_int net_core_owner;
 

@@ -168,6 +168,25 @@ static bool bring_up(struct netdev *dev, struct netif *nif)
 	return true;
 }
 
+/* net_irq=on: every device that can gets its queues' interrupts (the
+ * driver prints which); the rest stay polled. */
+static void irq_setup_all(void)
+{
+	if (!net_config.irq) {
+		kprintf("net: net_irq=off, queues polled only\n");
+		return;
+	}
+	for (int i = 0; i < netdev_count(); i++) {
+		struct netdev *dev = netdev_get(i);
+
+		if (!dev->ops->irq_setup)
+			kprintf("net: %s: %s has no interrupts, polled\n",
+				dev->name, dev->kind);
+		else
+			dev->ops->irq_setup(dev);
+	}
+}
+
 /* lwIP, the netifs and the apps, all under the core lock: lwIP asserts it
  * is held (LWIP_ASSERT_CORE_LOCKED), also at boot. */
 static void start_stack(void)
@@ -204,6 +223,7 @@ int net_init(void)
 		return 0;
 	}
 	net_numa_apply();
+	irq_setup_all();
 	start_stack();
 	kprintf("net: lwIP %s up on %d interface(s), net_alloc=%s, %s\n",
 		LWIP_VERSION_STRING, nnetifs, net_alloc_name(),

@@ -110,4 +110,6 @@ void net_config_parse(void)
 	net_config.virtio = (struct virtio_net_offloads){
 		cmdline_get_bool("virtio_csum"), coalesce_by_default(),
 		cmdline_get_bool("virtio_mrg")};
+	net_config.irq = strcmp(cmdline_get("net_irq"), "on") == 0;
+	net_config.poll_us = (uint32_t)cmdline_get_long("poll_us");
 }

@@ -27,6 +27,8 @@ struct net_config {
 	int queues; /* net_queues=: most queue pairs per NIC, 0: one per CPU */
 	/* virtio_csum=, virtio_tso=, virtio_mrg=: offloads allowed */
 	struct virtio_net_offloads virtio;
+	bool irq;	  /* net_irq=on: queues sleep on their interrupts */
+	uint32_t poll_us; /* poll_us=: busy-poll window after the last work */
 };
 
 #define NET_NIC_VIRTIO 0

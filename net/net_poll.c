@@ -29,8 +29,11 @@
 
 #include "core_lock.h"
 #include "drivers/netdev.h"
+#include "kernel/config.h"
+#include "kernel/poll.h"
 #include "kernel/time.h"
 #include "lwip/timeouts.h"
+#include "net_config.h"
 #include "netif_glue.h"
 
 /* The link state is read from the device this often (it costs a device
@@ -41,8 +44,12 @@
  * reaps them. */
 #define NET_TX_REAP_NS	   1000000u
 #define NET_TX_REAP_FRAMES 32
-/* Longest time between two looks at lwIP's timer list (see timers_run). */
+/* Longest time between two looks at lwIP's timer list while packets flow
+ * (see timers_run). */
 #define NET_TIMER_CHECK_MS 10
+/* A queue without an interrupt that lets its CPU sleep asks to be polled
+ * again this soon (the periodic tick's period it used to wait for). */
+#define NET_POLL_NOIRQ_NS  10000000u
 
 struct net_queue {
 	struct netif *nif;
@@ -55,10 +62,20 @@ struct net_queue {
 	uint64_t busy_rounds, busy_ns, work;
 	uint64_t deferred;    /* rounds that found the lock busy with work */
 	uint64_t wait_max_ns; /* longest such wait, first try to lock */
+	/* sleeping on the interrupt (net_poll_run) */
+	bool irq;		 /* the queue has one (net_irq=on, irq_setup) */
+	bool armed;		 /* unmasked, waiting for it */
+	uint64_t irqs_at_arm;	 /* the queue's interrupt count when armed */
+	uint64_t last_work_ns;	 /* end of the last round with work */
+	uint64_t arms;		 /* times the interrupt was unmasked */
+	uint64_t arm_found_work; /* ... and the look after it found work */
+	uint64_t wakeups;	 /* rounds with work right after an arm */
+	uint64_t empty_polls;	 /* rounds that found nothing */
 } __attribute__((aligned(64)));
 
 static struct net_queue queues[NET_MAX_POLLED];
 static int nqueues;
+static uint64_t poll_window_ns; /* poll_us=, in ns */
 /* Milliseconds (clock_ms) at which lwIP's timers are next checked; 0 at
  * boot: at once. */
 static _Atomic uint64_t timers_due_ms;
@@ -68,11 +85,13 @@ void net_poll_add(struct netif *nif)
 	struct netdev *dev = nif->state;
 
 	for (int q = 0; q < dev->nqueues && nqueues < NET_MAX_POLLED; q++)
-		queues[nqueues++] =
-			(struct net_queue){.nif = nif,
-					   .dev = dev,
-					   .q = q,
-					   .cpu = dev->queues[q].cpu};
+		queues[nqueues++] = (struct net_queue){
+			.nif = nif,
+			.dev = dev,
+			.q = q,
+			.cpu = dev->queues[q].cpu,
+			.irq = dev->queues[q].irq_mode && dev->ops->irq_arm};
+	poll_window_ns = (uint64_t)net_config.poll_us * 1000u;
 }
 
 int net_poll_count(void)
@@ -112,6 +131,41 @@ static void timers_run(uint64_t now_ms)
 		sleep = NET_TIMER_CHECK_MS;
 	atomic_store_explicit(&timers_due_ms, now_ms + sleep,
 			      memory_order_relaxed);
+}
+
+/* Under the lock, after a round with traffic: the traffic may have added
+ * a timeout (a TCP timer), which the published time, computed when the
+ * queues went idle, does not know: look again within NET_TIMER_CHECK_MS. */
+static void timers_soon(uint64_t now_ms)
+{
+	if (atomic_load_explicit(&timers_due_ms, memory_order_relaxed) >
+	    now_ms + NET_TIMER_CHECK_MS)
+		atomic_store_explicit(&timers_due_ms,
+				      now_ms + NET_TIMER_CHECK_MS,
+				      memory_order_relaxed);
+}
+
+/*
+ * Idle (the first queue's CPU, about to sleep): when must lwIP's timers
+ * run next? Read it from the timer list itself if the lock is free (the
+ * published time is at most NET_TIMER_CHECK_MS ahead and would wake the
+ * CPU at 100 Hz), and publish it. In ns, for poll_deadline().
+ */
+static uint64_t timers_deadline_ns(uint64_t now_ns)
+{
+	uint64_t now_ms = now_ns / 1000000u;
+
+	if (net_core_trylock()) {
+		u32_t sleep = sys_timeouts_sleeptime();
+
+		if (sleep > TIMER_IDLE_MAX_MS)
+			sleep = TIMER_IDLE_MAX_MS;
+		atomic_store_explicit(&timers_due_ms, now_ms + sleep,
+				      memory_order_relaxed);
+		net_core_unlock();
+	}
+	return atomic_load_explicit(&timers_due_ms, memory_order_relaxed) *
+	       1000000u;
 }
 
 /*
@@ -164,6 +218,8 @@ static int locked_round(struct net_queue *nq, uint64_t now_ms)
 		netif_glue_link(nq->nif);
 	}
 	timers_run(now_ms);
+	if (work)
+		timers_soon(now_ms);
 	return work;
 }
 
@@ -195,6 +251,94 @@ int net_poll_queue(int i)
 	return work + (netif_glue_parked(nq->nif, nq->q) > 0);
 }
 
+/*
+ * Busy-poll while traffic flows, sleep when it stops. Without interrupts
+ * (net_irq=off) a halted CPU notices a frame only at its next timer tick
+ * (10 ms), so the queue reports work for NET_SPIN_NS after its last frame
+ * (its CPU spins through a burst), then lets the CPU halt.
+ */
+#define NET_SPIN_NS 200000000u
+
+/* An interrupt-driven queue's round found work: mask the interrupt again
+ * unless its handler already did (it counts as it masks). */
+static void irq_found_work(struct net_queue *nq)
+{
+	const struct netdev_stats *st = &nq->dev->queues[nq->q].stats;
+
+	nq->armed = false;
+	nq->wakeups++;
+	if (*(const volatile uint64_t *)&st->interrupts == nq->irqs_at_arm)
+		nq->dev->ops->irq_disarm(nq->dev, nq->q);
+}
+
+/*
+ * NAPI. While rounds find work the queue is polled with its interrupt
+ * masked. The first round that finds nothing after the busy-poll window
+ * (poll_us=) unmasks it and looks at the rings once more (irq_arm): work
+ * found there means "poll again" (it may have come before the unmask, and
+ * then no interrupt would announce it); none means the CPU may halt, and
+ * any later completion raises the interrupt, whose handler masks it and
+ * wakes this CPU.
+ *
+ * Why no wake-up is lost between the look and the halt: the handler runs
+ * on this CPU and sets its wake flag (poll_wake); the poll loop reads and
+ * clears that flag with interrupts disabled and halts with "sti; hlt",
+ * which lets no interrupt in between (kernel/poll.c). So an interrupt
+ * that comes after irq_arm's look either sets the flag before the check
+ * (the loop runs another round) or ends the hlt itself.
+ */
+int net_poll_run(int i)
+{
+	struct net_queue *nq = &queues[i];
+	int work = net_poll_queue(i);
+	uint64_t now;
+
+	if (work == NET_POLL_SLEEP)
+		return 0; /* the lock holder wakes us */
+	now = clock_ns();
+	if (work > 0) {
+		if (nq->armed)
+			irq_found_work(nq);
+		nq->last_work_ns = now;
+		return work;
+	}
+	nq->empty_polls++;
+	if (!nq->irq) {
+		if (now - nq->last_work_ns < NET_SPIN_NS)
+			return 1;
+		poll_deadline(now + NET_POLL_NOIRQ_NS);
+		return 0;
+	}
+	if (now - nq->last_work_ns < poll_window_ns)
+		return 1;
+	/* Going to sleep: completions that wait for company (tx_reap_due)
+	 * get none now; reap them in the next round rather than let them
+	 * pin their buffers until traffic comes back. */
+	if (nq->tx_seen_ns > 1 && nq->dev->ops->tx_pending(nq->dev, nq->q)) {
+		nq->tx_seen_ns = 1; /* due at once */
+		return 1;
+	}
+	/* The handler masked the interrupt and woke us, but the round found
+	 * nothing (say a TX completion not yet due): arm it again. */
+	if (nq->armed && *(const volatile uint64_t *)&nq->dev->queues[nq->q]
+					 .stats.interrupts != nq->irqs_at_arm)
+		nq->armed = false;
+	if (!nq->armed) {
+		nq->armed = true;
+		nq->arms++;
+		nq->irqs_at_arm = nq->dev->queues[nq->q].stats.interrupts;
+		if (nq->dev->ops->irq_arm(nq->dev, nq->q)) {
+			nq->arm_found_work++;
+			return 1;
+		}
+	}
+	/* The first queue's CPU wakes for lwIP's timers; the others sleep
+	 * until their interrupt. */
+	if (i == 0)
+		poll_deadline(timers_deadline_ns(now));
+	return 0;
+}
+
 #define CLAMP(n, size) ((n) < (size) ? (n) : (size))
 #define APPEND(...)                                                         \
 	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
@@ -219,13 +363,20 @@ int net_poll_stats_json(char *buf, size_t size)
 
 		APPEND("%s{\"dev\":\"%s\",\"queue\":%d,\"cpu\":%d,"
 		       "\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu,"
-		       "\"deferred\":%llu,\"wait_max_ns\":%llu}",
+		       "\"deferred\":%llu,\"wait_max_ns\":%llu,"
+		       "\"irq\":%s,\"irq_arms\":%llu,"
+		       "\"arm_found_work\":%llu,\"wakeups\":%llu,"
+		       "\"empty_polls\":%llu}",
 		       i ? "," : "", q->dev->name, q->q, q->cpu,
 		       (unsigned long long)q->busy_rounds,
 		       (unsigned long long)q->busy_ns,
 		       (unsigned long long)q->work,
 		       (unsigned long long)q->deferred,
-		       (unsigned long long)q->wait_max_ns);
+		       (unsigned long long)q->wait_max_ns,
+		       q->irq ? "true" : "false", (unsigned long long)q->arms,
+		       (unsigned long long)q->arm_found_work,
+		       (unsigned long long)q->wakeups,
+		       (unsigned long long)q->empty_polls);
 	}
 	APPEND("]}");
 	return (int)n;

@@ -36,6 +36,18 @@ int net_poll_queue(int i);
  * wakes this one when it lets go: the CPU may halt meanwhile. */
 #define NET_POLL_SLEEP (-1)
 
+/**
+ * net_poll_run - the poller of queue @i (registered by net_boot.c in the
+ * poll loop of net_poll_cpu(i)): a round of net_poll_queue(), then the
+ * choice between polling on, busy-polling (poll_us=) and sleeping on the
+ * queue's interrupt, armed with the look that loses no wake-up (see
+ * net_poll.c). Without an interrupt (net_irq=off, or none could be set
+ * up) it spins for 200 ms after the last work, then sleeps to the tick.
+ * Context: poll context of net_poll_cpu(i), only.
+ * Return: the poll loop's work count: 0 lets the CPU halt.
+ */
+int net_poll_run(int i);
+
 /* Busy poll rounds, their guest time and work done, in total and per
  * queue, as JSON. snprintf semantics. Any context. */
 int net_poll_stats_json(char *buf, size_t size);

@@ -153,7 +153,7 @@ static err_t glue_linkoutput(struct netif *nif, struct pbuf *p)
 	struct netdev *dev = nif->state;
 	struct netdev_sg sg[NETDEV_MAX_SG];
 	struct pbuf *q, *send = p;
-	int n = 0;
+	int n = 0, txq;
 
 	if (pbuf_clen(p) > NETDEV_MAX_SG) {
 		send = pbuf_clone(PBUF_RAW, PBUF_RAM, p);
@@ -167,12 +167,14 @@ static err_t glue_linkoutput(struct netif *nif, struct pbuf *p)
 	for (q = send; q; q = q->next)
 		if (q->len)
 			sg[n++] = (struct netdev_sg){q->payload, q->len};
-	if (dev->ops->xmit(dev, netdev_tx_queue(dev, this_cpu_id()), sg, n,
-			   send) != 0) {
+	txq = netdev_tx_queue(dev, this_cpu_id());
+	if (dev->ops->xmit(dev, txq, sg, n, send) != 0) {
 		pbuf_free(send);
 		LINK_STATS_INC(link.drop);
 		return ERR_IF;
 	}
+	if (dev->ops->tx_flush) /* one notify per lock hold */
+		net_core_tx_flush_later(dev, txq);
 	LINK_STATS_INC(link.xmit);
 	return ERR_OK;
 }

@@ -20,6 +20,7 @@
 
 #include "drivers/e1000.c"
 #include "drivers/e1000_hw.c"
+#include "drivers/e1000_irq.c"
 #include "drivers/netdev.c"
 #include "mm_test.h"
 
@@ -91,6 +92,48 @@ volatile void *pci_map_bar(const struct pci_dev *d, int bar)
 {
 	(void)d;
 	return bar == 0 ? regs : NULL;
+}
+
+/* Interrupts: the line and MSI requests succeed with fixed vectors and
+ * remember the handler, so a test can fire it; wakes are counted. */
+static drv_irq_fn fake_irq_fn;
+static void *fake_irq_arg;
+static int fake_wakes, fake_wake_cpu = -1;
+static bool fake_msi_enabled;
+
+int drv_irq_line(uint8_t line, int cpu, drv_irq_fn fn, void *arg)
+{
+	(void)line;
+	(void)cpu;
+	fake_irq_fn = fn;
+	fake_irq_arg = arg;
+	return 0x30;
+}
+
+int drv_irq_msi(int cpu, drv_irq_fn fn, void *arg, uint64_t *addr,
+		uint32_t *data)
+{
+	*addr = 0xFEE00000u | (uint64_t)cpu << 12;
+	*data = 0x31;
+	fake_irq_fn = fn;
+	fake_irq_arg = arg;
+	return 0x31;
+}
+
+void drv_irq_wake(int cpu)
+{
+	fake_wakes++;
+	fake_wake_cpu = cpu;
+}
+
+int pci_msi_enable(const struct pci_dev *d, uint64_t addr, uint32_t data)
+{
+	(void)addr;
+	(void)data;
+	if (!d->cap_msi)
+		return -1;
+	fake_msi_enabled = true;
+	return 0;
 }
 
 /* ------------------------------------------------- the simulated NIC */
@@ -225,6 +268,10 @@ static int setup(void **state)
 	hw_rdh = hw_tdh = 0;
 	nheld = ndone = 0;
 	hold_rx = false;
+	fake_irq_fn = NULL;
+	fake_wakes = 0;
+	fake_wake_cpu = -1;
+	fake_msi_enabled = false;
 	/* What the part loaded at reset: MAC in RAL0/RAH0, link up, 1 Gb/s. */
 	*reg(E1000_RAL0) = (uint32_t)test_mac[0] | (uint32_t)test_mac[1] << 8 |
 			   (uint32_t)test_mac[2] << 16 |
@@ -585,7 +632,7 @@ static void test_missed_packet_counter_is_accumulated(void **state)
 
 static void test_stats_json_names_the_error_counters(void **state)
 {
-	char buf[1024];
+	char buf[2048];
 
 	(void)state;
 	dev->queues[0].stats.rx_errors = 3;
@@ -593,9 +640,12 @@ static void test_stats_json_names_the_error_counters(void **state)
 	assert_non_null(strstr(buf, "\"eth0\":{\"kind\":\"e1000\""));
 	assert_non_null(strstr(buf, "\"rx_errors\":3"));
 	assert_non_null(strstr(buf, "\"rx_missed\":0"));
-	/* one queue, polled by the CPU that probed the part */
+	/* one queue, polled by the CPU that probed the part, no interrupt
+	 * until irq_setup gives it one */
 	assert_non_null(strstr(buf, "\"queues\":[{\"queue\":0,\"cpu\":0,"
-				    "\"node\":0,\"rx_packets\":0,"));
+				    "\"node\":0,\"irq\":\"poll\","
+				    "\"vector\":-1,\"rx_packets\":0,"));
+	assert_non_null(strstr(buf, "\"interrupts\":0"));
 }
 
 static void test_mac_comes_from_a_valid_eeprom(void **state)
@@ -604,6 +654,69 @@ static void test_mac_comes_from_a_valid_eeprom(void **state)
 	assert_memory_equal(dev->mac, eeprom_mac, 6);
 	assert_string_equal(((struct e1000 *)dev->priv)->mac_source, "eeprom");
 	assert_int_equal(*reg(E1000_RAL0), 0xee005452u);
+}
+
+/* ------------------------------------------------------- interrupts */
+
+static void test_irq_setup_uses_the_intx_line_without_msi(void **state)
+{
+	(void)state;
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_string_equal(dev->queues[0].irq_mode, "intx");
+	assert_int_equal(dev->queues[0].irq_vector, 0x30);
+	assert_false(fake_msi_enabled);
+	/* set up, still masked: the poller unmasks it */
+	assert_int_equal(*reg(E1000_IMS), 0);
+}
+
+static void test_irq_arm_unmasks_rx_and_tx_causes_idle_ring(void **state)
+{
+	(void)state;
+	dev->ops->rx_poll(dev, 0, 64);
+	assert_false(dev->ops->irq_arm(dev, 0));
+	assert_int_equal(*reg(E1000_IMS),
+			 E1000_ICR_RXT0 | E1000_ICR_RXO | E1000_ICR_TXDW);
+}
+
+/* A frame written back before the unmask: no interrupt will announce
+ * it, so arm must report it (the lost wake-up the look prevents). */
+static void test_irq_arm_sees_a_frame_that_came_before_it(void **state)
+{
+	(void)state;
+	dev->ops->rx_poll(dev, 0, 64);
+	hw_receive_frame(60);
+	assert_true(dev->ops->irq_arm(dev, 0));
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 1);
+	assert_false(dev->ops->irq_arm(dev, 0));
+}
+
+static void
+test_irq_handler_masks_counts_and_wakes_only_on_its_cause(void **state)
+{
+	(void)state;
+	dev->queues[0].cpu = 1;
+	dev->ops->irq_setup(dev);
+	*reg(E1000_IMC) = 0;
+	*reg(E1000_ICR) = 0; /* a shared line's other device */
+	fake_irq_fn(fake_irq_arg);
+	assert_int_equal(fake_wakes, 0);
+	assert_int_equal(*reg(E1000_IMC), 0);
+	*reg(E1000_ICR) = E1000_ICR_RXT0;
+	fake_irq_fn(fake_irq_arg);
+	assert_int_equal(fake_wakes, 1);
+	assert_int_equal(fake_wake_cpu, 1);
+	assert_int_equal(*reg(E1000_IMC), 0xffffffffu);
+	assert_int_equal(dev->queues[0].stats.interrupts, 1);
+}
+
+static void test_irq_setup_prefers_msi_when_offered(void **state)
+{
+	(void)state;
+	fake_pci.cap_msi = 0x50;
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	fake_pci.cap_msi = 0;
+	assert_string_equal(dev->queues[0].irq_mode, "msi");
+	assert_true(fake_msi_enabled);
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -630,6 +743,11 @@ int main(void)
 		T(test_link_state_follows_status_lu),
 		T(test_missed_packet_counter_is_accumulated),
 		T(test_stats_json_names_the_error_counters),
+		T(test_irq_setup_uses_the_intx_line_without_msi),
+		T(test_irq_arm_unmasks_rx_and_tx_causes_idle_ring),
+		T(test_irq_arm_sees_a_frame_that_came_before_it),
+		T(test_irq_handler_masks_counts_and_wakes_only_on_its_cause),
+		T(test_irq_setup_prefers_msi_when_offered),
 		/* The EEPROM read in both EERD layouts. */
 		cmocka_unit_test_setup_teardown(
 			test_mac_comes_from_a_valid_eeprom, setup_82540_eeprom,

@@ -23,6 +23,7 @@
 
 #include "drivers/e1000.c"
 #include "drivers/e1000_hw.c"
+#include "drivers/e1000_irq.c"
 #include "drivers/e1000e_hw.c"
 #include "drivers/netdev.c"
 #include "mm_test.h"
@@ -97,6 +98,48 @@ volatile void *pci_map_bar(const struct pci_dev *d, int bar)
 {
 	(void)d;
 	return bar == 0 ? regs : NULL;
+}
+
+/* Interrupts: the line and MSI requests succeed with fixed vectors and
+ * remember the handler, so a test can fire it; wakes are counted. */
+static drv_irq_fn fake_irq_fn;
+static void *fake_irq_arg;
+static int fake_wakes, fake_wake_cpu = -1;
+static bool fake_msi_enabled;
+
+int drv_irq_line(uint8_t line, int cpu, drv_irq_fn fn, void *arg)
+{
+	(void)line;
+	(void)cpu;
+	fake_irq_fn = fn;
+	fake_irq_arg = arg;
+	return 0x30;
+}
+
+int drv_irq_msi(int cpu, drv_irq_fn fn, void *arg, uint64_t *addr,
+		uint32_t *data)
+{
+	*addr = 0xFEE00000u | (uint64_t)cpu << 12;
+	*data = 0x31;
+	fake_irq_fn = fn;
+	fake_irq_arg = arg;
+	return 0x31;
+}
+
+void drv_irq_wake(int cpu)
+{
+	fake_wakes++;
+	fake_wake_cpu = cpu;
+}
+
+int pci_msi_enable(const struct pci_dev *d, uint64_t addr, uint32_t data)
+{
+	(void)addr;
+	(void)data;
+	if (!d->cap_msi)
+		return -1;
+	fake_msi_enabled = true;
+	return 0;
 }
 
 static void add_pci(uint16_t device, uint8_t slot)

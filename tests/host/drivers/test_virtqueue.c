@@ -29,6 +29,7 @@
 #include "drivers/netdev.c"
 #include "drivers/virtio_net.c"
 #include "drivers/virtio_net_offload.c"
+#include "drivers/virtio_net_irq.c"
 #include "drivers/virtio_net_setup.c"
 #include "drivers/virtqueue.c"
 #include "mm_test.h"
@@ -107,7 +108,100 @@ static struct {
 	int ctrl_descs;	  /* descriptors in the last command's chain */
 	uint8_t ctrl_class, ctrl_command;
 	uint16_t ctrl_pairs;
+	/* interrupts: MSI-X entries offered, the entries the driver wrote
+	 * (by table slot: the vector's data, 0 = never set), the device's
+	 * vector for config and per queue, the ISR byte, the CPUs woken */
+	int msix_size;
+	uint32_t msix_data[16];
+	bool msix_on;
+	uint16_t cfg_vec, q_vec[HW_QUEUES];
+	uint8_t isr;
+	int wakes[8];
+	bool line_requested;
 } hw;
+
+static drv_irq_fn irq_fn[16];
+static void *irq_arg[16];
+static int next_vector;
+
+int drv_irq_line(uint8_t line, int cpu, drv_irq_fn fn, void *arg)
+{
+	(void)line;
+	(void)cpu;
+	hw.line_requested = true;
+	irq_fn[0] = fn;
+	irq_arg[0] = arg;
+	return 0x30;
+}
+
+int drv_irq_msi(int cpu, drv_irq_fn fn, void *arg, uint64_t *addr,
+		uint32_t *data)
+{
+	int v = next_vector++;
+
+	*addr = 0xFEE00000u | (uint64_t)cpu << 12;
+	*data = (uint32_t)(0x40 + v);
+	irq_fn[v] = fn;
+	irq_arg[v] = arg;
+	return 0x40 + v;
+}
+
+void drv_irq_wake(int cpu)
+{
+	hw.wakes[cpu]++;
+}
+
+int pci_msix_size(const struct pci_dev *d)
+{
+	(void)d;
+	return hw.msix_size;
+}
+
+static uint32_t fake_msix_table[16 * 4];
+
+volatile uint32_t *pci_msix_map(const struct pci_dev *d)
+{
+	(void)d;
+	return fake_msix_table;
+}
+
+void pci_msix_entry_set(volatile uint32_t *table, int entry, uint64_t addr,
+			uint32_t data)
+{
+	assert_ptr_equal((void *)(uintptr_t)table, fake_msix_table);
+	assert_in_range(entry, 0, hw.msix_size - 1);
+	(void)addr;
+	hw.msix_data[entry] = data;
+}
+
+void pci_msix_enable(const struct pci_dev *d)
+{
+	(void)d;
+	hw.msix_on = true;
+}
+
+uint8_t virtio_pci_isr(struct virtio_pci *vp)
+{
+	uint8_t v = hw.isr;
+
+	(void)vp;
+	hw.isr = 0; /* reading acknowledges */
+	return v;
+}
+
+int virtio_pci_config_vector(struct virtio_pci *vp, uint16_t entry)
+{
+	(void)vp;
+	hw.cfg_vec = entry;
+	return entry < hw.msix_size ? 0 : -1;
+}
+
+int virtio_pci_queue_vector(struct virtio_pci *vp, uint16_t q, uint16_t entry)
+{
+	(void)vp;
+	hw.q_vec[q] = entry;
+	return entry < hw.msix_size ? 0 : -1;
+}
 
 static const uint8_t test_mac[6] = {0x52, 0x54, 0x00, 0xab, 0xcd, 0xef};
 
@@ -334,6 +428,8 @@ static struct virtq vq;
 static void hw_reset_state(void)
 {
 	memset(&hw, 0, sizeof(hw));
+	memset(irq_fn, 0, sizeof(irq_fn));
+	next_vector = 0;
 	hw.modern = true;
 	hw.resets_that_work = -1;
 	hw.features = 1ull << VIRTIO_NET_F_MAC | 1ull << VIRTIO_NET_F_STATUS |
@@ -1460,6 +1556,105 @@ static void test_tx_fragments_and_non_ip_ask_for_nothing(void **state)
 	assert_int_equal(dev->queues[0].stats.tx_csum_offloaded, 0);
 }
 
+/* ------------------------------------------------------- interrupts */
+
+static void test_modern_msix_gives_each_pair_its_entry_on_its_cpu(void **state)
+{
+	(void)state;
+	hw_offer_mq(4);
+	hw.msix_size = 9;
+	assert_int_equal(virtio_net_probe(true, 4), 1);
+	dev = netdev_get(0);
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_true(hw.msix_on);
+	assert_int_equal(hw.cfg_vec, 0);
+	for (int q = 0; q < 4; q++) {
+		assert_string_equal(dev->queues[q].irq_mode, "msix");
+		/* RX and TX of a pair share its entry, 1 + pair */
+		assert_int_equal(hw.q_vec[VNET_RXQ(q)], 1 + q);
+		assert_int_equal(hw.q_vec[VNET_TXQ(q)], 1 + q);
+		assert_int_equal(hw.msix_data[1 + q],
+				 (uint32_t)dev->queues[q].irq_vector);
+	}
+	/* pair 2's interrupt wakes CPU 2 only, and turns its rings off */
+	hw.q[VNET_RXQ(2)].avail->flags = 0;
+	irq_fn[1 + 2](irq_arg[1 + 2]);
+	assert_int_equal(hw.wakes[2], 1);
+	assert_int_equal(hw.wakes[0] + hw.wakes[1] + hw.wakes[3], 0);
+	assert_int_equal(hw.q[VNET_RXQ(2)].avail->flags,
+			 VIRTQ_AVAIL_F_NO_INTERRUPT);
+	assert_int_equal(dev->queues[2].stats.interrupts, 1);
+}
+
+static void test_too_few_msix_entries_fall_back_to_intx(void **state)
+{
+	(void)state;
+	hw_offer_mq(4);
+	hw.msix_size = 4; /* needs 4 pairs + config */
+	assert_int_equal(virtio_net_probe(true, 4), 1);
+	dev = netdev_get(0);
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_false(hw.msix_on);
+	assert_true(hw.line_requested);
+	assert_string_equal(dev->queues[3].irq_mode, "intx");
+	/* the shared line: ISR 0 is another device's interrupt */
+	irq_fn[0](irq_arg[0]);
+	assert_int_equal(hw.wakes[0], 0);
+	hw.isr = 1;
+	irq_fn[0](irq_arg[0]);
+	for (int q = 0; q < 4; q++)
+		assert_int_equal(hw.wakes[q], 1);
+	assert_int_equal(hw.isr, 0);
+}
+
+/* Arm clears NO_INTERRUPT on both rings and then looks: a chain the
+ * device returned before it could see the flag cleared is reported. */
+static void test_arm_reports_a_chain_returned_before_it(void **state)
+{
+	int head;
+
+	(void)state;
+	probe_one();
+	dev->ops->rx_poll(dev, 0, 64);
+	assert_int_equal(hw.q[VNET_RXQ(0)].avail->flags,
+			 VIRTQ_AVAIL_F_NO_INTERRUPT);
+	assert_false(dev->ops->irq_arm(dev, 0));
+	assert_int_equal(hw.q[VNET_RXQ(0)].avail->flags, 0);
+	assert_int_equal(hw.q[VNET_TXQ(0)].avail->flags, 0);
+	dev->ops->irq_disarm(dev, 0);
+	assert_int_equal(hw.q[VNET_TXQ(0)].avail->flags,
+			 VIRTQ_AVAIL_F_NO_INTERRUPT);
+	head = hw_take(VNET_RXQ(0));
+	hw_complete(VNET_RXQ(0), (uint16_t)head, 12 + 60);
+	assert_true(dev->ops->irq_arm(dev, 0));
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 1);
+	page_frag_free(rx_frame);
+	assert_false(dev->ops->irq_arm(dev, 0));
+}
+
+/* xmit publishes each frame at once (a device at work may take it) but
+ * leaves the notify, a device exit, to tx_flush: one for all of them. */
+static void test_tx_notifies_once_per_flush_not_per_frame(void **state)
+{
+	static const uint8_t payload[60];
+	struct netdev_sg sg = {payload, sizeof(payload)};
+	int before;
+
+	(void)state;
+	probe_one();
+	before = hw.q[VNET_TXQ(0)].notified;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(dev->ops->xmit(dev, 0, &sg, 1,
+						(void *)(uintptr_t)(i + 1)),
+				 0);
+	assert_int_equal(hw.q[VNET_TXQ(0)].notified, before);
+	assert_int_equal(hw.q[VNET_TXQ(0)].avail->idx, 3); /* visible */
+	dev->ops->tx_flush(dev, 0);
+	assert_int_equal(hw.q[VNET_TXQ(0)].notified, before + 1);
+	dev->ops->tx_flush(dev, 0); /* nothing new: no notify */
+	assert_int_equal(hw.q[VNET_TXQ(0)].notified, before + 1);
+}
+
 #define TQ(fn) cmocka_unit_test_setup_teardown(fn, setup_queue, teardown)
 #define TM(fn) cmocka_unit_test_setup_teardown(fn, setup_mq, teardown)
 #define TB(fn) cmocka_unit_test_setup_teardown(fn, setup_boot, teardown)
@@ -1512,6 +1707,10 @@ int main(void)
 		TB(test_tx_csum_request_verifies_tcp_and_udp),
 		TB(test_tx_csum_request_verifies_ipv6_udp),
 		TB(test_tx_fragments_and_non_ip_ask_for_nothing),
+		TM(test_modern_msix_gives_each_pair_its_entry_on_its_cpu),
+		TM(test_too_few_msix_entries_fall_back_to_intx),
+		TB(test_arm_reports_a_chain_returned_before_it),
+		TB(test_tx_notifies_once_per_flush_not_per_frame),
 	};
 
 	signal(SIGALRM, on_alarm);
