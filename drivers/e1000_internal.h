@@ -51,7 +51,8 @@ struct e1000 {
 	void *tx_cookie[E1000_TX_RING];	 /* on a frame's last slot */
 	uint16_t tx_last[E1000_TX_RING]; /* on a frame's first slot */
 	uint16_t tx_clean;		 /* first slot of the oldest frame */
-	uint16_t tx_tail;		 /* next free slot (TDT's value) */
+	uint16_t tx_tail;		 /* next free slot */
+	uint16_t tx_tdt;		 /* TDT's value: tx_tail once flushed */
 	uint16_t tx_used;		 /* slots the device owns */
 };
 

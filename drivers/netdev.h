@@ -98,6 +98,9 @@ struct netdev_stats {
 	uint64_t tx_completed; /* frames the device finished */
 	uint64_t tx_inflight;  /* frames given to the device, not yet done */
 	uint64_t tx_bad_completions; /* as rx_bad_completions, TX ring */
+	/* TDT writes (e1000, e1000e): one per tx_flush that had frames,
+	 * so tx_packets / tx_doorbells is the frames per VM exit */
+	uint64_t tx_doorbells;
 	/* link went up or down (e1000, e1000e; the link check runs under
 	 * the stack's TX guard, on queue 0's CPU) */
 	uint64_t link_changes;
