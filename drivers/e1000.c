@@ -46,9 +46,10 @@
  *
  * Interrupts are masked (IMC) at reset; with net_irq=on (the default)
  * the poller unmasks them when it goes idle (e1000_irq.c), and always
- * calls e1000_rx_poll() and e1000_tx_reap(), as it does virtio-net's. One queue pair, polled by the
- * CPU that probed the part (CPU 0). Link state comes from STATUS.LU; each
- * change is printed and counted. Bringing the part up (reset, EEPROM,
+ * calls e1000_rx_poll() and e1000_tx_reap(), as it does virtio-net's.
+ * One queue pair, polled by the CPU that probed the part (CPU 0). Link
+ * state comes from STATUS.LU, read when a link-change interrupt says so
+ * and every 100 ms regardless; each change is printed and counted. Bringing the part up (reset, EEPROM,
  * MAC, link, the ring registers, probe) is e1000_hw.c; the PCIe 82574L
  * (e1000e_hw.c) runs this same file, its RX ring set to these legacy
  * descriptors.
@@ -365,8 +366,14 @@ static int e1000_rx_poll(struct netdev *dev, int q, int budget)
 static bool e1000_link_up(struct netdev *dev)
 {
 	struct e1000 *e = dev->priv;
-	uint32_t status = rd32(e, E1000_STATUS);
-	bool up = status & E1000_STATUS_LU;
+	uint32_t status;
+	bool up;
+
+	/* Cleared before the read: a change after it interrupts again. */
+	atomic_store_explicit(&e->link_event, false, memory_order_relaxed);
+	atomic_thread_fence(memory_order_seq_cst);
+	status = rd32(e, E1000_STATUS);
+	up = status & E1000_STATUS_LU;
 
 	if (up != e->link) {
 		static const int mbps[4] = {10, 100, 1000, 1000};
@@ -395,4 +402,5 @@ const struct netdev_ops e1000_ops = {
 	.irq_setup = e1000_irq_setup,
 	.irq_arm = e1000_irq_arm,
 	.irq_disarm = e1000_irq_disarm,
+	.link_changed = e1000_link_changed,
 };

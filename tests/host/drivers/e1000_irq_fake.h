@@ -4,8 +4,9 @@
  * same machine. Every request succeeds with the next fixed vector (0x30 for
  * the INTx line, then 0x31, 0x32... for messages) and remembers its handler,
  * so a test fires an interrupt by calling fake_irq_fire(); wakes are
- * counted. The MSI-X table is plain memory of FAKE_MSIX_ENTRIES entries,
- * offered only when the test's pci_dev has cap_msix set.
+ * counted. The MSI-X table is plain memory of FAKE_MSIX_ENTRIES entries
+ * (a test may claim fewer in fake_msix_entries), offered only when the
+ * test's pci_dev has cap_msix set.
  *
  * Include once, after the driver sources, from a test that defines nothing
  * of this itself; fake_irq_reset() belongs in its setup.
@@ -31,6 +32,7 @@ static struct fake_irq {
 static int nfake_irqs;
 static int fake_wakes, fake_wake_cpu = -1;
 static bool fake_msi_enabled, fake_msix_enabled;
+static int fake_msix_entries = FAKE_MSIX_ENTRIES; /* the table's size */
 static uint32_t fake_msix_table[FAKE_MSIX_ENTRIES * PCI_MSIX_ENTRY / 4];
 
 static inline void fake_irq_reset(void)
@@ -40,6 +42,7 @@ static inline void fake_irq_reset(void)
 	fake_wakes = 0;
 	fake_wake_cpu = -1;
 	fake_msi_enabled = fake_msix_enabled = false;
+	fake_msix_entries = FAKE_MSIX_ENTRIES;
 	memset(fake_msix_table, 0, sizeof(fake_msix_table));
 }
 
@@ -101,7 +104,7 @@ int pci_msi_enable(const struct pci_dev *d, uint64_t addr, uint32_t data)
 
 int pci_msix_size(const struct pci_dev *d)
 {
-	return d->cap_msix ? FAKE_MSIX_ENTRIES : 0;
+	return d->cap_msix ? fake_msix_entries : 0;
 }
 
 volatile uint32_t *pci_msix_map(const struct pci_dev *d)

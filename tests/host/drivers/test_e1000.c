@@ -702,8 +702,45 @@ static void test_irq_arm_unmasks_rx_and_tx_causes_idle_ring(void **state)
 	(void)state;
 	dev->ops->rx_poll(dev, 0, 64);
 	assert_false(dev->ops->irq_arm(dev, 0));
-	assert_int_equal(*reg(E1000_IMS),
-			 E1000_ICR_RXT0 | E1000_ICR_RXO | E1000_ICR_TXDW);
+	assert_int_equal(*reg(E1000_IMS), E1000_ICR_RXT0 | E1000_ICR_RXO |
+						  E1000_ICR_TXDW |
+						  E1000_ICR_LSC);
+}
+
+/* LSC on the shared line: noted for the poller (which reads the link at
+ * once), counted, and handled like any cause (all masked, CPU woken). */
+static void test_link_change_interrupt_wakes_the_poller(void **state)
+{
+	(void)state;
+	dev->ops->irq_setup(dev);
+	assert_true(dev->ops->link_up(dev)); /* as the stack's first look */
+	assert_false(dev->ops->link_changed(dev));
+	*reg(E1000_ICR) = E1000_ICR_LSC;
+	*reg(E1000_STATUS) &= ~E1000_STATUS_LU;
+	fake_irq_fire(0);
+	assert_int_equal(fake_wakes, 1);
+	assert_int_equal(*reg(E1000_IMC), 0xffffffffu);
+	assert_int_equal(dev->queues[0].stats.link_interrupts, 1);
+	assert_true(dev->ops->link_changed(dev));
+	assert_false(dev->ops->link_up(dev));
+	assert_false(dev->ops->link_changed(dev));
+	assert_int_equal(dev->queues[0].stats.link_changes, 2);
+	/* An RX cause alone is no link event. */
+	*reg(E1000_ICR) = E1000_ICR_RXT0;
+	fake_irq_fire(0);
+	assert_false(dev->ops->link_changed(dev));
+	assert_int_equal(dev->queues[0].stats.link_interrupts, 1);
+}
+
+/* A link change while the poller worked with every cause masked: arm's
+ * ICR read clears it, so arm must keep it as an event, not drop it. */
+static void test_irq_arm_keeps_a_link_change_latched_while_masked(void **state)
+{
+	(void)state;
+	dev->ops->rx_poll(dev, 0, 64);
+	*reg(E1000_ICR) = E1000_ICR_LSC;
+	dev->ops->irq_arm(dev, 0);
+	assert_true(dev->ops->link_changed(dev));
 }
 
 /* A frame written back before the unmask: no interrupt will announce
@@ -776,6 +813,8 @@ int main(void)
 		T(test_irq_setup_uses_the_intx_line_without_msi),
 		T(test_irq_arm_unmasks_rx_and_tx_causes_idle_ring),
 		T(test_irq_arm_sees_a_frame_that_came_before_it),
+		T(test_link_change_interrupt_wakes_the_poller),
+		T(test_irq_arm_keeps_a_link_change_latched_while_masked),
 		T(test_irq_handler_masks_counts_and_wakes_only_on_its_cause),
 		T(test_irq_setup_prefers_msi_when_offered),
 		/* The EEPROM read in both EERD layouts. */
