@@ -9,7 +9,9 @@ user-net forwards and reads /stats.json:
   - a link change made with QEMU's monitor (set_link) raises a link
     interrupt that wakes queue 0's poller, which reports the link down and
     up and tells lwIP; traffic resumes; link_interrupts counts them, and
-    stays 0 with net_irq=off (the periodic link look still sees it).
+    stays 0 with net_irq=off (the periodic link look still sees it);
+  - with 4 CPUs, each NIC carries TCP and UDP traffic with net_irq=on and
+    net_irq=off, and its interrupt counter grows only with net_irq=on.
 No test asserts a time; the link tests print how long the guest took to
 report each change (docs/e1000e.md has the figures).
 """
@@ -27,6 +29,8 @@ from test_net import NET_TIMEOUT, free_udp_port, random_mac, stop_qemu_first  # 
 DRIVER = {"e1000": "e1000", "e1000e": "e1000e"}
 MSIX_LINE = (r"^e1000e: eth0 queue 0: msix vector 0x([0-9a-f]+) cpu 0 "
              r"\(rx 0x([0-9a-f]+) tx 0x([0-9a-f]+) link 0x([0-9a-f]+)\)$")
+INTX_LINE = (r"^e1000: eth0 queue 0: intx vector 0x[0-9a-f]+ cpu 0 "
+             r"\(line shared, level\)$")
 
 
 class IntelVM:
@@ -141,3 +145,29 @@ def test_link_change_is_reported_and_traffic_resumes(qemu, tmp_path, nic, irq):
         assert after["link_interrupts"] - before["link_interrupts"] >= 2, (before, after)
     else:
         assert after["link_interrupts"] == 0 and after["interrupts"] == 0, after
+
+
+@pytest.mark.parametrize("irq", ["on", "off"])
+@pytest.mark.parametrize("nic", ["e1000", "e1000e"])
+def test_four_cpus_carry_traffic_interrupts_only_when_on(qemu, tmp_path, nic, irq):
+    g = IntelVM(qemu, tmp_path, nic, smp=4, append="net_irq=%s" % irq)
+    log = g.vm.log()
+    if irq == "on":
+        assert re.search(MSIX_LINE if nic == "e1000e" else INTX_LINE, log, re.M), \
+            g.vm.describe()
+    else:
+        assert re.search(r"^net: net_irq=off, queues polled only$", log, re.M), \
+            g.vm.describe()
+    before = g.queue0()
+    blob = bytes(range(256)) * 1024  # 256 KiB
+    assert g.tcp_echo(blob) == blob, g.vm.describe()
+    assert g.udp_exchange(10, 0.2) == 10, g.vm.describe()
+    after = g.queue0()
+    assert after["rx_packets"] > before["rx_packets"] + 100, after
+    assert after["tx_completed"] > before["tx_completed"] + 100, after
+    if irq == "on":
+        assert after["irq"] == ("msix" if nic == "e1000e" else "intx"), after
+        assert after["interrupts"] > before["interrupts"], (before, after)
+    else:
+        assert after["irq"] == "poll", after
+        assert after["interrupts"] == 0, after
