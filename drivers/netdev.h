@@ -101,7 +101,8 @@ struct netdev_stats {
 	/* TDT writes (e1000, e1000e): one per tx_flush that had frames,
 	 * so tx_packets / tx_doorbells is the frames per VM exit */
 	uint64_t tx_doorbells;
-	/* link-change interrupts (e1000, e1000e; interrupt context) */
+	/* link changes (LSC) signalled: by an interrupt, or found latched
+	 * by irq_arm while the queue was masked (e1000, e1000e) */
 	uint64_t link_interrupts;
 	/* link went up or down (e1000, e1000e; the link check runs under
 	 * the stack's TX guard, on queue 0's CPU) */
