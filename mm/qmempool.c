@@ -66,6 +66,9 @@ static unsigned int qmp_slab_refill(struct qmempool *pool,
  * The localq was empty: refill a bulk from this node's sharedq, else from
  * the slab, copied straight into the localq's array; return the top one.
  * Only this CPU fills its localq and it was empty, so the bulk fits.
+ * Each call that returns an object counts one sharedq_refill or one
+ * slab_refill, so the statistics derive these allocations from them
+ * (a counter of its own cost 4 instructions per refill on the host).
  */
 void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 			    gfp_t gfp)
@@ -83,11 +86,9 @@ void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 			qmempool_count(&pc->alloc_fail, 1);
 			return NULL;
 		}
-		qmempool_count(&pc->slow_alloc, 1);
 		return single;
 	}
 	atomic_store_explicit(&pc->count, n - 1, memory_order_relaxed);
-	qmempool_count(&pc->slow_alloc, 1);
 	return pc->objs[n - 1];
 }
 
@@ -109,8 +110,8 @@ __qmempool_alloc_injected(struct qmempool_cpu *pc)
  * half the localq, whose objects are rarely all still cached. DPDK's
  * mempool cache flushes its top the same way.
  */
-void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
-			  void *obj)
+static inline __attribute__((always_inline)) void
+qmp_spill_push(struct qmempool *pool, struct qmempool_cpu *pc, void *obj)
 {
 	uint32_t n = atomic_load_explicit(&pc->count, memory_order_relaxed);
 	uint32_t b = pool->bulk;
@@ -118,6 +119,44 @@ void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 	qmp_spill(pool, pc, pc->nid, pc->objs + n - b, b);
 	pc->objs[n - b] = obj;
 	atomic_store_explicit(&pc->count, n - b + 1, memory_order_relaxed);
+}
+
+/*
+ * A free of @obj on a pool of several nodes: an object of another node
+ * goes to its own node's sharedq (one CAS) or, if that is full, back to
+ * the slab, which returns it to its node too; one of this CPU's node is
+ * pushed (spilling first if the localq is full).
+ */
+static void qmp_free_numa(struct qmempool *pool, struct qmempool_cpu *pc,
+			  void *obj)
+{
+	int nid = page_to_nid(virt_to_page(obj));
+	uint32_t n;
+
+	if (mm_unlikely(nid != pc->nid)) {
+		qmempool_count(&pc->remote_free, 1);
+		if (alf_mp_enqueue(pool->sharedq[nid], &obj, 1) != 1) {
+			kmem_cache_free(pool->cache, obj);
+			qmempool_count(&pc->slab_free, 1);
+		}
+		return;
+	}
+	n = atomic_load_explicit(&pc->count, memory_order_relaxed);
+	if (mm_likely(n < pool->localq_sz)) {
+		pc->objs[n] = obj;
+		atomic_store_explicit(&pc->count, n + 1, memory_order_relaxed);
+		return;
+	}
+	qmp_spill_push(pool, pc, obj);
+}
+
+void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
+			  void *obj)
+{
+	if (pool->nr_nodes > 1)
+		qmp_free_numa(pool, pc, obj);
+	else
+		qmp_spill_push(pool, pc, obj);
 }
 
 /* Debug: is @obj an object of the pool's cache? Reports if not. */
@@ -135,33 +174,20 @@ static bool qmp_obj_ok(struct qmempool *pool, void *obj, void *caller)
 }
 
 /*
- * The free path for everything but the single-node, non-debug common case:
- * NULL, debug checks, and objects of another node, which go to their own
- * node's sharedq (one CAS) or, if that is full, back to the slab, which
- * returns them to their node too.
+ * The free path for NULL and for the debug checks: a refused object goes
+ * nowhere; the rest takes the ordinary path.
  */
 void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
 			     void *obj, void *caller)
 {
-	int nid = pc->nid;
+	uint32_t n;
 
 	if (!obj)
 		return;
 	if (mm_debug_on() && !qmp_obj_ok(pool, obj, caller))
 		return;
-	if (pool->nr_nodes > 1)
-		nid = page_to_nid(virt_to_page(obj));
-	if (mm_unlikely(nid != pc->nid)) {
-		qmempool_count(&pc->remote_free, 1);
-		if (alf_mp_enqueue(pool->sharedq[nid], &obj, 1) != 1) {
-			kmem_cache_free(pool->cache, obj);
-			qmempool_count(&pc->slab_free, 1);
-		}
-		return;
-	}
-	uint32_t n = atomic_load_explicit(&pc->count, memory_order_relaxed);
-
-	if (mm_likely(n < pc->size)) {
+	n = atomic_load_explicit(&pc->count, memory_order_relaxed);
+	if (n < pc->push_limit) {
 		pc->objs[n] = obj;
 		atomic_store_explicit(&pc->count, n + 1, memory_order_relaxed);
 		return;
@@ -275,7 +301,7 @@ static bool qmp_make_queues(struct qmempool *pool)
 		struct qmempool_cpu *pc = &pool->cpu[cpu];
 
 		pc->nid = cpu_to_mem(cpu); /* nearest memory if none */
-		pc->size = pool->localq_sz;
+		pc->push_limit = pool->nr_nodes > 1 ? 0 : pool->localq_sz;
 		pc->objs = kmalloc_node(pool->localq_sz * sizeof(void *),
 					pool->gfp & ~__GFP_ZERO, pc->nid);
 		if (!pc->objs)
@@ -434,8 +460,11 @@ void qmempool_get_stats(const struct qmempool *pool, struct qmempool_stats *o)
 	for (int cpu = 0; cpu < pool->nr_cpus; cpu++) {
 		const struct qmempool_cpu *pc = &pool->cpu[cpu];
 
-		o->alloc +=
-			qmp_read(&pc->localq_hit) + qmp_read(&pc->slow_alloc);
+		/* Every allocation the localq did not serve made exactly one
+		 * sharedq or slab refill (the slab's lone object included). */
+		o->alloc += qmp_read(&pc->localq_hit) +
+			    qmp_read(&pc->sharedq_refill) +
+			    qmp_read(&pc->slab_refill);
 		o->slab_in += qmp_read(&pc->slab_in);
 		o->localq_hit += qmp_read(&pc->localq_hit);
 		o->sharedq_refill += qmp_read(&pc->sharedq_refill);

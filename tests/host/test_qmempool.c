@@ -534,6 +534,38 @@ static void cpu_gets_objects_of_its_own_node(void **state)
 	assert_cache_destroys_clean();
 }
 
+/* On a pool of two nodes every free takes the node lookup (the fast
+ * path's push limit is 0 there), but a local object still lands in the
+ * localq, which spills its top half when full, exactly as on one node. */
+static void two_node_local_frees_fill_the_localq_then_spill(void **state)
+{
+	struct qmempool *p = qmempool_create(32, 128, 0, cache, GFP_KERNEL);
+	void *objs[48];
+	struct qmempool_stats st;
+
+	(void)state;
+	for (int i = 0; i < 48; i++) {
+		assert_non_null(objs[i] = qmempool_alloc(p, GFP_KERNEL));
+		assert_int_equal(node_of(objs[i]), 0);
+	}
+	assert_int_equal(stats(p).in_localq, 0);
+	for (int i = 0; i < 48; i++)
+		qmempool_free(p, objs[i]);
+	st = stats(p);
+	assert_int_equal(st.alloc, 48);
+	assert_int_equal(st.remote_free, 0);
+	assert_int_equal(st.sharedq_spill, 1);
+	assert_int_equal(st.in_sharedq[0], 16);
+	assert_int_equal(st.in_sharedq[1], 0);
+	assert_int_equal(st.in_localq, 32);
+	assert_int_equal(st.outstanding, 0);
+	/* The last object freed is the first one handed out again. */
+	assert_ptr_equal(qmempool_alloc_softirq(p, GFP_KERNEL), objs[47]);
+	qmempool_free_softirq(p, objs[47]);
+	qmempool_destroy(p);
+	assert_cache_destroys_clean();
+}
+
 static void remote_free_goes_to_the_objects_node_sharedq(void **state)
 {
 	struct qmempool *p = qmempool_create(32, 128, 0, cache, GFP_KERNEL);
@@ -784,6 +816,7 @@ int main(void)
 		T1(shrink_all_gives_cached_objects_back_to_the_slab),
 		T2(prealloc_fills_each_node_with_its_own_objects),
 		T2(cpu_gets_objects_of_its_own_node),
+		T2(two_node_local_frees_fill_the_localq_then_spill),
 		T2(remote_free_goes_to_the_objects_node_sharedq),
 		T2(remote_free_into_a_full_sharedq_goes_to_the_slab),
 		T2(local_free_of_a_remote_object_never_enters_the_localq),
