@@ -18,6 +18,16 @@ static struct list_head qmp_pools = LIST_HEAD_INIT(qmp_pools);
 static mm_spinlock_t qmp_lock = MM_SPINLOCK_INIT;
 static unsigned int qmp_next_id;
 
+/*
+ * Shrink requests to the other CPUs: only a localq's owner may touch it,
+ * so qmempool_shrink_all() bumps a generation and every CPU, when its
+ * poll loop next calls qmempool_shrink_poll(), empties its own localqs
+ * if it has not seen that generation yet. The check is one load and a
+ * compare per poll round on a line that changes only per request.
+ */
+static atomic_uint qmp_shrink_gen;
+static atomic_uint qmp_shrink_seen[MM_MAX_CPUS];
+
 /* ---- slow paths ------------------------------------------------------ */
 
 /*
@@ -399,37 +409,51 @@ void qmempool_forget_all(void)
 
 	list_init(&qmp_pools);
 	qmp_next_id = 0;
+	atomic_store_explicit(&qmp_shrink_gen, 0, memory_order_relaxed);
+	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++)
+		atomic_store_explicit(&qmp_shrink_seen[cpu], 0,
+				      memory_order_relaxed);
 	mm_spin_unlock_irqrestore(&qmp_lock, flags);
 }
 
-/*
- * Give one pool's cached objects back to its slab cache: this CPU's
- * localq (interrupts masked: the any-context calls use it too) and every
- * node's sharedq (MC dequeues, safe against other CPUs). Other CPUs'
- * localqs stay: only their owner may touch them.
- */
-static unsigned long qmp_shrink(struct qmempool *pool)
+/* Give @pc's localq (this CPU's) back to the slab, interrupts masked: the
+ * any-context calls use it too. Returns the objects freed. */
+static unsigned long qmp_shrink_localq(struct qmempool *pool,
+				       struct qmempool_cpu *pc)
 {
-	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
 	unsigned long flags = mm_irq_save();
 	uint32_t n = atomic_load_explicit(&pc->count, memory_order_relaxed);
-	unsigned long freed = n;
-	void *objs[QMEMPOOL_BULK];
 
 	if (n) {
 		atomic_store_explicit(&pc->count, 0, memory_order_relaxed);
 		kmem_cache_free_bulk(pool->cache, n, pc->objs);
+		qmempool_count(&pc->slab_free, n);
 	}
 	mm_irq_restore(flags);
+	return n;
+}
+
+/*
+ * Give one pool's cached objects back to its slab cache: this CPU's
+ * localq and every node's sharedq (MC dequeues, safe against other
+ * CPUs). Other CPUs' localqs follow at their next qmempool_shrink_poll().
+ */
+static unsigned long qmp_shrink(struct qmempool *pool)
+{
+	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
+	unsigned long freed = qmp_shrink_localq(pool, pc), q = 0;
+	void *objs[QMEMPOOL_BULK];
+	unsigned int n;
+
 	for (int nid = 0; nid < pool->nr_nodes; nid++) {
 		while ((n = alf_mc_dequeue(pool->sharedq[nid], objs,
 					   QMEMPOOL_BULK)) != 0) {
 			kmem_cache_free_bulk(pool->cache, n, objs);
-			freed += n;
+			q += n;
 		}
 	}
-	qmempool_count(&pc->slab_free, freed);
-	return freed;
+	qmempool_count(&pc->slab_free, q);
+	return freed + q;
 }
 
 unsigned long qmempool_shrink_all(void)
@@ -437,9 +461,41 @@ unsigned long qmempool_shrink_all(void)
 	unsigned long flags = mm_spin_lock_irqsave(&qmp_lock);
 	unsigned long freed = 0;
 	struct list_head *pos;
+	unsigned int gen;
 
+	/* Ask the others first, so that a CPU polling meanwhile already
+	 * empties its localqs; this CPU does its own share right here. */
+	gen = atomic_fetch_add_explicit(&qmp_shrink_gen, 1,
+					memory_order_relaxed) +
+	      1;
+	atomic_store_explicit(&qmp_shrink_seen[mm_this_cpu()], gen,
+			      memory_order_relaxed);
 	list_for_each (pos, &qmp_pools)
 		freed += qmp_shrink(list_entry(pos, struct qmempool, list));
+	mm_spin_unlock_irqrestore(&qmp_lock, flags);
+	return freed;
+}
+
+unsigned long qmempool_shrink_poll(void)
+{
+	int cpu = mm_this_cpu();
+	unsigned int gen =
+		atomic_load_explicit(&qmp_shrink_gen, memory_order_relaxed);
+	unsigned long flags, freed = 0;
+	struct list_head *pos;
+
+	if (mm_likely(atomic_load_explicit(&qmp_shrink_seen[cpu],
+					   memory_order_relaxed) == gen))
+		return 0;
+	/* Seen before the work: a request arriving during it is honoured
+	 * at the next call. */
+	atomic_store_explicit(&qmp_shrink_seen[cpu], gen, memory_order_relaxed);
+	flags = mm_spin_lock_irqsave(&qmp_lock);
+	list_for_each (pos, &qmp_pools) {
+		struct qmempool *pool = list_entry(pos, struct qmempool, list);
+
+		freed += qmp_shrink_localq(pool, &pool->cpu[cpu]);
+	}
 	mm_spin_unlock_irqrestore(&qmp_lock, flags);
 	return freed;
 }

@@ -259,20 +259,31 @@ void qmempool_get_stats(const struct qmempool *pool,
 			struct qmempool_stats *out);
 
 /*
- * qmempool_forget_all - drop the registry without freeing anything. Only
- * for a new machine: mm_init() calls it (the host's previous machine and
- * its memory are gone by then).
- */
-/*
  * qmempool_shrink_all - give every pool's cached objects (this CPU's
  * localq, every node's sharedq) back to their slab caches, so that
  * kmem_cache_shrink_all() can then return whole slabs to the page
  * allocator: the memory-pressure path, when a NIC cannot refill its
- * ring. Poll context on any CPU; other CPUs' localqs are left alone.
- * A pool refills from the slab on its next miss. Returns the objects
- * given back.
+ * ring. Every other CPU is asked to give its localqs back at its next
+ * qmempool_shrink_poll() (only a localq's owner may touch it). Poll
+ * context on any CPU. A pool refills from the slab on its next miss.
+ * Returns the objects given back now (the other CPUs' follow, counted
+ * in their slab_free).
  */
 unsigned long qmempool_shrink_all(void);
+
+/*
+ * qmempool_shrink_poll - if qmempool_shrink_all() asked since this CPU
+ * last looked, give this CPU's localqs of every pool back to the slab.
+ * For the poll loop, once per round: when nothing was asked it is one
+ * load and a compare. Poll context. Returns the objects given back.
+ */
+unsigned long qmempool_shrink_poll(void);
+
+/*
+ * qmempool_forget_all - drop the registry without freeing anything. Only
+ * for a new machine: mm_init() calls it (the host's previous machine and
+ * its memory are gone by then).
+ */
 void qmempool_forget_all(void);
 
 #endif /* MM_QMEMPOOL_H */
