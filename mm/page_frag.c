@@ -32,7 +32,8 @@
  * the aligned alloc from 49 to 43 instructions (unaligned: 36), and the
  * failure-injection test calls out of line in tail position, as the
  * refill does, so the fast path saves no registers: 30 (unaligned 26)
- * per fragment of the push/pop, callgrind. The pair's cross-CPU pace is
+ * per fragment of the push/pop, callgrind; in the guest 54 -> 40
+ * (unaligned 48 -> 37). The pair's cross-CPU pace is
  * the free side's, though: the push/pop's CPU-time pace stayed ~12-13 ns
  * per fragment either way (docs/page_frag.md, run 4).
  *
