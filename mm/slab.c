@@ -374,6 +374,8 @@ static inline void *slab_alloc_finish(struct kmem_cache *s, gfp_t gfp,
 __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s, gfp_t gfp,
 						void *caller)
 {
+	if (mm_fault_should_fail(MM_FAULT_SLAB))
+		return __slab_alloc_injected(s);
 	if (mm_unlikely(cache_dead(s)))
 		return slab_alloc_dead(s, caller);
 

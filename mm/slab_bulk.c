@@ -107,6 +107,10 @@ static __attribute__((noinline)) size_t alloc_bulk_slow(struct kmem_cache *s,
 							gfp_t gfp, size_t n,
 							void **p, void *caller)
 {
+	if (mm_fault_should_fail(MM_FAULT_SLAB)) {
+		__slab_alloc_injected(s); /* failslab: counted, none taken */
+		return 0;
+	}
 	if (mm_unlikely(cache_dead(s))) {
 		slab_alloc_dead(s, caller);
 		return 0;
@@ -150,12 +154,10 @@ size_t kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n,
 {
 	if (mm_unlikely(!n))
 		return 0;
-	if (mm_fault_should_fail(MM_FAULT_SLAB)) {
-		__slab_alloc_injected(s); /* failslab: counted, none taken */
-		return 0;
-	}
-	/* Fast path: the magazine holds the whole bulk. */
-	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_slow(s))) {
+	/* Fast path: the magazine holds the whole bulk (failslab armed:
+	 * the slow path asks it). */
+	if (mm_likely(!mm_fault_armed_any() && !(gfp & __GFP_ZERO) &&
+		      !cache_slow(s))) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);

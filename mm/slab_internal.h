@@ -251,15 +251,15 @@ void slab_free_slow(struct kmem_cache *s, void *obj, void *caller);
 
 /*
  * Fast path of kmem_cache_alloc (and kmalloc, which inlines it too): pop
- * the magazine. Everything else (refill, zeroing, debug checks) is out of
- * line in slab.c, so this compiles to a few loads and stores with no
+ * the magazine. Everything else (refill, zeroing, debug checks, failslab
+ * while any injection site is armed) is out of line in slab.c, reached by
+ * a tail call, so this compiles to a few loads and stores with no
  * register spills.
  */
 static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 {
-	if (mm_fault_should_fail(MM_FAULT_SLAB))
-		return __slab_alloc_injected(s);
-	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_slow(s))) {
+	if (mm_likely(!mm_fault_armed_any() && !(gfp & __GFP_ZERO) &&
+		      !cache_slow(s))) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
