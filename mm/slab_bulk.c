@@ -240,33 +240,55 @@ static void bulk_free_numa(struct kmem_cache *s, struct kmem_cache_cpu *c,
 }
 
 /*
- * The normal build's checks of a single free (slab_free_fast_ok), for a
- * bulk: every object is an object start and does not carry the free
+ * The normal build's checks of a single free, for a bulk: every object is
+ * an object start, in a slab that s owns, and does not carry the free
  * marker, which each gets as it passes, so a pointer twice anywhere in
- * the array is caught as well as one freed before. On a failure the
- * markers set so far are taken back (those objects are still the
- * caller's) and false is returned. Per object: the start test's imul,
- * ror and compare, the marker's load, compare and store (bulk of 16:
- * 32 -> 40.6 guest instructions per object; a page lookup per run of
- * one slab's objects, to ask the owning cache, cost 9.4 more, so that is
- * left to __slab_put as for single frees).
+ * the array is caught as well as one freed before. The owner is asked
+ * once per run of objects of one slab block (a bulk usually comes from a
+ * few slabs): @local, the fast path's, also wants the block on this CPU's
+ * node (slab_free_fast_ok's arithmetic); otherwise (free_bulk_slow, any
+ * node) the head page is looked up. On a failure the markers set so far
+ * are taken back (those objects are still the caller's) and false is
+ * returned: the caller then frees one by one, which refuses and reports.
+ * Cost per object, bulk of 16: docs/slab.md.
  */
-static inline bool bulk_obj_ok(const struct kmem_cache *s, void *obj)
+static inline bool bulk_owner_ok(const struct kmem_cache *s,
+				 const struct kmem_cache_cpu *c, bool local,
+				 uintptr_t base)
 {
-	return slab_index_ok(s, slab_offset(s, obj)) &&
-	       !obj_marked_free(s, obj);
+	if (local) {
+		uintptr_t rel = base - c->span_lo;
+		return rel < c->span_len &&
+		       c->span_map[rel >> MM_PAGE_SHIFT].slab_cache == s;
+	}
+	const struct page *head = virt_to_page((const void *)base);
+	return head && (head->flags & PG_slab) && head->slab_cache == s;
 }
 
-static inline bool bulk_check_and_mark(const struct kmem_cache *s, size_t n,
-				       void *const *p)
+static inline bool bulk_check_and_mark(const struct kmem_cache *s,
+				       const struct kmem_cache_cpu *c,
+				       bool local, size_t n, void *const *p)
 {
+	uintptr_t owned = 1; /* slab block already asked; 1: none yet */
+
 	for (size_t i = 0; i < n; i++) {
-		if (mm_unlikely(!bulk_obj_ok(s, p[i]))) {
-			while (i-- > 0)
-				obj_mark_alloc(s, p[i]);
-			return false;
+		uintptr_t off = slab_offset(s, p[i]);
+		uintptr_t base = (uintptr_t)p[i] - off;
+		if (mm_unlikely(!slab_index_ok(s, off)))
+			goto undo;
+		if (base != owned) {
+			if (mm_unlikely(!bulk_owner_ok(s, c, local, base)))
+				goto undo;
+			owned = base;
 		}
+		if (mm_unlikely(obj_marked_free(s, p[i])))
+			goto undo;
 		obj_mark_free(s, p[i]);
+		continue;
+	undo:
+		while (i-- > 0)
+			obj_mark_alloc(s, p[i]);
+		return false;
 	}
 	return true;
 }
@@ -294,7 +316,7 @@ free_bulk_slow(struct kmem_cache *s, size_t n, void **p, void *caller)
 	}
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
-	if (mm_unlikely(!bulk_check_and_mark(s, n, p))) {
+	if (mm_unlikely(!bulk_check_and_mark(s, c, false, n, p))) {
 		mm_irq_restore(flags);
 		free_bulk_one_by_one(s, n, p, caller);
 		return;
@@ -318,7 +340,7 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t n, void **p)
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
 		if (mm_likely(n <= c->limit - avail &&
-			      bulk_check_and_mark(s, n, p))) {
+			      bulk_check_and_mark(s, c, true, n, p))) {
 			copy_to_top(c->objs, avail, p, n);
 			cpu_set_avail(c, avail + (unsigned int)n);
 			stat_add(&c->bulk_free, 1);
