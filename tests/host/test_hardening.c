@@ -28,13 +28,6 @@
 
 #define DRAW 64 /* allocations checked for a second owner */
 
-/* The latest report named a caller inside fn (the test that freed). */
-static void assert_caller_in(void (*fn)(void **))
-{
-	uintptr_t c = (uintptr_t)mm_debug_last_caller();
-	assert_true(c > (uintptr_t)fn && c < (uintptr_t)fn + 4096);
-}
-
 static unsigned long counted_double_free(void)
 {
 	struct slab_debug_counts d;
@@ -81,7 +74,7 @@ test_kfree_twice_is_refused_and_no_block_gets_two_owners(void **state)
 	kfree(p); /* the object freed last, again */
 	assert_int_equal(counted_double_free(), 1);
 	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
-	assert_caller_in(
+	mm_test_assert_caller_in(
 		test_kfree_twice_is_refused_and_no_block_gets_two_owners);
 	assert_one_owner_each(64, NULL);
 }
@@ -96,7 +89,7 @@ static void test_kmem_cache_free_twice_is_refused(void **state)
 	kmem_cache_free(s, a);
 	kmem_cache_free(s, a);
 	assert_int_equal(counted_double_free(), 1);
-	assert_caller_in(test_kmem_cache_free_twice_is_refused);
+	mm_test_assert_caller_in(test_kmem_cache_free_twice_is_refused);
 	void *x = kmem_cache_alloc(s, GFP_KERNEL);
 	void *y = kmem_cache_alloc(s, GFP_KERNEL);
 	assert_ptr_not_equal(x, y);
@@ -118,7 +111,7 @@ static void test_free_of_a_pointer_inside_an_object_is_refused(void **state)
 		assert_non_null(p);
 		unsigned long before = counted_invalid_free();
 		kfree(p + 1);
-		assert_caller_in(
+		mm_test_assert_caller_in(
 			test_free_of_a_pointer_inside_an_object_is_refused);
 		kfree(p + sizes[i] / 2);
 		assert_int_equal(counted_invalid_free(), before + 2);
@@ -186,7 +179,8 @@ static void test_kfree_of_pointers_never_returned_is_reported(void **state)
 
 	kfree((void *)1);
 	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 1);
-	assert_caller_in(test_kfree_of_pointers_never_returned_is_reported);
+	mm_test_assert_caller_in(
+		test_kfree_of_pointers_never_returned_is_reported);
 	kfree((void *)15);
 	kfree(&on_stack);
 	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 3);
@@ -219,7 +213,7 @@ static void test_large_block_freed_twice_is_a_double_free(void **state)
 	kfree(p);
 	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
 	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 0);
-	assert_caller_in(test_large_block_freed_twice_is_a_double_free);
+	mm_test_assert_caller_in(test_large_block_freed_twice_is_a_double_free);
 	assert_int_equal(mm_test_drain_and_verify(), free1);
 	/* One owner: two new large blocks do not overlap. */
 	char *a = kmalloc(256 << 10, GFP_KERNEL);
@@ -241,7 +235,7 @@ static void test_page_freed_twice_is_a_double_free(void **state)
 	__free_pages(pg, 5);
 	__free_pages(pg, 5);
 	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
-	assert_caller_in(test_page_freed_twice_is_a_double_free);
+	mm_test_assert_caller_in(test_page_freed_twice_is_a_double_free);
 	assert_int_equal(page_ref_count(pg), 0);
 	mm_test_drain_and_verify();
 }
@@ -310,7 +304,7 @@ static void test_free_bulk_checks_like_single_frees(void **state)
 	void *twice[3] = {b, a, a};
 	kmem_cache_free_bulk(s, 3, twice);
 	assert_int_equal(counted_double_free(), 1);
-	assert_caller_in(test_free_bulk_checks_like_single_frees);
+	mm_test_assert_caller_in(test_free_bulk_checks_like_single_frees);
 	assert_one_owner_each_in(s, NULL);
 
 	a = kmem_cache_alloc(s, GFP_KERNEL);
@@ -359,7 +353,7 @@ static void test_older_double_free_is_refused(void **state)
 		kfree(b);
 		kfree(a); /* a, b, a */
 		assert_int_equal(counted_double_free(), ++want);
-		assert_caller_in(test_older_double_free_is_refused);
+		mm_test_assert_caller_in(test_older_double_free_is_refused);
 		assert_one_owner_each(sizes[i], NULL);
 
 		a = kmalloc(sizes[i], GFP_KERNEL);
@@ -426,7 +420,7 @@ static void test_double_free_after_the_magazine_flushed_is_refused(void **state)
 
 	kmem_cache_free(s, a);
 	assert_int_equal(counted_double_free(), 1);
-	assert_caller_in(
+	mm_test_assert_caller_in(
 		test_double_free_after_the_magazine_flushed_is_refused);
 	kmem_cache_free(s, pin);
 	assert_distinct_objects(s, N + 1, p);
@@ -464,7 +458,8 @@ static void test_free_into_a_cache_of_the_same_layout_is_refused(void **state)
 	kmem_cache_free(b, obj);
 	assert_int_equal(counted_invalid_free(), before + 1);
 	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 1);
-	assert_caller_in(test_free_into_a_cache_of_the_same_layout_is_refused);
+	mm_test_assert_caller_in(
+		test_free_into_a_cache_of_the_same_layout_is_refused);
 	assert_int_equal(magazine_objects(b), in_b);
 	void *x = kmem_cache_alloc(b, GFP_KERNEL);
 	assert_ptr_not_equal(x, obj);
@@ -478,7 +473,8 @@ static void test_free_into_a_cache_of_the_same_layout_is_refused(void **state)
 	void *bulk[2] = {mine, obj};
 	kmem_cache_free_bulk(b, 2, bulk); /* mine freed, obj refused */
 	assert_int_equal(counted_invalid_free(), before + 2);
-	assert_caller_in(test_free_into_a_cache_of_the_same_layout_is_refused);
+	mm_test_assert_caller_in(
+		test_free_into_a_cache_of_the_same_layout_is_refused);
 	assert_int_equal(magazine_objects(b), in_b + 1);
 	assert_one_owner_each_in(b, obj);
 	assert_int_equal(page->inuse, inuse);
@@ -511,7 +507,7 @@ static void test_wrong_cache_refused_for_a_remote_object(void **state)
 
 	kmem_cache_free(b, ra);
 	assert_int_equal(counted_invalid_free(), before + 1);
-	assert_caller_in(test_wrong_cache_refused_for_a_remote_object);
+	mm_test_assert_caller_in(test_wrong_cache_refused_for_a_remote_object);
 	kmem_cache_free(b, rb); /* the right cache: home to its node */
 	kmem_cache_free(a, NULL);
 	assert_int_equal(counted_invalid_free(), before + 1);
@@ -537,7 +533,7 @@ static void test_free_bulk_catches_the_older_double_free(void **state)
 	void *aba[3] = {a, b, a};
 	kmem_cache_free_bulk(s, 3, aba);
 	assert_int_equal(counted_double_free(), 1);
-	assert_caller_in(test_free_bulk_catches_the_older_double_free);
+	mm_test_assert_caller_in(test_free_bulk_catches_the_older_double_free);
 	assert_one_owner_each_in(s, NULL);
 
 	a = kmem_cache_alloc(s, GFP_KERNEL);
