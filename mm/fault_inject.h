@@ -63,8 +63,8 @@ bool __mm_fault_should_fail(enum mm_fault_site site);
  * asks mm_fault_should_fail(), and the fast path holds no call. A call
  * there, even one never taken, makes the inline fast path's function
  * save and restore registers around everything: with failslab's test
- * ahead of the slab's fast path, kmem_cache_alloc pushed and popped four
- * registers and kmem_cache_alloc+free went from 85 to 95 guest
+ * ahead of the slab's fast path, kmem_cache_alloc pushed and popped three
+ * registers (and moved the stack pointer) and kmem_cache_alloc+free went from 85 to 95 guest
  * instructions (make bench-kernel); with this test in the fast path's
  * condition, 102 -> 92 on today's path. Any context.
  */
