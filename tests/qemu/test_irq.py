@@ -107,11 +107,49 @@ def test_send_as_the_poller_goes_to_sleep_loses_nothing(qemu, nic):
     assert queue0(after)["interrupts"] > queue0(before)["interrupts"]
 
 
+EVENT_IDX = [("virtio", "1", "on"), ("virtio", "0", "off(switch)"),
+             ("virtio-legacy", "1", "on"), ("virtio-legacy", "0", "off(switch)")]
+
+
+@pytest.mark.parametrize("nic,value,word", EVENT_IDX,
+                         ids=["%s-event_idx=%s" % (n, v) for n, v, _ in EVENT_IDX])
+def test_traffic_with_event_idx_on_and_off(qemu, nic, value, word):
+    """VIRTIO_F_EVENT_IDX (QEMU offers it on both transports) or the ring
+    flags: a quiet link (the queue asleep on its interrupt before each
+    datagram), a busy one and TCP all answered; the interrupts grew; the
+    kicks are counted, sent or suppressed, per ring."""
+    vm = NetVM(qemu, "native", nic=nic, append="virtio_event_idx=" + value)
+    assert re.search(r"^virtio-net: eth0 event_idx=%s$" % re.escape(word), vm.vm.log(),
+                     re.M), vm.vm.describe()
+    before = vm.stats()
+    assert udp_exchange(vm, 6, 0.3) == 6, vm.vm.describe()
+    assert udp_exchange(vm, 200, 0) == 200, vm.vm.describe()
+    assert vm.tcp_echo(b"event_idx\n") == b"event_idx\n"
+    after = vm.stats()
+    b, a = queue0(before), queue0(after)
+    assert a["interrupts"] - b["interrupts"] >= 6, (b, a)
+    assert a["tx_notifies"] > b["tx_notifies"], (b, a)
+    kicks = lambda q: q["rx_notifies"] + q["rx_notifies_suppressed"]  # noqa: E731
+    assert kicks(a) > kicks(b), (b, a)
+    # one kick decision per flush, which may carry several frames
+    tx_kicks = (a["tx_notifies"] + a["tx_notifies_suppressed"]
+                - b["tx_notifies"] - b["tx_notifies_suppressed"])
+    assert 0 < tx_kicks <= a["tx_packets"] - b["tx_packets"], (b, a)
+    print("event_idx=%s %s: interrupts %d, tx kicks %d sent %d suppressed, rx kicks %d sent "
+          "%d suppressed" % (value, nic, a["interrupts"] - b["interrupts"],
+                             a["tx_notifies"] - b["tx_notifies"],
+                             a["tx_notifies_suppressed"] - b["tx_notifies_suppressed"],
+                             a["rx_notifies"] - b["rx_notifies"],
+                             a["rx_notifies_suppressed"] - b["rx_notifies_suppressed"]))
+
+
 def test_bad_interrupt_values_are_reported_and_defaults_used(qemu):
-    vm = NetVM(qemu, "native", append="net_irq=maybe poll_us=-5")
+    vm = NetVM(qemu, "native", append="net_irq=maybe poll_us=-5 virtio_event_idx=2")
     log = vm.vm.log()
     assert bad_value_line(log, "net_irq", "maybe", "on"), vm.vm.describe()
     assert bad_value_line(log, "poll_us", "-5", "200"), vm.vm.describe()
+    assert bad_value_line(log, "virtio_event_idx", "2", "1"), vm.vm.describe()
+    assert re.search(r"^virtio-net: eth0 event_idx=on$", log, re.M), vm.vm.describe()
     assert udp_exchange(vm, 3, 0.3) == 3, vm.vm.describe()
     assert queue0(vm.stats())["irq"] == "msix"
 
