@@ -172,6 +172,62 @@ def test_four_queues_each_get_their_msix_vector_on_their_cpu(qemu, mq_netns):
         assert a["interrupts"] > b["interrupts"], (a["queue"], a["interrupts"])
 
 
+@pytest.mark.parametrize("irq", ["on", "off"])
+def test_legacy_virtio_on_four_cpus_user_net(qemu, irq):
+    """smp 4, legacy transport, user-net (one pair, on CPU 0; CPUs 1-3
+    own no queue): a quiet link, a busy one and TCP answered, with its
+    INTx line (interrupts grow) or polled only (they stay 0)."""
+    vm = NetVM(qemu, "native", nic="virtio-legacy", smp=4, append="net_irq=" + irq)
+    log = vm.vm.log()
+    assert re.search(r"^boot: cpus=4 ", log, re.M), vm.vm.describe()
+    before = vm.stats()
+    assert udp_exchange(vm, 4, 0.3) == 4, vm.vm.describe()
+    assert udp_exchange(vm, 100, 0) == 100, vm.vm.describe()
+    assert vm.tcp_echo(b"legacy smp4\n") == b"legacy smp4\n"
+    after = vm.stats()
+    grew = queue0(after)["interrupts"] - queue0(before)["interrupts"]
+    if irq == "on":
+        assert queue0(after)["irq"] == "intx"
+        assert grew >= 4, (queue0(before), queue0(after))
+    else:
+        assert queue0(after)["irq"] == "poll"
+        assert queue0(after)["interrupts"] == 0
+
+
+@pytest.mark.parametrize("irq", ["on", "off"])
+def test_legacy_virtio_four_queues_share_one_intx_line(qemu, mq_netns, irq):
+    """smp 4 with four pairs on the legacy transport (a multiqueue tap):
+    one shared, level-triggered INTx line for all of them, whose handler
+    (on CPU 0) reads the ISR byte and wakes every pair's CPU. Every queue
+    carries traffic; with net_irq=on each queue's interrupt counter grows,
+    with net_irq=off all stay 0."""
+    g = MqGuest(qemu, mq_netns, smp=4, queues=4, nic="virtio-legacy",
+                append="net_irq=" + irq)
+    log = g.vm.log()
+    if irq == "on":
+        vectors = set()
+        for q in range(4):
+            m = re.search(r"^virtio-net: eth0 queue %d: intx vector (0x[0-9a-f]+) cpu %d$"
+                          % (q, q), log, re.M)
+            assert m, g.vm.describe()
+            vectors.add(m.group(1))
+        assert len(vectors) == 1, vectors  # one line, one vector
+    else:
+        assert re.search(r"^net: net_irq=off, queues polled only$", log, re.M), g.vm.describe()
+    before = g.stats()
+    g.clients()
+    after = g.stats()
+    assert len(queues(after)) == 4, g.vm.describe()
+    for b, a in zip(queues(before), queues(after)):
+        assert a["rx_packets"] > b["rx_packets"], (a["queue"], a["rx_packets"])
+        if irq == "on":
+            assert a["irq"] == "intx"
+            assert a["interrupts"] > b["interrupts"], (a["queue"], a["interrupts"])
+        else:
+            assert a["irq"] == "poll"
+            assert a["interrupts"] == 0
+
+
 def test_idle_cpus_are_tickless_and_count_their_halts(qemu):
     """An idle CPU halts on a one-shot timer, not the 100 Hz tick: over 3 s
     of wall time without traffic (guest time can only be shorter) a CPU

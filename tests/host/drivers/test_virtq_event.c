@@ -346,6 +346,19 @@ static void test_pair_interrupt_masks_and_arms_by_used_event(void **state)
 	page_frag_free(rx_frame);
 }
 
+/* INTx set-up acknowledges an ISR left set before it (the control
+ * queue's answer at boot), so the level line starts deasserted. */
+static void test_intx_setup_acknowledges_a_stale_isr(void **state)
+{
+	(void)state;
+	hw.msix_size = 0; /* INTx */
+	probe_event_idx(true);
+	hw.isr = 1;
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_true(hw.line_requested);
+	assert_int_equal(hw.isr, 0);
+}
+
 /* Kicks sent and suppressed, per queue, in the stats and their JSON. */
 static void test_notify_counters_reach_the_stats(void **state)
 {
@@ -400,6 +413,7 @@ int main(void)
 		TB(test_event_idx_switched_off_uses_the_flags),
 		TB(test_event_idx_not_offered_is_not_negotiated),
 		TB(test_pair_interrupt_masks_and_arms_by_used_event),
+		TB(test_intx_setup_acknowledges_a_stale_isr),
 		TB(test_notify_counters_reach_the_stats),
 	};
 
