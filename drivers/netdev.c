@@ -61,6 +61,7 @@ static const struct {
 	FIELD(tx_csum_offloaded), FIELD(interrupts),
 	FIELD(rx_notifies),	  FIELD(rx_notifies_suppressed),
 	FIELD(tx_notifies),	  FIELD(tx_notifies_suppressed),
+	FIELD(tx_doorbells),	  FIELD(link_interrupts),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 _Static_assert(NFIELDS * sizeof(uint64_t) == sizeof(struct netdev_stats),
