@@ -59,6 +59,8 @@ static const struct {
 	FIELD(rx_csum_partial),	  FIELD(rx_gso_frames),
 	FIELD(rx_mrg_chains),	  FIELD(rx_bad_hdr),
 	FIELD(tx_csum_offloaded), FIELD(interrupts),
+	FIELD(rx_notifies),	  FIELD(rx_notifies_suppressed),
+	FIELD(tx_notifies),	  FIELD(tx_notifies_suppressed),
 	FIELD(tx_doorbells),	  FIELD(link_interrupts),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))

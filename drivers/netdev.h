@@ -119,6 +119,12 @@ struct netdev_stats {
 	 * context; an INTx line shared by the queues counts on each). The
 	 * poller compares it to see whether its armed interrupt fired. */
 	uint64_t interrupts;
+	/* device notifications (virtio-net): kicks of a ring with new
+	 * buffers that were sent, and those the device said it needs none
+	 * of (VIRTQ_USED_F_NO_NOTIFY, or with VIRTIO_F_EVENT_IDX its
+	 * avail_event); RX half on the queue's CPU, TX under the TX guard */
+	uint64_t rx_notifies, rx_notifies_suppressed;
+	uint64_t tx_notifies, tx_notifies_suppressed;
 };
 
 /* One RX/TX queue pair. Aligned so two CPUs' counters never share a line. */

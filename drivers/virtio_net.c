@@ -53,6 +53,8 @@ static void rx_refill(struct vnet *vn, int q)
 		st->rx_refills++;
 	}
 	virtq_kick(vq);
+	st->rx_notifies = vq->notifies;
+	st->rx_notifies_suppressed = vq->notifies_suppressed;
 }
 
 /* Throw away the buffers gathered for a frame we refuse. */
@@ -256,8 +258,12 @@ static int vnet_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
 static void vnet_tx_flush(struct netdev *dev, int q)
 {
 	struct vnet *vn = dev->priv;
+	struct virtq *vq = &vn->pairs[q].txq;
+	struct netdev_stats *st = &dev->queues[q].stats;
 
-	virtq_kick(&vn->pairs[q].txq);
+	virtq_kick(vq);
+	st->tx_notifies = vq->notifies;
+	st->tx_notifies_suppressed = vq->notifies_suppressed;
 }
 
 static bool vnet_link_up(struct netdev *dev)

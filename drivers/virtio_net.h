@@ -8,16 +8,18 @@
 
 #include <stdbool.h>
 
-/* Offloads the driver may use when the device offers them (all by
- * default): csum: CSUM and GUEST_CSUM; tso: GUEST_TSO4 (needs csum and
- * mrg); mrg: MRG_RXBUF. */
+/* Features the driver may use when the device offers them: csum: CSUM
+ * and GUEST_CSUM; tso: GUEST_TSO4 (needs csum and mrg); mrg: MRG_RXBUF;
+ * event_idx: VIRTIO_F_EVENT_IDX (interrupt and notify suppression by
+ * index instead of by flag). */
 struct virtio_net_offloads {
-	bool csum, tso, mrg;
+	bool csum, tso, mrg, event_idx;
 };
 
 /**
  * virtio_net_allow_offloads - what later probes may negotiate (boot
- * switches virtio_csum=, virtio_tso=, virtio_mrg=, for A/B runs).
+ * switches virtio_csum=, virtio_tso=, virtio_mrg=, virtio_event_idx=,
+ * for A/B runs).
  * Context: boot, before virtio_net_probe().
  */
 void virtio_net_allow_offloads(const struct virtio_net_offloads *o);

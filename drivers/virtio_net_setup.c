@@ -41,7 +41,7 @@ struct vnet_ctrl_cmd {
 static struct vnet vnets[VNET_MAX_DEVS];
 static int nvnets;
 
-struct virtio_net_offloads vnet_allowed = {true, true, true};
+struct virtio_net_offloads vnet_allowed = {true, true, true, true};
 
 void virtio_net_allow_offloads(const struct virtio_net_offloads *o)
 {
@@ -81,6 +81,9 @@ static int vnet_negotiate(struct vnet *vn)
 	uint64_t want = 1ull << VIRTIO_NET_F_MAC | 1ull << VIRTIO_NET_F_STATUS |
 			1ull << VIRTIO_NET_F_CTRL_VQ | 1ull << VIRTIO_NET_F_MQ |
 			vnet_offload_want();
+
+	if (vnet_allowed.event_idx)
+		want |= 1ull << VIRTIO_F_EVENT_IDX;
 
 	if (virtio_pci_reset(vp) != 0)
 		return -1;
@@ -254,6 +257,14 @@ static int vnet_create_queues(struct vnet *vn, int max_queues)
 	    virtq_create(&vn->ctrlq, &vn->vp, (uint16_t)(2 * vn->max_pairs),
 			 VNET_CTRL_QUEUE_MAX, numa_mem_id()) != 0)
 		return -1;
+	if (vnet_has(vn->features, VIRTIO_F_EVENT_IDX)) {
+		for (int i = 0; i < want; i++) {
+			virtq_use_event_idx(&vn->pairs[i].rxq);
+			virtq_use_event_idx(&vn->pairs[i].txq);
+		}
+		if (want > 1)
+			virtq_use_event_idx(&vn->ctrlq);
+	}
 	return want;
 }
 
@@ -312,6 +323,9 @@ static void vnet_report_offloads(const struct vnet *vn)
 		   offload_word(vn, VIRTIO_NET_F_GUEST_CSUM, vnet_allowed.csum),
 		   offload_word(vn, VIRTIO_NET_F_GUEST_TSO4, vnet_allowed.tso),
 		   offload_word(vn, VIRTIO_NET_F_MRG_RXBUF, vnet_allowed.mrg));
+	drv_printf(
+		"virtio-net: %s event_idx=%s\n", vn->dev.name,
+		offload_word(vn, VIRTIO_F_EVENT_IDX, vnet_allowed.event_idx));
 }
 
 /* The boot report: who polls which queue, and which CPUs poll none. */

@@ -28,6 +28,7 @@
 #define VIRTIO_STATUS_FEATURES_OK 8
 #define VIRTIO_STATUS_FAILED	  128
 
+#define VIRTIO_F_EVENT_IDX 29 /* used_event/avail_event (spec 2.7.10) */
 #define VIRTIO_F_VERSION_1 32
 
 struct virtio_pci {

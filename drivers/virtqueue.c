@@ -5,8 +5,11 @@
  * sees the avail index move, so descriptor and ring-slot stores must be
  * visible before the index store (release). Before deciding whether to
  * notify, the index store must be visible before we read the device's
- * NO_NOTIFY flag (a full fence: store then load). When reaping, the used
- * index is read before the used entries (acquire).
+ * NO_NOTIFY flag or avail_event (a full fence: store then load). The
+ * device does the mirror image: it publishes avail_event (its last seen
+ * avail index), fences, and reads the avail index once more, so either
+ * it sees our new index or we see its new avail_event. When reaping, the
+ * used index is read before the used entries (acquire).
  *
  * Trust: descriptors are write-only for the driver. The free list, chain
  * links and chain lengths live in vq->state (driver memory), so returning
@@ -114,6 +117,14 @@ int virtq_create(struct virtq *vq, struct virtio_pci *vp, uint16_t index,
 	return 0;
 }
 
+void virtq_use_event_idx(struct virtq *vq)
+{
+	vq->event_idx = true;
+	/* With EVENT_IDX the device ignores the flags; the spec asks for 0. */
+	vq->avail->flags = 0;
+	*virtq_used_event(vq) = (uint16_t)(vq->last_used - 1);
+}
+
 void virtq_destroy(struct virtq *vq)
 {
 	if (vq->mem)
@@ -161,17 +172,35 @@ void virtq_publish(struct virtq *vq)
 	*(volatile uint16_t *)&vq->avail->idx = vq->avail_idx;
 }
 
+/* Does the device want a notify for the chains published since the
+ * last decision (old: the avail index then)? */
+static bool device_wants_notify(const struct virtq *vq, uint16_t old)
+{
+	if (vq->event_idx)
+		return virtq_need_event(*virtq_avail_event(vq), vq->avail_idx,
+					old);
+	return !(*(volatile uint16_t *)&vq->used->flags &
+		 VIRTQ_USED_F_NO_NOTIFY);
+}
+
 void virtq_kick(struct virtq *vq)
 {
+	uint16_t old = vq->kick_idx;
+
 	virtq_publish(vq);
 	if (!vq->unnotified)
 		return;
 	vq->unnotified = false;
-	/* The index store before the flag load: a device that sets
-	 * NO_NOTIFY while it works will look at the index again. */
+	vq->kick_idx = vq->avail_idx;
+	/* The index store before the flag or avail_event load: a device
+	 * that stops looking publishes what it saw, then looks again. */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (!(*(volatile uint16_t *)&vq->used->flags & VIRTQ_USED_F_NO_NOTIFY))
+	if (device_wants_notify(vq, old)) {
+		vq->notifies++;
 		virtio_pci_notify(vq->vp, vq->index, vq->notify_off);
+	} else {
+		vq->notifies_suppressed++;
+	}
 }
 
 /* Put the in-flight chain starting at head back on the free list: its
@@ -215,17 +244,43 @@ void *virtq_get(struct virtq *vq, uint32_t *len)
 	return NULL;
 }
 
+/*
+ * Arm, and why no wake-up is lost. Without EVENT_IDX: clear NO_INTERRUPT.
+ * With it: publish used_event = last_used, "interrupt me when you write
+ * the entry at last_used", the first chain we have not reaped. Then,
+ * either way, a full fence and a fresh read of the used index.
+ *
+ * The device does the mirror image (spec 2.7.13): it stores used->idx,
+ * fences, then reads the flag or used_event and interrupts if the flag is
+ * clear, or if its index just stepped over used_event (virtq_need_event).
+ * Both sides store, fence, load: at least one load sees the other's
+ * store. So:
+ *  - our re-read sees idx != last_used: a chain is already there; we
+ *    return true and the caller polls again instead of sleeping;
+ *  - it sees idx == last_used: every later chain is published after it,
+ *    so the device's load comes after our store and sees it; its first
+ *    move of the index goes from last_used to past it, which steps over
+ *    used_event (or finds the flag clear), and it interrupts.
+ * Without the re-read, a chain published between our last poll and the
+ * store would wait for the next one (tests/host/drivers/
+ * test_virtq_event.c has the test that fails without it).
+ */
 bool virtq_irq_enable(struct virtq *vq)
 {
-	*(volatile uint16_t *)&vq->avail->flags = 0;
-	/* The flag store must be visible before we read used->idx: the
-	 * device writes used->idx, then reads the flag (virtio 2.7.7), so
-	 * either it sees 0 and interrupts, or we see its index here. */
+	if (vq->event_idx)
+		*virtq_used_event(vq) = vq->last_used;
+	else
+		*(volatile uint16_t *)&vq->avail->flags = 0;
 	atomic_thread_fence(memory_order_seq_cst);
 	return virtq_used_pending(vq);
 }
 
 void virtq_irq_disable(struct virtq *vq)
 {
-	*(volatile uint16_t *)&vq->avail->flags = VIRTQ_AVAIL_F_NO_INTERRUPT;
+	if (vq->event_idx)
+		*virtq_used_event(vq) =
+			(uint16_t)(*(volatile uint16_t *)&vq->last_used - 1);
+	else
+		*(volatile uint16_t *)&vq->avail->flags =
+			VIRTQ_AVAIL_F_NO_INTERRUPT;
 }

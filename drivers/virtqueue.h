@@ -18,6 +18,18 @@
  * corrupt next, a cycle or next >= num cannot lead it astray; and a used
  * entry whose id is not the head of an in-flight chain is counted
  * (bad_used) and skipped.
+ *
+ * Suppression (spec 2.7.7 and 2.7.10). Without VIRTIO_F_EVENT_IDX the
+ * two sides set flags: VIRTQ_AVAIL_F_NO_INTERRUPT (the driver: "do not
+ * interrupt me") and VIRTQ_USED_F_NO_NOTIFY (the device: "do not kick
+ * me"). With it (virtq_use_event_idx) the flags stay 0 and each side
+ * writes an index instead, in the word after the other's ring: used_event
+ * (after avail->ring[num]): "interrupt me once the used index passes
+ * this", and avail_event (after used->ring[num]): "kick me once the avail
+ * index passes this". A side is signalled only when the index it moved
+ * stepped over the other's event index, so a device that is already at
+ * work is not kicked per frame, and an armed driver gets one interrupt per
+ * batch the device publishes rather than per chain.
  */
 #ifndef DRIVERS_VIRTQUEUE_H
 #define DRIVERS_VIRTQUEUE_H
@@ -78,7 +90,9 @@ struct virtq {
 	uint16_t avail_idx;	      /* next avail slot (free-running) */
 	uint16_t last_used;  /* next used slot to reap (free-running) */
 	uint16_t pending;    /* added since the last publish */
-	bool unnotified;     /* published since the last notify */
+	bool unnotified;     /* published since the last notify decision */
+	uint16_t kick_idx;   /* avail_idx at the last notify decision */
+	bool event_idx;	     /* VIRTIO_F_EVENT_IDX negotiated */
 	uint16_t notify_off; /* the device's notify offset for this queue */
 	struct virtq_desc *desc;
 	struct virtq_avail *avail;
@@ -88,7 +102,35 @@ struct virtq {
 	unsigned int mem_order;
 	/* used entries whose id is not an in-flight head: skipped */
 	uint64_t bad_used;
+	/* virtq_kick with new chains: the device was notified, or it had
+	 * said (NO_NOTIFY or avail_event) that it needs no notify */
+	uint64_t notifies, notifies_suppressed;
 };
+
+/*
+ * virtq_need_event - the event index rule (spec 2.7.10): an index that
+ * moved from old to new (16-bit, wrapping) stepped over event, i.e. the
+ * entry at event is among those just published. Written as Linux and the
+ * spec do: new - event - 1 < new - old, all modulo 2^16.
+ */
+static inline bool virtq_need_event(uint16_t event, uint16_t new_idx,
+				    uint16_t old_idx)
+{
+	return (uint16_t)(new_idx - event - 1) < (uint16_t)(new_idx - old_idx);
+}
+
+/* The driver's used_event word (after the avail ring's num slots) and
+ * the device's avail_event word (after the used ring's num entries). */
+static inline volatile uint16_t *virtq_used_event(const struct virtq *vq)
+{
+	return &vq->avail->ring[vq->num];
+}
+
+static inline const volatile uint16_t *virtq_avail_event(const struct virtq *vq)
+{
+	return (const volatile uint16_t *)((const uint8_t *)vq->used + 4u +
+					   8u * vq->num);
+}
 
 /**
  * virtq_create - allocate and register queue @index of @vp.
@@ -102,6 +144,14 @@ struct virtq {
  */
 int virtq_create(struct virtq *vq, struct virtio_pci *vp, uint16_t index,
 		 uint16_t max, int node);
+
+/**
+ * virtq_use_event_idx - suppress with used_event/avail_event instead of
+ * the ring flags, for a device that negotiated VIRTIO_F_EVENT_IDX.
+ * Context: boot, after virtq_create() and before DRIVER_OK (the device
+ * reads neither yet). Leaves the queue's interrupt off, as created.
+ */
+void virtq_use_event_idx(struct virtq *vq);
 
 /**
  * virtq_destroy - free the rings and the driver's state of @vq.
@@ -122,7 +172,9 @@ int virtq_add(struct virtq *vq, const struct virtq_buf *bufs, int n,
 	      void *cookie);
 
 /* Publish the chains added since the last kick and notify the device
- * unless it asked not to be notified. */
+ * unless it asked not to be notified: without EVENT_IDX its NO_NOTIFY
+ * flag; with it, unless the chains published since the last kick leave
+ * its avail_event behind. Counts notifies and notifies_suppressed. */
 void virtq_kick(struct virtq *vq);
 /* Publish them without the notify (a device already at work may take
  * them); the next virtq_kick() notifies once for all. One notify costs a
@@ -149,7 +201,8 @@ void *virtq_get(struct virtq *vq, uint32_t *len);
 
 /**
  * virtq_irq_enable - ask the device to interrupt when it next returns a
- * chain (clears VIRTQ_AVAIL_F_NO_INTERRUPT), then look once more.
+ * chain (clears VIRTQ_AVAIL_F_NO_INTERRUPT; with EVENT_IDX, publishes
+ * used_event = last_used), then look once more.
  * Return: true when a chain is already waiting, which may have come
  * before the device saw the flag cleared: the caller polls again rather
  * than waits for an interrupt that may not come. The queue's user, or
@@ -157,7 +210,11 @@ void *virtq_get(struct virtq *vq, uint32_t *len);
  */
 bool virtq_irq_enable(struct virtq *vq);
 /* virtq_irq_disable - no interrupts for this queue (a hint the device
- * may act on late: one more interrupt can come). */
+ * may act on late: one more interrupt can come). With EVENT_IDX it sets
+ * used_event one behind last_used, an index the device has already
+ * passed: it would interrupt only after 65536 more chains (at most one
+ * spurious interrupt per 65536 chains of pure polling, which the handler
+ * takes as any other). */
 void virtq_irq_disable(struct virtq *vq);
 
 #endif /* DRIVERS_VIRTQUEUE_H */

@@ -64,6 +64,10 @@ static const struct key keys[] = {
 	 "virtio_csum=1 and virtio_mrg=1)"},
 	{"virtio_mrg", "1", v_choice, "0|1",
 	 "virtio-net mergeable RX buffers (MRG_RXBUF)"},
+	{"virtio_event_idx", "1", v_choice, "0|1",
+	 "virtio interrupt and notify suppression by index "
+	 "(VIRTIO_F_EVENT_IDX: "
+	 "used_event/avail_event) when the device offers it; 0: by ring flags"},
 	{"net_irq", "on", v_choice, "on|off",
 	 "NIC interrupts wake the queue pollers (off: pure polling)"},
 	{"poll_us", "200", v_uint, "0-1000000",

@@ -108,11 +108,49 @@ def test_send_as_the_poller_goes_to_sleep_loses_nothing(qemu, nic):
     assert queue0(after)["interrupts"] > queue0(before)["interrupts"]
 
 
+EVENT_IDX = [("virtio", "1", "on"), ("virtio", "0", "off(switch)"),
+             ("virtio-legacy", "1", "on"), ("virtio-legacy", "0", "off(switch)")]
+
+
+@pytest.mark.parametrize("nic,value,word", EVENT_IDX,
+                         ids=["%s-event_idx=%s" % (n, v) for n, v, _ in EVENT_IDX])
+def test_traffic_with_event_idx_on_and_off(qemu, nic, value, word):
+    """VIRTIO_F_EVENT_IDX (QEMU offers it on both transports) or the ring
+    flags: a quiet link (the queue asleep on its interrupt before each
+    datagram), a busy one and TCP all answered; the interrupts grew; the
+    kicks are counted, sent or suppressed, per ring."""
+    vm = NetVM(qemu, "native", nic=nic, append="virtio_event_idx=" + value)
+    assert re.search(r"^virtio-net: eth0 event_idx=%s$" % re.escape(word), vm.vm.log(),
+                     re.M), vm.vm.describe()
+    before = vm.stats()
+    assert udp_exchange(vm, 6, 0.3) == 6, vm.vm.describe()
+    assert udp_exchange(vm, 200, 0) == 200, vm.vm.describe()
+    assert vm.tcp_echo(b"event_idx\n") == b"event_idx\n"
+    after = vm.stats()
+    b, a = queue0(before), queue0(after)
+    assert a["interrupts"] - b["interrupts"] >= 6, (b, a)
+    assert a["tx_notifies"] > b["tx_notifies"], (b, a)
+    kicks = lambda q: q["rx_notifies"] + q["rx_notifies_suppressed"]  # noqa: E731
+    assert kicks(a) > kicks(b), (b, a)
+    # one kick decision per flush, which may carry several frames
+    tx_kicks = (a["tx_notifies"] + a["tx_notifies_suppressed"]
+                - b["tx_notifies"] - b["tx_notifies_suppressed"])
+    assert 0 < tx_kicks <= a["tx_packets"] - b["tx_packets"], (b, a)
+    print("event_idx=%s %s: interrupts %d, tx kicks %d sent %d suppressed, rx kicks %d sent "
+          "%d suppressed" % (value, nic, a["interrupts"] - b["interrupts"],
+                             a["tx_notifies"] - b["tx_notifies"],
+                             a["tx_notifies_suppressed"] - b["tx_notifies_suppressed"],
+                             a["rx_notifies"] - b["rx_notifies"],
+                             a["rx_notifies_suppressed"] - b["rx_notifies_suppressed"]))
+
+
 def test_bad_interrupt_values_are_reported_and_defaults_used(qemu):
-    vm = NetVM(qemu, "native", append="net_irq=maybe poll_us=-5")
+    vm = NetVM(qemu, "native", append="net_irq=maybe poll_us=-5 virtio_event_idx=2")
     log = vm.vm.log()
     assert bad_value_line(log, "net_irq", "maybe", "on"), vm.vm.describe()
     assert bad_value_line(log, "poll_us", "-5", "200"), vm.vm.describe()
+    assert bad_value_line(log, "virtio_event_idx", "2", "1"), vm.vm.describe()
+    assert re.search(r"^virtio-net: eth0 event_idx=on$", log, re.M), vm.vm.describe()
     assert udp_exchange(vm, 3, 0.3) == 3, vm.vm.describe()
     assert queue0(vm.stats())["irq"] == "msix"
 
@@ -133,6 +171,62 @@ def test_four_queues_each_get_their_msix_vector_on_their_cpu(qemu, mq_netns):
     for b, a in zip(queues(before), queues(after)):
         assert a["irq"] == "msix"
         assert a["interrupts"] > b["interrupts"], (a["queue"], a["interrupts"])
+
+
+@pytest.mark.parametrize("irq", ["on", "off"])
+def test_legacy_virtio_on_four_cpus_user_net(qemu, irq):
+    """smp 4, legacy transport, user-net (one pair, on CPU 0; CPUs 1-3
+    own no queue): a quiet link, a busy one and TCP answered, with its
+    INTx line (interrupts grow) or polled only (they stay 0)."""
+    vm = NetVM(qemu, "native", nic="virtio-legacy", smp=4, append="net_irq=" + irq)
+    log = vm.vm.log()
+    assert re.search(r"^boot: cpus=4 ", log, re.M), vm.vm.describe()
+    before = vm.stats()
+    assert udp_exchange(vm, 4, 0.3) == 4, vm.vm.describe()
+    assert udp_exchange(vm, 100, 0) == 100, vm.vm.describe()
+    assert vm.tcp_echo(b"legacy smp4\n") == b"legacy smp4\n"
+    after = vm.stats()
+    grew = queue0(after)["interrupts"] - queue0(before)["interrupts"]
+    if irq == "on":
+        assert queue0(after)["irq"] == "intx"
+        assert grew >= 4, (queue0(before), queue0(after))
+    else:
+        assert queue0(after)["irq"] == "poll"
+        assert queue0(after)["interrupts"] == 0
+
+
+@pytest.mark.parametrize("irq", ["on", "off"])
+def test_legacy_virtio_four_queues_share_one_intx_line(qemu, mq_netns, irq):
+    """smp 4 with four pairs on the legacy transport (a multiqueue tap):
+    one shared, level-triggered INTx line for all of them, whose handler
+    (on CPU 0) reads the ISR byte and wakes every pair's CPU. Every queue
+    carries traffic; with net_irq=on each queue's interrupt counter grows,
+    with net_irq=off all stay 0."""
+    g = MqGuest(qemu, mq_netns, smp=4, queues=4, nic="virtio-legacy",
+                append="net_irq=" + irq)
+    log = g.vm.log()
+    if irq == "on":
+        vectors = set()
+        for q in range(4):
+            m = re.search(r"^virtio-net: eth0 queue %d: intx vector (0x[0-9a-f]+) cpu %d$"
+                          % (q, q), log, re.M)
+            assert m, g.vm.describe()
+            vectors.add(m.group(1))
+        assert len(vectors) == 1, vectors  # one line, one vector
+    else:
+        assert re.search(r"^net: net_irq=off, queues polled only$", log, re.M), g.vm.describe()
+    before = g.stats()
+    g.clients()
+    after = g.stats()
+    assert len(queues(after)) == 4, g.vm.describe()
+    for b, a in zip(queues(before), queues(after)):
+        assert a["rx_packets"] > b["rx_packets"], (a["queue"], a["rx_packets"])
+        if irq == "on":
+            assert a["irq"] == "intx"
+            assert a["interrupts"] > b["interrupts"], (a["queue"], a["interrupts"])
+        else:
+            assert a["irq"] == "poll"
+            assert a["interrupts"] == 0
 
 
 def test_idle_cpus_are_tickless_and_count_their_halts(qemu):

@@ -48,7 +48,7 @@ def free_udp_port():
 class NetVM:
     """A booted guest with user networking and forwarded host ports."""
 
-    def __init__(self, qemu, alloc, nic="virtio", append="", machine=None, **start):
+    def __init__(self, qemu, alloc, nic="virtio", append="", machine=None, smp=2, **start):
         """start: more Qemu.start() arguments (numa=, mem=, ...)."""
         self.alloc = alloc
         self.nic = nic
@@ -60,7 +60,7 @@ class NetVM:
         fwd = ["%d:80" % self.http, "%d:7" % self.echo, "%d:5001" % self.iperf,
                "udp:%d:7" % self.uecho]
         self.vm = qemu.start(append=("net_alloc=%s %s" % (alloc, append)).strip(),
-                             smp=2, nic=nic, hostfwd=fwd, mac=self.mac, machine=machine,
+                             smp=smp, nic=nic, hostfwd=fwd, mac=self.mac, machine=machine,
                              **start)
         m = self.vm.wait_for(r"^net: eth0 up ip=(\S+) mac=(\S+) nic=(\S+)", NET_TIMEOUT)
         self.ip, self.guest_mac, self.kind = m.group(1), m.group(2), m.group(3)

@@ -54,11 +54,12 @@ def mq_netns():
 
 
 class MqGuest:
-    def __init__(self, qemu, ns, smp, queues, alloc="native", extra=(), append=""):
+    def __init__(self, qemu, ns, smp, queues, alloc="native", extra=(), append="",
+                 nic="virtio"):
         self.ns = ns
         self.mac = random_mac()
         self.vm = NetnsQemu(qemu, ns, [
-            "--kernel", conftest.KERNEL, "--smp", str(smp), "--nic", "virtio",
+            "--kernel", conftest.KERNEL, "--smp", str(smp), "--nic", nic,
             "--net", "tap:tap0", "--queues", str(queues), "--mac", self.mac] + list(extra) + [
             "--append", "net_alloc=%s ip=%s/24 gw=%s %s" % (alloc, GUEST, HOST, append)],
             serial_socket=True)
