@@ -10,28 +10,21 @@
 #include "kernel/arch.h"
 #include "kernel/console.h"
 #include "kernel/irq.h"
+#include "kernel/lapic_regs.h"
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
 #include "kernel/spinlock.h"
 #include "kernel/vector.h"
 
-#define LAPIC_ID	 0x020
-#define LAPIC_TPR	 0x080
-#define LAPIC_EOI	 0x0B0
-#define LAPIC_SVR	 0x0F0
-#define LAPIC_ICR_LO	 0x300
-#define LAPIC_ICR_HI	 0x310
-#define LAPIC_LVT_TIMER	 0x320
-#define LAPIC_LVT_LINT0	 0x350
-#define LAPIC_LVT_LINT1	 0x360
-#define LAPIC_LVT_ERROR	 0x370
-#define LAPIC_TIMER_INIT 0x380
-#define LAPIC_TIMER_CUR	 0x390
-#define LAPIC_TIMER_DIV	 0x3E0
-#define LVT_MASKED	 (1u << 16)
-#define LVT_PERIODIC	 (1u << 17)
-#define LVT_TSC_DEADLINE (2u << 17)
-#define MSR_TSC_DEADLINE 0x6E0
+#define LAPIC_ID	0x020
+#define LAPIC_TPR	0x080
+#define LAPIC_EOI	0x0B0
+#define LAPIC_SVR	0x0F0
+#define LAPIC_ICR_LO	0x300
+#define LAPIC_ICR_HI	0x310
+#define LAPIC_LVT_LINT0 0x350
+#define LAPIC_LVT_LINT1 0x360
+#define LAPIC_LVT_ERROR 0x370
 
 static volatile uint32_t *lapic_mmio;
 static bool x2apic;
@@ -41,19 +34,27 @@ bool lapic_x2apic(void)
 	return x2apic;
 }
 
-static uint32_t lapic_read(uint32_t reg)
+uint32_t lapic_read(uint32_t reg)
 {
 	if (x2apic)
 		return (uint32_t)rdmsr(0x800 + (reg >> 4));
 	return lapic_mmio[reg / 4];
 }
 
-static void lapic_write(uint32_t reg, uint32_t v)
+void lapic_write(uint32_t reg, uint32_t v)
 {
 	if (x2apic)
 		wrmsr(0x800 + (reg >> 4), v);
 	else
 		lapic_mmio[reg / 4] = v;
+}
+
+void lapic_write_tsc_deadline(uint64_t tsc)
+{
+	/* The LVT write that selected the mode must land first (SDM
+	 * 10.5.4.1: an MMIO write and WRMSR are not ordered otherwise). */
+	__asm__ volatile("mfence" ::: "memory");
+	wrmsr(MSR_TSC_DEADLINE, tsc);
 }
 
 uint32_t lapic_id(void)
@@ -104,40 +105,6 @@ void lapic_send_init(uint32_t apic_id)
 void lapic_send_sipi(uint32_t apic_id, uint8_t page)
 {
 	icr_send(apic_id, 0x00004600 | page); /* STARTUP */
-}
-
-void lapic_timer_periodic(int vector, uint32_t count)
-{
-	lapic_write(LAPIC_TIMER_DIV, 0x3); /* divide by 16 */
-	lapic_write(LAPIC_LVT_TIMER, (uint32_t)vector | LVT_PERIODIC);
-	lapic_write(LAPIC_TIMER_INIT, count);
-}
-
-void lapic_timer_oneshot(int vector, uint32_t count)
-{
-	lapic_write(LAPIC_TIMER_DIV, 0x3);
-	lapic_write(LAPIC_LVT_TIMER, (uint32_t)vector); /* mode 00: one-shot */
-	lapic_write(LAPIC_TIMER_INIT, count ? count : 1);
-}
-
-void lapic_timer_tsc_deadline(int vector, uint64_t tsc)
-{
-	lapic_write(LAPIC_LVT_TIMER, (uint32_t)vector | LVT_TSC_DEADLINE);
-	/* The LVT write must land before the deadline MSR (SDM 10.5.4.1). */
-	__asm__ volatile("mfence" ::: "memory");
-	wrmsr(MSR_TSC_DEADLINE, tsc ? tsc : 1);
-}
-
-void lapic_timer_start_count(void)
-{
-	lapic_write(LAPIC_TIMER_DIV, 0x3);
-	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED);
-	lapic_write(LAPIC_TIMER_INIT, 0xFFFFFFFF);
-}
-
-uint32_t lapic_timer_elapsed(void)
-{
-	return 0xFFFFFFFF - lapic_read(LAPIC_TIMER_CUR);
 }
 
 static void lapic_enable(void)

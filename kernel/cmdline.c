@@ -59,7 +59,7 @@ static const struct key keys[] = {
 	{"virtio_csum", "1", v_choice, "0|1",
 	 "virtio-net checksum offload both ways (CSUM, GUEST_CSUM), when "
 	 "the device offers it"},
-	{"virtio_tso", "0", v_choice, "0|1",
+	{"virtio_tso", "1", v_choice, "0|1",
 	 "virtio-net receive of coalesced TCP segments (GUEST_TSO4; needs "
 	 "virtio_csum=1 and virtio_mrg=1)"},
 	{"virtio_mrg", "1", v_choice, "0|1",

@@ -66,6 +66,9 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_console_line):
 	kernel/console_line.c kernel/console_line.h kernel/config.h
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_shell_words): \
 	kernel/shell_words.c kernel/shell_words.h
+# The LAPIC timer's mode switches, against a model of its registers.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_lapic_timer): \
+	kernel/lapic_timer.c kernel/lapic_regs.h kernel/apic.h
 # ip6=/gw6='s address text, also plain C.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_ip6_text): \
 	kernel/ip6_text.c kernel/ip6_text.h

@@ -19,6 +19,7 @@ import random
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 
@@ -355,17 +356,35 @@ def netns():
 class NetnsQemu(conftest.Qemu):
     """conftest's Qemu, with tools/qemu-run started inside a namespace."""
 
-    def __init__(self, qemu, netns, args):
+    def __init__(self, qemu, netns, args, serial_socket=False):
         self.log_path = os.path.join(str(qemu.tmp_path), "netns%d.serial.log" % len(qemu.vms))
         self.err_path = self.log_path.replace(".serial.log", ".qemu.log")
         open(self.log_path, "w").close()
-        self.args = ["ip", "netns", "exec", netns, conftest.QEMU_RUN, "--accel", "tcg",
-                     "--serial-log", self.log_path] + args
+        self.sock_dir = tempfile.mkdtemp(prefix="qemu-com1-") if serial_socket else None
+        self.sock_path = os.path.join(self.sock_dir, "com1") if serial_socket else None
+        com1 = (["--serial-socket", self.sock_path] if serial_socket
+                else ["--serial-log", self.log_path])
+        self.args = ["ip", "netns", "exec", netns, conftest.QEMU_RUN, "--accel", "tcg"] + \
+            com1 + args
         self._err = open(self.err_path, "w")
         self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL,
                                      stdout=self._err, stderr=subprocess.STDOUT)
         self.started = time.monotonic()
         qemu.vms.append(self)
+        if serial_socket:  # the guest waits for this connection
+            self.console = conftest.SerialConsole(self, self.sock_path)
+
+    def guest_view(self):
+        """The guest's own counters over COM1 (the shell's stats command),
+        for a failure message when the network no longer answers."""
+        if not self.console:
+            return ""
+        try:
+            self.console.send(b"\r")
+            self.console.expect(rb"shell> ", 10)
+            return "--- shell stats over COM1 ---\n" + self.console.command("stats", 20)
+        except BaseException as e:  # pytest.fail raises outside Exception
+            return "--- shell stats over COM1: no answer (%s) ---" % str(e)[:200]
 
 
 @pytest.mark.parametrize("nic", NICS)

@@ -60,13 +60,15 @@ class MqGuest:
         self.vm = NetnsQemu(qemu, ns, [
             "--kernel", conftest.KERNEL, "--smp", str(smp), "--nic", "virtio",
             "--net", "tap:tap0", "--queues", str(queues), "--mac", self.mac] + list(extra) + [
-            "--append", "net_alloc=%s ip=%s/24 gw=%s %s" % (alloc, GUEST, HOST, append)])
+            "--append", "net_alloc=%s ip=%s/24 gw=%s %s" % (alloc, GUEST, HOST, append)],
+            serial_socket=True)
         self.vm.wait_for(r"^net: eth0 up ip=%s/24 mac=%s nic=virtio" % (re.escape(GUEST),
                                                                      self.mac), NET_TIMEOUT)
         self.vm.wait_for(r"^net: listening .*net_alloc=%s" % alloc, NET_TIMEOUT)
 
     def fail(self, msg):
-        pytest.fail("%s\n%s" % (msg, self.vm.describe()), pytrace=False)
+        view = self.vm.guest_view()
+        pytest.fail("%s\n%s\n%s" % (msg, self.vm.describe(), view), pytrace=False)
 
     def run(self, argv, timeout=120):
         try:

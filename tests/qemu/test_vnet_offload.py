@@ -22,18 +22,18 @@ OFFLOAD_LINE = (r"^virtio-net: eth0 offloads csum=(\S+) guest_csum=(\S+) "
 # name: (boot switches, vnet_hdr, allocator, expected csum/guest_csum,
 #        guest_tso4, mrg_rxbuf words)
 CONFIGS = {
-    "all-on-native": ("virtio_tso=1", "on", "native", "on", "on", "on"),
-    "all-on-stock": ("virtio_tso=1", "on", "stock", "on", "on", "on"),
-    "csum-off": ("virtio_csum=0 virtio_tso=1", "on", "native", "off(switch)",
+    "all-on-native": ("", "on", "native", "on", "on", "on"),
+    "all-on-stock": ("", "on", "stock", "on", "on", "on"),
+    "csum-off": ("virtio_csum=0", "on", "native", "off(switch)",
                  "off(needs-csum+mrg)", "on"),
     "tso-off": ("virtio_tso=0", "on", "native", "on", "off(switch)", "on"),
-    "mrg-off": ("virtio_mrg=0 virtio_tso=1", "on", "native", "on", "off(needs-csum+mrg)",
+    "mrg-off": ("virtio_mrg=0", "on", "native", "on", "off(needs-csum+mrg)",
                 "off(switch)"),
     "all-off": ("virtio_csum=0 virtio_tso=0 virtio_mrg=0", "on", "native",
                 "off(switch)", "off(switch)", "off(switch)"),
     # QEMU offers MRG_RXBUF whatever the backend, the rest only with
     # vnet headers.
-    "no-vnet-hdr": ("virtio_tso=1", "off", "native", "off(not-offered)",
+    "no-vnet-hdr": ("", "off", "native", "off(not-offered)",
                     "off(not-offered)", "on"),
 }
 
@@ -128,9 +128,7 @@ def test_bad_offload_switch_is_reported_and_default_used(tap_net, tmp_path):
 def test_user_net_offers_no_offloads_and_still_works(qemu):
     from test_net import NetVM
 
-    # every switch on (virtio_tso is off by default), so each word says
-    # what the device did not offer
-    vm = NetVM(qemu, "native", append="virtio_tso=1")
+    vm = NetVM(qemu, "native")
     m = re.search(OFFLOAD_LINE, vm.vm.log(), re.M)
     assert m, vm.vm.describe()
     assert m.groups()[:3] == ("off(not-offered)",) * 3, vm.vm.describe()
