@@ -29,6 +29,7 @@ FUZZ_CFLAGS := -std=c11 -g -O1 $(HOST_WARN) -D_GNU_SOURCE -pthread \
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_HARNESSES := $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out \
 	tests/fuzz/fuzz_common.c,$(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_MODEL_OBJS := $(FUZZ_DIR)/fuzz_common.o $(FUZZ_DIR)/fz_set.o
 FUZZ_BINS := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_HARNESSES))
 FUZZ_MM_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(MM_HOST_SRCS))
 
@@ -55,21 +56,25 @@ $(FUZZ_DIR)/libmm.a: $(FUZZ_MM_OBJS)
 # (they were 60% of a harness's instructions). -O2: the model is checked
 # code, not fuzzed code (its fill and verify loops, 22 % of fuzz_pages'
 # samples at -O1).
-$(FUZZ_DIR)/fuzz_common.o: tests/fuzz/fuzz_common.c tests/fuzz/fuzz_common.h \
-		$(MM_HEADERS) | deps-fuzz
+$(FUZZ_DIR)/fuzz_common.o $(FUZZ_DIR)/fz_set.o: $(FUZZ_DIR)/%.o: \
+		tests/fuzz/%.c tests/fuzz/fuzz_common.h $(MM_HEADERS) | deps-fuzz
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -O2 -c $< -o $@
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h \
-		$(FUZZ_DIR)/fuzz_common.o $(FUZZ_DIR)/libmm.a
+		$(FUZZ_MODEL_OBJS) $(FUZZ_DIR)/libmm.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests/fuzz -fsanitize=fuzzer $< \
-		$(FUZZ_DIR)/fuzz_common.o $(FUZZ_DIR)/libmm.a -o $@
+		$(FUZZ_MODEL_OBJS) $(FUZZ_DIR)/libmm.a -o $@
+# The model's interval set against a brute-force list (ASan + UBSan).
+$(FUZZ_DIR)/test_fz_set: tests/fuzz/test_fz_set.c $(FUZZ_DIR)/fz_set.o
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests/fuzz $^ -o $@
 
-fuzz-build: $(FUZZ_BINS)
+fuzz-build: $(FUZZ_BINS) $(FUZZ_DIR)/test_fz_set
 
 fuzz: fuzz-build
 	@tools/run-fuzz --ops $(FUZZ_OPS) --secs $(FUZZ_SECS) $(FUZZ_HARNESSES)
 
 test-fuzz: fuzz-build
+	@$(FUZZ_DIR)/test_fz_set
 	@tools/run-fuzz --replay --secs $(FUZZ_TEST_SECS) $(FUZZ_HARNESSES)
 
 fuzz-corpus: fuzz-build
