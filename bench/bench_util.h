@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -43,5 +44,40 @@ static inline double bench_median(double *runs, int n)
 
 /* Keep the compiler from optimising a value away. */
 #define bench_keep(x) __asm__ volatile("" : : "r"(x) : "memory")
+
+/* The host's 1-minute load average (/proc/loadavg), or -1: printed with
+ * every timed figure, since other processes share this machine's cores. */
+static inline double bench_loadavg(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lf", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * The calibration: ns per turn of a fixed chain of 4 dependent integer
+ * operations (a multiply, an add, a shift, an xor: no memory, no branch
+ * but the loop's), timed in the same rounds as the contenders. Its
+ * figure moves only with the machine (clock, a lost time slice), so a
+ * contender's figure that moves with it is noise, and the ratio of the
+ * two is steadier than either.
+ */
+static __attribute__((noinline, unused)) double bench_calibrate(long turns)
+{
+	uint64_t x = 1, t0 = bench_now_ns();
+
+	for (long i = 0; i < turns; i++) {
+		x = x * 0x9E3779B97F4A7C15ull + (uint64_t)i;
+		x ^= x >> 29;
+		bench_keep(x);
+	}
+	return (double)(bench_now_ns() - t0) / (double)turns;
+}
 
 #endif /* BENCH_UTIL_H */

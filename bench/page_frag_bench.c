@@ -529,7 +529,10 @@ static void run_round(void)
 	char name[64];
 
 	contender_init();
-	/* The calibration, in every binary: before and after its cases. */
+	/* The calibrations, in every binary: before and after its cases,
+	 * with the host's load average (other processes share the cores). */
+	printf("load %.2f\n", bench_loadavg());
+	printf("calib %.3f\n", bench_calibrate(5000000));
 	printf("handoff %.3f\n", run_handoff(50, 2000));
 	for (int a = 0; a < 2; a++) {
 		for (size_t i = 0; i < sizeof(pushpop_lens) / sizeof(int);
@@ -561,6 +564,8 @@ static void run_round(void)
 	page_frag_force_order0(false);
 #endif
 	printf("handoff_end %.3f\n", run_handoff(50, 2000));
+	printf("calib_end %.3f\n", bench_calibrate(5000000));
+	printf("load_end %.2f\n", bench_loadavg());
 	contender_done();
 }
 
@@ -790,6 +795,15 @@ static void write_md_pushpop(FILE *md)
 		"faster per fragment than the fastest malloc peer.\n\n",
 		PUSHPOP_NR);
 	table_header(md, "fragment");
+	table_row(md, "host load average (start of the binary's round)", "load",
+		  true);
+	table_row(md, "host load average (end of the round)", "load_end", true);
+	table_row(md,
+		  "compute calibration, ns per turn of a fixed loop (start "
+		  "of the round)",
+		  "calib", true);
+	table_row(md, "compute calibration (end of the round)", "calib_end",
+		  true);
 	table_row(md, "hand-off calibration, ns (start of the binary's round)",
 		  "handoff", true);
 	table_row(md, "hand-off calibration, ns (end of the round)",
@@ -818,9 +832,31 @@ static void write_md_pushpop(FILE *md)
 		"Against Lin's figures, 12-byte fragments: his page_frag_test "
 		"took 7.0 s unaligned (137 ns per fragment) and 3.2 s aligned "
 		"(63 ns) on a 2.6 GHz server; here frag takes %.1f ns "
-		"unaligned and %.1f ns aligned (wall medians).\n\n",
+		"unaligned and %.1f ns aligned (wall medians; the quietest "
+		"rounds %.1f and %.1f).\n\n",
 		med("frag", "pushpop_12_unaligned"),
-		med("frag", "pushpop_12_aligned"));
+		med("frag", "pushpop_12_aligned"),
+		pick("frag", "pushpop_12_unaligned", PICK_MIN),
+		pick("frag", "pushpop_12_aligned", PICK_MIN));
+	if (bin_index("frag_before") >= 0)
+		fprintf(md,
+			"Before/after in the same rounds, 12-byte push/pop, "
+			"wall median (min): frag_before %.1f (%.1f) unaligned, "
+			"%.1f (%.1f) aligned; frag %.1f (%.1f) and %.1f "
+			"(%.1f): "
+			"frag / frag_before %.2fx and %.2fx.\n\n",
+			med("frag_before", "pushpop_12_unaligned"),
+			pick("frag_before", "pushpop_12_unaligned", PICK_MIN),
+			med("frag_before", "pushpop_12_aligned"),
+			pick("frag_before", "pushpop_12_aligned", PICK_MIN),
+			med("frag", "pushpop_12_unaligned"),
+			pick("frag", "pushpop_12_unaligned", PICK_MIN),
+			med("frag", "pushpop_12_aligned"),
+			pick("frag", "pushpop_12_aligned", PICK_MIN),
+			med("frag", "pushpop_12_unaligned") /
+				med("frag_before", "pushpop_12_unaligned"),
+			med("frag", "pushpop_12_aligned") /
+				med("frag_before", "pushpop_12_aligned"));
 	fprintf(md, "Free-side locked operations per fragment freed "
 		    "(page_frag_stats free_atomics / frees, median of the "
 		    "rounds):\n\n| fragment | frag (batched) | frag_nobatch | "

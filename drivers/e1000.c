@@ -33,6 +33,10 @@
  * slot] holds the stack's cookie; tx_reclaim() walks frames from the
  * oldest, and a frame whose last descriptor shows DD goes back to the
  * stack through tx_done(). The stack frees the bytes then, not before.
+ * xmit does not write TDT: the stack's tx_flush, once per hold of its
+ * core lock, publishes every frame queued since the last one with a
+ * single TDT write (each is a VM exit), and xmit publishes early only
+ * when the ring is short of slots.
  *
  * Ordering. Descriptors live in ordinary write-back memory and the tail
  * registers are uncached MMIO: a release fence between filling descriptors
@@ -42,9 +46,10 @@
  *
  * Interrupts are masked (IMC) at reset; with net_irq=on (the default)
  * the poller unmasks them when it goes idle (e1000_irq.c), and always
- * calls e1000_rx_poll() and e1000_tx_reap(), as it does virtio-net's. One queue pair, polled by the
- * CPU that probed the part (CPU 0). Link state comes from STATUS.LU; each
- * change is printed and counted. Bringing the part up (reset, EEPROM,
+ * calls e1000_rx_poll() and e1000_tx_reap(), as it does virtio-net's.
+ * One queue pair, polled by the CPU that probed the part (CPU 0). Link
+ * state comes from STATUS.LU, read when a link-change interrupt says so
+ * and every 100 ms regardless; each change is printed and counted. Bringing the part up (reset, EEPROM,
  * MAC, link, the ring registers, probe) is e1000_hw.c; the PCIe 82574L
  * (e1000e_hw.c) runs this same file, its RX ring set to these legacy
  * descriptors.
@@ -190,6 +195,31 @@ static void tx_reclaim(struct e1000 *e)
 	}
 }
 
+/*
+ * tx_publish - one TDT write for every frame queued since the last one.
+ * A TDT write is an uncached MMIO store, a VM exit under a hypervisor
+ * (QEMU sends the frames inside it), so xmit only fills descriptors and
+ * this runs once per burst. The release fence keeps the descriptor
+ * stores before the tail store.
+ */
+static void tx_publish(struct e1000 *e)
+{
+	if (e->tx_tail == e->tx_tdt)
+		return;
+	atomic_thread_fence(memory_order_release);
+	wr32(e, E1000_TDT, e->tx_tail);
+	e->tx_tdt = e->tx_tail;
+	e->dev.queues[0].stats.tx_doorbells++;
+}
+
+/* e1000_tx_flush - the netdev op: the stack calls it before it lets go
+ * of its TX guard after any xmit. */
+static void e1000_tx_flush(struct netdev *dev, int q)
+{
+	(void)q; /* one queue */
+	tx_publish(dev->priv);
+}
+
 /* tx_pending - the oldest frame in flight shows DD: tx_reclaim has work.
  * Read without the stack's TX guard, so a hint. */
 static bool e1000_tx_pending(struct netdev *dev, int q)
@@ -228,8 +258,13 @@ static int e1000_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
 	(void)q; /* one queue */
 	if (unlikely(bytes == 0))
 		return -1; /* malformed request: refused, nothing queued */
-	if (tx_free_slots(e) < (unsigned int)nsg)
+	if (tx_free_slots(e) < (unsigned int)nsg) {
+		/* Short of slots: the device may not even know of the burst
+		 * that fills them yet. Publish it, then take back what is
+		 * done (QEMU sends during the TDT write itself). */
+		tx_publish(e);
 		tx_reclaim(e);
+	}
 	if (unlikely(tx_free_slots(e) < (unsigned int)nsg)) {
 		dev->queues[0].stats.tx_busy++;
 		return -1;
@@ -253,8 +288,7 @@ static int e1000_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
 	e->tx_cookie[slot] = cookie;
 	e->tx_used = (uint16_t)(e->tx_used + nsg);
 	e->tx_tail = (uint16_t)((slot + 1) & TX_MASK);
-	atomic_thread_fence(memory_order_release);
-	wr32(e, E1000_TDT, e->tx_tail);
+	/* No TDT write here: e1000_tx_flush publishes the whole burst. */
 	dev->queues[0].stats.tx_packets++;
 	dev->queues[0].stats.tx_bytes += bytes;
 	dev->queues[0].stats.tx_inflight++;
@@ -332,8 +366,14 @@ static int e1000_rx_poll(struct netdev *dev, int q, int budget)
 static bool e1000_link_up(struct netdev *dev)
 {
 	struct e1000 *e = dev->priv;
-	uint32_t status = rd32(e, E1000_STATUS);
-	bool up = status & E1000_STATUS_LU;
+	uint32_t status;
+	bool up;
+
+	/* Cleared before the read: a change after it interrupts again. */
+	atomic_store_explicit(&e->link_event, false, memory_order_relaxed);
+	atomic_thread_fence(memory_order_seq_cst);
+	status = rd32(e, E1000_STATUS);
+	up = status & E1000_STATUS_LU;
 
 	if (up != e->link) {
 		static const int mbps[4] = {10, 100, 1000, 1000};
@@ -357,8 +397,10 @@ const struct netdev_ops e1000_ops = {
 	.rx_poll = e1000_rx_poll,
 	.tx_reap = e1000_tx_reap,
 	.tx_pending = e1000_tx_pending,
+	.tx_flush = e1000_tx_flush,
 	.link_up = e1000_link_up,
 	.irq_setup = e1000_irq_setup,
 	.irq_arm = e1000_irq_arm,
 	.irq_disarm = e1000_irq_disarm,
+	.link_changed = e1000_link_changed,
 };

@@ -8,6 +8,7 @@
 #ifndef DRIVERS_E1000_INTERNAL_H
 #define DRIVERS_E1000_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -38,7 +39,13 @@ struct e1000 {
 	const struct pci_dev *pci;
 	const char *mac_source; /* "eeprom", "ral" or "local" */
 	bool link;		/* last STATUS.LU seen, to report changes */
-	uint64_t stats_due_ms;	/* next read of the missed-packet counter */
+	/* An interrupt said the link changed; link_up has not looked yet.
+	 * Set in interrupt context, cleared by the poller. */
+	atomic_bool link_event;
+	bool ivar;	 /* causes routed to MSI-X entries by IVAR (82574L) */
+	bool msix;	 /* interrupts by MSI-X (e1000_irq.c) */
+	int msix_vec[3]; /* vectors of the RX0, TX0 and other entries */
+	uint64_t stats_due_ms; /* next read of the missed-packet counter */
 
 	volatile struct e1000_rx_desc *rx_ring;
 	void *rx_buf[E1000_RX_RING]; /* buffer in each slot, NULL if none */
@@ -51,7 +58,8 @@ struct e1000 {
 	void *tx_cookie[E1000_TX_RING];	 /* on a frame's last slot */
 	uint16_t tx_last[E1000_TX_RING]; /* on a frame's first slot */
 	uint16_t tx_clean;		 /* first slot of the oldest frame */
-	uint16_t tx_tail;		 /* next free slot (TDT's value) */
+	uint16_t tx_tail;		 /* next free slot */
+	uint16_t tx_tdt;		 /* TDT's value: tx_tail once flushed */
 	uint16_t tx_used;		 /* slots the device owns */
 };
 
@@ -72,6 +80,7 @@ extern const struct netdev_ops e1000_ops;
 int e1000_irq_setup(struct netdev *dev);
 bool e1000_irq_arm(struct netdev *dev, int q);
 void e1000_irq_disarm(struct netdev *dev, int q);
+bool e1000_link_changed(struct netdev *dev);
 
 /*
  * e1000_hw.c's bring-up steps, shared with e1000e_hw.c (the 82574L keeps

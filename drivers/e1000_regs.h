@@ -26,6 +26,7 @@
  * (RXT0, immediately with RDTR = 0), the RX ring overrun (RXO: buffers
  * ran out, the poller must refill), a transmit finished (TXDW). */
 #define E1000_ICR_TXDW (1u << 0)
+#define E1000_ICR_LSC  (1u << 2) /* link status change */
 #define E1000_ICR_RXO  (1u << 6)
 #define E1000_ICR_RXT0 (1u << 7)
 

@@ -19,10 +19,10 @@
  *    e1000.c already reads (docs/e1000e.md says why not the extended
  *    ones); RXCSUM off (lwIP checks checksums itself);
  *  - TXDCTL bit 22 (required on this family) and descriptor granularity;
- *  - the interrupt plumbing a later interrupt-driven mode needs, with every
- *    cause still masked: IVAR maps RX queue 0, TX queue 0 and the other
- *    causes (link) to MSI-X vectors 0, 1, 2; ITR caps the rate; IAM and
- *    EIAC (auto-mask, auto-clear) start empty.
+ *  - interrupt routing, every cause still masked: IVAR maps RX queue 0,
+ *    TX queue 0 and the other causes (link) to MSI-X entries 0, 1, 2
+ *    (e1000_irq.c uses them); ITR caps the MSI rate; IAM and EIAC
+ *    (auto-mask, auto-clear) start empty.
  *
  * Which parts: the 82574L and 82574LA (one silicon for Linux's e1000e).
  * The rest of the e1000e family is listed and refused with a boot line
@@ -207,13 +207,13 @@ static void e1000e_setup_tx_control(struct e1000 *e)
 }
 
 /*
- * Interrupts, ready but masked: the kernel polls. Enabling them later is
- * MSI-X (3 vectors, table in BAR3) or MSI on the PCI side, then IMS =
- * RXQ0 | TXQ0 | OTHER | LSC (the causes IVAR routes) and EIAC for
- * auto-clear; nothing here needs to change.
+ * Interrupts, routed but masked: IVAR sends RX queue 0, TX queue 0 and
+ * the other causes to MSI-X entries 0, 1 and 2. e1000_irq.c enables
+ * MSI-X (or MSI) and the causes when net_irq=on.
  */
 static void e1000e_setup_irq(struct e1000 *e)
 {
+	e->ivar = true;
 	wr32(e, E1000E_IVAR,
 	     E1000E_IVAR_RX0(0) | E1000E_IVAR_TX0(1) | E1000E_IVAR_OTHER(2));
 	wr32(e, E1000E_ITR, E1000E_ITR_DEFAULT);

@@ -35,8 +35,9 @@
 #define E1000E_RFCTL_EXTEN (1u << 15)
 
 /*
- * IVAR: a 3-bit MSI-X vector and a valid bit per cause. The allocation we program for a later interrupt-driven mode:
- * RX queue 0 on vector 0, TX queue 0 on 1, other causes (link) on 2.
+ * IVAR (datasheet 10.2.4.x): a 3-bit MSI-X vector and a valid bit per
+ * cause. Ours: RX queue 0 on table entry 0, TX queue 0 on 1, the other
+ * causes (link) on 2; the RX1/TX1 fields stay invalid (one queue pair).
  */
 #define E1000E_IVAR_VALID    (1u << 3)
 #define E1000E_IVAR_RX0(v)   ((uint32_t)(v) | E1000E_IVAR_VALID)
@@ -50,10 +51,10 @@
 #define E1000E_TXDCTL_RESERVED_ONE (1u << 22)
 #define E1000E_TXDCTL_GRAN	   (1u << 24)
 
-/* Interrupt causes (ICR/IMS bits) a later interrupt mode would enable. */
-#define E1000E_ICR_TXDW	 (1u << 0)  /* transmit descriptor written back */
-#define E1000E_ICR_LSC	 (1u << 2)  /* link status change */
-#define E1000E_ICR_RXT0	 (1u << 7)  /* receive timer */
+/* Interrupt causes (ICR/IMS bits) beyond the 8254x's: in MSI-X mode
+ * the part reports queue 0's work as RXQ0/TXQ0 (not RXT0/TXDW) and sets
+ * OTHER beside any other cause (LSC among them). ICR bits clear when 1
+ * is written to them. */
 #define E1000E_ICR_RXQ0	 (1u << 20) /* MSI-X: RX queue 0 */
 #define E1000E_ICR_TXQ0	 (1u << 22) /* MSI-X: TX queue 0 */
 #define E1000E_ICR_OTHER (1u << 24) /* MSI-X: other causes */

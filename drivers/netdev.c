@@ -59,6 +59,7 @@ static const struct {
 	FIELD(rx_csum_partial),	  FIELD(rx_gso_frames),
 	FIELD(rx_mrg_chains),	  FIELD(rx_bad_hdr),
 	FIELD(tx_csum_offloaded), FIELD(interrupts),
+	FIELD(tx_doorbells),	  FIELD(link_interrupts),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 _Static_assert(NFIELDS * sizeof(uint64_t) == sizeof(struct netdev_stats),

@@ -98,6 +98,12 @@ struct netdev_stats {
 	uint64_t tx_completed; /* frames the device finished */
 	uint64_t tx_inflight;  /* frames given to the device, not yet done */
 	uint64_t tx_bad_completions; /* as rx_bad_completions, TX ring */
+	/* TDT writes (e1000, e1000e): one per tx_flush that had frames,
+	 * so tx_packets / tx_doorbells is the frames per VM exit */
+	uint64_t tx_doorbells;
+	/* link changes (LSC) signalled: by an interrupt, or found latched
+	 * by irq_arm while the queue was masked (e1000, e1000e) */
+	uint64_t link_interrupts;
 	/* link went up or down (e1000, e1000e; the link check runs under
 	 * the stack's TX guard, on queue 0's CPU) */
 	uint64_t link_changes;
@@ -148,6 +154,10 @@ struct netdev_ops {
 	bool (*tx_pending)(struct netdev *dev, int q);
 	/* Current link state as the device reports it. */
 	bool (*link_up)(struct netdev *dev);
+	/* Has an interrupt reported a link change that link_up has not read
+	 * yet? Lets queue 0's poller look at the link at once rather than
+	 * at its next periodic look. Any context. NULL: never. */
+	bool (*link_changed)(struct netdev *dev);
 	/* Ring the doorbell once for the frames xmit queued on q since the
 	 * last flush (xmit makes them visible but leaves the device
 	 * notification, a device exit, to this). The stack calls it before it

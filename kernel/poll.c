@@ -13,6 +13,7 @@
 #include "kernel/time.h"
 #include "kernel/vector.h"
 #include "mm/page_frag.h"
+#include "mm/qmempool.h"
 #include <stddef.h>
 
 static spinlock_t register_lock = SPINLOCK_INIT;
@@ -158,6 +159,10 @@ void poll_loop(void)
 		c->deadline_ns = UINT64_MAX;
 		for (int i = 0; i < n; i++)
 			work += c->pollers[i].fn(c->pollers[i].arg);
+		/* Memory pressure on another CPU asked every CPU to give its
+		 * qmempool localqs back (only the owner may): one load and a
+		 * compare when nobody asked. */
+		qmempool_shrink_poll();
 		if (work)
 			continue;
 		/* Idle: fragment frees this CPU batched reach their blocks

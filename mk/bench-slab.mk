@@ -28,3 +28,15 @@ $(BUILD)/bench/slab_bench_%: bench/slab_bench.c bench/bench_util.h
 bench-slab: $(SLAB_BENCH_BINS)
 	python3 bench/slab_report.py --rounds $(SLAB_BENCH_ROUNDS) \
 		--out $(BUILD)/bench/slab $(SLAB_BENCH_BINS)
+
+# `make slab-instr`: instructions per slab/kmalloc operation on the host
+# under callgrind (bench/slab_instr.c), the host twin of bench-kernel's
+# -icount figures. Not part of `make bench` (no peers, no times).
+.PHONY: slab-instr
+$(BUILD)/bench/slab_instr: bench/slab_instr.c $(BUILD)/host/plain/libmm.a \
+		$(MM_HEADERS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(BENCH_CFLAGS) $< $(BUILD)/host/plain/libmm.a -o $@
+
+slab-instr: $(BUILD)/bench/slab_instr
+	$(BUILD)/bench/slab_instr

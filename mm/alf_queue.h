@@ -43,8 +43,11 @@
  * Cost, one thread, ring of 512, instructions per enqueue+dequeue
  * (callgrind, bench/alf_bench.c), ALF against rte_ring called the way
  * DPDK applications call it: SPSC single 36 vs 39, bulk-16 9.2 vs 10.0,
- * MPMC single 51 vs 58, bulk-16 9.6 vs 11.2; with the count known only at
- * run time (burst calls): SPSC single 46 vs 65, bulk-16 11.5 vs 13.3.
+ * MPMC single 51 vs 58, bulk-16 9.9 vs 11.2; with the count known only at
+ * run time (burst calls): SPSC single 46 vs 65, bulk-16 10.2 vs 13.3
+ * (11.5 before the copy's index became a size_t, below; MPMC bulk-16
+ * with a constant n was 9.6 while the MP/MC calls were not forced
+ * inline).
  * Before this version: SPSC single 45 (80 at run time): one debug test
  * per call instead of two, the single pointer tested for first, and a
  * partial dequeue out of line took it there.
@@ -192,6 +195,11 @@ unsigned int alf_sc_dequeue_checked(struct alf_queue *q, void *ptrs[],
  * Copy n pointers between a caller's array and the ring. Four at a time
  * while they fit without wrapping: with a plain loop, SPSC bulk 16 took
  * 2.3x rte_ring's time in the same run; unrolled, 0.7-0.75x (4 runs).
+ * The index is a size_t: with an unsigned int, GCC recomputed every
+ * address (i + 1, i + 2 and i + 3 zero-extended into a register: 12
+ * instructions per four pointers); with a size_t each is one load and
+ * one store with a displacement (9 per four; a qmempool refill of 16
+ * took 106 instructions in alf_mc_dequeue before, callgrind).
  * The remainder is two bit tests: not a loop (GCC would turn a copy loop
  * into a memcpy() call, which made single-element calls cost ~70 ns here)
  * and not a switch (three compares and two jumps). One pointer is tested
@@ -205,12 +213,12 @@ static inline void __alf_copy_in(struct alf_queue *q, uint32_t head,
 {
 	uint32_t idx = head & q->mask;
 	void **r = &q->ring[idx];
-	unsigned int i = 0;
+	size_t i = 0;
 
 	if (n == 1) { /* one pointer, the commonest call: no loop, no wrap */
 		r[0] = ptrs[0];
 	} else if (mm_likely(idx + n <= q->size)) {
-		for (; i < (n & ~3u); i += 4) {
+		for (; i < (n & ~(size_t)3); i += 4) {
 			r[i] = ptrs[i];
 			r[i + 1] = ptrs[i + 1];
 			r[i + 2] = ptrs[i + 2];
@@ -234,12 +242,12 @@ static inline void __alf_copy_out(struct alf_queue *q, uint32_t head,
 {
 	uint32_t idx = head & q->mask;
 	void *const *r = &q->ring[idx];
-	unsigned int i = 0;
+	size_t i = 0;
 
 	if (n == 1) {
 		ptrs[0] = r[0];
 	} else if (mm_likely(idx + n <= q->size)) {
-		for (; i < (n & ~3u); i += 4) {
+		for (; i < (n & ~(size_t)3); i += 4) {
 			ptrs[i] = r[i];
 			ptrs[i + 1] = r[i + 1];
 			ptrs[i + 2] = r[i + 2];
@@ -388,9 +396,12 @@ static inline unsigned int __alf_mc_claim(struct alf_queue *q, unsigned int n,
  * alf_mp_enqueue - add all @n pointers from @ptrs, or none.
  * Any number of concurrent producers. Returns @n, or 0 if fewer than @n
  * slots are free (the queue is then unchanged by this call).
+ * Always inline (as rte_ring's calls are): GCC kept the MP/MC calls out
+ * of line where a file calls them more than once, and the call with its
+ * five saved registers cost a qmempool refill or spill ~15 instructions.
  */
-static inline unsigned int alf_mp_enqueue(struct alf_queue *q,
-					  void *const ptrs[], unsigned int n)
+static inline __attribute__((always_inline)) unsigned int
+alf_mp_enqueue(struct alf_queue *q, void *const ptrs[], unsigned int n)
 {
 	uint32_t head;
 
@@ -405,8 +416,8 @@ static inline unsigned int alf_mp_enqueue(struct alf_queue *q,
  * alf_mc_dequeue - take up to @n pointers into @ptrs, oldest first.
  * Any number of concurrent consumers. Returns how many (0 when empty).
  */
-static inline unsigned int alf_mc_dequeue(struct alf_queue *q, void *ptrs[],
-					  unsigned int n)
+static inline __attribute__((always_inline)) unsigned int
+alf_mc_dequeue(struct alf_queue *q, void *ptrs[], unsigned int n)
 {
 	uint32_t head;
 	unsigned int cnt = __alf_mc_claim(q, n, &head);

@@ -18,6 +18,16 @@ static struct list_head qmp_pools = LIST_HEAD_INIT(qmp_pools);
 static mm_spinlock_t qmp_lock = MM_SPINLOCK_INIT;
 static unsigned int qmp_next_id;
 
+/*
+ * Shrink requests to the other CPUs: only a localq's owner may touch it,
+ * so qmempool_shrink_all() bumps a generation and every CPU, when its
+ * poll loop next calls qmempool_shrink_poll(), empties its own localqs
+ * if it has not seen that generation yet. The check is one load and a
+ * compare per poll round on a line that changes only per request.
+ */
+static atomic_uint qmp_shrink_gen;
+static atomic_uint qmp_shrink_seen[MM_MAX_CPUS];
+
 /* ---- slow paths ------------------------------------------------------ */
 
 /*
@@ -66,6 +76,9 @@ static unsigned int qmp_slab_refill(struct qmempool *pool,
  * The localq was empty: refill a bulk from this node's sharedq, else from
  * the slab, copied straight into the localq's array; return the top one.
  * Only this CPU fills its localq and it was empty, so the bulk fits.
+ * Each call that returns an object counts one sharedq_refill or one
+ * slab_refill, so the statistics derive these allocations from them
+ * (a counter of its own cost 4 instructions per refill on the host).
  */
 void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 			    gfp_t gfp)
@@ -83,11 +96,9 @@ void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 			qmempool_count(&pc->alloc_fail, 1);
 			return NULL;
 		}
-		qmempool_count(&pc->slow_alloc, 1);
 		return single;
 	}
 	atomic_store_explicit(&pc->count, n - 1, memory_order_relaxed);
-	qmempool_count(&pc->slow_alloc, 1);
 	return pc->objs[n - 1];
 }
 
@@ -109,8 +120,8 @@ __qmempool_alloc_injected(struct qmempool_cpu *pc)
  * half the localq, whose objects are rarely all still cached. DPDK's
  * mempool cache flushes its top the same way.
  */
-void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
-			  void *obj)
+static inline __attribute__((always_inline)) void
+qmp_spill_push(struct qmempool *pool, struct qmempool_cpu *pc, void *obj)
 {
 	uint32_t n = atomic_load_explicit(&pc->count, memory_order_relaxed);
 	uint32_t b = pool->bulk;
@@ -118,6 +129,44 @@ void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 	qmp_spill(pool, pc, pc->nid, pc->objs + n - b, b);
 	pc->objs[n - b] = obj;
 	atomic_store_explicit(&pc->count, n - b + 1, memory_order_relaxed);
+}
+
+/*
+ * A free of @obj on a pool of several nodes: an object of another node
+ * goes to its own node's sharedq (one CAS) or, if that is full, back to
+ * the slab, which returns it to its node too; one of this CPU's node is
+ * pushed (spilling first if the localq is full).
+ */
+static void qmp_free_numa(struct qmempool *pool, struct qmempool_cpu *pc,
+			  void *obj)
+{
+	int nid = page_to_nid(virt_to_page(obj));
+	uint32_t n;
+
+	if (mm_unlikely(nid != pc->nid)) {
+		qmempool_count(&pc->remote_free, 1);
+		if (alf_mp_enqueue(pool->sharedq[nid], &obj, 1) != 1) {
+			kmem_cache_free(pool->cache, obj);
+			qmempool_count(&pc->slab_free, 1);
+		}
+		return;
+	}
+	n = atomic_load_explicit(&pc->count, memory_order_relaxed);
+	if (mm_likely(n < pool->localq_sz)) {
+		pc->objs[n] = obj;
+		atomic_store_explicit(&pc->count, n + 1, memory_order_relaxed);
+		return;
+	}
+	qmp_spill_push(pool, pc, obj);
+}
+
+void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
+			  void *obj)
+{
+	if (pool->nr_nodes > 1)
+		qmp_free_numa(pool, pc, obj);
+	else
+		qmp_spill_push(pool, pc, obj);
 }
 
 /* Debug: is @obj an object of the pool's cache? Reports if not. */
@@ -135,33 +184,20 @@ static bool qmp_obj_ok(struct qmempool *pool, void *obj, void *caller)
 }
 
 /*
- * The free path for everything but the single-node, non-debug common case:
- * NULL, debug checks, and objects of another node, which go to their own
- * node's sharedq (one CAS) or, if that is full, back to the slab, which
- * returns them to their node too.
+ * The free path for NULL and for the debug checks: a refused object goes
+ * nowhere; the rest takes the ordinary path.
  */
 void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
 			     void *obj, void *caller)
 {
-	int nid = pc->nid;
+	uint32_t n;
 
 	if (!obj)
 		return;
 	if (mm_debug_on() && !qmp_obj_ok(pool, obj, caller))
 		return;
-	if (pool->nr_nodes > 1)
-		nid = page_to_nid(virt_to_page(obj));
-	if (mm_unlikely(nid != pc->nid)) {
-		qmempool_count(&pc->remote_free, 1);
-		if (alf_mp_enqueue(pool->sharedq[nid], &obj, 1) != 1) {
-			kmem_cache_free(pool->cache, obj);
-			qmempool_count(&pc->slab_free, 1);
-		}
-		return;
-	}
-	uint32_t n = atomic_load_explicit(&pc->count, memory_order_relaxed);
-
-	if (mm_likely(n < pc->size)) {
+	n = atomic_load_explicit(&pc->count, memory_order_relaxed);
+	if (n < pc->push_limit) {
 		pc->objs[n] = obj;
 		atomic_store_explicit(&pc->count, n + 1, memory_order_relaxed);
 		return;
@@ -275,7 +311,7 @@ static bool qmp_make_queues(struct qmempool *pool)
 		struct qmempool_cpu *pc = &pool->cpu[cpu];
 
 		pc->nid = cpu_to_mem(cpu); /* nearest memory if none */
-		pc->size = pool->localq_sz;
+		pc->push_limit = pool->nr_nodes > 1 ? 0 : pool->localq_sz;
 		pc->objs = kmalloc_node(pool->localq_sz * sizeof(void *),
 					pool->gfp & ~__GFP_ZERO, pc->nid);
 		if (!pc->objs)
@@ -373,37 +409,51 @@ void qmempool_forget_all(void)
 
 	list_init(&qmp_pools);
 	qmp_next_id = 0;
+	atomic_store_explicit(&qmp_shrink_gen, 0, memory_order_relaxed);
+	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++)
+		atomic_store_explicit(&qmp_shrink_seen[cpu], 0,
+				      memory_order_relaxed);
 	mm_spin_unlock_irqrestore(&qmp_lock, flags);
 }
 
-/*
- * Give one pool's cached objects back to its slab cache: this CPU's
- * localq (interrupts masked: the any-context calls use it too) and every
- * node's sharedq (MC dequeues, safe against other CPUs). Other CPUs'
- * localqs stay: only their owner may touch them.
- */
-static unsigned long qmp_shrink(struct qmempool *pool)
+/* Give @pc's localq (this CPU's) back to the slab, interrupts masked: the
+ * any-context calls use it too. Returns the objects freed. */
+static unsigned long qmp_shrink_localq(struct qmempool *pool,
+				       struct qmempool_cpu *pc)
 {
-	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
 	unsigned long flags = mm_irq_save();
 	uint32_t n = atomic_load_explicit(&pc->count, memory_order_relaxed);
-	unsigned long freed = n;
-	void *objs[QMEMPOOL_BULK];
 
 	if (n) {
 		atomic_store_explicit(&pc->count, 0, memory_order_relaxed);
 		kmem_cache_free_bulk(pool->cache, n, pc->objs);
+		qmempool_count(&pc->slab_free, n);
 	}
 	mm_irq_restore(flags);
+	return n;
+}
+
+/*
+ * Give one pool's cached objects back to its slab cache: this CPU's
+ * localq and every node's sharedq (MC dequeues, safe against other
+ * CPUs). Other CPUs' localqs follow at their next qmempool_shrink_poll().
+ */
+static unsigned long qmp_shrink(struct qmempool *pool)
+{
+	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
+	unsigned long freed = qmp_shrink_localq(pool, pc), q = 0;
+	void *objs[QMEMPOOL_BULK];
+	unsigned int n;
+
 	for (int nid = 0; nid < pool->nr_nodes; nid++) {
 		while ((n = alf_mc_dequeue(pool->sharedq[nid], objs,
 					   QMEMPOOL_BULK)) != 0) {
 			kmem_cache_free_bulk(pool->cache, n, objs);
-			freed += n;
+			q += n;
 		}
 	}
-	qmempool_count(&pc->slab_free, freed);
-	return freed;
+	qmempool_count(&pc->slab_free, q);
+	return freed + q;
 }
 
 unsigned long qmempool_shrink_all(void)
@@ -411,9 +461,41 @@ unsigned long qmempool_shrink_all(void)
 	unsigned long flags = mm_spin_lock_irqsave(&qmp_lock);
 	unsigned long freed = 0;
 	struct list_head *pos;
+	unsigned int gen;
 
+	/* Ask the others first, so that a CPU polling meanwhile already
+	 * empties its localqs; this CPU does its own share right here. */
+	gen = atomic_fetch_add_explicit(&qmp_shrink_gen, 1,
+					memory_order_relaxed) +
+	      1;
+	atomic_store_explicit(&qmp_shrink_seen[mm_this_cpu()], gen,
+			      memory_order_relaxed);
 	list_for_each (pos, &qmp_pools)
 		freed += qmp_shrink(list_entry(pos, struct qmempool, list));
+	mm_spin_unlock_irqrestore(&qmp_lock, flags);
+	return freed;
+}
+
+unsigned long qmempool_shrink_poll(void)
+{
+	int cpu = mm_this_cpu();
+	unsigned int gen =
+		atomic_load_explicit(&qmp_shrink_gen, memory_order_relaxed);
+	unsigned long flags, freed = 0;
+	struct list_head *pos;
+
+	if (mm_likely(atomic_load_explicit(&qmp_shrink_seen[cpu],
+					   memory_order_relaxed) == gen))
+		return 0;
+	/* Seen before the work: a request arriving during it is honoured
+	 * at the next call. */
+	atomic_store_explicit(&qmp_shrink_seen[cpu], gen, memory_order_relaxed);
+	flags = mm_spin_lock_irqsave(&qmp_lock);
+	list_for_each (pos, &qmp_pools) {
+		struct qmempool *pool = list_entry(pos, struct qmempool, list);
+
+		freed += qmp_shrink_localq(pool, &pool->cpu[cpu]);
+	}
 	mm_spin_unlock_irqrestore(&qmp_lock, flags);
 	return freed;
 }
@@ -434,8 +516,11 @@ void qmempool_get_stats(const struct qmempool *pool, struct qmempool_stats *o)
 	for (int cpu = 0; cpu < pool->nr_cpus; cpu++) {
 		const struct qmempool_cpu *pc = &pool->cpu[cpu];
 
-		o->alloc +=
-			qmp_read(&pc->localq_hit) + qmp_read(&pc->slow_alloc);
+		/* Every allocation the localq did not serve made exactly one
+		 * sharedq or slab refill (the slab's lone object included). */
+		o->alloc += qmp_read(&pc->localq_hit) +
+			    qmp_read(&pc->sharedq_refill) +
+			    qmp_read(&pc->slab_refill);
 		o->slab_in += qmp_read(&pc->slab_in);
 		o->localq_hit += qmp_read(&pc->localq_hit);
 		o->sharedq_refill += qmp_read(&pc->sharedq_refill);

@@ -73,14 +73,17 @@ struct qmempool_cpu {
 	 * most recently freed. Only this CPU writes count; statistics read
 	 * it with relaxed loads (plain moves on x86). */
 	_Atomic uint32_t count;
-	uint32_t size;		     /* slots in objs: the pool's localq_sz */
+	/* Fast-path frees push while count < push_limit: the pool's
+	 * localq_sz, or 0 on a pool of several nodes, whose frees must look
+	 * up the object's node first (__qmempool_free_slow). One compare
+	 * instead of a test of nr_nodes on every free: 2 instructions. */
+	uint32_t push_limit;
 	void **objs;		     /* on this CPU's memory node */
 	int nid;		     /* this CPU's memory node */
 	atomic_ulong localq_hit;     /* allocations served by the localq */
-	atomic_ulong slow_alloc;     /* allocations served by a refill */
 	atomic_ulong slab_in;	     /* objects taken from the slab */
 	atomic_ulong sharedq_refill; /* bulk refills from the sharedq */
-	atomic_ulong slab_refill;    /* bulk refills from the slab */
+	atomic_ulong slab_refill;    /* refills from the slab (bulk or one) */
 	atomic_ulong sharedq_spill;  /* bulks moved localq -> sharedq */
 	atomic_ulong slab_free;	     /* objects given back to the slab */
 	atomic_ulong remote_free;    /* frees of another node's objects */
@@ -126,7 +129,9 @@ struct qmempool *qmempool_create(uint32_t localq_sz, uint32_t sharedq_sz,
  */
 void qmempool_destroy(struct qmempool *pool);
 
-/* Slow paths, out of line (qmempool.c). */
+/* Slow paths, out of line (qmempool.c). __qmempool_free_slow: the localq
+ * is full, or the pool has several nodes; __qmempool_free_checked: NULL
+ * or the debug checks first. */
 void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 			    gfp_t gfp);
 void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
@@ -151,18 +156,16 @@ static inline void qmempool_count(atomic_ulong *c, unsigned long n)
 static inline void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
 {
 	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
-	uint32_t n;
-	void *obj;
-
-	if (mm_fault_should_fail(MM_FAULT_QMEMPOOL))
-		return __qmempool_alloc_injected(pc);
 	/* Only this CPU touches its localq (see the contexts above). */
-	n = atomic_load_explicit(&pc->count, memory_order_relaxed);
+	uint32_t n = atomic_load_explicit(&pc->count, memory_order_relaxed);
+	void **objs = pc->objs;
+
+	if (mm_unlikely(mm_fault_should_fail(MM_FAULT_QMEMPOOL)))
+		return __qmempool_alloc_injected(pc);
 	if (mm_likely(n != 0)) {
-		obj = pc->objs[n - 1];
 		atomic_store_explicit(&pc->count, n - 1, memory_order_relaxed);
 		qmempool_count(&pc->localq_hit, 1);
-		return obj;
+		return objs[n - 1];
 	}
 	return __qmempool_alloc_slow(pool, pc, gfp);
 }
@@ -178,13 +181,13 @@ static inline void qmempool_free_softirq(struct qmempool *pool, void *obj)
 	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
 	uint32_t n;
 
-	if (mm_unlikely(pool->nr_nodes > 1 || mm_debug_on() || !obj)) {
+	if (mm_unlikely(mm_debug_on() || !obj)) {
 		__qmempool_free_checked(pool, pc, obj,
 					__builtin_return_address(0));
 		return;
 	}
 	n = atomic_load_explicit(&pc->count, memory_order_relaxed);
-	if (mm_likely(n < pc->size)) {
+	if (mm_likely(n < pc->push_limit)) {
 		pc->objs[n] = obj;
 		atomic_store_explicit(&pc->count, n + 1, memory_order_relaxed);
 		return;
@@ -256,20 +259,31 @@ void qmempool_get_stats(const struct qmempool *pool,
 			struct qmempool_stats *out);
 
 /*
- * qmempool_forget_all - drop the registry without freeing anything. Only
- * for a new machine: mm_init() calls it (the host's previous machine and
- * its memory are gone by then).
- */
-/*
  * qmempool_shrink_all - give every pool's cached objects (this CPU's
  * localq, every node's sharedq) back to their slab caches, so that
  * kmem_cache_shrink_all() can then return whole slabs to the page
  * allocator: the memory-pressure path, when a NIC cannot refill its
- * ring. Poll context on any CPU; other CPUs' localqs are left alone.
- * A pool refills from the slab on its next miss. Returns the objects
- * given back.
+ * ring. Every other CPU is asked to give its localqs back at its next
+ * qmempool_shrink_poll() (only a localq's owner may touch it). Poll
+ * context on any CPU. A pool refills from the slab on its next miss.
+ * Returns the objects given back now (the other CPUs' follow, counted
+ * in their slab_free).
  */
 unsigned long qmempool_shrink_all(void);
+
+/*
+ * qmempool_shrink_poll - if qmempool_shrink_all() asked since this CPU
+ * last looked, give this CPU's localqs of every pool back to the slab.
+ * For the poll loop, once per round: when nothing was asked it is one
+ * load and a compare. Poll context. Returns the objects given back.
+ */
+unsigned long qmempool_shrink_poll(void);
+
+/*
+ * qmempool_forget_all - drop the registry without freeing anything. Only
+ * for a new machine: mm_init() calls it (the host's previous machine and
+ * its memory are gone by then).
+ */
 void qmempool_forget_all(void);
 
 #endif /* MM_QMEMPOOL_H */

@@ -278,8 +278,11 @@ void __slab_put(struct kmem_cache *s, size_t n, void *const *objs, void *caller)
 	for (size_t i = 0; i < n; i++) {
 		struct page *page = virt_to_head_page(objs[i]);
 		if (mm_unlikely(!page || page->slab_cache != s)) {
-			/* Freed into the wrong cache (kmem_cache_free's fast
-			 * path does not ask which cache owns the slab). */
+			/* Not of s's slabs. Every free path refuses that
+			 * already (slab_free_fast_ok, slab_check_owner, the
+			 * bulk's owner test); the page is in hand here, so
+			 * a slab's free list is guarded once more for one
+			 * compare. */
 			foreign = objs[i];
 			nr_foreign++;
 			continue;
@@ -374,6 +377,8 @@ static inline void *slab_alloc_finish(struct kmem_cache *s, gfp_t gfp,
 __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s, gfp_t gfp,
 						void *caller)
 {
+	if (mm_fault_should_fail(MM_FAULT_SLAB))
+		return __slab_alloc_injected(s);
 	if (mm_unlikely(cache_dead(s)))
 		return slab_alloc_dead(s, caller);
 
@@ -453,6 +458,8 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s, void *obj,
 					      void *caller)
 {
+	if (mm_unlikely(!obj)) /* the fast path's owner test sends it here */
+		return;
 	/* Debug caches check everything; the others, in every build, that
 	 * obj is an object start of s (kfree(p + 1) and a free into another
 	 * cache refused) and does not carry the free marker (a double free
@@ -496,9 +503,9 @@ void __kmem_cache_free(struct kmem_cache *s, void *obj, void *caller)
 	slab_free(s, obj, caller);
 }
 
+/* NULL needs no test of its own: its page is no slab of s, so the fast
+ * path sends it to slab_free_slow, which ignores it. */
 void kmem_cache_free(struct kmem_cache *s, void *obj)
 {
-	if (mm_unlikely(!obj))
-		return;
 	slab_free(s, obj, __builtin_return_address(0));
 }

@@ -91,8 +91,10 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid);
  * kmem_cache_free - give @obj back to cache @s. Objects of this CPU's node
  * go to this CPU's magazine (even if another CPU allocated them); objects
  * of another node go back to their own node's slab lists, never into this
- * CPU's magazine. NULL is ignored. In debug caches, a double free, a free
- * of a foreign pointer or a damaged red zone is reported and counted.
+ * CPU's magazine. NULL is ignored. In every build a double free, a
+ * pointer that is not an object start and an object of another cache
+ * (even one of the same layout) are refused, reported with the caller
+ * and counted (slab_debug_counts); debug caches also check red zones.
  */
 void kmem_cache_free(struct kmem_cache *s, void *obj);
 
@@ -112,7 +114,9 @@ size_t kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n,
 /*
  * kmem_cache_free_bulk - give back p[0..n) in one operation: one guard, the
  * local objects copied into the magazine, the overflow and remote objects
- * returned to their slabs with one lock acquisition per node run.
+ * returned to their slabs with one lock acquisition per node run. Each
+ * object gets kmem_cache_free's checks (a pointer twice in the array
+ * too); a bulk with a bad one is freed one by one, the bad ones refused.
  */
 void kmem_cache_free_bulk(struct kmem_cache *s, size_t n, void **p);
 

@@ -102,6 +102,7 @@ static void slab_start_test(struct kmem_cache *s)
 		x *= 2 - d * x;
 	s->start_inv = x;
 	s->start_shift = k;
+	s->start_limit = s->objects;
 	s->slab_mask = ((uintptr_t)MM_PAGE_SIZE << s->order) - 1;
 }
 
@@ -180,6 +181,27 @@ static bool node_spans(uintptr_t *lo, uintptr_t *hi)
 	return true;
 }
 
+/*
+ * The CPU's node span [lo, hi), from the start of lo's page, and the
+ * struct page of that page (slab_free_fast_ok's owner test): the node's
+ * mem_map covers its whole span when no other node's memory lies inside
+ * it (mm/page.h). A span the mem_map does not cover stays 0: every free
+ * then asks the slow path, never a wrong struct page.
+ */
+static void cpu_set_span(struct kmem_cache_cpu *c, uintptr_t lo, uintptr_t hi)
+{
+	const struct mm_pfn_map *m = &mm_node_pfn_maps[c->nid];
+	unsigned long first = lo >> MM_PAGE_SHIFT;
+	unsigned long last = (hi - 1) >> MM_PAGE_SHIFT;
+
+	if (!m->mem_map || first < m->start_pfn ||
+	    last - m->start_pfn >= m->spanned_pages)
+		return;
+	c->span_lo = first << MM_PAGE_SHIFT;
+	c->span_len = hi - c->span_lo;
+	c->span_map = m->mem_map + (first - m->start_pfn);
+}
+
 static void cache_init_percpu(struct kmem_cache *s, unsigned int cap)
 {
 	uintptr_t lo[MM_MAX_NODES], hi[MM_MAX_NODES];
@@ -190,10 +212,8 @@ static void cache_init_percpu(struct kmem_cache *s, unsigned int cap)
 		c->limit = cap;
 		c->batch = cap / SLAB_CPU_BATCH_DIV;
 		c->nid = cpu_to_mem(cpu); /* nearest memory if none */
-		if (disjoint && lo[c->nid] < hi[c->nid]) {
-			c->span_lo = lo[c->nid];
-			c->span_len = hi[c->nid] - lo[c->nid];
-		}
+		if (disjoint && lo[c->nid] < hi[c->nid])
+			cpu_set_span(c, lo[c->nid], hi[c->nid]);
 	}
 	for (int nid = 0; nid < MM_MAX_NODES; nid++) {
 		struct kmem_cache_node *kn = &s->node[nid];

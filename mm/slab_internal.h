@@ -47,6 +47,7 @@ struct kmem_cache_cpu {
 	int nid;		  /* this CPU's memory node */
 	uintptr_t span_lo;	  /* this node's addresses: [lo, lo + len), */
 	uintptr_t span_len;	  /* len 0 when node spans overlap */
+	struct page *span_map;	  /* struct page of span_lo's frame */
 	slab_stat_t allocs;	  /* objects handed out by this CPU, any path */
 	slab_stat_t refill;	  /* misses: refills from the node lists */
 	slab_stat_t frees;	  /* objects freed on this CPU, any path */
@@ -88,6 +89,7 @@ struct kmem_cache {
 	unsigned int objects;	  /* objects per slab */
 	unsigned int start_shift; /* stride = odd * 2^start_shift */
 	uint64_t start_inv;	  /* inverse of that odd part, mod 2^64 */
+	uint64_t start_limit;	  /* objects, 64-bit: compared in place */
 	uintptr_t slab_mask;	  /* (MM_PAGE_SIZE << order) - 1 */
 	unsigned int flags;	  /* SLAB_* as created (debug flags resolved) */
 	unsigned int cpu_stride;  /* bytes per struct kmem_cache_cpu */
@@ -251,15 +253,15 @@ void slab_free_slow(struct kmem_cache *s, void *obj, void *caller);
 
 /*
  * Fast path of kmem_cache_alloc (and kmalloc, which inlines it too): pop
- * the magazine. Everything else (refill, zeroing, debug checks) is out of
- * line in slab.c, so this compiles to a few loads and stores with no
+ * the magazine. Everything else (refill, zeroing, debug checks, failslab
+ * while any injection site is armed) is out of line in slab.c, reached by
+ * a tail call, so this compiles to a few loads and stores with no
  * register spills.
  */
 static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 {
-	if (mm_fault_should_fail(MM_FAULT_SLAB))
-		return __slab_alloc_injected(s);
-	if (mm_likely(!(gfp & __GFP_ZERO) && !cache_slow(s))) {
+	if (mm_likely(!mm_fault_armed_any() && !(gfp & __GFP_ZERO) &&
+		      !cache_slow(s))) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
@@ -316,7 +318,7 @@ static inline bool slab_index_ok(const struct kmem_cache *s, uint64_t x)
 	unsigned int k = s->start_shift;
 
 	q = (q >> k) | (q << ((64 - k) & 63));
-	return q < s->objects;
+	return q < s->start_limit;
 }
 
 static inline bool slab_obj_start(const struct kmem_cache *s, uintptr_t off)
@@ -336,35 +338,57 @@ static inline uintptr_t slab_offset(const struct kmem_cache *s, const void *obj)
 }
 
 /*
- * The normal build's checks on the free fast path, for a cache without
- * debug (obj_offset 0): @obj is an object start, and it does not carry
- * the free marker (a double free, as glibc's fast bins and Linux's
- * SLAB_FREELIST_HARDENED catch for the object freed last, here at any
- * distance). A failure takes the slow path, which reports and refuses.
- * Measured (make bench-kernel, guest instructions per alloc+free pair):
- * the start test and the magazine-top compare cost +8 per kmalloc+kfree,
- * +9 per kmem_cache_alloc+free; the marker in place of the top compare
- * costs +7 more per pair (slab_reuse 95 -> 102, kmalloc256_reuse 113 ->
- * 120). Which cache owns the slab is not asked here: the page lookup cost
- * kmem_cache_alloc+free +27 (slab_reuse 102 -> 129); __slab_put asks it,
- * page in hand, when the object leaves the magazine.
+ * The normal build's checks on kmem_cache_free's fast path, for a cache
+ * without debug (obj_offset 0), in this order (each one makes the next
+ * safe):
+ *   1. @obj is an object start of a slab of s's layout (slab_index_ok: no
+ *      memory touched), which catches kfree(p + 1);
+ *   2. its slab block is in this CPU's node and its head page says s owns
+ *      it, which catches a free into another cache of the same layout, a
+ *      pointer that is no slab memory, and NULL: the slow path sorts them
+ *      out. Arithmetic, no search: a node whose span no other node's
+ *      memory splits has one mem_map for the whole span (mm/page.h), so
+ *      the struct page is span_map + (offset in the span >> PAGE_SHIFT);
+ *      and a slab block's first page is its head page (buddy blocks are
+ *      aligned to their size: slab_offset), so no compound_head() step;
+ *   3. it does not carry s's free marker: a double free at any distance
+ *      (as glibc's fast bins and Linux's SLAB_FREELIST_HARDENED catch for
+ *      the object freed last). Its word is read only once 2 said that obj
+ *      is an object of s.
+ * Any failure takes the slow path, which reports and refuses (or, for a
+ * remote object, frees it home). Measured (make bench-kernel, guest
+ * instructions per kmem_cache_alloc+free, each check taken out again):
+ * 67 with no check and no marker; the marker's two stores +6, the start
+ * test +7, the span and owner test +13 (5 of them were paid before for
+ * a node test and a NULL test it replaces), the marker compare +3: 96.
+ * A page lookup by pfn_to_page() and compound_head() instead cost +27.
  */
-static inline bool slab_free_fast_ok(const struct kmem_cache *s, void *obj)
+static inline bool slab_free_fast_ok(const struct kmem_cache *s,
+				     const struct kmem_cache_cpu *c, void *obj)
 {
-	return slab_index_ok(s, slab_offset(s, obj)) &&
-	       !obj_marked_free(s, obj);
+	uintptr_t off = slab_offset(s, obj);
+
+	if (mm_unlikely(!slab_index_ok(s, off)))
+		return false;
+	/* The slab block's offset from this node's first page: outside the
+	 * span, another node's block (or span_len 0: spans overlap). */
+	uintptr_t rel = (uintptr_t)obj - off - c->span_lo;
+	if (mm_unlikely(rel >= c->span_len))
+		return false;
+	const struct page *head = c->span_map + (rel >> MM_PAGE_SHIFT);
+	return head->slab_cache == s && !obj_marked_free(s, obj);
 }
 
-/* Fast path of kmem_cache_free: push on the magazine if the object is
- * local, passes the checks and the magazine has room. */
+/* Fast path of kmem_cache_free: push on the magazine if the magazine has
+ * room and the object passes the checks (which include being local). */
 static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
 {
 	if (mm_likely(!cache_slow(s))) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
-		if (mm_likely(avail < c->limit && obj_local(s, c, obj) &&
-			      slab_free_fast_ok(s, obj))) {
+		if (mm_likely(avail < c->limit &&
+			      slab_free_fast_ok(s, c, obj))) {
 			obj_mark_free(s, obj);
 			c->objs[avail] = obj;
 			cpu_set_avail(c, avail + 1);
@@ -378,8 +402,9 @@ static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
 }
 
 /*
- * Fast path of kfree, which has the object's slab page in hand: the page
- * says the node, so no address-span test (and none of its registers).
+ * Fast path of kfree, which has the object's slab page in hand (and took
+ * s from it): the page says the node and the owner, so only the start
+ * test and the marker are left.
  */
 static inline void slab_free_page(struct kmem_cache *s, const struct page *page,
 				  void *obj, void *caller)
@@ -389,7 +414,8 @@ static inline void slab_free_page(struct kmem_cache *s, const struct page *page,
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
 		if (mm_likely(avail < c->limit && page->nid == c->nid &&
-			      slab_free_fast_ok(s, obj))) {
+			      slab_index_ok(s, slab_offset(s, obj)) &&
+			      !obj_marked_free(s, obj))) {
 			obj_mark_free(s, obj);
 			c->objs[avail] = obj;
 			cpu_set_avail(c, avail + 1);

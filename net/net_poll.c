@@ -230,6 +230,11 @@ int net_poll_queue(int i)
 	int work = netif_glue_rx_poll(nq->nif, nq->q);
 	bool sleep = false, locked;
 
+	/* A link-change interrupt woke us: look at the link now. */
+	if (nq->q == 0 && nq->dev->ops->link_changed &&
+	    nq->dev->ops->link_changed(nq->dev))
+		nq->link_due_ms = 0;
+
 	if (netif_glue_parked(nq->nif, nq->q) || tx_reap_due(nq, t0))
 		locked = lock_or_sleep(nq, t0, &sleep);
 	else if (timers_due(now_ms) ||

@@ -52,14 +52,24 @@ static inline void mm_irq_restore(unsigned long flags)
 
 /*
  * No interrupts on the host: the thread that is this CPU is the counter's
- * only writer, so a relaxed load and store cannot lose an update (and
- * ThreadSanitizer sees an atomic access).
+ * only writer, so an add that is not atomic cannot lose an update. On
+ * x86-64 it is the kernel port's one non-locked "addq" to memory (a
+ * relaxed load and store took 4 instructions per counted event under
+ * callgrind, the add 1: a qmempool alloc+free pair 3 fewer). Readers load
+ * the counter with relaxed atomic loads; an aligned 8-byte store is never
+ * seen torn. Elsewhere a relaxed load and store.
  */
 static inline void mm_cpu_counter_add(atomic_ulong *c, unsigned long n)
 {
+#if defined(__x86_64__)
+	__asm__ volatile("addq %1, %0"
+			 : "+m"(*(volatile unsigned long *)c)
+			 : "er"(n));
+#else
 	atomic_store_explicit(c,
 			      atomic_load_explicit(c, memory_order_relaxed) + n,
 			      memory_order_relaxed);
+#endif
 }
 
 /*

@@ -3,7 +3,9 @@
  * batches, free some on the spot and hand the others to another CPU
  * (often on the other node) through an ALF queue, which frees them there.
  * Small queues make every path run: localq hits, sharedq refills and
- * spills, slab refills and frees, remote frees.
+ * spills, slab refills and frees, remote frees. CPU 0 also asks for a
+ * shrink (qmempool_shrink_all) every 64 rounds while every CPU honours
+ * such requests once per round, as its poll loop does.
  *
  * Checked: no object is handed out twice while in use (a flag in each
  * object, set on alloc and cleared on free), every object comes back (the
@@ -42,6 +44,7 @@ static struct kmem_cache *cache;
 static struct qmempool *pool;
 static struct alf_queue *inbox[NR_CPUS];
 static atomic_int done_threads, failures;
+static atomic_ulong shrunk_by_request; /* objects other CPUs gave back */
 static unsigned long iterations;
 
 static void fail(const char *msg, void *p)
@@ -119,6 +122,9 @@ static void one_round(int cpu, uint32_t *rnd)
 			put_back(batch[i], i & 1);
 	}
 	drain_inbox(cpu);
+	atomic_fetch_add(&shrunk_by_request, qmempool_shrink_poll());
+	if (cpu == 0 && next_rand(rnd) % 64 == 0)
+		qmempool_shrink_all();
 }
 
 static void *worker(void *arg)
@@ -242,7 +248,8 @@ static int run(uint32_t localq, uint32_t sharedq, uint32_t prealloc, bool tiny)
 	       st.localq_hit, st.sharedq_refill, st.slab_refill,
 	       st.sharedq_spill, st.slab_free, st.remote_free);
 	if (!st.remote_free || !st.sharedq_refill || !st.slab_refill ||
-	    !st.sharedq_spill || (tiny && !st.slab_free))
+	    !st.sharedq_spill || (tiny && !st.slab_free) ||
+	    !atomic_load(&shrunk_by_request))
 		fail("a path was not exercised", NULL);
 	destroy_all();
 	slab_debug_counts(&dbg);

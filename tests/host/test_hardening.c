@@ -28,13 +28,6 @@
 
 #define DRAW 64 /* allocations checked for a second owner */
 
-/* The latest report named a caller inside fn (the test that freed). */
-static void assert_caller_in(void (*fn)(void **))
-{
-	uintptr_t c = (uintptr_t)mm_debug_last_caller();
-	assert_true(c > (uintptr_t)fn && c < (uintptr_t)fn + 4096);
-}
-
 static unsigned long counted_double_free(void)
 {
 	struct slab_debug_counts d;
@@ -81,7 +74,7 @@ test_kfree_twice_is_refused_and_no_block_gets_two_owners(void **state)
 	kfree(p); /* the object freed last, again */
 	assert_int_equal(counted_double_free(), 1);
 	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
-	assert_caller_in(
+	mm_test_assert_caller_in(
 		test_kfree_twice_is_refused_and_no_block_gets_two_owners);
 	assert_one_owner_each(64, NULL);
 }
@@ -96,7 +89,7 @@ static void test_kmem_cache_free_twice_is_refused(void **state)
 	kmem_cache_free(s, a);
 	kmem_cache_free(s, a);
 	assert_int_equal(counted_double_free(), 1);
-	assert_caller_in(test_kmem_cache_free_twice_is_refused);
+	mm_test_assert_caller_in(test_kmem_cache_free_twice_is_refused);
 	void *x = kmem_cache_alloc(s, GFP_KERNEL);
 	void *y = kmem_cache_alloc(s, GFP_KERNEL);
 	assert_ptr_not_equal(x, y);
@@ -118,7 +111,7 @@ static void test_free_of_a_pointer_inside_an_object_is_refused(void **state)
 		assert_non_null(p);
 		unsigned long before = counted_invalid_free();
 		kfree(p + 1);
-		assert_caller_in(
+		mm_test_assert_caller_in(
 			test_free_of_a_pointer_inside_an_object_is_refused);
 		kfree(p + sizes[i] / 2);
 		assert_int_equal(counted_invalid_free(), before + 2);
@@ -186,7 +179,8 @@ static void test_kfree_of_pointers_never_returned_is_reported(void **state)
 
 	kfree((void *)1);
 	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 1);
-	assert_caller_in(test_kfree_of_pointers_never_returned_is_reported);
+	mm_test_assert_caller_in(
+		test_kfree_of_pointers_never_returned_is_reported);
 	kfree((void *)15);
 	kfree(&on_stack);
 	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 3);
@@ -219,7 +213,7 @@ static void test_large_block_freed_twice_is_a_double_free(void **state)
 	kfree(p);
 	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
 	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 0);
-	assert_caller_in(test_large_block_freed_twice_is_a_double_free);
+	mm_test_assert_caller_in(test_large_block_freed_twice_is_a_double_free);
 	assert_int_equal(mm_test_drain_and_verify(), free1);
 	/* One owner: two new large blocks do not overlap. */
 	char *a = kmalloc(256 << 10, GFP_KERNEL);
@@ -241,7 +235,7 @@ static void test_page_freed_twice_is_a_double_free(void **state)
 	__free_pages(pg, 5);
 	__free_pages(pg, 5);
 	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
-	assert_caller_in(test_page_freed_twice_is_a_double_free);
+	mm_test_assert_caller_in(test_page_freed_twice_is_a_double_free);
 	assert_int_equal(page_ref_count(pg), 0);
 	mm_test_drain_and_verify();
 }
@@ -310,7 +304,7 @@ static void test_free_bulk_checks_like_single_frees(void **state)
 	void *twice[3] = {b, a, a};
 	kmem_cache_free_bulk(s, 3, twice);
 	assert_int_equal(counted_double_free(), 1);
-	assert_caller_in(test_free_bulk_checks_like_single_frees);
+	mm_test_assert_caller_in(test_free_bulk_checks_like_single_frees);
 	assert_one_owner_each_in(s, NULL);
 
 	a = kmem_cache_alloc(s, GFP_KERNEL);
@@ -359,7 +353,7 @@ static void test_older_double_free_is_refused(void **state)
 		kfree(b);
 		kfree(a); /* a, b, a */
 		assert_int_equal(counted_double_free(), ++want);
-		assert_caller_in(test_older_double_free_is_refused);
+		mm_test_assert_caller_in(test_older_double_free_is_refused);
 		assert_one_owner_each(sizes[i], NULL);
 
 		a = kmalloc(sizes[i], GFP_KERNEL);
@@ -426,7 +420,7 @@ static void test_double_free_after_the_magazine_flushed_is_refused(void **state)
 
 	kmem_cache_free(s, a);
 	assert_int_equal(counted_double_free(), 1);
-	assert_caller_in(
+	mm_test_assert_caller_in(
 		test_double_free_after_the_magazine_flushed_is_refused);
 	kmem_cache_free(s, pin);
 	assert_distinct_objects(s, N + 1, p);
@@ -434,12 +428,18 @@ static void test_double_free_after_the_magazine_flushed_is_refused(void **state)
 	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
 }
 
+/* Objects now in this CPU's magazine of s. */
+static unsigned int magazine_objects(struct kmem_cache *s)
+{
+	return cpu_avail(cache_cpu(s, mm_this_cpu()));
+}
+
 /* Normal build: kmem_cache_free into another cache of the same layout,
- * single and bulk. The fast path does not ask which cache owns the slab
- * (a page lookup: +27 guest instructions per alloc+free); the object is
- * refused and counted when it leaves the magazine for the node lists,
- * which it never corrupts: its own cache still frees it and is destroyed
- * with nothing busy. */
+ * single and bulk, is refused at the free (the fast path asks the slab's
+ * head page which cache owns it), reported with the caller, and the
+ * object never enters the wrong cache's magazine, so that cache never
+ * hands it out; its own cache still frees it and is destroyed with
+ * nothing busy. */
 static void test_free_into_a_cache_of_the_same_layout_is_refused(void **state)
 {
 	(void)state;
@@ -447,26 +447,37 @@ static void test_free_into_a_cache_of_the_same_layout_is_refused(void **state)
 	struct kmem_cache *a = kmem_cache_create("hard-a", 128, 0, 0, NULL);
 	struct kmem_cache *b = kmem_cache_create("hard-b", 128, 0, 0, NULL);
 	assert_true(a->stride == b->stride && a->order == b->order);
+	void *mine = kmem_cache_alloc(b, GFP_KERNEL); /* b's magazine warm */
+	kmem_cache_free(b, mine);
 	void *obj = kmem_cache_alloc(a, GFP_KERNEL);
 	struct page *page = virt_to_head_page(obj);
 	unsigned int inuse = page->inuse; /* a's magazine's objects too */
+	unsigned int in_b = magazine_objects(b);
 	unsigned long before = counted_invalid_free();
 
 	kmem_cache_free(b, obj);
-	kmem_cache_shrink(b); /* the magazine to the node lists */
 	assert_int_equal(counted_invalid_free(), before + 1);
 	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 1);
+	mm_test_assert_caller_in(
+		test_free_into_a_cache_of_the_same_layout_is_refused);
+	assert_int_equal(magazine_objects(b), in_b);
+	void *x = kmem_cache_alloc(b, GFP_KERNEL);
+	assert_ptr_not_equal(x, obj);
+	kmem_cache_free(b, x);
+	assert_one_owner_each_in(b, obj);
 	assert_ptr_equal(page->slab_cache, a);
 	assert_int_equal(page->inuse, inuse);
-	assert_one_owner_each_in(b, obj);
 
-	void *mine = kmem_cache_alloc(b, GFP_KERNEL);
+	mine = kmem_cache_alloc(b, GFP_KERNEL);
+	in_b = magazine_objects(b);
 	void *bulk[2] = {mine, obj};
 	kmem_cache_free_bulk(b, 2, bulk); /* mine freed, obj refused */
-	kmem_cache_shrink(b);
 	assert_int_equal(counted_invalid_free(), before + 2);
-	assert_int_equal(page->inuse, inuse);
+	mm_test_assert_caller_in(
+		test_free_into_a_cache_of_the_same_layout_is_refused);
+	assert_int_equal(magazine_objects(b), in_b + 1);
 	assert_one_owner_each_in(b, obj);
+	assert_int_equal(page->inuse, inuse);
 
 	kmem_cache_free(a, obj);
 	struct slab_debug_counts d;
@@ -474,7 +485,39 @@ static void test_free_into_a_cache_of_the_same_layout_is_refused(void **state)
 	kmem_cache_destroy(b);
 	slab_debug_counts(&d);
 	assert_int_equal(d.destroy_busy, 0);
+	assert_int_equal(d.invalid_free, before + 2);
 	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 0);
+}
+
+/* The same on two nodes: an object of the other node's slab of another
+ * cache goes to the slow path (not local), which refuses it as well; a
+ * remote object of the right cache still goes home. And NULL is ignored
+ * by kmem_cache_free, with nothing counted. */
+static void test_wrong_cache_refused_for_a_remote_object(void **state)
+{
+	(void)state;
+	mm_debug_set_quiet(true);
+	struct kmem_cache *a = kmem_cache_create("hard-ra", 256, 0, 0, NULL);
+	struct kmem_cache *b = kmem_cache_create("hard-rb", 256, 0, 0, NULL);
+	int other = 1 - numa_mem_id();
+	void *ra = kmem_cache_alloc_node(a, GFP_KERNEL, other);
+	void *rb = kmem_cache_alloc_node(b, GFP_KERNEL, other);
+	assert_int_equal(virt_to_page(ra)->nid, other);
+	unsigned long before = counted_invalid_free();
+
+	kmem_cache_free(b, ra);
+	assert_int_equal(counted_invalid_free(), before + 1);
+	mm_test_assert_caller_in(test_wrong_cache_refused_for_a_remote_object);
+	kmem_cache_free(b, rb); /* the right cache: home to its node */
+	kmem_cache_free(a, NULL);
+	assert_int_equal(counted_invalid_free(), before + 1);
+	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 1);
+	kmem_cache_free(a, ra);
+	kmem_cache_destroy(a);
+	kmem_cache_destroy(b);
+	struct slab_debug_counts d;
+	slab_debug_counts(&d);
+	assert_int_equal(d.destroy_busy, 0);
 }
 
 /* kmem_cache_free_bulk catches a pointer twice anywhere in the array and
@@ -490,7 +533,7 @@ static void test_free_bulk_catches_the_older_double_free(void **state)
 	void *aba[3] = {a, b, a};
 	kmem_cache_free_bulk(s, 3, aba);
 	assert_int_equal(counted_double_free(), 1);
-	assert_caller_in(test_free_bulk_catches_the_older_double_free);
+	mm_test_assert_caller_in(test_free_bulk_catches_the_older_double_free);
 	assert_one_owner_each_in(s, NULL);
 
 	a = kmem_cache_alloc(s, GFP_KERNEL);
@@ -598,6 +641,9 @@ int main(void)
 		T(test_older_double_free_is_refused),
 		T(test_double_free_after_the_magazine_flushed_is_refused),
 		T(test_free_into_a_cache_of_the_same_layout_is_refused),
+		cmocka_unit_test_setup_teardown(
+			test_wrong_cache_refused_for_a_remote_object,
+			mm_test_setup_2nodes, mm_test_teardown),
 		T(test_free_bulk_catches_the_older_double_free),
 		T(test_constructor_state_survives_and_double_free_is_refused),
 	};

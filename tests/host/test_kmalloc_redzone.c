@@ -10,23 +10,6 @@
 
 #include "mm_test.h"
 
-static int setup(void **state)
-{
-	mm_test_setup_1node(state);
-	mm_debug_set(true);
-	mm_debug_set_quiet(true);
-	return 0;
-}
-
-static char report[MM_DEBUG_REPORT_MAX];
-
-static void assert_report_says(const char *want)
-{
-	mm_debug_last_report(report, sizeof(report));
-	if (!strstr(report, want))
-		fail_msg("report \"%s\" lacks \"%s\"", report, want);
-}
-
 static void test_overflow_of_a_cache_line_past_10000_bytes(void **state)
 {
 	(void)state;
@@ -39,8 +22,8 @@ static void test_overflow_of_a_cache_line_past_10000_bytes(void **state)
 	kfree(b);
 	assert_int_equal(mm_debug_count(MM_DBG_RED_ZONE), 1);
 	assert_int_equal(mm_debug_total(), 1);
-	assert_report_says("(10000 bytes) overflowed");
-	assert_report_says("64 bytes past its end");
+	mm_test_assert_report_says("(10000 bytes) overflowed");
+	mm_test_assert_report_says("64 bytes past its end");
 	mm_test_drain_and_verify(); /* freed all the same */
 }
 
@@ -51,7 +34,7 @@ static void test_one_byte_overflow_of_10000_bytes(void **state)
 	b[10000] = 0;
 	kfree(b);
 	assert_int_equal(mm_debug_count(MM_DBG_RED_ZONE), 1);
-	assert_report_says("1 bytes past its end");
+	mm_test_assert_report_says("1 bytes past its end");
 }
 
 static void test_underflow_of_a_word_of_10000_bytes(void **state)
@@ -62,8 +45,8 @@ static void test_underflow_of_a_word_of_10000_bytes(void **state)
 	kfree(b);
 	assert_int_equal(mm_debug_count(MM_DBG_RED_ZONE), 1);
 	assert_int_equal(mm_debug_total(), 1);
-	assert_report_says("underflowed");
-	assert_report_says("8 bytes before its start");
+	mm_test_assert_report_says("underflowed");
+	mm_test_assert_report_says("8 bytes before its start");
 }
 
 /* Every large size from just above the largest class: the byte after the
@@ -142,7 +125,9 @@ static void test_every_class_is_guarded(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, mm_test_teardown)
+#define T(f)                                                          \
+	cmocka_unit_test_setup_teardown(f, mm_test_setup_1node_debug, \
+					mm_test_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_overflow_of_a_cache_line_past_10000_bytes),
 		T(test_one_byte_overflow_of_10000_bytes),

@@ -16,14 +16,6 @@ static int setup(void **state)
 	return 0;
 }
 
-/* The report came from inside fn (the return address lies in its body). */
-static void assert_caller_in(void (*fn)(void **))
-{
-	uintptr_t c = (uintptr_t)mm_debug_last_caller();
-	uintptr_t f = (uintptr_t)fn;
-	assert_true(c > f && c < f + 4096);
-}
-
 static void test_double_free_is_caught_and_refused(void **state)
 {
 	(void)state;
@@ -32,7 +24,7 @@ static void test_double_free_is_caught_and_refused(void **state)
 	__free_pages(p, 0);
 	assert_int_equal(mm_debug_count(MM_DBG_DOUBLE_FREE), 1);
 	assert_int_equal(mm_debug_total(), 1);
-	assert_caller_in(test_double_free_is_caught_and_refused);
+	mm_test_assert_caller_in(test_double_free_is_caught_and_refused);
 	/* Still one copy on the lists: the next two allocations differ. */
 	struct page *a = alloc_pages(GFP_KERNEL, 0);
 	struct page *b = alloc_pages(GFP_KERNEL, 0);
@@ -59,7 +51,7 @@ static void test_free_of_a_tail_page_is_not_allocated(void **state)
 	struct page *p = alloc_pages(GFP_KERNEL, 2);
 	__free_pages(p + 1, 0);
 	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 1);
-	assert_caller_in(test_free_of_a_tail_page_is_not_allocated);
+	mm_test_assert_caller_in(test_free_of_a_tail_page_is_not_allocated);
 	__free_pages(p, 2);
 	assert_int_equal(mm_debug_total(), 1);
 }
@@ -70,7 +62,8 @@ static void test_free_pages_of_a_foreign_address_is_caught(void **state)
 	static char not_ours[2 * MM_PAGE_SIZE];
 	free_pages(not_ours, 0);
 	assert_int_equal(mm_debug_count(MM_DBG_NOT_ALLOCATED), 1);
-	assert_caller_in(test_free_pages_of_a_foreign_address_is_caught);
+	mm_test_assert_caller_in(
+		test_free_pages_of_a_foreign_address_is_caught);
 }
 
 static void test_free_of_a_never_allocated_page_is_caught(void **state)
@@ -91,7 +84,7 @@ static void test_wrong_order_is_caught_and_refused(void **state)
 	struct page *p = alloc_pages(GFP_KERNEL, 2);
 	__free_pages(p, 1);
 	assert_int_equal(mm_debug_count(MM_DBG_WRONG_ORDER), 1);
-	assert_caller_in(test_wrong_order_is_caught_and_refused);
+	mm_test_assert_caller_in(test_wrong_order_is_caught_and_refused);
 	assert_int_equal(page_ref_count(p), 1); /* refused: still ours */
 	__free_pages(p, 2);
 	assert_int_equal(mm_debug_total(), 1);
@@ -118,7 +111,8 @@ static void test_struct_page_outside_every_mem_map_is_wrong_zone(void **state)
 	atomic_init(&fake._refcount, 1);
 	__free_pages(&fake, 0);
 	assert_int_equal(mm_debug_count(MM_DBG_WRONG_ZONE), 1);
-	assert_caller_in(test_struct_page_outside_every_mem_map_is_wrong_zone);
+	mm_test_assert_caller_in(
+		test_struct_page_outside_every_mem_map_is_wrong_zone);
 }
 
 static void test_freed_pages_are_poisoned(void **state)

@@ -13,26 +13,10 @@
 #include "mm_test.h"
 #include "page_alloc_tunables.h"
 
-static int setup(void **state)
-{
-	mm_test_setup_1node(state);
-	mm_debug_set(true);
-	mm_debug_set_quiet(true);
-	return 0;
-}
-
-static char report[MM_DEBUG_REPORT_MAX];
-
-static const char *last_report(void)
-{
-	mm_debug_last_report(report, sizeof(report));
-	return report;
-}
-
 /* The report says "freed by 0x..." with an address inside fn. */
 static void assert_freed_by(void (*fn)(void **))
 {
-	const char *at = strstr(last_report(), "freed by ");
+	const char *at = strstr(mm_test_last_report(), "freed by ");
 	assert_non_null(at);
 	uintptr_t who = (uintptr_t)strtoull(at + 9, NULL, 16);
 	assert_true(who > (uintptr_t)fn && who < (uintptr_t)fn + 4096);
@@ -42,8 +26,7 @@ static void assert_says(const char *fmt, unsigned long v)
 {
 	char want[64];
 	snprintf(want, sizeof(want), fmt, v);
-	if (!strstr(last_report(), want))
-		fail_msg("report \"%s\" lacks \"%s\"", report, want);
+	mm_test_assert_report_says(want);
 }
 
 /* Allocate order-`order` blocks until `want` comes back (the per-CPU list
@@ -191,7 +174,9 @@ static void test_pages_freed_with_checks_off_are_not_reported(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, mm_test_teardown)
+#define T(f)                                                          \
+	cmocka_unit_test_setup_teardown(f, mm_test_setup_1node_debug, \
+					mm_test_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_write_after_free_of_a_page_is_reported),
 		T(test_write_after_free_in_a_buddy_block_is_reported),

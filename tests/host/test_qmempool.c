@@ -534,6 +534,38 @@ static void cpu_gets_objects_of_its_own_node(void **state)
 	assert_cache_destroys_clean();
 }
 
+/* On a pool of two nodes every free takes the node lookup (the fast
+ * path's push limit is 0 there), but a local object still lands in the
+ * localq, which spills its top half when full, exactly as on one node. */
+static void two_node_local_frees_fill_the_localq_then_spill(void **state)
+{
+	struct qmempool *p = qmempool_create(32, 128, 0, cache, GFP_KERNEL);
+	void *objs[48];
+	struct qmempool_stats st;
+
+	(void)state;
+	for (int i = 0; i < 48; i++) {
+		assert_non_null(objs[i] = qmempool_alloc(p, GFP_KERNEL));
+		assert_int_equal(node_of(objs[i]), 0);
+	}
+	assert_int_equal(stats(p).in_localq, 0);
+	for (int i = 0; i < 48; i++)
+		qmempool_free(p, objs[i]);
+	st = stats(p);
+	assert_int_equal(st.alloc, 48);
+	assert_int_equal(st.remote_free, 0);
+	assert_int_equal(st.sharedq_spill, 1);
+	assert_int_equal(st.in_sharedq[0], 16);
+	assert_int_equal(st.in_sharedq[1], 0);
+	assert_int_equal(st.in_localq, 32);
+	assert_int_equal(st.outstanding, 0);
+	/* The last object freed is the first one handed out again. */
+	assert_ptr_equal(qmempool_alloc_softirq(p, GFP_KERNEL), objs[47]);
+	qmempool_free_softirq(p, objs[47]);
+	qmempool_destroy(p);
+	assert_cache_destroys_clean();
+}
+
 static void remote_free_goes_to_the_objects_node_sharedq(void **state)
 {
 	struct qmempool *p = qmempool_create(32, 128, 0, cache, GFP_KERNEL);
@@ -721,6 +753,70 @@ static void stats_never_overflow_a_small_buffer(void **state)
 /* Memory pressure: the objects a pool caches pin their slabs; after
  * qmempool_shrink_all() every one is back in the slab and
  * kmem_cache_shrink() can hand the slabs to the page allocator. */
+/* 1 node, 2 CPUs: for the shrink requests to another CPU. */
+static int boot1x2(void **state)
+{
+	(void)state;
+	mm_test_boot(1, 16, 2);
+	cache = kmem_cache_create("qmp_test", OBJ, 0, 0, NULL);
+	assert_non_null(cache);
+	return 0;
+}
+
+/* Allocate 40 and free them: the CPU's localq ends up holding some. */
+static void churn40(void *arg)
+{
+	struct qmempool *p = arg;
+	void *o[40];
+
+	for (int i = 0; i < 40; i++)
+		assert_non_null(o[i] = qmempool_alloc(p, GFP_KERNEL));
+	for (int i = 0; i < 40; i++)
+		qmempool_free(p, o[i]);
+}
+
+static unsigned long polled;
+
+static void shrink_poll_here(void *arg)
+{
+	(void)arg;
+	polled = qmempool_shrink_poll();
+}
+
+/* Another CPU's localq is its owner's: shrink_all leaves it and asks;
+ * the owner gives it back at its next poll, once per request. */
+static void shrink_all_asks_every_other_cpu_once(void **state)
+{
+	struct qmempool *p = qmempool_create(32, 128, 0, cache, GFP_KERNEL);
+	unsigned long on1;
+
+	(void)state;
+	mm_test_on_cpu(1, churn40, p);
+	churn40(p);
+	on1 = qmempool_localq_count(&p->cpu[1]);
+	assert_true(on1 > 0);
+	assert_true(qmempool_localq_count(&p->cpu[0]) > 0);
+	qmempool_shrink_all();
+	assert_int_equal(qmempool_localq_count(&p->cpu[0]), 0);
+	assert_int_equal(qmempool_localq_count(&p->cpu[1]), on1);
+	mm_test_on_cpu(1, shrink_poll_here, NULL);
+	assert_int_equal(polled, on1);
+	assert_int_equal(qmempool_localq_count(&p->cpu[1]), 0);
+	assert_int_equal(stats(p).in_localq, 0);
+	assert_int_equal(stats(p).outstanding, 0);
+	assert_true(kmem_cache_shrink(cache) > 0);
+	/* Honoured once: no new request, nothing more; the asking CPU did
+	 * its share at once and has nothing pending either. */
+	mm_test_on_cpu(1, churn40, p);
+	mm_test_on_cpu(1, shrink_poll_here, NULL);
+	assert_int_equal(polled, 0);
+	assert_true(qmempool_localq_count(&p->cpu[1]) > 0);
+	shrink_poll_here(NULL);
+	assert_int_equal(polled, 0);
+	qmempool_destroy(p);
+	assert_cache_destroys_clean();
+}
+
 static void shrink_all_gives_cached_objects_back_to_the_slab(void **state)
 {
 	struct qmempool *a = qmempool_create(64, 128, 32, cache, GFP_KERNEL);
@@ -782,8 +878,12 @@ int main(void)
 		T1(objects_still_out_at_destroy_go_back_through_the_slab),
 		T1(destroy_of_null_is_ignored),
 		T1(shrink_all_gives_cached_objects_back_to_the_slab),
+		cmocka_unit_test_setup_teardown(
+			shrink_all_asks_every_other_cpu_once, boot1x2,
+			mm_test_teardown),
 		T2(prealloc_fills_each_node_with_its_own_objects),
 		T2(cpu_gets_objects_of_its_own_node),
+		T2(two_node_local_frees_fill_the_localq_then_spill),
 		T2(remote_free_goes_to_the_objects_node_sharedq),
 		T2(remote_free_into_a_full_sharedq_goes_to_the_slab),
 		T2(local_free_of_a_remote_object_never_enters_the_localq),

@@ -304,13 +304,6 @@ static void test_destroy_with_objects_outstanding_is_reported(void **state)
 	assert_int_equal(slab_test_field("leaky", "active_objs"), -1);
 }
 
-/* The report came from inside fn (the return address lies in its body). */
-static void assert_caller_in(void (*fn)(void **))
-{
-	uintptr_t c = (uintptr_t)mm_debug_last_caller();
-	assert_true(c > (uintptr_t)fn && c < (uintptr_t)fn + 4096);
-}
-
 /*
  * A cache destroyed with objects out lives on only so they can be freed:
  * every allocation from it is refused and reported with the caller, on
@@ -330,7 +323,7 @@ static void test_destroyed_busy_cache_refuses_allocations(void **state)
 	slab_debug_counts(&before);
 	unsigned long other = mm_debug_count(MM_DBG_OTHER);
 	assert_null(kmem_cache_alloc(s, GFP_KERNEL | __GFP_NOWARN));
-	assert_caller_in(test_destroyed_busy_cache_refuses_allocations);
+	mm_test_assert_caller_in(test_destroyed_busy_cache_refuses_allocations);
 	assert_null(kmem_cache_alloc_node(s, __GFP_NOWARN, 1));
 	assert_int_equal(kmem_cache_alloc_bulk(s, __GFP_NOWARN, 4, p), 0);
 	slab_debug_counts(&after);

@@ -23,7 +23,8 @@ NICS = [
     ("virtio-legacy", r"^virtio-net: eth0 queue 0: intx vector 0x[0-9a-f]+ cpu 0$", "intx"),
     ("e1000", r"^e1000: eth0 queue 0: intx vector 0x[0-9a-f]+ cpu 0 \(line shared, level\)$",
      "intx"),
-    ("e1000e", r"^e1000e: eth0 queue 0: msi vector 0x[0-9a-f]+ cpu 0$", "msi"),
+    ("e1000e", r"^e1000e: eth0 queue 0: msix vector 0x[0-9a-f]+ cpu 0 "
+     r"\(rx 0x[0-9a-f]+ tx 0x[0-9a-f]+ link 0x[0-9a-f]+\)$", "msix"),
 ]
 
 

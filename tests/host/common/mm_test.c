@@ -1,6 +1,7 @@
 /* Shared host-test helpers: see mm_test.h. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mm_test.h"
 #include "zone.h"
@@ -32,6 +33,38 @@ int mm_test_setup_4nodes(void **state)
 	(void)state;
 	mm_test_boot(4, 8, 4);
 	return 0;
+}
+
+int mm_test_setup_1node_debug(void **state)
+{
+	mm_test_setup_1node(state);
+	mm_debug_set(true);
+	mm_debug_set_quiet(true);
+	return 0;
+}
+
+const char *mm_test_last_report(void)
+{
+	static char report[MM_DEBUG_REPORT_MAX];
+
+	mm_debug_last_report(report, sizeof(report));
+	return report;
+}
+
+void mm_test_assert_report_says(const char *want)
+{
+	const char *report = mm_test_last_report();
+
+	if (!strstr(report, want))
+		fail_msg("report \"%s\" lacks \"%s\"", report, want);
+}
+
+void mm_test_assert_caller_in(void (*fn)(void **))
+{
+	uintptr_t c = (uintptr_t)mm_debug_last_caller();
+	uintptr_t f = (uintptr_t)fn;
+
+	assert_true(c > f && c < f + 4096);
 }
 
 int mm_test_teardown(void **state)

@@ -31,8 +31,22 @@ void mm_test_boot(int nodes, size_t mib, int cpus);
 int mm_test_setup_1node(void **state);
 int mm_test_setup_2nodes(void **state);
 int mm_test_setup_4nodes(void **state);
+/* The same 1-node machine with the debug checks on and their reports
+ * quiet (counted and kept, not printed): for tests of what debug
+ * reports. */
+int mm_test_setup_1node_debug(void **state);
 /* Shut the machine down; debug back off. */
 int mm_test_teardown(void **state);
+
+/* The text of the latest debug report (mm_debug_last_report), in a
+ * buffer the next call overwrites. */
+const char *mm_test_last_report(void);
+/* Fails the test, quoting the report, unless the latest report contains
+ * want. */
+void mm_test_assert_report_says(const char *want);
+/* Fails the test unless the latest report's caller lies in fn's body
+ * (its first 4 KiB): the report named the test's own call. */
+void mm_test_assert_caller_in(void (*fn)(void **));
 
 /* Run fn(arg) on a new thread that is simulated CPU cpu; wait for it. */
 void mm_test_on_cpu(int cpu, void (*fn)(void *), void *arg);

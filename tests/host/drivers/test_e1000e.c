@@ -100,47 +100,7 @@ volatile void *pci_map_bar(const struct pci_dev *d, int bar)
 	return bar == 0 ? regs : NULL;
 }
 
-/* Interrupts: the line and MSI requests succeed with fixed vectors and
- * remember the handler, so a test can fire it; wakes are counted. */
-static drv_irq_fn fake_irq_fn;
-static void *fake_irq_arg;
-static int fake_wakes, fake_wake_cpu = -1;
-static bool fake_msi_enabled;
-
-int drv_irq_line(uint8_t line, int cpu, drv_irq_fn fn, void *arg)
-{
-	(void)line;
-	(void)cpu;
-	fake_irq_fn = fn;
-	fake_irq_arg = arg;
-	return 0x30;
-}
-
-int drv_irq_msi(int cpu, drv_irq_fn fn, void *arg, uint64_t *addr,
-		uint32_t *data)
-{
-	*addr = 0xFEE00000u | (uint64_t)cpu << 12;
-	*data = 0x31;
-	fake_irq_fn = fn;
-	fake_irq_arg = arg;
-	return 0x31;
-}
-
-void drv_irq_wake(int cpu)
-{
-	fake_wakes++;
-	fake_wake_cpu = cpu;
-}
-
-int pci_msi_enable(const struct pci_dev *d, uint64_t addr, uint32_t data)
-{
-	(void)addr;
-	(void)data;
-	if (!d->cap_msi)
-		return -1;
-	fake_msi_enabled = true;
-	return 0;
-}
+#include "e1000_irq_fake.h"
 
 static void add_pci(uint16_t device, uint8_t slot)
 {
@@ -246,6 +206,7 @@ static int setup(void **state)
 	ne1000es = 0;
 	nnetdevs = 0;
 	nfake_pci = 0;
+	fake_irq_reset();
 	hw_rdh = hw_tdh = 0;
 	nheld = ndone = 0;
 	master_stuck = false;
@@ -394,6 +355,8 @@ static void test_scatter_tx_completes_in_order(void **state)
 	dev = probe_one();
 	assert_int_equal(dev->ops->xmit(dev, 0, two, 2, (void *)0x1), 0);
 	assert_int_equal(dev->ops->xmit(dev, 0, one, 1, (void *)0x2), 0);
+	assert_int_equal(*reg(E1000_TDT), 0); /* published at the flush */
+	dev->ops->tx_flush(dev, 0);
 	assert_int_equal(*reg(E1000_TDT), 3);
 	assert_ptr_equal((void *)(uintptr_t)hw_tx_ring()[1].addr, f + 14);
 	dev->ops->tx_reap(dev, 0);
@@ -462,6 +425,133 @@ static void test_the_82574l_next_to_a_refused_part_still_binds(void **state)
 	assert_non_null(strstr(console, "e1000e: eth0 00:02.0 82574L"));
 }
 
+/* ------------------------------------------------------- interrupts */
+
+#define QUEUE_CAUSES (E1000E_ICR_RXQ0 | E1000E_ICR_TXQ0)
+#define OTHER_CAUSES (E1000E_ICR_OTHER | E1000_ICR_LSC)
+
+/* The 82574L with its MSI-X capability (and MSI beside it, as QEMU's),
+ * queue 0 polled by CPU 1. */
+static struct netdev *probe_msix(void)
+{
+	struct netdev *dev;
+
+	add_pci(0x10d3, 2);
+	fake_pci[0].cap_msix = 0xa0;
+	fake_pci[0].cap_msi = 0xd0;
+	assert_int_equal(e1000e_probe(0), 1);
+	dev = netdev_get(0);
+	dev->rx = stack_rx;
+	dev->tx_done = stack_tx_done;
+	dev->queues[0].cpu = 1;
+	return dev;
+}
+
+static void test_msix_gives_rx_tx_and_link_vectors_on_queue0_cpu(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_msix();
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_string_equal(dev->queues[0].irq_mode, "msix");
+	assert_true(fake_msix_enabled);
+	assert_false(fake_msi_enabled);
+	assert_int_equal(nfake_irqs, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(fake_irqs[i].cpu, 1);
+		/* IVAR's entries: RX0 on 0, TX0 on 1, other on 2 */
+		assert_int_equal(fake_msix_entry_of(fake_irqs[i].vector), i);
+	}
+	assert_int_equal(*reg(E1000E_IVAR), E1000E_IVAR_RX0(0) |
+						    E1000E_IVAR_TX0(1) |
+						    E1000E_IVAR_OTHER(2));
+	assert_int_equal(dev->queues[0].irq_vector, fake_irqs[0].vector);
+	assert_int_equal(*reg(E1000E_EIAC), QUEUE_CAUSES);
+	/* link interrupts from now on; queue causes wait for the poller */
+	assert_int_equal(*reg(E1000_IMS), OTHER_CAUSES);
+	assert_non_null(strstr(console, "e1000e: eth0 queue 0: msix vector "
+					"0x31 cpu 1 (rx 0x31 tx 0x32 link "
+					"0x33)\n"));
+}
+
+static void test_msix_queue_vectors_mask_queue_causes_and_wake(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_msix();
+	dev->ops->irq_setup(dev);
+	for (int i = 0; i < 2; i++) { /* RX0, then TX0 */
+		*reg(E1000_IMC) = 0;
+		fake_irq_fire(i);
+		assert_int_equal(*reg(E1000_IMC), QUEUE_CAUSES);
+		assert_int_equal(fake_wakes, i + 1);
+		assert_int_equal(fake_wake_cpu, 1);
+	}
+	assert_int_equal(dev->queues[0].stats.interrupts, 2);
+	assert_false(dev->ops->link_changed(dev));
+	/* The poller arms: stale queue causes cleared (written 1s), then
+	 * unmasked; an idle ring means it may sleep. */
+	dev->ops->rx_poll(dev, 0, 64);
+	assert_false(dev->ops->irq_arm(dev, 0));
+	assert_int_equal(*reg(E1000_ICR), QUEUE_CAUSES);
+	assert_int_equal(*reg(E1000_IMS), QUEUE_CAUSES);
+	dev->ops->irq_disarm(dev, 0);
+	assert_int_equal(*reg(E1000_IMC), QUEUE_CAUSES); /* link stays on */
+}
+
+static void test_msix_link_vector_notes_the_change_masks_nothing(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_msix();
+	dev->ops->irq_setup(dev);
+	assert_true(dev->ops->link_up(dev)); /* as the stack's first look */
+	*reg(E1000_IMC) = 0;
+	*reg(E1000_ICR) = E1000E_ICR_OTHER | E1000_ICR_LSC;
+	*reg(E1000_STATUS) &= ~E1000_STATUS_LU;
+	fake_irq_fire(2);
+	assert_int_equal(*reg(E1000_ICR), OTHER_CAUSES); /* cleared by 1s */
+	assert_int_equal(*reg(E1000_IMC), 0);
+	assert_int_equal(fake_wakes, 1);
+	assert_int_equal(fake_wake_cpu, 1);
+	assert_int_equal(dev->queues[0].stats.link_interrupts, 1);
+	assert_int_equal(dev->queues[0].stats.interrupts, 0);
+	assert_true(dev->ops->link_changed(dev));
+	/* The woken poller reads the link, which ends the event. */
+	assert_false(dev->ops->link_up(dev));
+	assert_false(dev->ops->link_changed(dev));
+	assert_non_null(strstr(console, "e1000e: eth0 link down\n"));
+	/* Another non-queue cause (an overrun): a look, not a link count. */
+	*reg(E1000_ICR) = E1000E_ICR_OTHER | E1000_ICR_RXO;
+	fake_irq_fire(2);
+	assert_int_equal(dev->queues[0].stats.link_interrupts, 1);
+}
+
+static void test_too_small_msix_table_falls_back_to_msi(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_msix();
+	fake_msix_entries = 2;
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_string_equal(dev->queues[0].irq_mode, "msi");
+	assert_false(fake_msix_enabled);
+	assert_true(fake_msi_enabled);
+	assert_non_null(strstr(console, "e1000e: eth0: MSI-X not usable (2 "
+					"entries), falling back\n"));
+	assert_non_null(strstr(console, "e1000e: eth0 queue 0: msi vector "
+					"0x31 cpu 1\n"));
+	/* One vector for all: a link change comes through it too. */
+	*reg(E1000_ICR) = E1000_ICR_LSC;
+	fake_irq_fire(0);
+	assert_true(dev->ops->link_changed(dev));
+	assert_int_equal(*reg(E1000_IMC), 0xffffffffu);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -475,6 +565,10 @@ int main(void)
 		T(test_frames_go_up_zero_copy_and_the_ring_is_refilled),
 		T(test_scatter_tx_completes_in_order),
 		T(test_link_changes_are_counted_and_reported),
+		T(test_msix_gives_rx_tx_and_link_vectors_on_queue0_cpu),
+		T(test_msix_queue_vectors_mask_queue_causes_and_wake),
+		T(test_msix_link_vector_notes_the_change_masks_nothing),
+		T(test_too_small_msix_table_falls_back_to_msi),
 		T(test_i219_and_other_family_parts_are_refused_by_name),
 		T(test_8254x_and_other_vendors_are_left_silently),
 		T(test_the_82574l_next_to_a_refused_part_still_binds),
