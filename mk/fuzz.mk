@@ -3,7 +3,10 @@
 #
 #   make fuzz              each harness FUZZ_SECS seconds (default 60),
 #                          corpus kept in build/fuzz/corpus/; prints the
-#                          operations each executed
+#                          operations each executed, seconds, ops/s
+#   make fuzz FUZZ_OPS=K   each harness until K operations ran (FUZZ_SECS
+#                          is then the cap: give it room)
+#   make fuzz FUZZ_HARNESSES="pages slab"   only those
 #   make test-fuzz         (in make test) replays the committed corpus
 #                          tests/fuzz/corpus/NAME/ and fuzzes each harness
 #                          FUZZ_TEST_SECS seconds (default 4)
@@ -17,6 +20,7 @@
 
 FUZZ_CC ?= clang-14
 FUZZ_SECS ?= 60
+FUZZ_OPS ?= 0
 FUZZ_TEST_SECS ?= 4
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
@@ -25,6 +29,7 @@ FUZZ_CFLAGS := -std=c11 -g -O1 $(HOST_WARN) -D_GNU_SOURCE -pthread \
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_HARNESSES := $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out \
 	tests/fuzz/fuzz_common.c,$(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_MODEL_OBJS := $(FUZZ_DIR)/fuzz_common.o $(FUZZ_DIR)/fz_set.o
 FUZZ_BINS := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_HARNESSES))
 FUZZ_MM_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(MM_HOST_SRCS))
 
@@ -36,7 +41,8 @@ deps-fuzz:
 # The files whose listed functions are static are built without inlining,
 # so the functions stay themselves and out of their callers' coverage.
 FUZZ_COV_IGNORE := tests/fuzz/coverage-ignore.txt
-FUZZ_NO_INLINE := mm/slab_debug.c mm/slabinfo.c mm/page_frag_stats.c
+FUZZ_NO_INLINE := mm/slab_debug.c mm/slabinfo.c mm/page_frag_stats.c \
+	mm/page_debug.c
 $(FUZZ_DIR)/obj/%.o: %.c $(MM_HEADERS) $(FUZZ_COV_IGNORE) | deps-fuzz
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link \
@@ -47,22 +53,28 @@ $(FUZZ_DIR)/libmm.a: $(FUZZ_MM_OBJS)
 	ar rcs $@ $^
 # The model's helpers carry no coverage: their loops over object contents
 # would feed libFuzzer comparisons that say nothing about the allocators
-# (they were 60% of a harness's instructions).
-$(FUZZ_DIR)/fuzz_common.o: tests/fuzz/fuzz_common.c tests/fuzz/fuzz_common.h \
-		$(MM_HEADERS) | deps-fuzz
+# (they were 60% of a harness's instructions). -O2: the model is checked
+# code, not fuzzed code (its fill and verify loops, 22 % of fuzz_pages'
+# samples at -O1).
+$(FUZZ_DIR)/fuzz_common.o $(FUZZ_DIR)/fz_set.o: $(FUZZ_DIR)/%.o: \
+		tests/fuzz/%.c tests/fuzz/fuzz_common.h $(MM_HEADERS) | deps-fuzz
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -O2 -c $< -o $@
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h \
-		$(FUZZ_DIR)/fuzz_common.o $(FUZZ_DIR)/libmm.a
+		$(FUZZ_MODEL_OBJS) $(FUZZ_DIR)/libmm.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests/fuzz -fsanitize=fuzzer $< \
-		$(FUZZ_DIR)/fuzz_common.o $(FUZZ_DIR)/libmm.a -o $@
+		$(FUZZ_MODEL_OBJS) $(FUZZ_DIR)/libmm.a -o $@
+# The model's interval set against a brute-force list (ASan + UBSan).
+$(FUZZ_DIR)/test_fz_set: tests/fuzz/test_fz_set.c $(FUZZ_DIR)/fz_set.o
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests/fuzz $^ -o $@
 
-fuzz-build: $(FUZZ_BINS)
+fuzz-build: $(FUZZ_BINS) $(FUZZ_DIR)/test_fz_set
 
 fuzz: fuzz-build
-	@tools/run-fuzz --secs $(FUZZ_SECS) $(FUZZ_HARNESSES)
+	@tools/run-fuzz --ops $(FUZZ_OPS) --secs $(FUZZ_SECS) $(FUZZ_HARNESSES)
 
 test-fuzz: fuzz-build
+	@$(FUZZ_DIR)/test_fz_set
 	@tools/run-fuzz --replay --secs $(FUZZ_TEST_SECS) $(FUZZ_HARNESSES)
 
 fuzz-corpus: fuzz-build

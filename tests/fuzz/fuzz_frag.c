@@ -337,6 +337,9 @@ static void op_alloc(int k, unsigned int sz, unsigned int align, gfp_t gfp)
 		want.alloc_failed++;
 		check_refill_null(expect, gfp, fz_injected() != inj);
 		note_block(k, NULL, -1, 0, true);
+		/* The failed refill let go of the block (__page_frag_refill):
+		 * room prepared in it is gone, a commit must be refused. */
+		m->pf_state = PF_MUST_FAIL;
 		return;
 	}
 	check_frag(va, sz, align);

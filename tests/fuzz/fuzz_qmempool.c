@@ -148,13 +148,14 @@ static void check_queue(struct alf_queue *q, int nid, const char *what,
 		check_queued(q->ring[i & q->mask], nid, what, index);
 }
 
-/* The localq: objs[0..count), never more than its size. */
-static void check_localq(struct qmempool_cpu *pc, int cpu)
+/* The localq: objs[0..count), never more than the pool's localq_sz. */
+static void check_localq(const struct qmempool *q, struct qmempool_cpu *pc,
+			 int cpu)
 {
 	uint32_t n = qmempool_localq_count(pc);
 
-	FZ_CHECK(n <= pc->size, "localq of cpu %d holds %u of %u slots", cpu, n,
-		 pc->size);
+	FZ_CHECK(n <= q->localq_sz, "localq of cpu %d holds %u of %u slots",
+		 cpu, n, q->localq_sz);
 	for (uint32_t i = 0; i < n; i++)
 		check_queued(pc->objs[i], pc->nid, "localq of cpu", cpu);
 }
@@ -165,7 +166,7 @@ static void check_pool(int k)
 	struct qmempool_stats st;
 
 	for (int cpu = 0; cpu < q->nr_cpus; cpu++)
-		check_localq(&q->cpu[cpu], cpu);
+		check_localq(q, &q->cpu[cpu], cpu);
 	for (int nid = 0; nid < q->nr_nodes; nid++)
 		check_queue(q->sharedq[nid], nid, "sharedq of node", nid);
 	qmempool_get_stats(q, &st);

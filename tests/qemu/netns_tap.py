@@ -237,17 +237,27 @@ class TapGuest:
     ALL_PHASES = ["ether", "arp", "ipv4", "icmp", "tcp", "udp", "frags", "syn-flood",
                   "udp-flood", "icmp-flood"]
 
-    def send_hostile(self, phases, count, rate, seed=1, probe=0, ip6=None):
+    def send_hostile(self, phases, count, rate, seed=1, probe=0, ip6=None, adaptive=False,
+                     settle=0, timeout=None):
         """tests/qemu/hostile_frames.py in the namespace: count frames of
         each phase (a list), the guest probed after each if probe > 0 (s);
-        ip6: the guest's address on the tap's /64 (phases ipv6, frags6).
-        Returns its JSON object (sent, errors, distinct, secs, probes)."""
+        ip6: the guest's address on the tap's /64 (phases ipv6, frags6);
+        adaptive: pace to what the guest takes in, rate at most; settle > 0:
+        after each phase wait up to that long for the buffers to be back at
+        the baseline read before the first phase. timeout: the whole run's
+        bound (default: from count, rate, probe and settle).
+        Returns its JSON object (sent, errors, tap_dropped, distinct, secs,
+        probes, phases)."""
+        if timeout is None:
+            timeout = len(phases) * (count / rate * 3 + probe + settle + 30) + 60
         r = self.net.run([PYTHON, os.path.join(HERE, "hostile_frames.py"), "--iface", "tap0",
                           "--guest-ip", self.ip, "--guest-mac", self.mac,
                           "--phase", ",".join(phases), "--count", str(count),
-                          "--rate", str(rate), "--seed", str(seed), "--probe", str(probe)]
-                         + (["--guest-ip6", ip6] if ip6 else []),
-                         timeout=len(phases) * (count / rate * 3 + probe + 30) + 60)
+                          "--rate", str(rate), "--seed", str(seed), "--probe", str(probe),
+                          "--settle", str(settle)]
+                         + (["--guest-ip6", ip6] if ip6 else [])
+                         + (["--adaptive"] if adaptive else []),
+                         timeout=timeout)
         try:
             return json.loads(r.stdout)
         except ValueError:
