@@ -41,11 +41,24 @@ def result(nic, alloc, sent, crashed=False, leaked=None):
 
 
 def test_markdown_has_a_verdict_row_per_variant_and_totals_per_nic():
-    args = types.SimpleNamespace(secs=60, hostile_rate=1000)
-    md = tool.markdown([result("virtio", "stock", 500), result("virtio", "native", 700),
+    args = types.SimpleNamespace(secs=60, hostile_rate=1000, hostile_frames=1000,
+                                 hostile_max_rate=40000)
+    staged = result("virtio", "native", 700)
+    staged["hostile_stage"] = {"sent": 1000, "tap_dropped": 40, "guest_rx": 990,
+                               "wall_secs": 12.0, "phases": {}}
+    md = tool.markdown([result("virtio", "stock", 500), staged,
                         result("e1000", "native", 300, crashed=True,
                                leaked={"PBUF": (2, 0)})], args)
-    assert "| virtio | stock | 0 | 0 | 0 | 500 | 100 / 90 | 1 | 3 |" in md
-    assert "| e1000 | native | 1 | 0 | 1 | 300 |" in md
-    assert "Hostile frames per NIC: e1000 300, virtio 1200" in md
+    assert "| virtio | stock | 0 | 0 | 0 | 0 + 500 | 100 / 90 | 1 | 3 |" in md
+    assert "| virtio | native | 0 | 0 | 0 | 960 + 700 |" in md
+    assert "| e1000 | native | 1 | 0 | 1 | 0 + 300 |" in md
+    # per NIC, both modes: the stage counts what reached the guest (sent
+    # less the tap's drops), the mixed load what was sent
+    assert ("e1000 0 in the hostile stage (that reached the guest) + 300 sent during the "
+            "mixed load") in md
+    assert ("virtio 960 in the hostile stage (that reached the guest) + 1200 sent during "
+            "the mixed load") in md
+    assert "1000 frames sent, 40 dropped by the tap (the guest busy), 960 reached" in md
+    # a phase the stage did not reach is said, not left out
+    assert "| %s | not run |" % tool.HOSTILE_PHASES[0] in md
     assert "ping -f: x" in md
