@@ -93,19 +93,6 @@ static void e1000e_other_irq(void *arg)
 	drv_irq_wake(e->dev.queues[0].cpu);
 }
 
-/* One MSI-X entry: a vector on cpu for fn, written into the table. */
-static int msix_entry(volatile uint32_t *table, int entry, int cpu,
-		      drv_irq_fn fn, void *arg)
-{
-	uint64_t addr;
-	uint32_t data;
-	int v = drv_irq_msi(cpu, fn, arg, &addr, &data);
-
-	if (v >= 0)
-		pci_msix_entry_set(table, entry, addr, data);
-	return v;
-}
-
 /*
  * MSI-X on a part with IVAR: three vectors on queue 0's CPU. Returns 0
  * (vectors in e->msix_vec[]), or -1 before enabling anything, so MSI or
@@ -122,11 +109,11 @@ static int e1000e_msix_setup(struct e1000 *e)
 	if (!table)
 		return -1;
 	e->msix_vec[MSIX_RX0] =
-		msix_entry(table, MSIX_RX0, cpu, e1000e_queue_irq, e);
+		pci_msix_vector(table, MSIX_RX0, cpu, e1000e_queue_irq, e);
 	e->msix_vec[MSIX_TX0] =
-		msix_entry(table, MSIX_TX0, cpu, e1000e_queue_irq, e);
+		pci_msix_vector(table, MSIX_TX0, cpu, e1000e_queue_irq, e);
 	e->msix_vec[MSIX_OTHER] =
-		msix_entry(table, MSIX_OTHER, cpu, e1000e_other_irq, e);
+		pci_msix_vector(table, MSIX_OTHER, cpu, e1000e_other_irq, e);
 	for (int i = 0; i < E1000E_IVAR_VECTORS; i++)
 		if (e->msix_vec[i] < 0)
 			return -1;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drivers/drv_port.h"
+
 #define PCI_MAX_DEVS 64
 
 #define PCI_CAP_MSI    0x05
@@ -111,6 +113,21 @@ volatile uint32_t *pci_msix_map(const struct pci_dev *d);
  * caller checks entry < pci_msix_size(). */
 void pci_msix_entry_set(volatile uint32_t *table, int entry, uint64_t addr,
 			uint32_t data);
+
+/* A vector of its own for fn(arg) on @cpu, its message written into
+ * entry of table and unmasked. Boot. Returns the vector, or -1 (the entry
+ * then stays as it was). */
+static inline int pci_msix_vector(volatile uint32_t *table, int entry, int cpu,
+				  drv_irq_fn fn, void *arg)
+{
+	uint64_t addr;
+	uint32_t data;
+	int v = drv_irq_msi(cpu, fn, arg, &addr, &data);
+
+	if (v >= 0)
+		pci_msix_entry_set(table, entry, addr, data);
+	return v;
+}
 
 /* Turn MSI-X on with the function mask clear (and INTx off). Entries not
  * set stay masked as reset left them. Context: boot. */

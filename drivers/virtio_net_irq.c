@@ -69,19 +69,6 @@ static void vnet_intx_irq(void *arg)
 	}
 }
 
-/* One MSI-X entry: a vector on cpu for fn(arg), written into the table. */
-static int msix_entry(volatile uint32_t *table, int entry, int cpu,
-		      drv_irq_fn fn, void *arg)
-{
-	uint64_t addr;
-	uint32_t data;
-	int v = drv_irq_msi(cpu, fn, arg, &addr, &data);
-
-	if (v >= 0)
-		pci_msix_entry_set(table, entry, addr, data);
-	return v;
-}
-
 static int vnet_msix_setup(struct vnet *vn)
 {
 	struct netdev *dev = &vn->dev;
@@ -91,12 +78,13 @@ static int vnet_msix_setup(struct vnet *vn)
 	    pci_msix_size(vn->vp.pci) < VNET_MSIX_PAIR0 + dev->nqueues)
 		return -1;
 	table = pci_msix_map(vn->vp.pci);
-	if (!table || msix_entry(table, VNET_MSIX_CONFIG, dev->queues[0].cpu,
-				 vnet_config_irq, vn) < 0)
+	if (!table ||
+	    pci_msix_vector(table, VNET_MSIX_CONFIG, dev->queues[0].cpu,
+			    vnet_config_irq, vn) < 0)
 		return -1;
 	for (int q = 0; q < dev->nqueues; q++) {
 		vn->irq[q] = (struct vnet_irq){vn, q};
-		dev->queues[q].irq_vector = msix_entry(
+		dev->queues[q].irq_vector = pci_msix_vector(
 			table, VNET_MSIX_PAIR0 + q, dev->queues[q].cpu,
 			vnet_pair_irq, &vn->irq[q]);
 		if (dev->queues[q].irq_vector < 0)

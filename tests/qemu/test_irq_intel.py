@@ -25,6 +25,7 @@ import pytest
 
 from conftest import free_port
 from test_net import NET_TIMEOUT, free_udp_port, random_mac, stop_qemu_first  # noqa: F401
+from test_irq import udp_exchange
 
 DRIVER = {"e1000": "e1000", "e1000e": "e1000e"}
 MSIX_LINE = (r"^e1000e: eth0 queue 0: msix vector 0x([0-9a-f]+) cpu 0 "
@@ -84,20 +85,8 @@ class IntelVM:
 
     def udp_exchange(self, n, gap):
         """n datagrams one at a time, gap seconds apart; how many came
-        back intact."""
-        answered = 0
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.settimeout(10)
-            for i in range(n):
-                msg = b"intel %d" % i
-                s.sendto(msg, ("127.0.0.1", self.uecho))
-                try:
-                    data, _ = s.recvfrom(2048)
-                except socket.timeout:
-                    continue
-                answered += data == msg
-                time.sleep(gap)
-        return answered
+        back intact (test_irq's exchange: it needs only .uecho)."""
+        return udp_exchange(self, n, gap)
 
 
 def test_e1000e_gets_msix_rx_tx_and_link_vectors(qemu, tmp_path):
