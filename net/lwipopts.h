@@ -92,7 +92,10 @@ void net_heap_free(void *ptr);
  * limit and limit_hits. */
 /* MEMP_NUM_SYS_TIMEOUT: DHCP, ARP, TCP, IPv6 ND/MLD/reassembly, lwiperf. */
 #define MEMP_NUM_PBUF		 256 /* PBUF_ROM/REF: static pages, our TX refs */
-#define MEMP_NUM_TCP_PCB	 16  /* echo, http, iperf clients at once */
+/* TCP pcbs: 3 listeners' backlogs of half-open connections (8 + 8 + 1)
+ * still leave 31 for echo, HTTP and iperf clients at once
+ * (net/tcp_syn_guard.h). */
+#define MEMP_NUM_TCP_PCB	 48
 #define MEMP_NUM_TCP_SEG	 512 /* must be >= TCP_SND_QUEUELEN (init.c) */
 #define MEMP_NUM_SYS_TIMEOUT	 20
 /* Stock RX copies each frame into PBUF_POOL pbufs: enough for a full receive
@@ -146,6 +149,18 @@ const struct ip6_addr *net_ip6_gateway(struct netif *nif,
 				       const struct ip6_addr *dest);
 #endif
 #define LWIP_HOOK_ND6_GET_GW(nif, dest) net_ip6_gateway(nif, dest)
+
+/* A SYN flood holds at most a listener's backlog of pcbs, and a SYN to a
+ * full backlog evicts the oldest half-open one (net/tcp_syn_guard.c). */
+#define TCP_LISTEN_BACKLOG	   1
+#define TCP_DEFAULT_LISTEN_BACKLOG 8
+#ifndef __ASSEMBLER__
+struct tcp_pcb;
+struct tcp_hdr;
+signed char net_tcp_syn_guard(struct tcp_pcb *pcb, const struct tcp_hdr *hdr);
+#endif
+#define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) \
+	((pcb)->state == LISTEN ? net_tcp_syn_guard((pcb), (hdr)) : ERR_OK)
 
 /* ---- TCP: tuned for bulk transfer (iperf, 1 MiB echo) ---- */
 /* A full Ethernet frame per segment (the default 536 is the IPv4 minimum,

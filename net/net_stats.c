@@ -28,6 +28,7 @@
 #include "net_poll.h"
 #include "net_numa.h"
 #include "net_oom.h"
+#include "tcp_syn_guard.h"
 
 typedef int (*json_fn)(char *buf, size_t size);
 
@@ -132,6 +133,7 @@ static int lwip_stats_json(char *buf, size_t size)
 	APPEND(",\"heap\":{\"used\":%lu,\"max\":%lu,\"err\":%u}",
 	       (unsigned long)lwip_stats.mem.used,
 	       (unsigned long)lwip_stats.mem.max, lwip_stats.mem.err);
+	APPEND(",\"tcp_syn_evicted\":%lu", net_tcp_syn_evicted());
 	APPEND(",\"memp\":{");
 	for (int t = 0; t < MEMP_MAX; t++) {
 		const struct stats_mem *m = memp_pools[t]->stats;

@@ -328,6 +328,16 @@ def phase_syn_flood(ctx):
             for _ in range(500)]
 
 
+def phase_syn_flood_unanswered(ctx):
+    """SYNs only from sources no one answers ARP for: each would keep a
+    pcb in SYN_RCVD for ~20 s if nothing evicted it."""
+    r = ctx.rng
+    return [bytes(ctx.eth() / IP(src="%s.%d" % (ctx.prefix, r.randrange(3, 254)), dst=ctx.gip) /
+                  TCP(sport=r.randrange(1024, 65536), dport=r.choice((7, 80, 5001)), flags="S",
+                      seq=r.randrange(1 << 32)))
+            for _ in range(500)]
+
+
 def phase_udp_flood(ctx):
     r = ctx.rng
     return [bytes(ctx.eth() / ctx.ip() / UDP(sport=r.randrange(1024, 65536), dport=7) /
@@ -469,7 +479,8 @@ def phase_frags6(ctx):
 PHASES = {
     "ether": phase_ether, "arp": phase_arp, "ipv4": phase_ipv4, "icmp": phase_icmp,
     "tcp": phase_tcp, "udp": phase_udp, "frags": phase_frags,
-    "syn-flood": phase_syn_flood, "udp-flood": phase_udp_flood,
+    "syn-flood": phase_syn_flood, "syn-flood-unanswered": phase_syn_flood_unanswered,
+    "udp-flood": phase_udp_flood,
     "icmp-flood": phase_icmp_flood, "ipv6": phase_ipv6, "frags6": phase_frags6,
 }
 

@@ -13,7 +13,7 @@ meets the TIME_WAIT PCB of the same 4-tuple and is not accepted.
 QEMU user-net's hostfwd connects to the guest from 10.0.2.2 with the host
 client's own source port, so a client that binds its source port from a
 small pool (SO_REUSEADDR) reuses 4-tuples in the guest for certain. The
-pool is larger than MEMP_NUM_TCP_PCB (16, net/lwipopts.h), so a port
+pool is larger than MEMP_NUM_TCP_PCB (48, net/lwipopts.h), so a port
 comes back only after its old PCB has been recycled by a bounded pool.
 
 The client is raw Python sockets (a curl process per connection would cost
@@ -29,7 +29,7 @@ from test_net import ALLOC_MODES, NICS, NetVM
 CONNECTIONS = 10000
 PORT_POOL = 64            # > MEMP_NUM_TCP_PCB, so stock pools recycle in time
 CHECKPOINT = 2000         # stats sample once the pools are warm
-MEMP_NUM_TCP_PCB = 16     # net/lwipopts.h
+MEMP_NUM_TCP_PCB = 48     # net/lwipopts.h
 CONNECT_TIMEOUT = 10      # one answer; a SYN retransmit takes 1-3 s
 REQUEST = b"GET / HTTP/1.0\r\n\r\n"
 
