@@ -320,22 +320,23 @@ def phase_frags(ctx):
     return out
 
 
-def phase_syn_flood(ctx):
+def syn_flood(ctx, source):
+    """500 distinct SYNs to ports 7, 80 and 5001, each from source()."""
     r = ctx.rng
-    return [bytes(ctx.eth() / ctx.ip() / TCP(sport=r.randrange(1024, 65536),
-                                              dport=r.choice((7, 80, 5001)), flags="S",
-                                              seq=r.randrange(1 << 32)))
+    return [bytes(ctx.eth() / IP(src=source(), dst=ctx.gip) /
+                  TCP(sport=r.randrange(1024, 65536), dport=r.choice((7, 80, 5001)), flags="S",
+                      seq=r.randrange(1 << 32)))
             for _ in range(500)]
+
+
+def phase_syn_flood(ctx):
+    return syn_flood(ctx, ctx.peer_ip)
 
 
 def phase_syn_flood_unanswered(ctx):
     """SYNs only from sources no one answers ARP for: each would keep a
     pcb in SYN_RCVD for ~20 s if nothing evicted it."""
-    r = ctx.rng
-    return [bytes(ctx.eth() / IP(src="%s.%d" % (ctx.prefix, r.randrange(3, 254)), dst=ctx.gip) /
-                  TCP(sport=r.randrange(1024, 65536), dport=r.choice((7, 80, 5001)), flags="S",
-                      seq=r.randrange(1 << 32)))
-            for _ in range(500)]
+    return syn_flood(ctx, lambda: "%s.%d" % (ctx.prefix, ctx.rng.randrange(3, 254)))
 
 
 def phase_udp_flood(ctx):
