@@ -375,7 +375,12 @@ static inline bool slab_free_fast_ok(const struct kmem_cache *s,
 	uintptr_t rel = (uintptr_t)obj - off - c->span_lo;
 	if (mm_unlikely(rel >= c->span_len))
 		return false;
-	const struct page *head = c->span_map + (rel >> MM_PAGE_SHIFT);
+	/* rel is page aligned: one shift gives the byte offset of its
+	 * struct page (64 bytes each). */
+	const struct page *head =
+		(const struct page *)((const char *)c->span_map +
+				      (rel >>
+				       (MM_PAGE_SHIFT - MM_PAGE_STRUCT_SHIFT)));
 	return head->slab_cache == s && !obj_marked_free(s, obj);
 }
 
