@@ -84,25 +84,21 @@ static uintptr_t slab_mark_key(const struct kmem_cache *s)
 }
 
 /*
- * The constants of slab_obj_start() for s->stride: its odd part's inverse
- * mod 2^64 (Newton's iteration doubles the correct low bits, from 3 for
- * x = d since d * d = 1 mod 8: five steps reach 96) and its power of two.
+ * The constants of slab_obj_start() for s->stride (slab_internal.h):
+ * c = floor(2^64 / d) + 1 in 64-bit arithmetic (UINT64_MAX / d is one
+ * less than 2^64 / d when d divides 2^64, i.e. a power of two) and the
+ * limit objects * (c * d mod 2^64).
  */
+_Static_assert(((uint64_t)MM_PAGE_SIZE << SLAB_MAX_ORDER) <= (1ull << 20),
+	       "slab_obj_start's bound (i + 1) * e < c needs small blocks");
+
 static void slab_start_test(struct kmem_cache *s)
 {
 	uint64_t d = s->stride;
-	unsigned int k = 0;
+	uint64_t c = UINT64_MAX / d + 1 + (UINT64_MAX % d == d - 1);
 
-	while (!(d & 1)) {
-		d >>= 1;
-		k++;
-	}
-	uint64_t x = d;
-	for (int i = 0; i < 5; i++)
-		x *= 2 - d * x;
-	s->start_inv = x;
-	s->start_shift = k;
-	s->start_limit = s->objects;
+	s->start_mul = c;
+	s->start_limit = (uint64_t)s->objects * (c * d);
 	s->slab_mask = ((uintptr_t)MM_PAGE_SIZE << s->order) - 1;
 }
 

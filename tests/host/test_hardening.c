@@ -241,14 +241,23 @@ static void test_page_freed_twice_is_a_double_free(void **state)
 }
 
 /* slab_obj_start against a division, for every offset of one slab and
- * beyond, for strides odd, even, powers of two, with red zones. */
+ * beyond, for strides odd, even, powers of two, with red zones: every
+ * size up to 520 (all the small strides), then samples up to the
+ * largest. */
 static void test_start_test_agrees_with_a_division(void **state)
 {
-	static const size_t sizes[] = {8,   24,	 40,   96,   100,  192,
-				       250, 256, 1000, 3000, 4096, 8192};
+	static const size_t large[] = {1000, 1500, 2048, 3000, 4000,
+				       4096, 5000, 6144, 8000, 8192};
+	size_t sizes[520 + sizeof(large) / sizeof(large[0])];
+	size_t nr = 0;
+
 	(void)state;
+	for (size_t size = 1; size <= 520; size++)
+		sizes[nr++] = size;
+	for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++)
+		sizes[nr++] = large[i];
 	for (int dbg = 0; dbg < 2; dbg++)
-		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (size_t i = 0; i < nr; i++) {
 			struct kmem_cache *s = kmem_cache_create(
 				"hard-div", sizes[i], 0,
 				dbg ? SLAB_RED_ZONE : 0, NULL);
