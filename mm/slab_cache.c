@@ -55,23 +55,24 @@ static void slab_layout(struct kmem_cache *s, size_t size, size_t align)
 			s->mark_offset + sizeof(uintptr_t), a);
 	} else {
 		s->obj_offset = 0;
-		s->fp_offset = 0;
 		s->stride = (unsigned int)round_up(
 			size < sizeof(void *) ? sizeof(void *) : size, a);
-		/* The marker in the second word; an 8-byte object has none
-		 * and shares its free pointer's (slab_internal.h). */
-		s->mark_offset = s->stride >= 2 * sizeof(void *)
-					 ? (unsigned int)sizeof(void *)
-					 : 0;
+		/* The marker in the first word, where the fast paths look
+		 * (slab_internal.h), the free pointer in the second; an
+		 * 8-byte object has one word for both. */
+		s->mark_offset = 0;
+		s->fp_offset = s->stride >= 2 * sizeof(void *)
+				       ? (unsigned int)sizeof(void *)
+				       : 0;
 	}
 }
 
 /*
  * The free marker's secret for s: a hash (splitmix64's finaliser) of the
  * cache's address, so that two caches never share a marker; its top 16
- * bits forced to a non-canonical pattern, so that the marker (secret XOR
- * an object address below 2^47) is never a value a live object holds by
- * chance: not a pointer, not a small integer, not 0 or -1.
+ * bits forced to a non-canonical pattern, so that the marker is never a
+ * value a live object holds by chance: not a pointer, not a small
+ * integer, not 0 or -1.
  */
 static uintptr_t slab_mark_key(const struct kmem_cache *s)
 {
@@ -250,7 +251,7 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size,
 	memset(s, 0, bytes);
 	s->name = name;
 	s->object_size = (unsigned int)size;
-	s->flags = flags;
+	s->flags = flags | (ctor ? SLAB_CTOR : 0);
 	s->ctor = ctor;
 	s->alloc_order = order;
 	s->nr_cpus = nr_cpus;

@@ -157,26 +157,29 @@ static inline void **obj_fp(const struct kmem_cache *s, void *obj)
 
 /*
  * The free marker: the normal build's double-free check at any distance.
- * A free writes mark_key ^ (the object's address) into one word of the
- * object that neither the magazine nor the slab free list uses
- * (mark_offset: the second word; after the free pointer in a cache with a
- * constructor, whose object keeps its state while free); an allocation
- * stores 0 there; a free that finds the marker already there is a double
- * free, however many frees came between, whether the object still sits in
- * a magazine or went back to its slab. Debug caches do not use it (their
- * metadata says the state).
+ * A free writes the cache's secret, mark_key, into one word of the object
+ * that neither the magazine nor the slab free list uses (mark_offset: the
+ * first word, the free pointer then in the second; after the object in a
+ * cache with a constructor, whose object keeps its state while free); an
+ * allocation stores 0 there; a free that finds the marker already there is
+ * a double free, however many frees came between, whether the object
+ * still sits in a magazine or went back to its slab. Debug caches do not
+ * use it (their metadata says the state).
  *
- * A false positive needs a live object whose marker word holds exactly
- * this cache's secret XOR that object's address when it is freed. The
- * secret's top 16 bits are a non-canonical pattern (slab_cache.c), so the
- * marker is never a pointer, a small integer, 0 or -1; the low 48 bits
- * are a hash of the cache's address. A refused free only leaks the object
- * (reported and counted); it never corrupts a list.
+ * A false positive needs a live object whose first word holds exactly this
+ * cache's secret when it is freed. The secret's top 16 bits are a
+ * non-canonical pattern (slab_cache.c), so the marker is never a pointer,
+ * a small integer, 0 or -1; the low 48 bits are a hash of the cache's
+ * address, so no two caches share one. A refused free only leaks the
+ * object (reported and counted); it never corrupts a list. (It was the
+ * secret XOR the object's address, in the second word: the same odds for
+ * a live word, 3 guest instructions more per alloc+free for the xor and
+ * the offset.)
  *
- * Not covered: 8-byte objects (no second word: the marker shares the
- * free pointer's word, so it guards them only while they sit in a
- * magazine), two CPUs freeing one object at the same instant (no atomic
- * on the fast path), and a write-after-free that overwrites the marker.
+ * Not covered: 8-byte objects (one word: the marker shares the free
+ * pointer's, so it guards them only while they sit in a magazine), two
+ * CPUs freeing one object at the same instant (no atomic on the fast
+ * path), and a write-after-free that overwrites the marker.
  */
 static inline uintptr_t *obj_mark(const struct kmem_cache *s, void *obj)
 {
@@ -185,17 +188,37 @@ static inline uintptr_t *obj_mark(const struct kmem_cache *s, void *obj)
 
 static inline bool obj_marked_free(const struct kmem_cache *s, void *obj)
 {
-	return *obj_mark(s, obj) == (s->mark_key ^ (uintptr_t)obj);
+	return *obj_mark(s, obj) == s->mark_key;
 }
 
 static inline void obj_mark_free(const struct kmem_cache *s, void *obj)
 {
-	*obj_mark(s, obj) = s->mark_key ^ (uintptr_t)obj;
+	*obj_mark(s, obj) = s->mark_key;
 }
 
 static inline void obj_mark_alloc(const struct kmem_cache *s, void *obj)
 {
 	*obj_mark(s, obj) = 0;
+}
+
+/*
+ * The same on the single-object fast paths, which only caches without
+ * debug and without a constructor reach (cache_slow): their marker is
+ * the first word (slab_layout), so no offset is loaded.
+ */
+static inline bool fast_marked_free(const struct kmem_cache *s, void *obj)
+{
+	return *(uintptr_t *)obj == s->mark_key;
+}
+
+static inline void fast_mark_free(const struct kmem_cache *s, void *obj)
+{
+	*(uintptr_t *)obj = s->mark_key;
+}
+
+static inline void fast_mark_alloc(void *obj)
+{
+	*(uintptr_t *)obj = 0;
 }
 
 static inline bool cache_debug(const struct kmem_cache *s)
@@ -211,13 +234,21 @@ static inline bool cache_debug(const struct kmem_cache *s)
 #define SLAB_DEAD 0x100u
 
 /*
- * Does every call on s take the slow path? Debug checks and a dead cache
- * both do: one test of s->flags on the fast path covers them, so refusing
- * a dead cache costs the fast path nothing.
+ * Another of the slab's own flags: s has a constructor, so its free
+ * marker is not in the object's first word (the object keeps its state
+ * while free) and the single-object fast paths, which store the marker
+ * there, are not for it.
+ */
+#define SLAB_CTOR 0x200u
+
+/*
+ * Does every call on s take the slow path? Debug checks, a dead cache and
+ * a constructor all do: one test of s->flags on the fast path covers
+ * them, so refusing a dead cache costs the fast path nothing.
  */
 static inline bool cache_slow(const struct kmem_cache *s)
 {
-	return s->flags & (SLAB_RED_ZONE | SLAB_POISON | SLAB_DEAD);
+	return s->flags & (SLAB_RED_ZONE | SLAB_POISON | SLAB_DEAD | SLAB_CTOR);
 }
 
 static inline bool cache_dead(const struct kmem_cache *s)
@@ -269,7 +300,7 @@ static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 			cpu_set_avail(c, avail - 1);
 			stat_add(&c->allocs, 1);
 			mm_irq_restore(flags);
-			obj_mark_alloc(s, obj);
+			fast_mark_alloc(obj);
 			return obj;
 		}
 		mm_irq_restore(flags);
@@ -383,7 +414,7 @@ static inline bool slab_free_fast_ok(const struct kmem_cache *s,
 		(const struct page *)((const char *)c->span_map +
 				      (rel >>
 				       (MM_PAGE_SHIFT - MM_PAGE_STRUCT_SHIFT)));
-	return head->slab_cache == s && !obj_marked_free(s, obj);
+	return head->slab_cache == s && !fast_marked_free(s, obj);
 }
 
 /* Fast path of kmem_cache_free: push on the magazine if the magazine has
@@ -396,7 +427,7 @@ static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
 		unsigned int avail = cpu_avail(c);
 		if (mm_likely(avail < c->limit &&
 			      slab_free_fast_ok(s, c, obj))) {
-			obj_mark_free(s, obj);
+			fast_mark_free(s, obj);
 			c->objs[avail] = obj;
 			cpu_set_avail(c, avail + 1);
 			stat_add(&c->frees, 1);
@@ -422,8 +453,8 @@ static inline void slab_free_page(struct kmem_cache *s, const struct page *page,
 		unsigned int avail = cpu_avail(c);
 		if (mm_likely(avail < c->limit && page->nid == c->nid &&
 			      slab_index_ok(s, slab_offset(s, obj)) &&
-			      !obj_marked_free(s, obj))) {
-			obj_mark_free(s, obj);
+			      !fast_marked_free(s, obj))) {
+			fast_mark_free(s, obj);
 			c->objs[avail] = obj;
 			cpu_set_avail(c, avail + 1);
 			stat_add(&c->frees, 1);
