@@ -101,6 +101,7 @@ static void slab_start_test(struct kmem_cache *s)
 	s->start_mul = c;
 	s->start_limit = (uint64_t)s->objects * (c * d);
 	s->slab_mask = ((uintptr_t)MM_PAGE_SIZE << s->order) - 1;
+	s->slab_base_mask = ~s->slab_mask;
 }
 
 /* Smallest order meeting SLAB_MIN_OBJECTS and the waste limit. */

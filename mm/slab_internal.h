@@ -90,6 +90,7 @@ struct kmem_cache {
 	uint64_t start_mul;	  /* floor(2^64 / stride) + 1 */
 	uint64_t start_limit;	  /* objects * (start_mul * stride mod 2^64) */
 	uintptr_t slab_mask;	  /* (MM_PAGE_SIZE << order) - 1 */
+	uintptr_t slab_base_mask; /* ~slab_mask */
 	unsigned int flags;	  /* SLAB_* as created (debug flags resolved) */
 	unsigned int cpu_stride;  /* bytes per struct kmem_cache_cpu */
 	unsigned int alloc_order; /* order of this struct's own block */
@@ -405,7 +406,7 @@ static inline bool slab_free_fast_ok(const struct kmem_cache *s,
 		return false;
 	/* The slab block's offset from this node's first page: outside the
 	 * span, another node's block (or span_len 0: spans overlap). */
-	uintptr_t rel = (uintptr_t)obj - off - c->span_lo;
+	uintptr_t rel = ((uintptr_t)obj & s->slab_base_mask) - c->span_lo;
 	if (mm_unlikely(rel >= c->span_len))
 		return false;
 	/* rel is page aligned: one shift gives the byte offset of its
