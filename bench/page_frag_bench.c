@@ -13,8 +13,9 @@
  *                    -ljemalloc, -ltcmalloc_minimal, which replace malloc
  * "page_frag_bench --run" runs one round of every case the binary supports
  * and prints "case ns_per_op" lines. "--count CASE N [aligned]" runs one
- * single-thread case (or the 12-byte push/pop) N times, for instruction
- * counts under callgrind.
+ * single-thread case (single_12, batch_256) or push/pop (pushpop_LEN, e.g.
+ * pushpop_12, pushpop_2048) N times, for instruction counts under
+ * callgrind.
  * "page_frag_bench --report DIR BIN..." (ours only) runs rounds of every
  * binary in turn, so that all contenders see the same machine noise, and
  * writes DIR/frag.md and DIR/frag.json with min/median/max and same-run
@@ -1061,8 +1062,10 @@ int main(int argc, char **argv)
 			run_single(12, aligned, n);
 		else if (!strcmp(argv[2], "batch_256"))
 			run_batch(256, aligned, n);
-		else if (!strcmp(argv[2], "pushpop_12"))
-			run_pushpop(12, aligned, n);
+		else if (!strncmp(argv[2], "pushpop_", 8) &&
+			 atoi(argv[2] + 8) > 0)
+			run_pushpop((unsigned int)atoi(argv[2] + 8), aligned,
+				    n);
 		else
 			return 2;
 		contender_done();
