@@ -24,7 +24,8 @@
  * instructions). Free side of the 12-byte push/pop, per fragment: 52.8
  * instructions with the table looked up by page, 25.2 now, 40.7 with one
  * atomic per free (callgrind, host; 2048-byte: 81.8 -> 52.8, unbatched
- * 59.0); in the guest (-icount) 63.2 -> 36.2 (2048-byte 83.8 -> 55.9).
+ * 59.0); in the guest (-icount) 63.2 -> 36.2 (2048-byte 83.8 -> 55.9;
+ * unbatched 63.2 and 73.0).
  * The freeing CPU sets the push/pop's pace, so this is the side that
  * counts. Alloc + free of 12 bytes on one CPU (callgrind, the
  * benchmark's whole loop): 89.7 -> 62.1, unbatched 77.7. Details in
