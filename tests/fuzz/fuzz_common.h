@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mm.h"
 #include "mm_host.h"
@@ -94,6 +95,20 @@ __attribute__((format(printf, 1, 2))) void fz_trace_line(const char *fmt, ...);
 	} while (0)
 __attribute__((noreturn, format(printf, 4, 5))) void
 fz_fail_at(const char *file, int line, const char *cond, const char *fmt, ...);
+
+/*
+ * FZ_CHECK_FORMAT(fn, buf): a text or JSON formatter of the snprintf kind
+ * (int fn(char *, size_t)) says with (NULL, 0) the length it needs, then
+ * writes exactly that many characters, NUL-terminated, into the array buf.
+ */
+#define FZ_CHECK_FORMAT(fn, buf)                                  \
+	do {                                                      \
+		int need_ = fn(NULL, 0);                          \
+		FZ_CHECK(need_ < (int)sizeof(buf) &&              \
+				 fn(buf, sizeof(buf)) == need_ && \
+				 strlen(buf) == (size_t)need_,    \
+			 #fn ": length %d", need_);               \
+	} while (0)
 
 /* ---- one harness ----------------------------------------------------- */
 

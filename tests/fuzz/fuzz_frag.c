@@ -654,21 +654,12 @@ static void check_stats(void)
 static void op_stats(void)
 {
 	static char buf[1 << 16];
-	int need;
 
 	fz_ops++;
 	fz_trace("stats");
 	check_stats();
-	need = page_frag_stats_json(NULL, 0);
-	FZ_CHECK(need < (int)sizeof(buf) &&
-			 page_frag_stats_json(buf, sizeof(buf)) == need &&
-			 strlen(buf) == (size_t)need,
-		 "page_frag_stats_json: length %d", need);
-	need = page_frag_stats_text(NULL, 0);
-	FZ_CHECK(need < (int)sizeof(buf) &&
-			 page_frag_stats_text(buf, sizeof(buf)) == need &&
-			 strlen(buf) == (size_t)need,
-		 "page_frag_stats_text: length %d", need);
+	FZ_CHECK_FORMAT(page_frag_stats_json, buf);
+	FZ_CHECK_FORMAT(page_frag_stats_text, buf);
 }
 
 static void run_op(struct fz_in *in)

@@ -652,15 +652,11 @@ static void check_cache_counts(void)
 static void op_stats(void)
 {
 	static char buf[1 << 16];
-	int need = slabinfo_json(NULL, 0);
 
 	fz_ops++;
 	fz_trace("stats");
 	check_cache_counts();
-	FZ_CHECK(need < (int)sizeof(buf) &&
-			 slabinfo_json(buf, sizeof(buf)) == need &&
-			 strlen(buf) == (size_t)need,
-		 "slabinfo_json: length %d", need);
+	FZ_CHECK_FORMAT(slabinfo_json, buf);
 	for (int k = 0; k < NR_SLOTS; k++)
 		if (caches[k].s)
 			FZ_CHECK(json_active(buf, caches[k].name) ==
@@ -669,11 +665,7 @@ static void op_stats(void)
 				 caches[k].name,
 				 json_active(buf, caches[k].name),
 				 caches[k].live);
-	need = slabinfo_text(NULL, 0);
-	FZ_CHECK(need < (int)sizeof(buf) &&
-			 slabinfo_text(buf, sizeof(buf)) == need &&
-			 strlen(buf) == (size_t)need,
-		 "slabinfo_text: length %d", need);
+	FZ_CHECK_FORMAT(slabinfo_text, buf);
 }
 
 /* ---- the program ----------------------------------------------------------- */
