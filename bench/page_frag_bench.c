@@ -13,8 +13,9 @@
  *                    -ljemalloc, -ltcmalloc_minimal, which replace malloc
  * "page_frag_bench --run" runs one round of every case the binary supports
  * and prints "case ns_per_op" lines. "--count CASE N [aligned]" runs one
- * single-thread case (or the 12-byte push/pop) N times, for instruction
- * counts under callgrind.
+ * single-thread case (single_12, batch_256) or push/pop (pushpop_LEN, e.g.
+ * pushpop_12, pushpop_2048) N times, for instruction counts under
+ * callgrind.
  * "page_frag_bench --report DIR BIN..." (ours only) runs rounds of every
  * binary in turn, so that all contenders see the same machine noise, and
  * writes DIR/frag.md and DIR/frag.json with min/median/max and same-run
@@ -58,10 +59,25 @@
 
 /* Scaled from the 51,200,000 fragments of Lin's page_frag_test
  * (docs/references.md) to keep `make bench` short: a million still lasts
- * 20-100 ms per case, many scheduler time slices. */
-#define PUSHPOP_NR     1000000
-#define SELFTEST_NR    250000 /* the selftest's 100,000,000 / 400 */
-#define SINGLE_NR      1000000
+ * 20-100 ms per case for ours, many scheduler time slices. The run's
+ * length is set by the slowest contenders, though: glibc and jemalloc
+ * take 1-4 us per large fragment across CPUs on a quiet machine (one
+ * round of every binary ~45 s, glibc's alone 13 s) and 2-10x that under
+ * load. Hence two knobs, read from the environment by every binary:
+ *  FRAG_BENCH_NR      push/pop fragments per case (default 1,000,000;
+ *                     single-thread cases the same, the 75-byte selftest
+ *                     case and batch_1500 a quarter of it);
+ *  FRAG_BENCH_CASE_S  a wall-time cap per push/pop case in seconds
+ *                     (default 0: none): the push side stops at the cap
+ *                     and the figure is per fragment actually pushed
+ *                     (the report gives the fewest any contender ran).
+ * and FRAG_BENCH_ROUNDS in the driver (bench_report). */
+#define PUSHPOP_NR_DEFAULT 1000000
+static long pushpop_nr = PUSHPOP_NR_DEFAULT;
+static uint64_t case_cap_ns; /* 0: no cap */
+#define PUSHPOP_NR     pushpop_nr
+#define SELFTEST_NR    (pushpop_nr / 4) /* the selftest's 100,000,000 / 400 */
+#define SINGLE_NR      pushpop_nr
 #define SPIN_LIMIT     256 /* pauses (~10 us) before a wait counts as long */
 #define RING_SLOTS     512
 #define RING_BATCH     32
@@ -306,7 +322,9 @@ struct pushpop {
 	bool aligned;
 	long nr;
 	atomic_int ready;
-	uint64_t t0, t1;	    /* wall clock: push starts, pop ends */
+	atomic_long limit; /* fragments the pop side frees: nr, or fewer
+			      when the push side hit the case's cap */
+	uint64_t t0, t1;   /* wall clock: push starts, pop ends */
 	uint64_t cpu_push, cpu_pop; /* each thread's CPU time */
 };
 
@@ -324,7 +342,8 @@ static void *pop_thread(void *arg)
 	contender_thread(1);
 	atomic_fetch_add(&pp->ready, 1);
 	stopwatch_start(&w);
-	for (long n = 0; n < pp->nr;) {
+	/* The limit is read only when the ring is empty: no cost per item. */
+	for (long n = 0, limit = pp->nr; n < limit;) {
 		void *p = ring_pop(&pp->ring);
 
 		if (p) {
@@ -332,7 +351,10 @@ static void *pop_thread(void *arg)
 			bench_free(p);
 			n++;
 		} else {
-			stopwatch_wait(&w);
+			limit = atomic_load_explicit(&pp->limit,
+						     memory_order_acquire);
+			if (n < limit)
+				stopwatch_wait(&w);
 		}
 	}
 	pp->cpu_pop = stopwatch_stop(&w);
@@ -340,17 +362,23 @@ static void *pop_thread(void *arg)
 	return NULL;
 }
 
-static struct timing run_pushpop(unsigned int len, bool aligned, long nr)
+/* The push side's cap: checked every PUSHPOP_CAP_EVERY fragments. */
+#define PUSHPOP_CAP_EVERY 4096
+
+/* *nrp: fragments to push; on return, how many were (the cap). */
+static struct timing run_pushpop(unsigned int len, bool aligned, long *nrp)
 {
 	static struct pushpop pp;
 	struct stopwatch w;
-	uint64_t cmax;
+	long nr = *nrp;
+	uint64_t cmax, deadline;
 	pthread_t t;
 
 	ring_init(&pp.ring);
 	pp.len = len;
 	pp.aligned = aligned;
 	pp.nr = nr;
+	atomic_store(&pp.limit, nr);
 	atomic_store(&pp.ready, 0);
 	pthread_create(&t, NULL, pop_thread, &pp);
 	bench_pin(0);
@@ -358,9 +386,17 @@ static struct timing run_pushpop(unsigned int len, bool aligned, long nr)
 	while (atomic_load(&pp.ready) == 0)
 		sched_yield();
 	pp.t0 = bench_now_ns();
+	deadline = case_cap_ns ? pp.t0 + case_cap_ns : UINT64_MAX;
 	stopwatch_start(&w);
 	for (long n = 0; n < nr; n++) {
-		void *p = bench_alloc(len, aligned);
+		void *p;
+
+		if (n % PUSHPOP_CAP_EVERY == PUSHPOP_CAP_EVERY - 1 &&
+		    bench_now_ns() > deadline) {
+			nr = n; /* the cap: what was pushed is the case */
+			break;
+		}
+		p = bench_alloc(len, aligned);
 
 		if (!p) {
 			fprintf(stderr, "page_frag_bench: allocation failed\n");
@@ -368,10 +404,12 @@ static struct timing run_pushpop(unsigned int len, bool aligned, long nr)
 		}
 		ring_push(&pp.ring, p, &w);
 	}
+	atomic_store_explicit(&pp.limit, nr, memory_order_release);
 	ring_flush(&pp.ring);
 	pp.cpu_push = stopwatch_stop(&w);
 	pthread_join(t, NULL);
 	cmax = pp.cpu_push > pp.cpu_pop ? pp.cpu_push : pp.cpu_pop;
+	*nrp = nr;
 	return (struct timing){(double)cmax / (double)nr,
 			       (double)(pp.t1 - pp.t0) / (double)nr};
 }
@@ -439,6 +477,15 @@ static double run_percpu(bool napi, unsigned int len, long nr)
 /* ---- calibration: one cache line bounced between the two cores ---- */
 
 static _Atomic long pingpong __attribute__((aligned(64)));
+/* The ping side stopped early (HANDOFF_BUDGET_NS): the pong side ends. */
+#define HANDOFF_STOP	    (-1L)
+/* Samples stop after this much wall time (at least HANDOFF_MIN_SAMPLES
+ * taken): on a quiet machine 50 samples take ~8 ms, but when the two
+ * threads share one core each hand-off waits for a time slice and the
+ * full 100,000 took 20 s and more per calibration, two per binary's
+ * round. */
+#define HANDOFF_BUDGET_NS   300000000ull
+#define HANDOFF_MIN_SAMPLES 5
 
 static void *pong_thread(void *arg)
 {
@@ -448,9 +495,15 @@ static void *pong_thread(void *arg)
 	bench_pin(1);
 	stopwatch_start(&w);
 	for (long i = 0; i < rounds; i++) {
-		while (atomic_load_explicit(&pingpong, memory_order_acquire) !=
-		       2 * i + 1)
+		long v;
+
+		while ((v = atomic_load_explicit(&pingpong,
+						 memory_order_acquire)) !=
+		       2 * i + 1) {
+			if (v == HANDOFF_STOP)
+				return NULL;
 			stopwatch_wait(&w);
+		}
 		stopwatch_resume(&w);
 		atomic_store_explicit(&pingpong, 2 * i + 2,
 				      memory_order_release);
@@ -467,6 +520,7 @@ static double run_handoff(long samples, long per_sample)
 {
 	double best = 1e18;
 	struct stopwatch w;
+	uint64_t start;
 	pthread_t t;
 
 	atomic_store(&pingpong, 0);
@@ -474,6 +528,7 @@ static double run_handoff(long samples, long per_sample)
 		       (void *)(intptr_t)(samples * per_sample));
 	bench_pin(0);
 	stopwatch_start(&w);
+	start = bench_now_ns();
 	for (long s = 0, i = 0; s < samples; s++) {
 		uint64_t t0 = bench_now_ns();
 
@@ -490,6 +545,12 @@ static double run_handoff(long samples, long per_sample)
 			    (double)(2 * per_sample);
 		if (ns < best)
 			best = ns;
+		if (s + 1 >= HANDOFF_MIN_SAMPLES && s + 1 < samples &&
+		    bench_now_ns() - start > HANDOFF_BUDGET_NS) {
+			atomic_store_explicit(&pingpong, HANDOFF_STOP,
+					      memory_order_release);
+			break;
+		}
 	}
 	pthread_join(t, NULL);
 	return best;
@@ -512,9 +573,10 @@ static void print_pushpop(const char *name, unsigned int len, bool aligned,
 
 	page_frag_stats_read(&s0);
 #endif
-	struct timing t = run_pushpop(len, aligned, nr);
+	struct timing t = run_pushpop(len, aligned, &nr);
 
-	printf("%s %.3f\ncpu_%s %.3f\n", name, t.wall, name, t.cpu);
+	printf("%s %.3f\ncpu_%s %.3f\nnr_%s %ld\n", name, t.wall, name, t.cpu,
+	       name, nr);
 #if OURS
 	page_frag_stats_read(&s1);
 	if (s1.frees > s0.frees)
@@ -759,11 +821,13 @@ static void write_json_map(FILE *js, const char *key, bool ranged)
 static void write_json(FILE *js, int rounds)
 {
 	fprintf(js,
-		"{\"rounds\": %d, \"pushpop_nr\": %d, "
-		"\"selftest_nr\": %d, \"single_nr\": %d,\n"
+		"{\"rounds\": %d, \"pushpop_nr\": %ld, "
+		"\"selftest_nr\": %ld, \"single_nr\": %ld, "
+		"\"case_cap_s\": %.1f,\n"
 		"\"pushpop_figure\": \"wall ns per fragment\",\n"
 		"\"providers\": {",
-		rounds, PUSHPOP_NR, SELFTEST_NR, SINGLE_NR);
+		rounds, PUSHPOP_NR, SELFTEST_NR, SINGLE_NR,
+		(double)case_cap_ns / 1e9);
 	for (int b = 0; b < nbins; b++)
 		fprintf(js, "%s\"%s\": \"%s\"", b ? ", " : "", bin_name[b],
 			provider[b]);
@@ -776,6 +840,27 @@ static void write_json(FILE *js, int rounds)
 
 static const char *const aligned_name[] = {"unaligned", "aligned"};
 
+/* The fewest fragments any binary pushed in any push/pop case (its
+ * "nr_" lines): less than asked only when the case cap stopped it. */
+static long fewest_pushed(void)
+{
+	double fewest = (double)PUSHPOP_NR;
+
+	for (int c = 0; c < ncases; c++) {
+		/* the 75-byte case asks for a quarter: not a cut */
+		if (strncmp(case_name[c], "nr_", 3) ||
+		    strstr(case_name[c], "selftest"))
+			continue;
+		for (int b = 0; b < nbins; b++) {
+			double v = pick(bin_name[b], case_name[c], PICK_MIN);
+
+			if (v > 0 && v < fewest)
+				fewest = v;
+		}
+	}
+	return (long)fewest;
+}
+
 /* The wall-time push/pop table, the goal, and Lin's figures. */
 static void write_md_pushpop(FILE *md)
 {
@@ -783,7 +868,7 @@ static void write_md_pushpop(FILE *md)
 	int met = 0, rows = 0;
 
 	fprintf(md,
-		"### Push/pop (Lin's page_frag_test): wall time, %d "
+		"### Push/pop (Lin's page_frag_test): wall time, %ld "
 		"fragments per run (Lin's runs used 51,200,000)\n\n"
 		"Push thread on core 0 allocates, pop thread on core 1 "
 		"frees; elapsed wall time from the first allocation to the "
@@ -794,6 +879,12 @@ static void write_md_pushpop(FILE *md)
 		"rounded up to 64 for kmalloc. Goal: page_frag at least 3x "
 		"faster per fragment than the fastest malloc peer.\n\n",
 		PUSHPOP_NR);
+	if (case_cap_ns)
+		fprintf(md,
+			"Each push/pop case capped at %.2f s of wall time "
+			"(FRAG_BENCH_CASE_S): the fewest fragments any "
+			"contender pushed in one case was %ld.\n\n",
+			(double)case_cap_ns / 1e9, fewest_pushed());
 	table_header(md, "fragment");
 	table_row(md, "host load average (start of the binary's round)", "load",
 		  true);
@@ -914,7 +1005,7 @@ static void write_md_single(FILE *md)
 	char cname[64];
 
 	fprintf(md,
-		"### Single thread, %d fragments\n\n"
+		"### Single thread, %ld fragments\n\n"
 		"single = allocate and free at once; batch = allocate 256, "
 		"then free them. CPU time of the thread, medians.\n\n",
 		SINGLE_NR);
@@ -1010,6 +1101,7 @@ static int bench_report(const char *outdir, int n, char **specs)
 	const char *env = getenv("FRAG_BENCH_ROUNDS");
 	int rounds = env ? atoi(env) : DEFAULT_ROUNDS;
 	const char *path[MAX_BINS];
+	uint64_t t_start;
 	char file[512];
 	FILE *md, *js;
 
@@ -1024,10 +1116,14 @@ static int bench_report(const char *outdir, int n, char **specs)
 		bin_name[nbins] = specs[i];
 		path[nbins++] = eq + 1;
 	}
+	t_start = bench_now_ns();
 	for (int r = 0; r < rounds; r++) {
 		for (int b = 0; b < nbins; b++) {
-			fprintf(stderr, "page_frag_bench: round %d/%d: %s\n",
-				r + 1, rounds, bin_name[b]);
+			fprintf(stderr,
+				"page_frag_bench: round %d/%d: %s (%.0f s "
+				"so far)\n",
+				r + 1, rounds, bin_name[b],
+				(double)(bench_now_ns() - t_start) / 1e9);
 			if (run_binary(b, path[b])) {
 				fprintf(stderr, "page_frag_bench: %s failed\n",
 					path[b]);
@@ -1041,6 +1137,8 @@ static int bench_report(const char *outdir, int n, char **specs)
 	js = fopen(file, "w");
 	if (!md || !js)
 		return 1;
+	fprintf(stderr, "page_frag_bench: %d rounds of %d binaries in %.0f s\n",
+		rounds, nbins, (double)(bench_now_ns() - t_start) / 1e9);
 	write_md(md, rounds);
 	write_json(js, rounds);
 	fclose(md);
@@ -1048,6 +1146,41 @@ static int bench_report(const char *outdir, int n, char **specs)
 	return 0;
 }
 #endif
+
+/* FRAG_BENCH_NR and FRAG_BENCH_CASE_S (see PUSHPOP_NR_DEFAULT); a bad
+ * value is refused with a message, not guessed at. */
+static void bench_read_knobs(void)
+{
+	const char *nr = getenv("FRAG_BENCH_NR");
+	const char *cap = getenv("FRAG_BENCH_CASE_S");
+
+	if (nr && *nr) {
+		char *end;
+		long v = strtol(nr, &end, 10);
+
+		if (*end || v < BATCH_N || v > 100000000) {
+			fprintf(stderr,
+				"page_frag_bench: FRAG_BENCH_NR=%s: want %d.."
+				"100000000\n",
+				nr, BATCH_N);
+			exit(2);
+		}
+		pushpop_nr = v;
+	}
+	if (cap && *cap) {
+		char *end;
+		double v = strtod(cap, &end);
+
+		if (*end || v < 0 || v > 3600) {
+			fprintf(stderr,
+				"page_frag_bench: FRAG_BENCH_CASE_S=%s: want "
+				"0..3600 seconds\n",
+				cap);
+			exit(2);
+		}
+		case_cap_ns = (uint64_t)(v * 1e9);
+	}
+}
 
 int main(int argc, char **argv)
 {
@@ -1061,13 +1194,16 @@ int main(int argc, char **argv)
 			run_single(12, aligned, n);
 		else if (!strcmp(argv[2], "batch_256"))
 			run_batch(256, aligned, n);
-		else if (!strcmp(argv[2], "pushpop_12"))
-			run_pushpop(12, aligned, n);
+		else if (!strncmp(argv[2], "pushpop_", 8) &&
+			 atoi(argv[2] + 8) > 0)
+			run_pushpop((unsigned int)atoi(argv[2] + 8), aligned,
+				    &n);
 		else
 			return 2;
 		contender_done();
 		return 0;
 	}
+	bench_read_knobs();
 	if (argc >= 2 && !strcmp(argv[1], "--run")) {
 		printf("provider %s\n", LIBMM ? "libmm" : malloc_provider());
 		run_round();

@@ -2,8 +2,26 @@
 # bench/page_frag_bench.c, built into one binary per contender -- ours, ours
 # with downward carving, ours with one atomic per free, our kmalloc, and malloc from glibc, mimalloc,
 # jemalloc and tcmalloc -- then run in interleaved rounds by ours, which
-# writes build/bench/frag.md and build/bench/frag.json. ~3-5 minutes here
-# (FRAG_BENCH_ROUNDS=N, default 5).
+# writes build/bench/frag.md and build/bench/frag.json.
+#
+# How long: one round of every binary took ~45 s on this 2-core VM when
+# quiet (glibc 13 s, mimalloc 9, jemalloc 9, tcmalloc 5, ours 1-3 each:
+# the slow peers' large cross-CPU fragments set it), so the default 5
+# rounds ~4 minutes; under load the peers' cases and the hand-off
+# calibrations stretch 2-10x. Knobs (environment or make variables):
+#   FRAG_BENCH_ROUNDS=N     rounds, 1..15 (default 5)
+#   FRAG_BENCH_NR=N         push/pop fragments per case (default 1000000)
+#   FRAG_BENCH_CASE_S=S     wall-time cap per push/pop case, seconds
+#                           (default 0: none); the report says how few
+#                           fragments the slowest case then ran
+#   FRAG_BENCH_PEERS='...'  a subset of the malloc peers (default all)
+#   FRAG_BENCH_OURS='...'   a subset of our binaries (frag is the driver
+#                           and always runs)
+# A full run (every contender, every size, both alignments, 3 rounds):
+#   FRAG_BENCH_ROUNDS=3 FRAG_BENCH_CASE_S=2 make bench-frag
+# ~2-2.5 minutes when quiet (5 rounds ~4), and at most ~11 even when
+# not: 13 capped cases per binary and round, 2 s each, calibrations
+# bounded to 0.3 s each.
 .PHONY: bench-frag
 BENCH_TARGETS += bench-frag
 
@@ -11,7 +29,7 @@ FRAG_BENCH_DIR := $(BUILD)/bench/frag
 FRAG_BENCH_SRC := bench/page_frag_bench.c
 FRAG_BENCH_DEPS := $(FRAG_BENCH_SRC) bench/bench_util.h $(MM_HEADERS)
 # Each peer's malloc, linked in front of glibc's.
-FRAG_BENCH_PEERS := glibc mimalloc jemalloc tcmalloc
+FRAG_BENCH_PEERS ?= glibc mimalloc jemalloc tcmalloc
 FRAG_PEER_LIBS_glibc :=
 FRAG_PEER_LIBS_mimalloc := -lmimalloc
 FRAG_PEER_LIBS_jemalloc := -ljemalloc
@@ -46,15 +64,17 @@ $(FRAG_BENCH_DIR)/page_frag_bench-%: $(FRAG_BENCH_DEPS)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(BENCH_CFLAGS) -DBENCH_MALLOC $< -ldl $(FRAG_PEER_LIBS_$*) -o $@
 
-FRAG_BENCH_OURS := frag frag_nobatch frag_down kmalloc
+FRAG_BENCH_OURS ?= frag frag_nobatch frag_down kmalloc
 # FRAG_BENCH_EXTRA='frag_before=PATH': one more binary of ours, built from
 # another commit (a name starting with "frag" is not a malloc peer), for a
 # before/after in the same rounds.
 FRAG_BENCH_EXTRA ?=
-FRAG_BENCH_BINS := $(addprefix $(FRAG_BENCH_DIR)/page_frag_bench-,$(FRAG_BENCH_OURS) $(FRAG_BENCH_PEERS))
+# frag drives the run and is the column every ratio is taken against.
+FRAG_BENCH_RUN := frag $(filter-out frag,$(FRAG_BENCH_OURS)) $(FRAG_BENCH_PEERS)
+FRAG_BENCH_BINS := $(addprefix $(FRAG_BENCH_DIR)/page_frag_bench-,$(FRAG_BENCH_RUN))
 
 bench-frag: $(FRAG_BENCH_BINS)
 	@mkdir -p $(BUILD)/bench
 	$(FRAG_BENCH_DIR)/page_frag_bench-frag --report $(BUILD)/bench \
-		$(foreach b,$(FRAG_BENCH_OURS) $(FRAG_BENCH_PEERS),$(b)=$(FRAG_BENCH_DIR)/page_frag_bench-$(b)) \
+		$(foreach b,$(FRAG_BENCH_RUN),$(b)=$(FRAG_BENCH_DIR)/page_frag_bench-$(b)) \
 		$(FRAG_BENCH_EXTRA)

@@ -6,19 +6,29 @@
  * with an atomic decrement (Linux's put_page_testzero) costs a locked
  * instruction per fragment and pulls the head page's cache line to the
  * freeing CPU; Lin measured ~70% of the freeing CPU's time in it. Here each
- * CPU keeps a small table of the blocks it is freeing fragments of, with a
- * count per block: a free adds one to the count (a plain increment on this
- * CPU's own cache line), and one atomic subtract applies the whole count
- * later. That happens when
- *  - the block's reference count equals the count held here: every other
- *    reference is gone (the allocating cache has moved on and no other
- *    fragment is out), so this free was the block's last and the block is
- *    freed at once, as page_frag_free always did. A plain load of the
- *    count, which changes only at refills and flushes, tells;
- *  - a free finds the table full (the oldest-installed slot is applied);
- *  - the cache that owns the block refills (its own CPU's pending count for
- *    that block is applied first, so the block can be recycled in place);
- *  - page_frag_cache_drain, page_frag_percpu_drain, page_frag_free_flush
+ * CPU counts the fragments it frees per block, and one atomic subtract
+ * applies a block's whole count later.
+ *
+ * Where the counts are: the "last" entry, the block this CPU freed into
+ * last, recognised by address (addr - last_va < last_size), and a table of
+ * PAGE_FRAG_FREE_BATCH_SLOTS - 1 more blocks. A free into the last block
+ * (2730 in a row for 12-byte fragments) needs no page lookup: it is
+ * inline in page_frag_free (page_frag_internal.h). Any other free looks
+ * its block up, moves the last entry into the table (page_frag_batch_park)
+ * and makes its own block the last one, taking that block's table count
+ * along. A count is applied
+ *  - when the block's reference count equals the count held here: every
+ *    other reference is gone (the allocating cache has moved on and no
+ *    other fragment is out), so this free was the block's last and the
+ *    block is freed at once, as page_frag_free always did. A plain load of
+ *    the count, which changes only at refills and flushes, tells. The same
+ *    test when the last entry leaves for the table gives back a block
+ *    whose last fragments came here before its cache let go;
+ *  - when the table is full (the oldest-installed slot is applied);
+ *  - when the cache that owns the block refills (its own CPU's pending
+ *    count for that block is applied first, so the block can be recycled
+ *    in place);
+ *  - at page_frag_cache_drain, page_frag_percpu_drain, page_frag_free_flush
  *    (the kernel calls it when a poll round found no work, before halting)
  *    and page_frag_free_flush_all (host shutdown, quiescent tests).
  * A count only delays a decrement, never adds one, so a block is never
@@ -28,46 +38,37 @@
  * PAGE_FRAG_FREE_BATCH_SLOTS blocks per CPU.
  *
  * Interrupts: page_frag_free may run in a handler that lands while this
- * CPU is inside its own batch. The table has a busy flag, set and cleared
- * with plain stores (this CPU is its only writer) and compiler fences; a
- * free or flush that finds it set is nested inside the batch code and
- * takes the old path, one atomic decrement, leaving the table alone.
- * No locked instruction and no interrupt masking on the fast path.
+ * CPU is inside its own batch code, the inline fast path included. The
+ * batch has a busy flag, set and cleared with plain stores (this CPU is
+ * its only writer) and compiler fences; a free or flush that finds it set
+ * is nested inside the batch code and takes the old path, one atomic
+ * decrement, leaving the batch alone. A handler that lands outside it may
+ * move the last entry to the table: the interrupted code had not read it
+ * yet. No locked instruction and no interrupt masking on the fast path.
  *
- * Cost, measured (bench/frag-crosscpu.md): the free side's locked
- * operations drop from 1.0 per fragment to one per block in the push/pop
- * test (12-byte fragments: 0.00037, one per 2730; 2048-byte: 0.0625), in
- * the host benchmark and in the guest. The table code costs instructions:
- * 99 instead of 91 per alloc + free of 12 bytes on one CPU (callgrind,
- * the benchmark's whole loop); it was 116 against 92 while every free
- * also bumped the frees and remote_frees counters, which the batch now
- * adds n at a time when it applies a slot (statistics add what the
- * tables still hold). In the guest (-icount, two vCPUs) a cross-CPU free
- * takes 63 instructions, 75 before that change. In wall time, the push/pop with
- * the batch took 1.36x-3.19x less per fragment than one atomic per free in
- * the same run at a load average of 7-9 (12 B: 98.7 against 177.9 ns), and
- * was within the noise at 13-20: what it removes, a locked instruction per
- * fragment and, when several CPUs free fragments of one block, the head
- * page's line bouncing between them, is invisible to instruction counts.
+ * Cost, measured. Locked operations on the free side: one per block
+ * instead of one per fragment (12-byte push/pop: 0.0004 per fragment,
+ * 2048-byte: 0.0625; bench/frag-crosscpu.md). Instructions per fragment
+ * freed in the 12-byte push/pop, host (callgrind, inside page_frag_free,
+ * difference of two run lengths): 52.8 with a hinted 8-slot table looked
+ * up by page, 25.2 with the address-checked last entry (2048-byte: 81.8
+ * -> 52.8; one atomic per free: 40.7 and 59.0). What went: the page
+ * lookup (virt_to_head_page walks the pfn maps and follows a tail page to
+ * its head: ~20 instructions), the hint's index arithmetic, and the
+ * separate address computation GCC emits for each atomic field of
+ * &array[cpu] (mm_hide_ptr: 4 more), and the count's load-add-store
+ * (one add to memory, mm_cpu_counter_add). In the guest (-icount, two
+ * vCPUs, kernel/selftest/frag_xcpu_bench.c, the ring loop included):
+ * 63.2 -> 36.2 per 12-byte fragment, 83.8 -> 55.9 per 2048-byte one.
+ * Alloc + free of 12 bytes on one CPU (the benchmark's whole loop): 89.7
+ * -> 62.1, fewer than one atomic per free (77.7).
  */
 #include <string.h>
 
+#include "debug.h"
 #include "page_frag_internal.h"
 
-/*
- * page[] and count[] are written only by their CPU; the statistics read
- * them from any CPU (pending frees), so they are relaxed atomics: plain
- * moves on x86, no locked instruction.
- */
-struct page_frag_free_batch {
-	_Atomic(struct page *) page[PAGE_FRAG_FREE_BATCH_SLOTS];
-	atomic_uint count[PAGE_FRAG_FREE_BATCH_SLOTS];
-	unsigned int hint;   /* slot of the last free: the usual next one */
-	unsigned int victim; /* slot a full table applies next */
-	atomic_bool busy;    /* this CPU is inside the table's code */
-} __mm_cacheline_aligned;
-
-static struct page_frag_free_batch page_frag_batches[MM_MAX_CPUS];
+struct page_frag_free_batch page_frag_batches[MM_MAX_CPUS];
 
 /*
  * A block whose count reached zero belongs to us alone: give it back
@@ -86,6 +87,26 @@ __attribute__((noinline)) void page_frag_release_block(struct page *page)
 		page_frag_debug_release(page);
 	page_ref_inc(page);
 	__free_pages(page, order);
+}
+
+struct page *page_frag_free_page(void *addr, const void *caller)
+{
+	struct page *page = virt_to_head_page(addr);
+
+	if (mm_unlikely(!page))
+		mm_debug_report(MM_DBG_NOT_ALLOCATED, caller,
+				"page_frag_free: %p is not in any zone", addr);
+	return page;
+}
+
+/* The unbatched free (PAGE_FRAG_FREE_BATCH=0, and a free nested in this
+ * CPU's batch code): one atomic decrement. */
+void page_frag_free_direct(void *addr, const void *caller)
+{
+	struct page *page = page_frag_free_page(addr, caller);
+
+	if (page)
+		page_frag_put_direct(page);
 }
 
 /* Enter this CPU's table, or return NULL if this is a nested call (an
@@ -107,6 +128,8 @@ static inline void page_frag_batch_leave(struct page_frag_free_batch *b)
 	atomic_store_explicit(&b->busy, false, memory_order_relaxed);
 }
 
+#define TABLE_SLOTS (PAGE_FRAG_FREE_BATCH_SLOTS - 1)
+
 static inline struct page *slot_page(const struct page_frag_free_batch *b,
 				     unsigned int i)
 {
@@ -126,6 +149,27 @@ static inline void slot_set(struct page_frag_free_batch *b, unsigned int i,
 	atomic_store_explicit(&b->count[i], n, memory_order_relaxed);
 }
 
+static inline struct page *last_page(const struct page_frag_free_batch *b)
+{
+	return atomic_load_explicit(&b->last_page, memory_order_relaxed);
+}
+
+static inline unsigned int last_count(const struct page_frag_free_batch *b)
+{
+	return (unsigned int)atomic_load_explicit(&b->last_count,
+						  memory_order_relaxed);
+}
+
+/* Make page (n frees pending) the last entry; NULL empties it. */
+static inline void last_set(struct page_frag_free_batch *b, struct page *page,
+			    unsigned int n)
+{
+	b->last_va = page ? (uintptr_t)page_address(page) : 0;
+	b->last_size = page ? (uintptr_t)MM_PAGE_SIZE << page->order : 0;
+	atomic_store_explicit(&b->last_page, page, memory_order_relaxed);
+	atomic_store_explicit(&b->last_count, n, memory_order_relaxed);
+}
+
 /* The CPU whose table b is (its counters are the ones to bump). */
 static inline int batch_cpu(const struct page_frag_free_batch *b)
 {
@@ -133,22 +177,16 @@ static inline int batch_cpu(const struct page_frag_free_batch *b)
 }
 
 /*
- * Apply slot i's count with one atomic subtract; the last gives the block
- * back. The slot is empty afterwards. The frees it held are counted here,
- * n at once, not one by one on the fast path (8 instructions per free
- * saved); until then the statistics add them from the table
- * (page_frag_batch_pending_add).
+ * Apply n pending frees of page with one atomic subtract; the last gives
+ * the block back. The frees are counted here, n at once, not one by one
+ * on the fast path (8 instructions per free saved); until then the
+ * statistics add them from the table (page_frag_batch_pending_add).
  */
-static void page_frag_batch_apply(struct page_frag_free_batch *b,
-				  unsigned int i)
+static void page_frag_batch_apply_n(struct page_frag_free_batch *b,
+				    struct page *page, unsigned int n)
 {
-	struct page *page = slot_page(b, i);
-	unsigned int n = slot_count(b, i);
 	int cpu = batch_cpu(b);
 
-	slot_set(b, i, NULL, 0);
-	if (!page)
-		return;
 	mm_cpu_counter_add(&page_frag_cpu_stats[cpu].v[PF_FREES], n);
 	if (page_to_nid(page) != mm_cpu_mem_node[cpu])
 		mm_cpu_counter_add(&page_frag_cpu_stats[cpu].v[PF_REMOTE_FREES],
@@ -158,81 +196,111 @@ static void page_frag_batch_apply(struct page_frag_free_batch *b,
 		page_frag_release_block(page);
 }
 
-/*
- * The slot that counts page's frees: its own, a free one, or the victim,
- * applied first. Out of line: the fast path finds the hinted slot.
- */
-static __attribute__((noinline)) unsigned int
-page_frag_batch_slot(struct page_frag_free_batch *b, struct page *page)
+/* Apply slot i (if used); it is empty afterwards. */
+static void page_frag_batch_apply(struct page_frag_free_batch *b,
+				  unsigned int i)
 {
-	unsigned int i, empty = PAGE_FRAG_FREE_BATCH_SLOTS;
+	struct page *page = slot_page(b, i);
+	unsigned int n = slot_count(b, i);
 
-	for (i = 0; i < PAGE_FRAG_FREE_BATCH_SLOTS; i++) {
-		if (slot_page(b, i) == page)
-			return i;
-		if (!slot_page(b, i) && empty == PAGE_FRAG_FREE_BATCH_SLOTS)
-			empty = i;
-	}
-	if (empty == PAGE_FRAG_FREE_BATCH_SLOTS) {
-		empty = b->victim;
-		b->victim = (empty + 1) % PAGE_FRAG_FREE_BATCH_SLOTS;
-		page_frag_batch_apply(b, empty);
-	}
-	slot_set(b, empty, page, 0);
-	return empty;
+	slot_set(b, i, NULL, 0);
+	if (page)
+		page_frag_batch_apply_n(b, page, n);
+}
+
+/* Apply the last entry (if any); it is empty afterwards. */
+static void page_frag_batch_apply_last(struct page_frag_free_batch *b)
+{
+	struct page *page = last_page(b);
+	unsigned int n = last_count(b);
+
+	last_set(b, NULL, 0);
+	if (page)
+		page_frag_batch_apply_n(b, page, n);
 }
 
 /*
- * The free that is not the common case: the hinted slot counts another
- * block, or this free made the count equal the block's (its last
- * fragment). Out of line and reached by a tail call, so the fast path
- * saves no registers for the calls in here. Leaves the table.
+ * The last entry leaves for the table, making room for another block. If
+ * every reference left on its block is one it holds (the block's other
+ * fragments came back while the cache still held it, and the cache has
+ * let go since), it is applied instead: the block goes back now rather
+ * than at the next flush. Otherwise it takes a free slot, or the victim's
+ * (applied first).
  */
-static __attribute__((noinline)) void
-page_frag_batch_put_slow(struct page_frag_free_batch *b, struct page *page,
-			 bool counted)
+static void page_frag_batch_park(struct page_frag_free_batch *b)
 {
-	unsigned int i = b->hint;
+	struct page *page = last_page(b);
+	unsigned int n = last_count(b), i;
 
-	if (!counted) {
-		i = page_frag_batch_slot(b, page);
-		b->hint = i;
-		atomic_store_explicit(&b->count[i], slot_count(b, i) + 1,
-				      memory_order_relaxed);
+	if (!page)
+		return;
+	if ((unsigned int)page_ref_count(page) == n) {
+		page_frag_batch_apply_last(b);
+		return;
 	}
-	/* Every reference left is one this table holds: the last fragment. */
-	if ((unsigned int)page_ref_count(page) == slot_count(b, i))
+	for (i = 0; i < TABLE_SLOTS && slot_page(b, i); i++)
+		;
+	if (i == TABLE_SLOTS) {
+		i = b->victim;
+		b->victim = (i + 1) % TABLE_SLOTS;
 		page_frag_batch_apply(b, i);
+	}
+	slot_set(b, i, page, n);
+	last_set(b, NULL, 0);
+}
+
+/* page's count leaves the table (0 if it has none there). */
+static unsigned int page_frag_batch_unpark(struct page_frag_free_batch *b,
+					   struct page *page)
+{
+	for (unsigned int i = 0; i < TABLE_SLOTS; i++) {
+		if (slot_page(b, i) == page) {
+			unsigned int n = slot_count(b, i);
+
+			slot_set(b, i, NULL, 0);
+			return n;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A free outside the last block: look the block up (the only place an
+ * address outside every zone is found: reported, nothing else done),
+ * park the last entry, make this block the last one with its table count
+ * if it had one, and count the free as the fast path does.
+ */
+__attribute__((noinline)) void
+page_frag_batch_miss(struct page_frag_free_batch *b, void *addr,
+		     const void *caller)
+{
+	struct page *page = page_frag_free_page(addr, caller);
+	unsigned int n;
+
+	if (page) {
+		page_frag_batch_park(b);
+		n = page_frag_batch_unpark(b, page) + 1;
+		last_set(b, page, n);
+		/* Every reference left is one this table holds: the last
+		 * fragment. */
+		if ((unsigned int)page_ref_count(page) == n)
+			page_frag_batch_apply_last(b);
+	}
 	page_frag_batch_leave(b);
 }
 
-void page_frag_batch_put(struct page *page)
+__attribute__((noinline)) void
+page_frag_batch_last(struct page_frag_free_batch *b)
 {
-	int cpu = mm_this_cpu();
-	struct page_frag_free_batch *b = &page_frag_batches[cpu];
-	unsigned int i, n;
-
-	if (mm_unlikely(atomic_load_explicit(&b->busy, memory_order_relaxed))) {
-		/* Nested in this CPU's own batch code: leave it alone. */
-		page_frag_count(PF_FREES_NESTED);
-		page_frag_put_direct(page);
-		return;
-	}
-	atomic_store_explicit(&b->busy, true, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
-	/* frees and remote_frees are counted when the slot is applied. */
-	i = b->hint;
-	if (mm_unlikely(slot_page(b, i) != page)) {
-		page_frag_batch_put_slow(b, page, false);
-		return;
-	}
-	n = slot_count(b, i) + 1;
-	atomic_store_explicit(&b->count[i], n, memory_order_relaxed);
-	if (mm_unlikely((unsigned int)page_ref_count(page) == n)) {
-		page_frag_batch_put_slow(b, page, true);
-		return;
-	}
+	page_frag_batch_apply_last(b);
 	page_frag_batch_leave(b);
+}
+
+__attribute__((noinline)) void page_frag_batch_nested(void *addr,
+						      const void *caller)
+{
+	page_frag_count(PF_FREES_NESTED);
+	page_frag_free_direct(addr, caller);
 }
 
 void page_frag_batch_flush_page(struct page *page)
@@ -241,16 +309,20 @@ void page_frag_batch_flush_page(struct page *page)
 
 	if (!b)
 		return;
-	for (unsigned int i = 0; i < PAGE_FRAG_FREE_BATCH_SLOTS; i++)
+	if (last_page(b) == page)
+		page_frag_batch_apply_last(b);
+	for (unsigned int i = 0; i < TABLE_SLOTS; i++)
 		if (slot_page(b, i) == page)
 			page_frag_batch_apply(b, i);
 	page_frag_batch_leave(b);
 }
 
-/* Apply every slot of b (entered by the caller, or quiescent). */
+/* Apply the last entry and every slot of b (entered by the caller, or
+ * quiescent). */
 static void page_frag_batch_apply_all(struct page_frag_free_batch *b)
 {
-	for (unsigned int i = 0; i < PAGE_FRAG_FREE_BATCH_SLOTS; i++)
+	page_frag_batch_apply_last(b);
+	for (unsigned int i = 0; i < TABLE_SLOTS; i++)
 		page_frag_batch_apply(b, i);
 }
 
@@ -272,29 +344,36 @@ void page_frag_free_flush_all(void)
 
 unsigned int page_frag_free_pending(int cpu)
 {
-	unsigned int n = 0;
+	const struct page_frag_free_batch *b;
+	unsigned int n;
 
 	if (cpu < 0 || cpu >= MM_MAX_CPUS)
 		return 0;
-	for (unsigned int i = 0; i < PAGE_FRAG_FREE_BATCH_SLOTS; i++)
-		n += slot_count(&page_frag_batches[cpu], i);
+	b = &page_frag_batches[cpu];
+	n = last_count(b);
+	for (unsigned int i = 0; i < TABLE_SLOTS; i++)
+		n += slot_count(b, i);
 	return n;
+}
+
+/* Add n pending frees of page (NULL: none) to v. */
+static void pending_add_one(int cpu, struct page *page, unsigned int n,
+			    uint64_t v[PF_NR_STATS])
+{
+	if (!page)
+		return;
+	v[PF_FREES] += n;
+	if (page_to_nid(page) != mm_cpu_mem_node[cpu])
+		v[PF_REMOTE_FREES] += n;
 }
 
 void page_frag_batch_pending_add(int cpu, uint64_t v[PF_NR_STATS])
 {
 	const struct page_frag_free_batch *b = &page_frag_batches[cpu];
 
-	for (unsigned int i = 0; i < PAGE_FRAG_FREE_BATCH_SLOTS; i++) {
-		struct page *page = slot_page(b, i);
-		unsigned int n = slot_count(b, i);
-
-		if (!page)
-			continue;
-		v[PF_FREES] += n;
-		if (page_to_nid(page) != mm_cpu_mem_node[cpu])
-			v[PF_REMOTE_FREES] += n;
-	}
+	pending_add_one(cpu, last_page(b), last_count(b), v);
+	for (unsigned int i = 0; i < TABLE_SLOTS; i++)
+		pending_add_one(cpu, slot_page(b, i), slot_count(b, i), v);
 }
 
 void page_frag_batch_forget(void)

@@ -44,13 +44,14 @@
 #endif
 
 /*
- * Blocks one CPU's free batch counts at once: 8. A CPU freeing what one
- * cross-CPU producer allocated sees one block at a time (two at a block
- * change); a CPU freeing both caches' fragments of every CPU (the
+ * Blocks one CPU's free batch counts at once: 8, the last-freed block
+ * (checked by address on every free) and a table of 7. A CPU freeing what
+ * one cross-CPU producer allocated sees one block at a time (two at a
+ * block change); a CPU freeing both caches' fragments of every CPU (the
  * selftest's pattern, RX and TX of several queues) sees up to 2 per CPU.
- * Eight slots are two cache lines of pointers and counts, a linear search
- * only on a miss of the last-used slot, and bound what frees can hold back
- * to 8 blocks (256 KiB) per CPU until the next flush.
+ * The whole batch is two cache lines, the table is searched only when a
+ * free misses the last block, and what frees can hold back is bounded to
+ * 8 blocks (256 KiB) per CPU until the next flush.
  */
 #define PAGE_FRAG_FREE_BATCH_SLOTS 8
 

@@ -215,6 +215,100 @@ static void test_block_split_between_cpus_waits_for_the_flush(void **s)
 	assert_int_equal(mm_test_drain_and_verify(), free0);
 }
 
+/* ---- the last-block entry: a free found by address ---- */
+
+/*
+ * One-page blocks side by side (order-0 refills): the last entry's range
+ * is its own block's, never its neighbour's. Each cache holds two
+ * fragments of its page; one of each is freed in an interleaved order
+ * (every free a neighbour of the one before), then the caches let go,
+ * then the others are freed: each block must come back exactly at its
+ * own last fragment, one at a time, and every page must come back. A
+ * range taken as the order-3 block size (or any other wrong size) counts
+ * a neighbour's fragment on the wrong page: a block comes back early or
+ * never.
+ */
+#define NEIGHBOURS 12
+
+static void test_last_entry_range_is_its_own_block(void **s)
+{
+	unsigned long free0 = mm_test_drain_and_verify();
+	struct page_frag_cache nc[NEIGHBOURS];
+	void *p[NEIGHBOURS][2];
+	int adjacent = 0;
+
+	(void)s;
+	memset(nc, 0, sizeof(nc));
+	page_frag_force_order0(true);
+	for (int i = 0; i < NEIGHBOURS; i++)
+		for (int k = 0; k < 2; k++)
+			assert_non_null(
+				p[i][k] = page_frag_alloc(
+					&nc[i], MM_PAGE_SIZE / 2, GFP_KERNEL));
+	page_frag_force_order0(false);
+	for (int i = 1; i < NEIGHBOURS; i++) {
+		intptr_t d = (char *)p[i][0] - (char *)p[i - 1][0];
+
+		adjacent += d == (intptr_t)MM_PAGE_SIZE ||
+			    d == -(intptr_t)MM_PAGE_SIZE;
+	}
+	assert_true(adjacent > 0); /* the case under test happened */
+	for (int i = 0; i < NEIGHBOURS; i += 2)
+		page_frag_free(p[i][0]);
+	for (int i = 1; i < NEIGHBOURS; i += 2)
+		page_frag_free(p[i][0]);
+	for (int i = 0; i < NEIGHBOURS; i++)
+		page_frag_cache_drain(&nc[i]);
+	assert_int_equal(blocks_returned(), 0);
+	for (int i = 0; i < NEIGHBOURS; i++) {
+		page_frag_free(p[i][1]);
+		assert_int_equal(blocks_returned(), (uint64_t)i + 1);
+	}
+	assert_int_equal(page_frag_free_pending(0), 0);
+	assert_int_equal(mm_test_drain_and_verify(), free0);
+}
+
+/*
+ * CPU 1 frees every fragment of a block while the cache on CPU 0 still
+ * holds it; the cache then moves on (a refill on CPU 0 cannot see CPU 1's
+ * count). CPU 1's next free, of another block, moves the first one out of
+ * its last entry: its count is then the block's whole count, so it is
+ * applied there and the block comes back at once, not at CPU 1's next
+ * flush.
+ */
+static void free_all_eight(void *arg)
+{
+	void **p = arg;
+
+	for (int i = 0; i < 8; i++)
+		page_frag_free(p[i]);
+}
+
+static void test_a_block_leaving_the_last_entry_whole_comes_back(void **s)
+{
+	unsigned long free0 = mm_test_drain_and_verify();
+	struct page_frag_cache nc = {0};
+	void *p[8], *q;
+
+	(void)s;
+	for (int i = 0; i < 8; i++)
+		assert_non_null(
+			p[i] = page_frag_alloc(&nc, BLOCK / 8, GFP_KERNEL));
+	mm_test_on_cpu(1, free_all_eight, p);
+	assert_int_equal(page_frag_free_pending(1), 8);
+	/* The block is full: this refill takes a new one (CPU 1's count
+	 * keeps the old one's references). */
+	assert_non_null(q = page_frag_alloc(&nc, 64, GFP_KERNEL));
+	assert_int_equal(blocks_returned(), 0);
+	mm_test_on_cpu(1, free_one, q);
+	assert_int_equal(blocks_returned(), 1);
+	assert_int_equal(page_frag_free_pending(1), 1);
+	page_frag_cache_drain(&nc);
+	mm_test_on_cpu(1, flush_here, NULL);
+	assert_int_equal(blocks_returned(), 2);
+	assert_int_equal(mm_test_drain_and_verify(), free0);
+}
+
 /* ---- a free from the host's interrupt, a signal handler ---- */
 
 static void *irq_frag;
@@ -255,6 +349,52 @@ static void test_free_in_a_signal_handler_while_a_batch_is_pending(void **s)
 	page_frag_free(p[5]);
 	assert_int_equal(blocks_returned(), 1);
 	assert_int_equal(atomics(), 1);
+	sigaction(SIGUSR1, &old, NULL);
+	assert_int_equal(mm_test_drain_and_verify(), free0);
+}
+
+/*
+ * The last entry holds a count for block A when a handler frees a
+ * fragment of block B (a miss: A's count moves to the table, B becomes
+ * the last entry); this thread then goes on freeing A's fragments. Every
+ * count lands on its own block: A comes back exactly at its last
+ * fragment, B at its own, each once.
+ */
+static void
+test_handler_free_of_another_block_while_last_holds_a_count(void **s)
+{
+	unsigned long free0 = mm_test_drain_and_verify();
+	struct page_frag_cache a = {0}, b = {0};
+	struct sigaction sa, old;
+	void *pa[6], *pb;
+
+	(void)s;
+	for (int i = 0; i < 6; i++)
+		assert_non_null(pa[i] = page_frag_alloc(&a, 500, GFP_KERNEL));
+	assert_non_null(pb = page_frag_alloc(&b, 500, GFP_KERNEL));
+	page_frag_cache_drain(&a);
+	page_frag_cache_drain(&b);
+	for (int i = 0; i < 3; i++)
+		page_frag_free(pa[i]);
+	assert_int_equal(page_frag_free_pending(0), 3);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = irq_handler;
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	irq_frag = pb;
+	irq_runs = 0;
+	raise(SIGUSR1);
+	assert_int_equal(irq_runs, 1);
+	/* B's only fragment: back at once; A's three still pending. */
+	assert_int_equal(blocks_returned(), 1);
+	assert_int_equal(page_frag_free_pending(0), 3);
+	page_frag_free(pa[3]);
+	page_frag_free(pa[4]);
+	assert_int_equal(blocks_returned(), 1);
+	assert_int_equal(page_frag_free_pending(0), 5);
+	page_frag_free(pa[5]);
+	assert_int_equal(blocks_returned(), 2);
+	assert_int_equal(page_frag_free_pending(0), 0);
+	assert_int_equal(atomics(), 2);
 	sigaction(SIGUSR1, &old, NULL);
 	assert_int_equal(mm_test_drain_and_verify(), free0);
 }
@@ -381,6 +521,9 @@ int main(void)
 		T(test_block_split_between_cpus_waits_for_the_flush),
 		T(test_free_in_a_signal_handler_while_a_batch_is_pending),
 		T(test_flush_all_applies_every_cpus_batch),
+		T(test_last_entry_range_is_its_own_block),
+		T(test_a_block_leaving_the_last_entry_whole_comes_back),
+		T(test_handler_free_of_another_block_while_last_holds_a_count),
 		T(test_signal_inside_the_batch_code_takes_the_direct_path),
 #undef T
 	};
