@@ -1,7 +1,9 @@
 """The Linux reference guest of `make bench-vs-linux` (tools/build-linux-guest)
 boots through tools/qemu-run --initrd and serves what the benchmark measures:
 the same index page as our kernel from both HTTP servers, HTTP/1.1
-keep-alive on vsl_server, /proc files, TCP and UDP echo.
+keep-alive on vsl_server, /proc files, TCP and UDP echo, and the
+measurements of its quiet-link echo and its QEMU's idle CPU
+(tools/irq_figures.py).
 
 The guest is built from ~70 MB of Debian packages, so these tests run once
 it exists (`make linux-guest`, `make test-vs-linux` or `make
@@ -11,12 +13,16 @@ bench-vs-linux`) and are skipped, with that reason, before. One boot takes
 import http.client
 import os
 import socket
+import sys
 import types
 from importlib.machinery import SourceFileLoader
 
 import pytest
 
 from conftest import ROOT, free_port
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import irq_figures  # noqa: E402
 
 GUEST = os.path.join(ROOT, "build", "linux-guest")
 VMLINUX = os.path.join(GUEST, "vmlinux")
@@ -89,6 +95,15 @@ def test_linux_guest_serves_our_page_keep_alive_and_echo(linux):
         u.settimeout(5)
         u.sendto(b"vs-linux udp", ("127.0.0.1", linux.ports["uecho"]))
         assert u.recv(64) == b"vs-linux udp"
+    # The issue-14 figures bench-vs-linux takes of this guest: a quiet-link
+    # echo (the guest idle before each datagram) and its QEMU's idle CPU.
+    rtts, lost = irq_figures.echo_series(("127.0.0.1", linux.ports["uecho"]), 3, gap_s=0.3,
+                                         timeout=5, tag=b"vs-quiet")
+    assert lost == 0 and len(rtts) == 3
+    pid = irq_figures.qemu_pid(linux.proc.pid)
+    assert pid is not None, "no qemu-system process below qemu-run"
+    idle = irq_figures.idle_cpu(pid, 1.0)
+    assert 0 <= idle["stat_pct"] < 100 and 0 < idle["sched_pct"] < 100
 
 
 def test_linux_guest_http_refuses_malformed_request_and_keeps_serving(linux):
