@@ -1,5 +1,5 @@
 # This kernel beside a Linux guest (`make bench-vs-linux`): not part of
-# `make bench` or `make test` (a full run takes ~25 minutes). Included by
+# `make bench` or `make test` (a full run takes ~30 minutes; --skip drops figures). Included by
 # mk/bench.mk's bench-*.mk wildcard.
 #
 # linux-guest builds build/linux-guest/{vmlinux,initramfs.gz} from Debian
