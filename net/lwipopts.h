@@ -92,8 +92,8 @@ void net_heap_free(void *ptr);
  * limit and limit_hits. */
 /* MEMP_NUM_SYS_TIMEOUT: DHCP, ARP, TCP, IPv6 ND/MLD/reassembly, lwiperf. */
 #define MEMP_NUM_PBUF		 256 /* PBUF_ROM/REF: static pages, our TX refs */
-/* TCP pcbs: 3 listeners' backlogs of half-open connections (8 + 8 + 1)
- * still leave 31 for echo, HTTP and iperf clients at once
+/* TCP pcbs: 3 listeners' backlogs of half-open connections (8 each, iperf's
+ * too: net/app_iperf.c) still leave 24 for echo, HTTP and iperf clients at once
  * (net/tcp_syn_guard.h). */
 #define MEMP_NUM_TCP_PCB	 48
 #define MEMP_NUM_TCP_SEG	 512 /* must be >= TCP_SND_QUEUELEN (init.c) */

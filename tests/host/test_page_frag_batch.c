@@ -321,13 +321,28 @@ static void irq_handler(int sig)
 	irq_runs++;
 }
 
+/* Frees @frag from a SIGUSR1 handler, as an interrupt would, and checks
+ * that the handler ran once. */
+static void free_in_handler(void *frag)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = irq_handler;
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	irq_frag = frag;
+	irq_runs = 0;
+	raise(SIGUSR1);
+	assert_int_equal(irq_runs, 1);
+	sigaction(SIGUSR1, &old, NULL);
+}
+
 /* Pending frees in the batch, then a handler frees a fragment of the same
  * block: it joins the batch, and the block comes back exactly once. */
 static void test_free_in_a_signal_handler_while_a_batch_is_pending(void **s)
 {
 	unsigned long free0 = mm_test_drain_and_verify();
 	struct page_frag_cache nc = {0};
-	struct sigaction sa, old;
 	void *p[6];
 
 	(void)s;
@@ -337,19 +352,13 @@ static void test_free_in_a_signal_handler_while_a_batch_is_pending(void **s)
 	for (int i = 0; i < 3; i++)
 		page_frag_free(p[i]);
 	assert_int_equal(page_frag_free_pending(0), 3);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = irq_handler;
-	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
-	irq_frag = p[3];
-	raise(SIGUSR1);
-	assert_int_equal(irq_runs, 1);
+	free_in_handler(p[3]);
 	assert_int_equal(page_frag_free_pending(0), 4);
 	page_frag_free(p[4]);
 	assert_int_equal(blocks_returned(), 0);
 	page_frag_free(p[5]);
 	assert_int_equal(blocks_returned(), 1);
 	assert_int_equal(atomics(), 1);
-	sigaction(SIGUSR1, &old, NULL);
 	assert_int_equal(mm_test_drain_and_verify(), free0);
 }
 
@@ -365,7 +374,6 @@ test_handler_free_of_another_block_while_last_holds_a_count(void **s)
 {
 	unsigned long free0 = mm_test_drain_and_verify();
 	struct page_frag_cache a = {0}, b = {0};
-	struct sigaction sa, old;
 	void *pa[6], *pb;
 
 	(void)s;
@@ -377,13 +385,7 @@ test_handler_free_of_another_block_while_last_holds_a_count(void **s)
 	for (int i = 0; i < 3; i++)
 		page_frag_free(pa[i]);
 	assert_int_equal(page_frag_free_pending(0), 3);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = irq_handler;
-	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
-	irq_frag = pb;
-	irq_runs = 0;
-	raise(SIGUSR1);
-	assert_int_equal(irq_runs, 1);
+	free_in_handler(pb);
 	/* B's only fragment: back at once; A's three still pending. */
 	assert_int_equal(blocks_returned(), 1);
 	assert_int_equal(page_frag_free_pending(0), 3);
@@ -395,7 +397,6 @@ test_handler_free_of_another_block_while_last_holds_a_count(void **s)
 	assert_int_equal(blocks_returned(), 2);
 	assert_int_equal(page_frag_free_pending(0), 0);
 	assert_int_equal(atomics(), 2);
-	sigaction(SIGUSR1, &old, NULL);
 	assert_int_equal(mm_test_drain_and_verify(), free0);
 }
 

@@ -297,6 +297,28 @@ def test_selftest_net_reports_queues_numastat_remote_frees_and_lock(qemu, mq_net
         g.vm.describe()
 
 
+def test_parallel_iperf_streams_all_connect_and_spread_over_queues(qemu, mq_netns):
+    """iperf -P 4 (the scaling benchmark's client): four connections to the
+    iperf listener at once. With a listen backlog of 1 (lwiperf's own
+    choice) the SYN guard evicted each half-open stream for the next one,
+    and only the last stream connected: "tcp connect failed: Connection
+    reset by peer" on the host."""
+    g = MqGuest(qemu, mq_netns, smp=2, queues=2)
+    before = g.stats()
+    r = g.run(["iperf", "-c", GUEST, "-P", "4", "-t", "2", "-y", "C"], timeout=60)
+    err = r.stderr.decode() + r.stdout.decode()
+    assert r.returncode == 0 and "failed" not in err, err
+    streams = [l.split(",") for l in r.stdout.decode().splitlines()
+               if l.count(",") >= 8 and l.split(",")[5] != "-1"]
+    assert len(streams) == 4 and all(int(f[7]) > 0 for f in streams), err
+    for _ in range(4):
+        g.vm.wait_for(r"^iperf: done \S+ bytes=[1-9]\d* ms=\d+", 30)
+    after = g.stats()
+    assert after["lwip"]["tcp_syn_evicted"] == before["lwip"]["tcp_syn_evicted"], after["lwip"]
+    grew = [qa["rx_packets"] - qb["rx_packets"] for qb, qa in zip(queues(before), queues(after))]
+    assert all(n > 0 for n in grew) or len(grew) == 1, grew
+
+
 SCAPY = "/usr/bin/python3"  # Debian's, where python3-scapy lives
 # First fragments of UDP datagrams that never complete, each from its own
 # source address, so the tap's flow hash spreads them over the queues.
