@@ -8,6 +8,7 @@ CPU is asleep on its interrupt each time) was answered, and that the
 queue's interrupt counter grew with it -- or, with net_irq=off, stayed 0.
 No test asserts a time: the round-trip figures are in docs/net.md.
 """
+import json
 import re
 import socket
 import time
@@ -16,6 +17,7 @@ import pytest
 
 from test_net import NetVM, bad_value_line, stop_qemu_first  # noqa: F401
 from test_net_multiqueue import MqGuest, mq_netns, queues  # noqa: F401
+from test_shell import ShellVM
 
 # (qemu-run nic, kernel's boot line, expected mode)
 NICS = [
@@ -247,3 +249,29 @@ def test_idle_cpus_are_tickless_and_count_their_halts(qemu):
     assert after["timer_reprograms"] > before["timer_reprograms"]
     # and the queue's CPU still answers at once on its interrupt
     assert udp_exchange(vm, 2, 0.3) == 2, vm.vm.describe()
+
+
+IDLE_S = 6
+
+
+def test_an_idle_guest_wakes_only_for_timers_with_work(qemu):
+    """An idle guest halts until a timer has work: lwIP's MLD timer runs
+    only while a membership report is delayed (net/lwip-patches/0003-*)
+    and the OOM watch looks once a second while no refill fails. Before,
+    MLD's cyclic 100 ms timer and the watch's 250 ms one woke CPU 0 14-17
+    times a second. Counted through the serial shell's `stats`, so no TCP
+    connection (and no TIME_WAIT timer) is left in the guest; what is left
+    is the 1 s timers (ARP, ND, reassembly), DHCP's 500 ms one, the OOM
+    watch and the keys typed for the second `stats`."""
+    sh = ShellVM(qemu)
+    time.sleep(3)  # the join reports of the addresses are sent by now
+
+    def cpu0():
+        return json.loads(sh.con.command("stats"))["cpus"]["cpu0"]
+
+    before = cpu0()
+    time.sleep(IDLE_S)
+    after = cpu0()
+    rate = (after["idle_halts"] - before["idle_halts"]) / IDLE_S
+    print("# cpu0: %.1f idle wake-ups a second" % rate)
+    assert 0 < rate < 8, "cpu0 woke %.1f times a second idle\n%s" % (rate, sh.vm.describe())
