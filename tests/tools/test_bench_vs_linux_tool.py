@@ -2,22 +2,11 @@
 the rows issue 15's run had stay as they were (so reports stay
 comparable), issue 14's rows and goals get their verdicts from the right
 pair of figures, and the host floor gets its table."""
-import os
 import types
-from importlib.machinery import SourceFileLoader
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tool_loader import load_tool
 
-
-def load_tool():
-    path = os.path.join(ROOT, "tools", "bench-vs-linux")
-    mod = types.ModuleType("bench_vs_linux_tool")
-    mod.__file__ = path
-    SourceFileLoader("bench_vs_linux_tool", path).exec_module(mod)
-    return mod
-
-
-tool = load_tool()
+tool = load_tool("bench-vs-linux")
 
 # The rows and keys of the report before issue 14's figures were added.
 EARLIER_ROWS = [

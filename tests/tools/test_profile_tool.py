@@ -1,25 +1,13 @@
 """tools/profile's folding, tables and flame graph, on profiles written by
 hand: what the kernel's /profile.txt looks like, and what the tool must
 make of it."""
-import os
-import types
 import xml.etree.ElementTree as ET
-from importlib.machinery import SourceFileLoader
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tool_loader import load_tool
 
-
-def load_tool():
-    path = os.path.join(ROOT, "tools", "profile")
-    mod = types.ModuleType("profile_tool")
-    mod.__file__ = path
-    SourceFileLoader("profile_tool", path).exec_module(mod)
-    return mod
-
-
-tool = load_tool()
+tool = load_tool("profile")
 
 FOLDED = """\
 # profile session=2 running=0 hz=1000 cpus=2 capacity=8192 frames=31 alloc_failures=0 fold_table=ok

@@ -1,21 +1,10 @@
 """tools/soak's arithmetic and report, on results written by hand: the
 decay ratio, the verdict columns and the per-NIC hostile-frame totals."""
-import os
 import types
-from importlib.machinery import SourceFileLoader
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tool_loader import load_tool
 
-
-def load_tool():
-    path = os.path.join(ROOT, "tools", "soak")
-    mod = types.ModuleType("soak_tool")
-    mod.__file__ = path
-    SourceFileLoader("soak_tool", path).exec_module(mod)
-    return mod
-
-
-tool = load_tool()
+tool = load_tool("soak")
 
 
 def test_thirds_compares_the_last_third_with_the_first():
