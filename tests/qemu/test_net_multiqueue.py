@@ -297,7 +297,7 @@ def test_selftest_net_reports_queues_numastat_remote_frees_and_lock(qemu, mq_net
         g.vm.describe()
 
 
-def test_parallel_iperf_streams_all_connect_and_spread_over_queues(qemu, mq_netns):
+def test_parallel_iperf_streams_all_connect(qemu, mq_netns):
     """iperf -P 4 (the scaling benchmark's client): four connections to the
     iperf listener at once. With a listen backlog of 1 (lwiperf's own
     choice) the SYN guard evicted each half-open stream for the next one,
@@ -314,9 +314,10 @@ def test_parallel_iperf_streams_all_connect_and_spread_over_queues(qemu, mq_netn
     for _ in range(4):
         g.vm.wait_for(r"^iperf: done \S+ bytes=[1-9]\d* ms=\d+", 30)
     after = g.stats()
+    # Which queue each stream lands on is the tap's flow hash: with five
+    # flows on two queues, all on one happens 1 run in 16, so the spread is
+    # not asserted here (test_four_queues_... covers it with 44 flows).
     assert after["lwip"]["tcp_syn_evicted"] == before["lwip"]["tcp_syn_evicted"], after["lwip"]
-    grew = [qa["rx_packets"] - qb["rx_packets"] for qb, qa in zip(queues(before), queues(after))]
-    assert all(n > 0 for n in grew) or len(grew) == 1, grew
 
 
 SCAPY = "/usr/bin/python3"  # Debian's, where python3-scapy lives
