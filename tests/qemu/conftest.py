@@ -34,6 +34,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -53,11 +54,9 @@ BOOT_TIMEOUT = 60
 UEFI_TIMEOUT = 180
 
 
-def free_port():
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# Host-forward ports: tools/hostports.py says how they are picked.
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from hostports import free_port, free_udp_port  # noqa: E402,F401
 
 
 class SerialConsole:

@@ -26,7 +26,7 @@ import uuid
 import pytest
 
 import conftest
-from conftest import free_port
+from conftest import free_port, free_udp_port
 
 NET_TIMEOUT = 60  # boot + DHCP under TCG on a loaded machine
 CLIENT_TIMEOUT = 60
@@ -36,13 +36,6 @@ ALLOC_MODES = ["stock", "native"]
 def random_mac():
     """A locally administered unicast MAC no other test is using."""
     return "52:54:00:%02x:%02x:%02x" % tuple(random.randrange(256) for _ in range(3))
-
-
-def free_udp_port():
-    import socket
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class NetVM:
