@@ -11,7 +11,6 @@
 #include "apps.h"
 #include "kernel/console.h"
 #include "lwip/apps/lwiperf.h"
-#include "lwip/priv/tcp_priv.h"
 #include "net_ip6.h"
 
 static const char *report_name(enum lwiperf_report_type t)
@@ -85,23 +84,6 @@ int app_iperf_client(const ip4_addr_t *server, uint16_t port)
 	return 0;
 }
 
-/*
- * lwiperf listens with a backlog of 1. With TCP_LISTEN_BACKLOG on (the
- * SYN-flood guard needs it: net/tcp_syn_guard.c), the second SYN of
- * `iperf -P N` finds the backlog full while the first connection is still
- * half-open, and the guard evicts that one with a RST: of N parallel
- * streams only the last connected ("tcp connect failed: Connection reset
- * by peer" on the host). The listener gets the default backlog instead,
- * as the echo and HTTP listeners have.
- */
-static void iperf_listener_backlog(u16_t port)
-{
-	for (struct tcp_pcb_listen *l = tcp_listen_pcbs.listen_pcbs; l;
-	     l = l->next)
-		if (l->local_port == port)
-			tcp_backlog_set(l, TCP_DEFAULT_LISTEN_BACKLOG);
-}
-
 void app_iperf_start(void)
 {
 	/* lwiperf_start_tcp_server_default() binds IP_ADDR_ANY, which on a
@@ -109,6 +91,4 @@ void app_iperf_start(void)
 	if (!lwiperf_start_tcp_server(IP_ANY_TYPE, LWIPERF_TCP_PORT_DEFAULT,
 				      iperf_report, NULL))
 		kprintf("net: iperf: cannot listen on tcp/5001\n");
-	else
-		iperf_listener_backlog(LWIPERF_TCP_PORT_DEFAULT);
 }
