@@ -13,7 +13,8 @@
  * descriptor tells us that slot is ours again.
  *
  * RX. Every slot we give the device holds one E1000_RX_BUF-byte buffer
- * from napi_alloc_frag() (RCTL.BSIZE says 2048 to match), remembered in
+ * (RCTL.BSIZE says 2048 to match), the part after NETDEV_RX_HEADROOM of
+ * an E1000_RX_ALLOC-byte napi_alloc_frag() allocation, remembered in
  * rx_buf[slot]. rx_next is the oldest slot the device owns; when its DD is
  * set we take the buffer out of rx_buf[] (the slot goes NULL, so a buffer
  * is handed out once) and pass it up zero-copy: from then on the stack owns
@@ -88,12 +89,13 @@ static void rx_refill(struct e1000 *e)
 	while (e->rx_posted < E1000_RX_RING - 1) {
 		uint16_t slot = e->rx_tail;
 		volatile struct e1000_rx_desc *d = &e->rx_ring[slot];
-		void *buf = napi_alloc_frag(E1000_RX_BUF);
+		uint8_t *buf = napi_alloc_frag(E1000_RX_ALLOC);
 
 		if (unlikely(!buf)) {
 			e->dev.queues[0].stats.rx_refill_fail++;
 			break;
 		}
+		buf += NETDEV_RX_HEADROOM;
 		e->rx_buf[slot] = buf;
 		d->addr = drv_dma_addr(buf);
 		d->status = 0; /* a stale DD must not look like a new frame */

@@ -22,9 +22,11 @@
  * E1000_RX_BUF: bytes per RX buffer, and RCTL.BSIZE is set to match. 2048
  * is the smallest hardware size that holds a full 1514-byte frame (plus
  * the 4-byte CRC if a part does not strip it), and two of them pack into
- * a page with no waste.
+ * a page with no waste. Each buffer is allocated with the stack's
+ * NETDEV_RX_HEADROOM in front (netdev.h): E1000_RX_ALLOC bytes.
  */
 #define E1000_RX_BUF   2048
+#define E1000_RX_ALLOC (NETDEV_RX_HEADROOM + E1000_RX_BUF)
 /* Most frames taken per poll call (the stack's budget is capped to it):
  * the batch waits on the stack while the ring is refilled first. */
 #define E1000_POLL_MAX 64

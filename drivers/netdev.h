@@ -48,6 +48,15 @@
  * this many buffers (NETDEV_RX_MORE). */
 #define NETDEV_RX_BIG_MAX   65535
 #define NETDEV_RX_CHAIN_MAX 34
+/*
+ * Every buffer a driver hands up (the rx callback's frame) has at least
+ * NETDEV_RX_HEADROOM bytes of its own napi_alloc_frag() allocation in
+ * front of it, which the device never writes and the stack may use: the
+ * native RX path keeps the frame's pbuf there (net/net_mem.c), so lwIP
+ * grows a reply's headers in place instead of allocating a header pbuf.
+ * Drivers post each RX buffer that far into what they allocated.
+ */
+#define NETDEV_RX_HEADROOM  64
 
 /* rx callback flags. */
 #define NETDEV_RX_CSUM_OK \

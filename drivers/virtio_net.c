@@ -7,10 +7,11 @@
  * (QEMU user-net, a legacy device) gets one pair. Pair i is polled by CPU
  * i only, and its rings live on that CPU's node.
  *
- * RX: every RX descriptor is one device-writable buffer of RX_BUF_SIZE
- * bytes from napi_alloc_frag() on the queue's CPU (rx_poll runs there, so
- * the buffers come from that CPU's per-CPU frag cache and node), big
- * enough for the virtio-net header plus a full 1514-byte frame. With
+ * RX: every RX descriptor is one device-writable buffer of RX_BUF_LEN
+ * bytes, the part after NETDEV_RX_HEADROOM of an RX_BUF_SIZE allocation
+ * from napi_alloc_frag() on the queue's CPU (rx_poll runs there, so the
+ * buffers come from that CPU's per-CPU frag cache and node), big enough
+ * for the virtio-net header plus a full 1514-byte frame. With
  * MRG_RXBUF (and GUEST_TSO4, which needs it here) a frame of up to 64 KiB
  * spans num_buffers such buffers; they are handed up zero-copy as one
  * chain of NETDEV_RX_MORE calls (the stack makes them a pbuf chain), so
@@ -40,14 +41,15 @@ static void rx_refill(struct vnet *vn, int q)
 	struct netdev_stats *st = &vn->dev.queues[q].stats;
 
 	while (vq->num_free > 0) {
-		void *buf = napi_alloc_frag(RX_BUF_SIZE);
+		uint8_t *buf = napi_alloc_frag(RX_BUF_SIZE);
 		struct virtq_buf b;
 
 		if (!buf) {
 			st->rx_refill_fail++;
 			break;
 		}
-		b = (struct virtq_buf){drv_dma_addr(buf), RX_BUF_SIZE, 1};
+		buf += NETDEV_RX_HEADROOM;
+		b = (struct virtq_buf){drv_dma_addr(buf), RX_BUF_LEN, 1};
 		virtq_add(vq, &b, 1, buf);
 		st->rx_bufs_posted++;
 		st->rx_refills++;
@@ -116,7 +118,7 @@ static void vnet_rx_buf(struct vnet *vn, int q, uint8_t *buf, uint32_t len)
 		page_frag_free(buf);
 		return;
 	}
-	if (len > RX_BUF_SIZE || (c->want == 0 && len < vn->hdr_len)) {
+	if (len > RX_BUF_LEN || (c->want == 0 && len < vn->hdr_len)) {
 		st->rx_bad_len++;
 		page_frag_free(buf);
 		/* Mid-frame: the frame's remaining buffers go too. */

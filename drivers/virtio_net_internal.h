@@ -46,13 +46,17 @@
 #define VNET_QUEUE_MAX	    256
 /* The control queue carries one command at a time. */
 #define VNET_CTRL_QUEUE_MAX 64
-/* Header (<= 12) + 1514-byte frame fits; 2048 packs two per page. */
+/* What one RX buffer allocates (2048 packs two per page), and what the
+ * device may write: the rest after the stack's headroom (netdev.h). The
+ * header (<= 12) and a 1514-byte frame fit. */
 #define RX_BUF_SIZE	    2048
+#define RX_BUF_LEN	    (RX_BUF_SIZE - NETDEV_RX_HEADROOM)
 #define VNET_MAX_DEVS	    4
 /* Most frames taken per rx_poll call (the stack's budget is capped to it). */
 #define VNET_POLL_MAX	    64
-/* Most buffers one mergeable RX frame may span: a 65535-byte frame in
- * 2048-byte buffers takes 33 (netdev.h's NETDEV_RX_CHAIN_MAX). */
+/* Most buffers one mergeable RX frame may span: a 65535-byte frame and
+ * its header in RX_BUF_LEN-byte buffers take 34 (netdev.h's
+ * NETDEV_RX_CHAIN_MAX). */
 #define VNET_MRG_MAX	    NETDEV_RX_CHAIN_MAX
 
 struct vnet_hdr {

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "drivers/netdev.h"
 #include "kernel/console.h"
 #include "lwip/memp.h"
 #include "lwip/pbuf.h"
@@ -44,10 +45,9 @@ void lwip_stock_memp_init(void);
 void *lwip_stock_memp_malloc(memp_t type);
 void lwip_stock_memp_free(memp_t type, void *mem);
 
-/* Native mode: one qmempool per memp type, plus one for RX pbuf structs. */
+/* Native mode: one qmempool per memp type. */
 static struct kmem_cache *memp_cache[MEMP_MAX];
 static struct qmempool *memp_pool[MEMP_MAX];
-static struct qmempool *rx_pbuf_pool;
 
 /*
  * The bound on each pool, in both modes: a memp type has at most its
@@ -69,19 +69,41 @@ static struct qmempool *rx_pbuf_pool;
 static uint32_t memp_in_use[MEMP_MAX];
 static uint64_t memp_limit_hits[MEMP_MAX];
 
-/* A received frame wrapped zero-copy: the pbuf plus the buffer it owns. */
+/*
+ * A received frame wrapped zero-copy (native mode). The struct lives in
+ * the frame's own buffer, in the NETDEV_RX_HEADROOM bytes the driver left
+ * in front of it (drivers/netdev.h), so wrapping a frame allocates
+ * nothing, and pbuf_free() gives the whole buffer back with one
+ * page_frag_free() (of the struct's address: it is in the same block).
+ *
+ * The pbuf is a PBUF_RAM custom pbuf: lwIP takes its struct and data as
+ * one block (pbuf_add_header only asks that the payload stay after the
+ * struct pbuf), so a reply built on the received pbuf (UDP echo, ICMP
+ * echo) grows its headers back in place. It was a PBUF_REF pbuf, whose
+ * headers lwIP cannot grow: every UDP echo reply allocated a header pbuf
+ * (one kmalloc per echo, where stock's PBUF_POOL copy needed none), and
+ * every frame took this struct from a qmempool.
+ *
+ * lwIP's bound lets a header grow down to the end of struct pbuf, over
+ * custom_free_function and cpu. A reply never needs more header room
+ * than its request's frame had, but RX_PBUF_SLACK spare bytes sit between
+ * the struct and the frame so that a few bytes more cannot reach them.
+ */
 struct net_rx_pbuf {
 	struct pbuf_custom pc;
-	void *frame;
 	int cpu; /* that received it */
 };
+
+#define RX_PBUF_SLACK 16
+_Static_assert(sizeof(struct net_rx_pbuf) + RX_PBUF_SLACK + MEM_ALIGNMENT - 1 <=
+		       NETDEV_RX_HEADROOM,
+	       "the RX pbuf fits in the headroom drivers leave");
 
 /* Local per-CPU queue and shared queue sizes of every qmempool we make:
  * the local queue absorbs a burst of one NAPI-style poll (64 frames), the
  * shared one a full RX ring. */
-#define NET_QMEMPOOL_LOCAL    64
-#define NET_QMEMPOOL_SHARED   256
-#define NET_QMEMPOOL_PREALLOC 64
+#define NET_QMEMPOOL_LOCAL  64
+#define NET_QMEMPOOL_SHARED 256
 
 const char *net_alloc_name(void)
 {
@@ -186,12 +208,7 @@ static int native_pools_create(void)
 		if (!memp_pool[t])
 			return -1;
 	}
-	rx_pbuf_pool = qmempool_create(
-		NET_QMEMPOOL_LOCAL, NET_QMEMPOOL_SHARED, NET_QMEMPOOL_PREALLOC,
-		kmem_cache_create("net_rx_pbuf", sizeof(struct net_rx_pbuf),
-				  MEM_ALIGNMENT, 0, NULL),
-		GFP_KERNEL);
-	return rx_pbuf_pool ? 0 : -1;
+	return 0;
 }
 
 /* Called by lwip_init(). Stock pools always exist (they are static). */
@@ -309,48 +326,43 @@ unsigned long net_mem_qmempool_remote_frees(void)
 	struct qmempool_stats st;
 	unsigned long sum = 0;
 
-	for (int t = 0; t <= MEMP_MAX; t++) {
-		struct qmempool *pool =
-			t < MEMP_MAX ? memp_pool[t] : rx_pbuf_pool;
-
-		if (!pool)
+	for (int t = 0; t < MEMP_MAX; t++) {
+		if (!memp_pool[t])
 			continue;
-		qmempool_get_stats(pool, &st);
+		qmempool_get_stats(memp_pool[t], &st);
 		sum += st.remote_free;
 	}
 	return sum;
 }
 
-/* pbuf_free() of a wrapped frame lands here: give the NIC buffer back to
- * its page and the pbuf struct to its pool. */
+/* pbuf_free() of a wrapped frame lands here: the NIC buffer, struct and
+ * all, goes back to its page. */
 static void rx_pbuf_free(struct pbuf *p)
 {
 	struct net_rx_pbuf *rp = (struct net_rx_pbuf *)p;
 
 	if (rp->cpu != mm_this_cpu())
 		net_mem_stats.rx_frees_other_cpu++;
-	page_frag_free(rp->frame);
-	qmempool_free_softirq(rx_pbuf_pool, rp);
 	net_mem_stats.rx_pbufs_in_use--;
+	page_frag_free(rp);
 }
 
 static struct pbuf *rx_wrap(void *frame, uint32_t len)
 {
-	struct net_rx_pbuf *rp;
+	uintptr_t at =
+		(uintptr_t)frame - RX_PBUF_SLACK - sizeof(struct net_rx_pbuf);
+	struct net_rx_pbuf *rp =
+		(struct net_rx_pbuf *)(at & ~(uintptr_t)(MEM_ALIGNMENT - 1));
 
 	if (net_mem_stats.rx_pbufs_in_use >= PBUF_POOL_SIZE) {
 		net_mem_stats.rx_limit_hits++;
 		return NULL;
 	}
-	rp = qmempool_alloc_softirq(rx_pbuf_pool, GFP_ATOMIC);
-	if (!rp)
-		return NULL;
-	rp->frame = frame;
 	rp->cpu = mm_this_cpu();
 	rp->pc.custom_free_function = rx_pbuf_free;
 	net_mem_stats.rx_wrap++;
 	net_mem_stats.rx_pbufs_in_use++;
-	return pbuf_alloced_custom(PBUF_RAW, (u16_t)len, PBUF_REF, &rp->pc,
+	return pbuf_alloced_custom(PBUF_RAW, (u16_t)len, PBUF_RAM, &rp->pc,
 				   frame, (u16_t)len);
 }
 

@@ -120,3 +120,44 @@ def test_native_costs_less_than_twice_stock_per_request(figures, kind, what):
     print("%s, %s per request: native %.1f, stock %.1f (native/stock %.2f)"
           % (kind, what, native, stock, native / stock))
     assert native < GAP * stock, (kind, what, figures)
+
+
+ECHOES = 200
+
+
+def echo_allocations(vm):
+    """Allocator operations per UDP echo (heap and pool allocations in
+    either mode), less what reading /stats.json costs."""
+    def count():
+        nm = vm.stats()["net_mem"]
+        return nm["heap_alloc"] + nm["memp_alloc"]
+
+    a, b = count(), count()
+    stats_cost = b - a
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.settimeout(10)
+        s.sendto(b"warm", ("127.0.0.1", vm.uecho))
+        s.recvfrom(2048)
+        before = count()
+        for i in range(ECHOES):
+            msg = b"echo %d " % i + b"x" * 100
+            s.sendto(msg, ("127.0.0.1", vm.uecho))
+            assert s.recvfrom(2048)[0] == msg
+    return (count() - before - stats_cost) / ECHOES
+
+
+@pytest.mark.parametrize("nic", ["virtio", "e1000"])
+def test_a_native_udp_echo_allocates_nothing(qemu, nic):
+    """The native RX pbuf keeps its struct in the frame's headroom and is
+    a PBUF_RAM custom pbuf, so the echo reply grows its headers in the
+    received frame: no allocation per echo. As a PBUF_REF pbuf (headers
+    cannot grow) each reply allocated a header pbuf from the heap: 1.0 per
+    echo. Stock mode copies each frame into a PBUF_POOL pbuf: 1.0."""
+    per_echo = {}
+    for mode in ("native", "stock"):
+        vm = NetVM(qemu, mode, nic=nic)
+        per_echo[mode] = echo_allocations(vm)
+        vm.vm.kill()
+    print(nic, per_echo)
+    assert per_echo["native"] < 0.05, per_echo
+    assert 0.95 < per_echo["stock"] < 1.5, per_echo

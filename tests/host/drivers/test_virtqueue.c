@@ -765,26 +765,28 @@ static void test_mergeable_frame_over_polls_is_one_chain(void **state)
 			     .csum_offset = 16,
 			     .num_buffers = 3};
 	uint8_t *b0;
+	/* A full first buffer: the header and RX_BUF_LEN - 12 frame bytes. */
+	const uint32_t first = RX_BUF_LEN - 12;
 
 	(void)state;
 	probe_offloads(OFFLOAD_BITS, all_on);
 	ipv4_tcp_frame(f, sizeof(f), 0);
-	b0 = rx_buf(&h, f, 2036);
-	rx_buf(NULL, f + 2036, 900);
+	b0 = rx_buf(&h, f, first);
+	rx_buf(NULL, f + first, 900);
 	/* Two of three buffers: nothing handed up yet. */
 	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 2);
 	assert_int_equal(ngot_rx, 0);
-	rx_buf(NULL, f + 2936, 64);
+	rx_buf(NULL, f + first + 900, sizeof(f) - first - 900);
 	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 1);
 	assert_int_equal(ngot_rx, 3);
 	assert_ptr_equal(got_rx[0].frame, b0 + 12);
-	assert_int_equal(got_rx[0].len, 2036);
+	assert_int_equal(got_rx[0].len, first);
 	assert_int_equal(got_rx[1].len, 900);
-	assert_int_equal(got_rx[2].len, 64);
+	assert_int_equal(got_rx[2].len, sizeof(f) - first - 900);
 	assert_int_equal(got_rx[0].flags, NETDEV_RX_CSUM_OK | NETDEV_RX_MORE);
 	assert_int_equal(got_rx[1].flags, NETDEV_RX_CSUM_OK | NETDEV_RX_MORE);
 	assert_int_equal(got_rx[2].flags, NETDEV_RX_CSUM_OK);
-	assert_memory_equal(got_rx[1].frame, f + 2036, 900);
+	assert_memory_equal(got_rx[1].frame, f + first, 900);
 	assert_int_equal(dev->queues[0].stats.rx_mrg_chains, 1);
 	assert_int_equal(dev->queues[0].stats.rx_gso_frames, 1);
 	assert_int_equal(dev->queues[0].stats.rx_csum_partial, 1);
@@ -919,7 +921,7 @@ static void test_bad_length_mid_chain_drops_the_rest(void **state)
 	ipv4_tcp_frame(f, sizeof(f), 0);
 	rx_buf(&h, f, sizeof(f));
 	head = hw_take(VNET_RXQ(0));
-	hw_complete(VNET_RXQ(0), (uint16_t)head, RX_BUF_SIZE + 1);
+	hw_complete(VNET_RXQ(0), (uint16_t)head, RX_BUF_LEN + 1);
 	rx_buf(NULL, f, sizeof(f)); /* the frame's third: thrown away */
 	assert_refused_then_next_arrives(0);
 	assert_int_equal(dev->queues[0].stats.rx_bad_len, 1);
