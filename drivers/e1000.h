@@ -21,9 +21,10 @@
 /*
  * E1000_RX_BUF: bytes per RX buffer, and RCTL.BSIZE is set to match. 2048
  * is the smallest hardware size that holds a full 1514-byte frame (plus
- * the 4-byte CRC if a part does not strip it), and two of them pack into
- * a page with no waste. Each buffer is allocated with the stack's
- * NETDEV_RX_HEADROOM in front (netdev.h): E1000_RX_ALLOC bytes.
+ * the 4-byte CRC if a part does not strip it). The device may fill all
+ * of it, so the stack's NETDEV_RX_HEADROOM (netdev.h) comes on top: each
+ * buffer allocates E1000_RX_ALLOC (2112) bytes, 15 to a 32 KiB frag block
+ * (16 without the headroom).
  */
 #define E1000_RX_BUF   2048
 #define E1000_RX_ALLOC (NETDEV_RX_HEADROOM + E1000_RX_BUF)
