@@ -329,6 +329,42 @@ static void test_first_poll_posts_all_but_one_slot(void **state)
 		assert_int_not_equal(hw_rx_ring()[i].addr, 0);
 }
 
+static int addr_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * netdev.h's RX contract: the NETDEV_RX_HEADROOM bytes before every
+ * buffer the device may fill belong to that buffer's own allocation, so
+ * the stack may write its pbuf there (net/net_mem.c). Sorted by address,
+ * no posted buffer (2048 bytes, all of which the device may fill) nor its
+ * headroom overlaps the next one's headroom, and each headroom is in its
+ * buffer's own page block.
+ */
+static void test_rx_buffers_leave_the_stack_its_headroom(void **state)
+{
+	uint64_t addr[E1000_RX_RING - 1];
+
+	(void)state;
+	dev->ops->rx_poll(dev, 0, 64);
+	for (int i = 0; i < E1000_RX_RING - 1; i++)
+		addr[i] = hw_rx_ring()[i].addr;
+	qsort(addr, E1000_RX_RING - 1, sizeof(addr[0]), addr_cmp);
+	for (int i = 0; i < E1000_RX_RING - 1; i++) {
+		const uint8_t *buf = (const uint8_t *)(uintptr_t)addr[i];
+
+		assert_ptr_equal(virt_to_head_page(buf - NETDEV_RX_HEADROOM),
+				 virt_to_head_page(buf + E1000_RX_BUF - 1));
+		if (i + 1 < E1000_RX_RING - 1)
+			assert_true(addr[i] + E1000_RX_BUF +
+					    NETDEV_RX_HEADROOM <=
+				    addr[i + 1]);
+	}
+}
+
 static void test_received_frames_go_up_in_order_zero_copy(void **state)
 {
 	uint8_t *a, *b;
@@ -792,6 +828,7 @@ int main(void)
 		T(test_probe_programs_mac_rings_and_masks_interrupts),
 		T(test_rctl_buffer_size_is_2048_with_crc_stripped),
 		T(test_first_poll_posts_all_but_one_slot),
+		T(test_rx_buffers_leave_the_stack_its_headroom),
 		T(test_received_frames_go_up_in_order_zero_copy),
 		T(test_ring_is_refilled_before_frames_go_up),
 		T(test_poll_takes_at_most_budget_frames),
