@@ -100,3 +100,40 @@ def test_report_has_the_goal_table_and_the_host_floor(tmp_path):
     assert "| UDP echo RTT median, quiet link | µs | 150 |" in md
     assert ("| idle host CPU of the QEMU process (utime+stime) | % of a core | 0.5 | 0.3 | 0.3 "
             "| 0.6 | 0.6 | 1 | <= 1x Linux (issue 14): met | yes |") in md
+
+
+def test_skipped_figures_read_skipped_and_missing_ones_failed():
+    """A figure the run was told to leave out (--skip, --ipv6 no) is
+    "skipped"; one that was asked for and did not come is still "failed"."""
+    runs = rounds()
+    table = {r["label"]: r for r in tool.summarise(runs, ["linux", "native", "stock"],
+                                                   {"http_ka", "ipv6"})["virtio"]}
+    ka = table["HTTP GET / keep-alive, vs vsl_server (epoll)"]
+    assert [tool.cell(ka["spread"][k], "req/s") for k in ("linux", "native", "stock")] == \
+        ["skipped"] * 3
+    assert ka["ratios"]["native/stock"] is None and ka["goal_met"] is None
+    v6 = table["IPv6 (tap): UDP echo RTT median"]
+    assert tool.cell(v6["spread"]["native"], "µs") == "skipped"
+    close = table["HTTP GET / Connection: close, vs vsl_server (epoll)"]
+    assert tool.cell(close["spread"]["native"], "req/s") == "failed"
+    for r in runs["virtio"]["native"]:
+        del r["quiet_rtt_median_us"]
+    goals = {r["label"]: r for r in tool.summarise_goals14(runs, FLOOR, {"quiet_udp"})["virtio"]}
+    quiet = goals["quiet-link median within 2x of the busy-link median"]
+    assert quiet["spread"]["figure"] == "skipped" and quiet["goal_met"] is None
+
+
+def test_every_figure_of_the_report_names_the_step_that_skips_it():
+    steps = {n for n, _ in tool.STEPS} | set(tool.EXTRA_FIGURES) | {"ipv6"}
+    for row in tool.ROWS:
+        for key in row[1:3]:
+            if key is not None and key != "boot_s":
+                assert tool.KEY_STEP.get(key) in steps, key
+
+
+def test_a_kernel_left_out_of_the_run_reads_dash():
+    runs = rounds()
+    del runs["virtio"]["linux"]
+    table = {r["label"]: r for r in tool.summarise(runs, ["native", "stock"])["virtio"]}
+    assert table["iperf host->guest"]["spread"]["linux"] == "-"
+    assert table["iperf host->guest"]["ratios"]["native/stock"] == 1.0
