@@ -18,7 +18,10 @@ The instruction counts vary by about 15% from run to run (how the host
 delivers frames decides how many poll rounds a request takes, and each
 round has a fixed cost); the allocation counts not at all. Measured when
 this was written (work per request, native/stock): new connection 0.89,
-keep-alive 0.89 (tools/insn-profile). A factor of 2 is far outside the
+keep-alive 0.89 (tools/insn-profile); on e1000, in this test's own
+figures on 2026-12-02, new connection 17,337 against 18,382 instructions
+(0.94) and keep-alive 5,540 against 5,772 (0.96), 12 and 3 allocations in
+both modes. A factor of 2 is far outside the
 noise: it is a regression in one mode's path (as the native-mode stall
 was, or an allocation per frame too many).
 """
@@ -84,8 +87,8 @@ def per_request(vm, run):
     return {k: (after[k] - before[k] - stats_cost[k]) / REQUESTS for k in before}
 
 
-def measure(qemu, mode):
-    vm = NetVM(qemu, mode, extra=("-icount", "shift=0"))
+def measure(qemu, mode, nic):
+    vm = NetVM(qemu, mode, nic=nic, extra=("-icount", "shift=0"))
     vm.stats()
     for _ in range(WARMUP):
         get_new_connection(vm.http)
@@ -102,24 +105,30 @@ def figures():
     return {}
 
 
+NICS = ["virtio", "e1000"]
+
+
+@pytest.mark.parametrize("nic", NICS)
 @pytest.mark.parametrize("mode", ["stock", "native"])
-def test_measure_each_mode(qemu, figures, mode):
-    figures[mode] = measure(qemu, mode)
-    print(mode, json.dumps(figures[mode]))
-    for kind, f in figures[mode].items():
+def test_measure_each_mode(qemu, figures, mode, nic):
+    figures[nic, mode] = measure(qemu, mode, nic)
+    print(nic, mode, json.dumps(figures[nic, mode]))
+    for kind, f in figures[nic, mode].items():
         # Sanity: a request did real work and allocated something.
-        assert f["instructions"] > 1000 and f["allocations"] >= 1, (mode, kind, f)
+        assert f["instructions"] > 1000 and f["allocations"] >= 1, (nic, mode, kind, f)
 
 
+@pytest.mark.parametrize("nic", NICS)
 @pytest.mark.parametrize("kind", ["new connection", "keep-alive"])
 @pytest.mark.parametrize("what", ["instructions", "allocations"])
-def test_native_costs_less_than_twice_stock_per_request(figures, kind, what):
-    if set(figures) != {"stock", "native"}:
+def test_native_costs_less_than_twice_stock_per_request(figures, nic, kind, what):
+    if (nic, "stock") not in figures or (nic, "native") not in figures:
         pytest.fail("the measurements did not run (test_measure_each_mode)")
-    native, stock = figures["native"][kind][what], figures["stock"][kind][what]
-    print("%s, %s per request: native %.1f, stock %.1f (native/stock %.2f)"
-          % (kind, what, native, stock, native / stock))
-    assert native < GAP * stock, (kind, what, figures)
+    native = figures[nic, "native"][kind][what]
+    stock = figures[nic, "stock"][kind][what]
+    print("%s, %s, %s per request: native %.1f, stock %.1f (native/stock %.2f)"
+          % (nic, kind, what, native, stock, native / stock))
+    assert native < GAP * stock, (nic, kind, what, figures)
 
 
 ECHOES = 200
