@@ -399,6 +399,44 @@ static void test_rx_and_tx_round_trip(void **state)
 	assert_int_equal(dev->queues[0].stats.tx_inflight, 0);
 }
 
+static int desc_addr_cmp(const void *a, const void *b)
+{
+	const struct virtq_desc *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * netdev.h's RX contract: the NETDEV_RX_HEADROOM bytes before every
+ * buffer the device may write belong to that buffer's own allocation (the
+ * stack puts its pbuf there, net/net_mem.c). Sorted by address, no posted
+ * buffer overlaps the next one's headroom, and each headroom is in its
+ * buffer's own page block.
+ */
+static void test_rx_buffers_leave_the_stack_its_headroom(void **state)
+{
+	static struct virtq_desc d[256];
+	const struct virtq_desc *ring;
+
+	(void)state;
+	probe_one();
+	dev->ops->rx_poll(dev, 0, 64);
+	assert_int_equal(dev->queues[0].stats.rx_bufs_posted, 256);
+	ring = hw.q[VNET_RXQ(0)].desc;
+	memcpy(d, ring, sizeof(d));
+	qsort(d, 256, sizeof(d[0]), desc_addr_cmp);
+	for (int i = 0; i < 256; i++) {
+		const uint8_t *buf = (const uint8_t *)(uintptr_t)d[i].addr;
+
+		assert_int_equal(d[i].len, RX_BUF_LEN);
+		assert_ptr_equal(virt_to_head_page(buf - NETDEV_RX_HEADROOM),
+				 virt_to_head_page(buf + d[i].len - 1));
+		if (i + 1 < 256)
+			assert_true(d[i].addr + d[i].len + NETDEV_RX_HEADROOM <=
+				    d[i + 1].addr);
+	}
+}
+
 static void test_bogus_completions_are_counted_in_the_stats(void **state)
 {
 	char json[2048];
@@ -1168,6 +1206,7 @@ int main(void)
 		TB(test_probe_fails_cleanly_when_tx_queue_is_absent),
 		TB(test_rings_stay_allocated_when_the_device_does_not_reset),
 		TB(test_rx_and_tx_round_trip),
+		TB(test_rx_buffers_leave_the_stack_its_headroom),
 		TB(test_bogus_completions_are_counted_in_the_stats),
 		TB(test_xmit_refuses_empty_frames_and_null_cookies),
 		TM(test_mq_device_gets_one_pair_per_cpu_on_its_node),
