@@ -124,6 +124,9 @@ struct netdev_stats {
 	uint64_t rx_bad_hdr;	  /* malformed device header: dropped */
 	/* TX half */
 	uint64_t tx_csum_offloaded; /* frames whose sum the device fills */
+	/* merged TCP chains posted (virtio-net HOST_TSO4), and the stack's
+	 * frames in them (each also counts in tx_packets) */
+	uint64_t tx_gso_frames, tx_gso_segs;
 	/* interrupts that masked this queue and woke its CPU (interrupt
 	 * context; an INTx line shared by the queues counts on each). The
 	 * poller compares it to see whether its armed interrupt fired. */
