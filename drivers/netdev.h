@@ -178,9 +178,10 @@ struct netdev_ops {
 	bool (*link_changed)(struct netdev *dev);
 	/* Ring the doorbell once for the frames xmit queued on q since the
 	 * last flush (xmit makes them visible but leaves the device
-	 * notification, a device exit, to this). The stack calls it before it
-	 * lets go of the TX guard after any xmit. NULL: xmit notifies. Under
-	 * the stack's TX guard. */
+	 * notification, a device exit, to this; virtio-net with HOST_TSO4
+	 * may even hold TCP segments back to merge them, and sends them
+	 * here). The stack calls it before it lets go of the TX guard after
+	 * any xmit. NULL: xmit notifies. Under the stack's TX guard. */
 	void (*tx_flush)(struct netdev *dev, int q);
 
 	/* Interrupts (NAPI style). The handler a driver installs only

@@ -231,8 +231,10 @@ static bool vnet_tx_room(struct vnet *vn, int q, int n)
 	return vq->num_free >= n;
 }
 
-int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg, int nsg,
-		    void *cookie)
+/* Post one frame as the stack gave it (a header asking for the sum when
+ * CSUM is on). Return: 0, or -1 when the ring is full. */
+static int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg,
+			   int nsg, void *cookie)
 {
 	struct vnet_pair *p = &vn->pairs[q];
 	struct netdev_stats *st = &vn->dev.queues[q].stats;

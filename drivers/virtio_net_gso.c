@@ -6,7 +6,8 @@
  * (virtio 1.x spec 5.1.6.2) and the device (the host kernel behind a tap)
  * cuts it back into MSS segments, or delivers it whole to a local socket.
  * On a vnet_hdr tap every frame costs QEMU one tap write: guest->host
- * iperf was 31-74 Mbit/s with one frame per 1460 bytes.
+ * iperf (tools/bench-offload, 2 rounds) went from 491 Mbit/s with one
+ * frame per 1460 bytes to 1724 with up to 16 segments per chain.
  *
  * The window. xmit only publishes; tx_flush rings the doorbell once per
  * hold of the stack's TX guard (net/core_lock.c flushes every queue used
