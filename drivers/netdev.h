@@ -124,6 +124,9 @@ struct netdev_stats {
 	uint64_t rx_bad_hdr;	  /* malformed device header: dropped */
 	/* TX half */
 	uint64_t tx_csum_offloaded; /* frames whose sum the device fills */
+	/* merged TCP chains posted (virtio-net HOST_TSO4), and the stack's
+	 * frames in them (each also counts in tx_packets) */
+	uint64_t tx_gso_frames, tx_gso_segs;
 	/* interrupts that masked this queue and woke its CPU (interrupt
 	 * context; an INTx line shared by the queues counts on each). The
 	 * poller compares it to see whether its armed interrupt fired. */
@@ -175,9 +178,10 @@ struct netdev_ops {
 	bool (*link_changed)(struct netdev *dev);
 	/* Ring the doorbell once for the frames xmit queued on q since the
 	 * last flush (xmit makes them visible but leaves the device
-	 * notification, a device exit, to this). The stack calls it before it
-	 * lets go of the TX guard after any xmit. NULL: xmit notifies. Under
-	 * the stack's TX guard. */
+	 * notification, a device exit, to this; virtio-net with HOST_TSO4
+	 * may even hold TCP segments back to merge them, and sends them
+	 * here). The stack calls it before it lets go of the TX guard after
+	 * any xmit. NULL: xmit notifies. Under the stack's TX guard. */
 	void (*tx_flush)(struct netdev *dev, int q);
 
 	/* Interrupts (NAPI style). The handler a driver installs only

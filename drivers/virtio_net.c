@@ -24,7 +24,9 @@
  * device fills the TCP/UDP sum, virtio_net_offload.c; else nothing
  * requested) followed by the stack's segments, read in place by the
  * device. When the device returns the chain the stack's cookie goes back
- * through tx_done, and only then does the stack free the bytes. xmit and
+ * through tx_done, and only then does the stack free the bytes. With
+ * HOST_TSO4 consecutive TCP segments of one flow are first merged into
+ * one chain (virtio_net_gso.c). xmit and
  * tx_reap run under the stack's TX guard (netdev.h), so a TX ring has one
  * user at a time even when a CPU without a pair of its own borrows it.
  */
@@ -197,10 +199,16 @@ static int vnet_tx_reap(struct netdev *dev, int q)
 	int n = 0;
 
 	while ((cookie = virtq_get(vq, &len)) != NULL) {
-		st->tx_completed++;
-		st->tx_inflight--;
-		dev->tx_done(dev, q, cookie);
-		n++;
+		struct vnet_gso_slot *s =
+			vnet_gso_slot_of(&vn->pairs[q], cookie);
+		int segs = s ? s->nseg : 1;
+
+		/* A merged chain (HOST_TSO4) gives back each of its frames. */
+		for (int i = 0; i < segs; i++)
+			dev->tx_done(dev, q, s ? s->cookie[i] : cookie);
+		st->tx_completed += (uint64_t)segs;
+		st->tx_inflight -= (uint64_t)segs;
+		n += segs;
 	}
 	st->tx_bad_completions = vq->bad_used;
 	return n;
@@ -213,21 +221,28 @@ static bool vnet_tx_pending(struct netdev *dev, int q)
 	return virtq_used_pending(&vn->pairs[q].txq);
 }
 
-static int vnet_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
-		     int nsg, void *cookie)
+/* Reap when fewer than n descriptors are free; true when n are free. */
+static bool vnet_tx_room(struct vnet *vn, int q, int n)
 {
-	struct vnet *vn = dev->priv;
+	struct virtq *vq = &vn->pairs[q].txq;
+
+	if (vq->num_free < n)
+		vnet_tx_reap(&vn->dev, q);
+	return vq->num_free >= n;
+}
+
+/* Post one frame as the stack gave it (a header asking for the sum when
+ * CSUM is on). Return: 0, or -1 when the ring is full. */
+static int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg,
+			   int nsg, void *cookie)
+{
 	struct vnet_pair *p = &vn->pairs[q];
-	struct netdev_stats *st = &dev->queues[q].stats;
+	struct netdev_stats *st = &vn->dev.queues[q].stats;
 	struct virtq_buf bufs[NETDEV_MAX_SG + 1];
 	uint32_t bytes = 0;
 	uint16_t head;
 
-	if (nsg < 1 || nsg > NETDEV_MAX_SG || !cookie)
-		return -1;
-	if (p->txq.num_free < nsg + 1)
-		vnet_tx_reap(dev, q);
-	if (p->txq.num_free < nsg + 1) {
+	if (!vnet_tx_room(vn, q, nsg + 1)) {
 		st->tx_busy++;
 		return -1;
 	}
@@ -256,6 +271,103 @@ static int vnet_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
 	return 0;
 }
 
+/*
+ * HOST_TSO4 (virtio_net_gso.c has the rules and the merged header). What
+ * the pair's tx_batch holds always fits in the ring: a segment joins only
+ * when the ring has room for the merged chain, a batch starts only when
+ * it has room for its first frame as a plain chain, and nothing but xmit
+ * adds to the ring (reaping only frees). So posting what is held never
+ * fails, and an xmit that returns -1 (ring full) has posted the batch
+ * first and queued nothing of its own frame, as without HOST_TSO4.
+ */
+
+/* Post the held batch (nseg >= 2) as one merged chain: the vnet header,
+ * the driver's copy of the frame headers, every segment's payload in
+ * place; its cookie is the head's slot, which lists the stack's cookies.
+ * Should virtq_add refuse all the same, the segments are given back as
+ * if sent (TCP sends them again). */
+static void vnet_gso_post_merged(struct vnet *vn, int q,
+				 struct vnet_tx_batch *b)
+{
+	struct vnet_pair *p = &vn->pairs[q];
+	struct netdev_stats *st = &vn->dev.queues[q].stats;
+	struct virtq_buf bufs[2 + VNET_GSO_PAY_MAX];
+	uint16_t head = p->txq.free_head;
+	struct vnet_gso_slot *slot = &p->tx_gso[head];
+
+	vnet_gso_headers(b, slot->hdr, &p->tx_hdrs[head]);
+	slot->nseg = b->nseg;
+	memcpy(slot->cookie, b->cookie, sizeof(b->cookie[0]) * b->nseg);
+	bufs[0] = (struct virtq_buf){drv_dma_addr(&p->tx_hdrs[head]),
+				     vn->hdr_len, 0};
+	bufs[1] = (struct virtq_buf){drv_dma_addr(slot->hdr), b->hlen, 0};
+	memcpy(bufs + 2, b->pay, sizeof(b->pay[0]) * b->npay);
+	if (virtq_add(&p->txq, bufs, 2 + b->npay, slot) != 0) {
+		st->tx_busy += (uint64_t)b->nseg;
+		for (int i = 0; i < b->nseg; i++)
+			vn->dev.tx_done(&vn->dev, q, b->cookie[i]);
+		return;
+	}
+	virtq_publish(&p->txq);
+	st->tx_packets += (uint64_t)b->nseg;
+	st->tx_bytes += b->bytes;
+	st->tx_inflight += (uint64_t)b->nseg;
+	st->tx_csum_offloaded += (uint64_t)b->nseg;
+	st->tx_gso_frames++;
+	st->tx_gso_segs += (uint64_t)b->nseg;
+}
+
+/* Post what the batch holds: one frame as it came, several merged. */
+static void vnet_gso_post(struct vnet *vn, int q)
+{
+	struct vnet_tx_batch *b = vn->pairs[q].tx_batch;
+
+	if (b->nseg == 1 &&
+	    vnet_post_frame(vn, q, b->first, b->first_nsg, b->cookie[0]))
+		vn->dev.tx_done(&vn->dev, q, b->cookie[0]); /* see above */
+	else if (b->nseg > 1)
+		vnet_gso_post_merged(vn, q, b);
+	b->nseg = 0;
+}
+
+/* xmit with HOST_TSO4: hold, merge, or send; the wire order is kept. */
+static int vnet_gso_xmit(struct vnet *vn, int q, const struct netdev_sg *sg,
+			 int nsg, void *cookie)
+{
+	struct vnet_tx_batch *b = vn->pairs[q].tx_batch;
+	struct vnet_gso_seg s;
+
+	if (!vnet_gso_parse(sg, nsg, &s)) {
+		vnet_gso_post(vn, q); /* what is held goes first */
+		return vnet_post_frame(vn, q, sg, nsg, cookie);
+	}
+	if (vnet_gso_continues(b, &s) &&
+	    vnet_tx_room(vn, q, 2 + b->npay + s.npay)) {
+		if (vnet_gso_add(b, &s, cookie))
+			vnet_gso_post(vn, q);
+		return 0;
+	}
+	vnet_gso_post(vn, q);
+	if (!vnet_tx_room(vn, q, nsg + 1)) {
+		vn->dev.queues[q].stats.tx_busy++;
+		return -1;
+	}
+	vnet_gso_start(b, &s, sg, nsg, cookie);
+	return 0;
+}
+
+static int vnet_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
+		     int nsg, void *cookie)
+{
+	struct vnet *vn = dev->priv;
+
+	if (nsg < 1 || nsg > NETDEV_MAX_SG || !cookie)
+		return -1;
+	if (vn->pairs[q].tx_batch)
+		return vnet_gso_xmit(vn, q, sg, nsg, cookie);
+	return vnet_post_frame(vn, q, sg, nsg, cookie);
+}
+
 /* One notify for every frame xmit published since the last one. */
 static void vnet_tx_flush(struct netdev *dev, int q)
 {
@@ -263,6 +375,8 @@ static void vnet_tx_flush(struct netdev *dev, int q)
 	struct virtq *vq = &vn->pairs[q].txq;
 	struct netdev_stats *st = &dev->queues[q].stats;
 
+	if (vn->pairs[q].tx_batch) /* what HOST_TSO4 held goes now */
+		vnet_gso_post(vn, q);
 	virtq_kick(vq);
 	st->tx_notifies = vq->notifies;
 	st->tx_notifies_suppressed = vq->notifies_suppressed;

@@ -11,15 +11,16 @@
 /* Features the driver may use when the device offers them: csum: CSUM
  * and GUEST_CSUM; tso: GUEST_TSO4 (needs csum and mrg); mrg: MRG_RXBUF;
  * event_idx: VIRTIO_F_EVENT_IDX (interrupt and notify suppression by
- * index instead of by flag). */
+ * index instead of by flag); host_tso: HOST_TSO4 (needs csum; the driver
+ * merges the stack's TCP segments, virtio_net_gso.c). */
 struct virtio_net_offloads {
-	bool csum, tso, mrg, event_idx;
+	bool csum, tso, mrg, event_idx, host_tso;
 };
 
 /**
  * virtio_net_allow_offloads - what later probes may negotiate (boot
  * switches virtio_csum=, virtio_tso=, virtio_mrg=, virtio_event_idx=,
- * for A/B runs).
+ * virtio_host_tso=, for A/B runs).
  * Context: boot, before virtio_net_probe().
  */
 void virtio_net_allow_offloads(const struct virtio_net_offloads *o);

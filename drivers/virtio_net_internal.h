@@ -19,6 +19,7 @@
 #define VIRTIO_NET_F_CSUM	0  /* device fills TX TCP/UDP checksums */
 #define VIRTIO_NET_F_GUEST_CSUM 1  /* RX frames may come checksum-flagged */
 #define VIRTIO_NET_F_GUEST_TSO4 7  /* RX TCPv4 frames up to 64 KiB */
+#define VIRTIO_NET_F_HOST_TSO4	11 /* TX TCPv4 frames up to 64 KiB */
 #define VIRTIO_NET_F_MRG_RXBUF	15 /* one RX frame over several buffers */
 #define VIRTIO_NET_F_MAC	5
 #define VIRTIO_NET_F_STATUS	16
@@ -82,11 +83,56 @@ struct vnet_rx_chain {
 	uint32_t bytes; /* frame bytes gathered (headers excluded) */
 };
 
+/*
+ * HOST_TSO4 (virtio_net_gso.c). At most VNET_GSO_SEGS stack segments go
+ * into one chain: lwIP's send buffer (TCP_SND_BUF) is 32 segments, so a
+ * full window still goes out as two chains the device can take while the
+ * stack fills the second, and a chain of 16 (at most 2 + VNET_GSO_PAY_MAX
+ * descriptors; lwIP's segments have one or two payload pbufs) takes at
+ * most a fifth of the 256-descriptor ring. 16 segments of 1460 bytes are
+ * 23 KiB, well inside the 64 KiB an IPv4 datagram may carry.
+ */
+#define VNET_GSO_SEGS	 16
+#define VNET_GSO_PAY_MAX 48 /* payload descriptors of one merged chain */
+#define VNET_GSO_HDR_MAX 96 /* Ethernet 14 + IPv4 20 + TCP <= 60, rounded */
+
+/* A merged chain in flight, one per TX descriptor head (as tx_hdrs): the
+ * frame header the device reads (a copy, never the stack's bytes) and
+ * the stack cookies it gives back on completion. Its address is the
+ * chain's virtqueue cookie. */
+struct vnet_gso_slot {
+	uint8_t hdr[VNET_GSO_HDR_MAX];
+	int nseg;
+	void *cookie[VNET_GSO_SEGS];
+};
+
+/* Segments of one TCP flow held back within one flush window, to go out
+ * as one merged chain (or as the plain frame it was, when alone). The
+ * ring always has room for what is held (vnet_gso_xmit). */
+struct vnet_tx_batch {
+	int nseg; /* 0: nothing held */
+	void *cookie[VNET_GSO_SEGS];
+	struct netdev_sg first[NETDEV_MAX_SG]; /* the first frame as given */
+	int first_nsg;
+	struct virtq_buf pay[VNET_GSO_PAY_MAX]; /* every segment's payload */
+	int npay;
+	uint8_t hdr[VNET_GSO_HDR_MAX]; /* the first frame's headers */
+	uint32_t hlen;		       /* Ethernet + IPv4 + TCP bytes */
+	uint32_t gso_size;	       /* the first frame's payload */
+	uint32_t payload;	       /* payload bytes held */
+	uint32_t next_seq;	       /* where the next segment must start */
+	uint64_t bytes;		       /* frame bytes as the stack gave them */
+	bool psh;
+};
+
 /* One RX/TX pair: the RX ring is its CPU's alone, the TX ring is used
  * under the stack's TX guard (netdev.h). */
 struct vnet_pair {
 	struct virtq rxq, txq;
 	struct vnet_hdr *tx_hdrs; /* one per TX descriptor head */
+	/* HOST_TSO4 only (else NULL): merged chains by head, what is held */
+	struct vnet_gso_slot *tx_gso;
+	struct vnet_tx_batch *tx_batch;
 	struct vnet_rx_chain chain;
 };
 
@@ -103,6 +149,7 @@ struct vnet {
 	bool tx_csum;	    /* CSUM: we ask the device to fill TCP/UDP sums */
 	bool rx_csum;	    /* GUEST_CSUM: RX frames may say "sum checked" */
 	bool mrg;	    /* MRG_RXBUF: RX headers carry num_buffers */
+	bool host_tso;	    /* HOST_TSO4: we merge TCP segments on TX */
 	uint16_t max_pairs; /* what the device offers (1 without MQ) */
 	int npairs;	    /* pairs set up (the netdev uses nqueues of them) */
 	struct vnet_pair pairs[NETDEV_MAX_QUEUES];
@@ -128,6 +175,11 @@ extern const struct netdev_ops vnet_ops;
  */
 int vnet_tx_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg);
 
+/* Copy n bytes at frame offset off out of the scatter list; returns the
+ * bytes copied (fewer when the frame is shorter). */
+uint32_t vnet_sg_read(const struct netdev_sg *sg, int nsg, uint32_t off,
+		      uint8_t *out, uint32_t n);
+
 /**
  * vnet_rx_check - judge a received frame's header @h against the frame
  * (@first: its first buffer's bytes, @first_len of them; @total bytes in
@@ -137,6 +189,50 @@ int vnet_tx_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg);
  */
 int vnet_rx_check(const struct vnet *vn, const struct vnet_hdr *h,
 		  const uint8_t *first, uint32_t first_len, uint32_t total);
+/* virtio_net_gso.c: HOST_TSO4's rules and headers (no ring work: the
+ * TX path in virtio_net.c holds, posts and reaps). */
+
+/* One TCP segment xmit was given, as far as merging cares. */
+struct vnet_gso_seg {
+	uint8_t hdr[VNET_GSO_HDR_MAX];
+	uint32_t hlen, payload, seq, frame;
+	uint8_t flags;
+	struct virtq_buf pay[VNET_GSO_PAY_MAX]; /* its payload, in place */
+	int npay;
+};
+
+/* Is the frame a TCP segment that may merge? Fills s when it is. */
+bool vnet_gso_parse(const struct netdev_sg *sg, int nsg,
+		    struct vnet_gso_seg *s);
+/* Does s continue the held batch b (same flow, next in sequence, and
+ * the merged chain within its bounds)? False when nothing is held. */
+bool vnet_gso_continues(const struct vnet_tx_batch *b,
+			const struct vnet_gso_seg *s);
+/* Hold s (sg, nsg as the stack gave them) as the first of a new batch. */
+void vnet_gso_start(struct vnet_tx_batch *b, const struct vnet_gso_seg *s,
+		    const struct netdev_sg *sg, int nsg, void *cookie);
+/* Add s to the held batch. Return: true when the batch is complete
+ * (VNET_GSO_SEGS, or s was shorter than gso_size: nothing may follow). */
+bool vnet_gso_add(struct vnet_tx_batch *b, const struct vnet_gso_seg *s,
+		  void *cookie);
+/* The merged frame's headers into h (a copy of the first segment's) and
+ * its vnet header into vh. */
+void vnet_gso_headers(const struct vnet_tx_batch *b, uint8_t *h,
+		      struct vnet_hdr *vh);
+
+/* The merged chain a reaped TX cookie stands for, or NULL when it is the
+ * stack's own (never inside the pair's slot array). */
+static inline struct vnet_gso_slot *vnet_gso_slot_of(const struct vnet_pair *p,
+						     const void *cookie)
+{
+	uintptr_t c = (uintptr_t)cookie, base = (uintptr_t)p->tx_gso;
+
+	if (!p->tx_gso || c < base ||
+	    c >= base + sizeof(*p->tx_gso) * p->txq.num)
+		return NULL;
+	return (struct vnet_gso_slot *)cookie;
+}
+
 /* virtio_net_irq.c: the interrupt operations of vnet_ops (netdev.h). */
 int vnet_irq_setup(struct netdev *dev);
 bool vnet_irq_arm(struct netdev *dev, int q);

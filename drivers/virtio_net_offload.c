@@ -43,10 +43,8 @@
 #define IP_FRAG_MASK 0x3fff		  /* MF and the fragment offset */
 #define HDR_PEEK     (ETH_HLEN + 60 + 20) /* Ethernet + IPv4 + TCP fixed */
 
-/* Copy n bytes at frame offset off out of the scatter list; returns the
- * bytes copied (fewer when the frame is shorter). */
-static uint32_t sg_read(const struct netdev_sg *sg, int nsg, uint32_t off,
-			uint8_t *out, uint32_t n)
+uint32_t vnet_sg_read(const struct netdev_sg *sg, int nsg, uint32_t off,
+		      uint8_t *out, uint32_t n)
 {
 	uint32_t got = 0;
 
@@ -135,7 +133,7 @@ static int tx_csum_ipv6(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg,
 int vnet_tx_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg)
 {
 	uint8_t b[HDR_PEEK];
-	uint32_t got = sg_read(sg, nsg, 0, b, sizeof(b));
+	uint32_t got = vnet_sg_read(sg, nsg, 0, b, sizeof(b));
 	uint32_t ihl, tot, l4len, sum, field;
 	uint8_t proto;
 

@@ -41,7 +41,7 @@ struct vnet_ctrl_cmd {
 static struct vnet vnets[VNET_MAX_DEVS];
 static int nvnets;
 
-struct virtio_net_offloads vnet_allowed = {true, true, true, true};
+struct virtio_net_offloads vnet_allowed = {true, true, true, true, true};
 
 void virtio_net_allow_offloads(const struct virtio_net_offloads *o)
 {
@@ -62,6 +62,9 @@ static uint64_t vnet_offload_want(void)
 		want |= 1ull << VIRTIO_NET_F_MRG_RXBUF;
 	if (vnet_allowed.tso && vnet_allowed.csum && vnet_allowed.mrg)
 		want |= 1ull << VIRTIO_NET_F_GUEST_TSO4;
+	/* HOST_TSO4 needs CSUM (spec 5.1.3.1): the device fills the sums. */
+	if (vnet_allowed.host_tso && vnet_allowed.csum)
+		want |= 1ull << VIRTIO_NET_F_HOST_TSO4;
 	return want;
 }
 
@@ -71,6 +74,8 @@ static uint64_t vnet_offload_fixup(uint64_t f)
 	if (!vnet_has(f, VIRTIO_NET_F_GUEST_CSUM) ||
 	    !vnet_has(f, VIRTIO_NET_F_MRG_RXBUF))
 		f &= ~(1ull << VIRTIO_NET_F_GUEST_TSO4);
+	if (!vnet_has(f, VIRTIO_NET_F_CSUM))
+		f &= ~(1ull << VIRTIO_NET_F_HOST_TSO4);
 	return f;
 }
 
@@ -108,6 +113,7 @@ static int vnet_negotiate(struct vnet *vn)
 	vn->tx_csum = vnet_has(vn->features, VIRTIO_NET_F_CSUM);
 	vn->rx_csum = vnet_has(vn->features, VIRTIO_NET_F_GUEST_CSUM);
 	vn->mrg = vnet_has(vn->features, VIRTIO_NET_F_MRG_RXBUF);
+	vn->host_tso = vnet_has(vn->features, VIRTIO_NET_F_HOST_TSO4);
 	/* num_buffers is there with VERSION_1 or MRG_RXBUF (spec 5.1.6). */
 	vn->hdr_len = vp->modern || vn->mrg ? 12 : 10;
 	return 0;
@@ -154,7 +160,13 @@ static int vnet_pair_create(struct vnet *vn, int i)
 		return -1;
 	p->tx_hdrs = kmalloc_node(sizeof(*p->tx_hdrs) * p->txq.num, __GFP_ZERO,
 				  node);
-	if (!p->tx_hdrs) {
+	if (vn->host_tso) {
+		p->tx_gso = kmalloc_node(sizeof(*p->tx_gso) * p->txq.num,
+					 __GFP_ZERO, node);
+		p->tx_batch =
+			kmalloc_node(sizeof(*p->tx_batch), __GFP_ZERO, node);
+	}
+	if (!p->tx_hdrs || (vn->host_tso && (!p->tx_gso || !p->tx_batch))) {
 		drv_printf("virtio-net: no memory for TX headers\n");
 		return -1;
 	}
@@ -185,7 +197,11 @@ static void vnet_teardown(struct vnet *vn)
 			kept |= p->rxq.mem || p->txq.mem;
 		}
 		kfree(p->tx_hdrs);
+		kfree(p->tx_gso);
+		kfree(p->tx_batch);
 		p->tx_hdrs = NULL;
+		p->tx_gso = NULL;
+		p->tx_batch = NULL;
 	}
 	if (reset)
 		virtq_destroy(&vn->ctrlq);
@@ -313,16 +329,28 @@ static const char *offload_word(const struct vnet *vn, int bit, bool allowed)
 					  : "off(not-offered)";
 }
 
+/* HOST_TSO4's word: it depends on CSUM only. */
+static const char *host_tso_word(const struct vnet *vn)
+{
+	if (vn->host_tso)
+		return "on";
+	if (!vnet_allowed.host_tso)
+		return "off(switch)";
+	return vnet_has(vn->offered, VIRTIO_NET_F_HOST_TSO4)
+		       ? "off(needs-csum)"
+		       : "off(not-offered)";
+}
+
 static void vnet_report_offloads(const struct vnet *vn)
 {
 	drv_printf("virtio-net: %s offloads csum=%s guest_csum=%s "
-		   "guest_tso4=%s mrg_rxbuf=%s host_tso4=off(lwIP-sends-"
-		   "MSS-sized-segments)\n",
+		   "guest_tso4=%s mrg_rxbuf=%s host_tso4=%s\n",
 		   vn->dev.name,
 		   offload_word(vn, VIRTIO_NET_F_CSUM, vnet_allowed.csum),
 		   offload_word(vn, VIRTIO_NET_F_GUEST_CSUM, vnet_allowed.csum),
 		   offload_word(vn, VIRTIO_NET_F_GUEST_TSO4, vnet_allowed.tso),
-		   offload_word(vn, VIRTIO_NET_F_MRG_RXBUF, vnet_allowed.mrg));
+		   offload_word(vn, VIRTIO_NET_F_MRG_RXBUF, vnet_allowed.mrg),
+		   host_tso_word(vn));
 	drv_printf(
 		"virtio-net: %s event_idx=%s\n", vn->dev.name,
 		offload_word(vn, VIRTIO_F_EVENT_IDX, vnet_allowed.event_idx));

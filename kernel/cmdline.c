@@ -62,6 +62,9 @@ static const struct key keys[] = {
 	{"virtio_tso", "1", v_choice, "0|1",
 	 "virtio-net receive of coalesced TCP segments (GUEST_TSO4; needs "
 	 "virtio_csum=1 and virtio_mrg=1)"},
+	{"virtio_host_tso", "1", v_choice, "0|1",
+	 "virtio-net transmit of merged TCP segments (HOST_TSO4; needs "
+	 "virtio_csum=1)"},
 	{"virtio_mrg", "1", v_choice, "0|1",
 	 "virtio-net mergeable RX buffers (MRG_RXBUF)"},
 	{"virtio_event_idx", "1", v_choice, "0|1",

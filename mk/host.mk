@@ -82,12 +82,13 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_ip6_text): \
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_e1000 \
 		$(BUILD)/host/$(v)/tests/drivers/test_e1000e): \
 	$(wildcard drivers/e1000*.[ch] drivers/netdev.[ch] drivers/drv_port.h drivers/pci.h)
-# tests/host/drivers/test_virtqueue.c, test_virtq_event.c and test_virtio_pci.c
-# do the same with the virtio files (they play the device against the
-# driver's rings and capabilities); the first two share the simulated
-# device of tests/host/drivers/virtq_sim.h.
+# tests/host/drivers/test_virtqueue.c, test_virtq_event.c, test_virtio_gso.c
+# and test_virtio_pci.c do the same with the virtio files (they play the
+# device against the driver's rings and capabilities); all but the last
+# share the simulated device of tests/host/drivers/virtq_sim.h.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtqueue \
-		$(BUILD)/host/$(v)/tests/drivers/test_virtq_event): \
+		$(BUILD)/host/$(v)/tests/drivers/test_virtq_event \
+		$(BUILD)/host/$(v)/tests/drivers/test_virtio_gso): \
 	$(wildcard drivers/virt*.[ch] drivers/netdev.[ch] drivers/drv_port.h \
 		drivers/pci.h) tests/host/drivers/virtq_sim.h
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtio_pci): \

@@ -110,7 +110,8 @@ void net_config_parse(void)
 	net_config.virtio = (struct virtio_net_offloads){
 		cmdline_get_bool("virtio_csum"), coalesce_by_default(),
 		cmdline_get_bool("virtio_mrg"),
-		cmdline_get_bool("virtio_event_idx")};
+		cmdline_get_bool("virtio_event_idx"),
+		cmdline_get_bool("virtio_host_tso")};
 	net_config.irq = strcmp(cmdline_get("net_irq"), "on") == 0;
 	net_config.poll_us = (uint32_t)cmdline_get_long("poll_us");
 }

@@ -25,8 +25,8 @@ struct net_config {
 	int alloc;	   /* enum net_alloc_mode */
 	const char *hostname;
 	int queues; /* net_queues=: most queue pairs per NIC, 0: one per CPU */
-	/* virtio_csum=, virtio_tso=, virtio_mrg=, virtio_event_idx=:
-	 * features allowed */
+	/* virtio_csum=, virtio_tso=, virtio_mrg=, virtio_event_idx=,
+	 * virtio_host_tso=: features allowed */
 	struct virtio_net_offloads virtio;
 	bool irq;	  /* net_irq=on: queues sleep on their interrupts */
 	uint32_t poll_us; /* poll_us=: busy-poll window after the last work */

@@ -715,7 +715,8 @@ static void probe_offloads(uint64_t offered, struct virtio_net_offloads allowed)
 	assert_int_equal(dev->queues[0].stats.rx_bufs_posted, 256);
 }
 
-static const struct virtio_net_offloads all_on = {true, true, true, false};
+static const struct virtio_net_offloads all_on = {true, true, true, false,
+						  false};
 
 /* A 60-byte IPv4 TCP frame (no sums) of 10.0.0.1 -> 10.0.0.2. */
 static void ipv4_tcp_frame(uint8_t *f, uint32_t len, uint16_t frag)
@@ -765,8 +766,8 @@ static void test_offloads_negotiated_when_offered_and_allowed(void **state)
 static void test_offloads_switched_off_are_not_negotiated(void **state)
 {
 	(void)state;
-	probe_offloads(OFFLOAD_BITS,
-		       (struct virtio_net_offloads){false, true, true, false});
+	probe_offloads(OFFLOAD_BITS, (struct virtio_net_offloads){
+					     false, true, true, false, false});
 	/* TSO needs the checksum offload: off with it. */
 	assert_int_equal(hw.driver_features & OFFLOAD_BITS,
 			 1ull << VIRTIO_NET_F_MRG_RXBUF);
@@ -925,8 +926,8 @@ static void test_gso_or_flags_not_negotiated_are_dropped(void **state)
 
 	(void)state;
 	/* Checksums and mergeable buffers, but no GUEST_TSO4. */
-	probe_offloads(OFFLOAD_BITS,
-		       (struct virtio_net_offloads){true, false, true, false});
+	probe_offloads(OFFLOAD_BITS, (struct virtio_net_offloads){
+					     true, false, true, false, false});
 	ipv4_tcp_frame(f, sizeof(f), 0);
 	rx_buf(&h, f, sizeof(f));
 	h.gso_type = 4; /* TCPv6: never negotiated */
@@ -941,8 +942,8 @@ static void test_csum_flags_without_guest_csum_are_dropped(void **state)
 			     .num_buffers = 1};
 
 	(void)state;
-	probe_offloads(OFFLOAD_BITS,
-		       (struct virtio_net_offloads){false, false, true, false});
+	probe_offloads(OFFLOAD_BITS, (struct virtio_net_offloads){
+					     false, false, true, false, false});
 	ipv4_tcp_frame(f, sizeof(f), 0);
 	rx_buf(&h, f, sizeof(f));
 	assert_refused_then_next_arrives(1);

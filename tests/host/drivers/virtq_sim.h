@@ -31,6 +31,7 @@
 
 #include "drivers/netdev.c"
 #include "drivers/virtio_net.c"
+#include "drivers/virtio_net_gso.c"
 #include "drivers/virtio_net_offload.c"
 #include "drivers/virtio_net_irq.c"
 #include "drivers/virtio_net_setup.c"
@@ -494,7 +495,8 @@ static int setup_boot(void **state)
 	hw_reset_state();
 	memset(vnets, 0, sizeof(vnets));
 	nvnets = 0;
-	vnet_allowed = (struct virtio_net_offloads){true, true, true, false};
+	vnet_allowed =
+		(struct virtio_net_offloads){true, true, true, false, false};
 	nnetdevs = 0;
 	return 0;
 }
