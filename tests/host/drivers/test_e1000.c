@@ -346,7 +346,7 @@ static int addr_cmp(const void *a, const void *b)
  */
 static void test_rx_buffers_leave_the_stack_its_headroom(void **state)
 {
-	uint64_t addr[E1000_RX_RING - 1];
+	uint64_t addr[E1000_RX_RING - 1] = {0};
 
 	(void)state;
 	dev->ops->rx_poll(dev, 0, 64);
