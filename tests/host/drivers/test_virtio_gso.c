@@ -433,6 +433,50 @@ static void test_a_short_middle_segment_ends_the_merge(void **state)
 	assert_int_equal(ndone, 3);
 }
 
+/* The merge check reads the headers in place when the first piece holds
+ * them all; headers split over pieces (the Ethernet header alone, then
+ * IPv4 and TCP) are gathered first and merge the same. A pure ACK (no
+ * payload) between them is sent alone and ends the batch. */
+static void test_headers_split_over_pieces_still_merge(void **state)
+{
+	struct netdev_sg sg[3][3];
+	uint32_t off = 0;
+
+	(void)state;
+	probe_tso(TSO_BITS, tso_on);
+	for (int k = 0; k < 3; k++) {
+		const struct netdev_sg *one = tcp_seg(k, off, MSS, F_ACK, ACK0);
+
+		sg[k][0] = (struct netdev_sg){one[0].addr, 14};
+		sg[k][1] = (struct netdev_sg){seg[k].hdr + 14, HDR - 14};
+		sg[k][2] = one[1];
+		off += MSS;
+	}
+	assert_int_equal(dev->ops->xmit(dev, 0, sg[0], 3, (void *)1), 0);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg[1], 3, (void *)2), 0);
+	assert_int_equal(dev->ops->xmit(dev, 0, tcp_seg(3, off, 0, F_ACK, ACK0),
+					1, (void *)4),
+			 0);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg[2], 3, (void *)3), 0);
+	dev->ops->tx_flush(dev, 0);
+	assert_true(take_chain(&ch[0]));
+	assert_true(take_chain(&ch[1]));
+	assert_true(take_chain(&ch[2]));
+	assert_false(take_chain(&ch[3]));
+	assert_merged(&ch[0], 0, 2 * MSS, MSS);
+	assert_int_equal(ch[1].vh.gso_type, VIRTIO_NET_HDR_GSO_NONE);
+	assert_int_equal(ch[1].len, HDR);
+	assert_ptr_equal(ch[1].first_addr, seg[3].hdr);
+	assert_int_equal(ch[2].vh.gso_type, VIRTIO_NET_HDR_GSO_NONE);
+	assert_int_equal(seq_of(&ch[2]), SEQ0 + 2 * MSS);
+	complete_all(ch, 3);
+	assert_int_equal(ndone, 4);
+	assert_int_equal(done[0], 1);
+	assert_int_equal(done[1], 2);
+	assert_int_equal(done[2], 4);
+	assert_int_equal(done[3], 3);
+}
+
 /*
  * A ring that fills while a batch is held: the segment that would not
  * fit sends the batch (which always fits) and is refused itself, so the
@@ -518,6 +562,7 @@ int main(void)
 		TB(test_host_tso_not_offered_is_reported),
 		TB(test_host_tso_without_csum_is_not_negotiated),
 		TB(test_burst_of_one_flow_is_one_gso_chain),
+		TB(test_headers_split_over_pieces_still_merge),
 		TB(test_flush_and_a_full_batch_post_what_is_held),
 		TB(test_other_frame_in_the_middle_keeps_wire_order),
 		TB(test_a_gap_in_sequence_stops_the_merge),
