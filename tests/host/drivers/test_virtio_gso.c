@@ -65,16 +65,6 @@ static uint32_t get16(const uint8_t *p)
 	return (uint32_t)p[0] << 8 | p[1];
 }
 
-/* The ones' complement sum of len bytes, as 16-bit big-endian words. */
-static uint32_t csum(const uint8_t *p, uint32_t len, uint32_t sum)
-{
-	for (uint32_t i = 0; i < len; i++)
-		sum += i & 1 ? p[i] : (uint32_t)p[i] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
 /* Segment k as lwIP builds it: len payload bytes at stream offset off
  * (sequence SEQ0 + off), with these TCP flags and ack number. */
 static struct netdev_sg *tcp_seg(int k, uint32_t off, uint32_t len,
@@ -92,7 +82,7 @@ static struct netdev_sg *tcp_seg(int k, uint32_t off, uint32_t len,
 	h[22] = 64;
 	h[23] = 6;
 	memcpy(h + 26, "\x0a\x00\x00\x02\x0a\x00\x00\x01", 8);
-	put16(h + 24, ~csum(h + 14, 20, 0) & 0xffff);
+	put16(h + 24, ~hw_ones_sum(h + 14, 20, 0) & 0xffff);
 	put16(h + 34, 5001);
 	put16(h + 36, 40000);
 	put32(h + 38, SEQ0 + off);
@@ -191,9 +181,9 @@ static void assert_merged(const struct tx_chain *c, uint32_t off,
 	assert_int_equal(c->vh.csum_offset, 16);
 	assert_int_equal(c->len, HDR + payload);
 	assert_int_equal(get16(c->frame + 16), 20 + tcp_len);
-	assert_int_equal(csum(c->frame + 14, 20, 0), 0xffff);
+	assert_int_equal(hw_ones_sum(c->frame + 14, 20, 0), 0xffff);
 	assert_int_equal(get16(c->frame + 50),
-			 csum(c->frame + 26, 8, 6 + tcp_len));
+			 hw_ones_sum(c->frame + 26, 8, 6 + tcp_len));
 	assert_int_equal(seq_of(c), SEQ0 + off);
 	assert_memory_equal(c->frame + HDR, stream + off, payload);
 }

@@ -966,16 +966,6 @@ static void test_bad_length_mid_chain_drops_the_rest(void **state)
 	assert_int_equal(dev->queues[0].stats.rx_bad_len, 1);
 }
 
-/* The ones' complement sum of len bytes, as 16-bit big-endian words. */
-static uint32_t ref_sum(const uint8_t *p, uint32_t len, uint32_t sum)
-{
-	for (uint32_t i = 0; i < len; i++)
-		sum += i & 1 ? p[i] : (uint32_t)p[i] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
 /* Send f split over sg at `split`, then play the device: sum from
  * csum_start, store the complement; the result must verify. */
 static void tx_and_verify(uint8_t *f, uint32_t len, uint32_t split,
@@ -994,12 +984,12 @@ static void tx_and_verify(uint8_t *f, uint32_t len, uint32_t split,
 	assert_int_equal(h->flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
 	assert_int_equal(h->csum_start, 34);
 	assert_int_equal(h->csum_offset, l4_off);
-	sum = ref_sum(f + h->csum_start, len - h->csum_start, 0);
+	sum = hw_ones_sum(f + h->csum_start, len - h->csum_start, 0);
 	f[h->csum_start + h->csum_offset] = (uint8_t)(~sum >> 8);
 	f[h->csum_start + h->csum_offset + 1] = (uint8_t)~sum;
 	/* A receiver's check: pseudo header + segment sums to 0xffff. */
-	pseudo = ref_sum(f + 26, 8, f[23] + (len - 34));
-	assert_int_equal(ref_sum(f + 34, len - 34, pseudo), 0xffff);
+	pseudo = hw_ones_sum(f + 26, 8, f[23] + (len - 34));
+	assert_int_equal(hw_ones_sum(f + 34, len - 34, pseudo), 0xffff);
 	hw_complete(VNET_TXQ(0), (uint16_t)head, 0);
 	assert_int_equal(dev->ops->tx_reap(dev, 0), 1);
 }
@@ -1049,12 +1039,12 @@ static void test_tx_csum_request_verifies_ipv6_udp(void **state)
 	assert_int_equal(h->flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
 	assert_int_equal(h->csum_start, 54);
 	assert_int_equal(h->csum_offset, 6);
-	sum = ref_sum(f + 54, len6, 0);
+	sum = hw_ones_sum(f + 54, len6, 0);
 	f[60] = (uint8_t)(~sum >> 8);
 	f[61] = (uint8_t)~sum;
 	/* Pseudo header: addresses, length, next header. */
-	sum = ref_sum(f + 22, 32, 17 + len6);
-	assert_int_equal(ref_sum(f + 54, len6, sum), 0xffff);
+	sum = hw_ones_sum(f + 22, 32, 17 + len6);
+	assert_int_equal(hw_ones_sum(f + 54, len6, sum), 0xffff);
 }
 
 static void test_tx_fragments_and_non_ip_ask_for_nothing(void **state)

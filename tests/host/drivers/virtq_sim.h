@@ -1,9 +1,9 @@
 /*
  * The simulated virtio device the virtqueue and virtio-net host tests play
- * against (test_virtqueue.c, test_virtq_event.c): the driver's sources
- * compiled in, the kernel services they call, and the transport replaced
- * at its function seam (drivers/virtio_pci.c is tested on its own in
- * test_virtio_pci.c).
+ * against (test_virtqueue.c, test_virtq_event.c, test_virtio_gso.c): the
+ * driver's sources compiled in, the kernel services they call, and the
+ * transport replaced at its function seam (drivers/virtio_pci.c is tested
+ * on its own in test_virtio_pci.c).
  *
  * The device reads the avail ring and follows the descriptors the driver
  * wrote, marks their buffers in flight (a descriptor handed out again
@@ -294,6 +294,19 @@ int virtio_pci_queue_setup(struct virtio_pci *vp, uint16_t q, uint16_t size,
 	h->used = (struct virtq_used *)(uintptr_t)used;
 	h->set_up = true;
 	return 0;
+}
+
+/* The ones' complement sum of len bytes as 16-bit big-endian words, the
+ * way a device checks and fills in TCP/UDP/IP checksums (RFC 1071), one
+ * byte at a time so that it shares nothing with the code under test. */
+static __attribute__((unused)) uint32_t hw_ones_sum(const uint8_t *p,
+						    uint32_t len, uint32_t sum)
+{
+	for (uint32_t i = 0; i < len; i++)
+		sum += i & 1 ? p[i] : (uint32_t)p[i] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
 }
 
 static void hw_control(uint16_t q);
