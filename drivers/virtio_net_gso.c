@@ -121,8 +121,9 @@ bool vnet_gso_parse(const struct netdev_sg *sg, int nsg, struct vnet_gso_seg *s)
 	    s->flags != (TCP_FLAG_ACK | TCP_FLAG_PSH))
 		return false;
 	s->hlen = TCP_OFF + thl;
-	if (vnet_sg_read(sg, nsg, 0, s->hdr, s->hlen) < s->hlen)
-		return false;
+	/* Cannot come up short: the frame is tot + ETH_HLEN bytes and
+	 * 20 + thl < tot, so it is longer than hlen. */
+	vnet_sg_read(sg, nsg, 0, s->hdr, s->hlen);
 	s->payload = tot - 20 - thl;
 	s->seq = (uint32_t)gso_be16(s->hdr + TCP_OFF + 4) << 16 |
 		 gso_be16(s->hdr + TCP_OFF + 6);

@@ -425,10 +425,14 @@ static void test_a_short_middle_segment_ends_the_merge(void **state)
 
 /* The merge check reads the headers in place when the first piece holds
  * them all; headers split over pieces (the Ethernet header alone, then
- * IPv4 and TCP) are gathered first and merge the same. A pure ACK (no
- * payload) between them is sent alone and ends the batch. */
+ * IPv4 and TCP from another buffer) are gathered first and merge the
+ * same. The bytes after the Ethernet header in the first buffer are
+ * scribbled over, so a check that read past the first piece would refuse
+ * the merge. A pure ACK (no payload) between them is sent alone and ends
+ * the batch. */
 static void test_headers_split_over_pieces_still_merge(void **state)
 {
+	static uint8_t ip_tcp[3][HDR - 14];
 	struct netdev_sg sg[3][3];
 	uint32_t off = 0;
 
@@ -437,8 +441,10 @@ static void test_headers_split_over_pieces_still_merge(void **state)
 	for (int k = 0; k < 3; k++) {
 		const struct netdev_sg *one = tcp_seg(k, off, MSS, F_ACK, ACK0);
 
+		memcpy(ip_tcp[k], seg[k].hdr + 14, HDR - 14);
+		memset(seg[k].hdr + 14, 0xff, HDR - 14);
 		sg[k][0] = (struct netdev_sg){one[0].addr, 14};
-		sg[k][1] = (struct netdev_sg){seg[k].hdr + 14, HDR - 14};
+		sg[k][1] = (struct netdev_sg){ip_tcp[k], HDR - 14};
 		sg[k][2] = one[1];
 		off += MSS;
 	}
