@@ -149,6 +149,38 @@ static void vnet_read_mac(struct vnet *vn)
 						   : i); /* local admin */
 }
 
+/*
+ * HOST_TSO4's tables for pair i: a merged header and cookie list per TX
+ * slot (vnet_gso_slot, 232 bytes: 58 KiB, one order-4 block, for 256
+ * slots) and the batch being held. They are an optimisation, not a
+ * need: a pair without them sends one frame per segment, exactly as with
+ * virtio_host_tso=0 (xmit tests tx_batch), and a device that negotiated
+ * HOST_TSO4 still takes plain frames. So when memory is too short or too
+ * fragmented for them, the device comes up without the merge instead of
+ * not at all (it failed the whole probe before), on every pair alike: the
+ * tables of the pairs set up before are freed and the report says
+ * host_tso4=off(no-memory).
+ */
+static void vnet_pair_tso_tables(struct vnet *vn, int i, int node)
+{
+	struct vnet_pair *p = &vn->pairs[i];
+
+	p->tx_gso = kmalloc_node(sizeof(*p->tx_gso) * p->txq.num,
+				 __GFP_ZERO | __GFP_NOWARN, node);
+	p->tx_batch = kmalloc_node(sizeof(*p->tx_batch),
+				   __GFP_ZERO | __GFP_NOWARN, node);
+	if (p->tx_gso && p->tx_batch)
+		return;
+	for (int k = 0; k <= i; k++) {
+		kfree(vn->pairs[k].tx_gso);
+		kfree(vn->pairs[k].tx_batch);
+		vn->pairs[k].tx_gso = NULL;
+		vn->pairs[k].tx_batch = NULL;
+	}
+	vn->host_tso = false;
+	vn->tso_nomem = true;
+}
+
 /* Pair i's rings and TX headers, on CPU i's node. */
 static int vnet_pair_create(struct vnet *vn, int i)
 {
@@ -160,16 +192,12 @@ static int vnet_pair_create(struct vnet *vn, int i)
 		return -1;
 	p->tx_hdrs = kmalloc_node(sizeof(*p->tx_hdrs) * p->txq.num, __GFP_ZERO,
 				  node);
-	if (vn->host_tso) {
-		p->tx_gso = kmalloc_node(sizeof(*p->tx_gso) * p->txq.num,
-					 __GFP_ZERO, node);
-		p->tx_batch =
-			kmalloc_node(sizeof(*p->tx_batch), __GFP_ZERO, node);
-	}
-	if (!p->tx_hdrs || (vn->host_tso && (!p->tx_gso || !p->tx_batch))) {
+	if (!p->tx_hdrs) {
 		drv_printf("virtio-net: no memory for TX headers\n");
 		return -1;
 	}
+	if (vn->host_tso)
+		vnet_pair_tso_tables(vn, i, node);
 	vn->dev.queues[i].cpu = i;
 	vn->dev.queues[i].node = node;
 	return 0;
@@ -334,6 +362,8 @@ static const char *host_tso_word(const struct vnet *vn)
 {
 	if (vn->host_tso)
 		return "on";
+	if (vn->tso_nomem)
+		return "off(no-memory)";
 	if (!vnet_allowed.host_tso)
 		return "off(switch)";
 	return vnet_has(vn->offered, VIRTIO_NET_F_HOST_TSO4)

@@ -548,6 +548,59 @@ static void test_switched_off_sends_each_frame_as_today(void **state)
 	assert_int_equal(ndone, 3);
 }
 
+/* Every order-3 block of the machine, taken; every other one (bit 3 of
+ * its pfn clear) given back: its buddy stays taken, so no free block of
+ * order 4 or more is left while orders 0-3 still serve. */
+static struct page *frag_held[8192];
+static int frag_nheld;
+
+static void fragment_above_order3(void)
+{
+	struct page *pg, *taken[8192];
+	int n = 0;
+
+	while (n < 8192 && (pg = alloc_pages(__GFP_NOWARN, 3)))
+		taken[n++] = pg;
+	assert_true(n > 0 && n < 8192);
+	frag_nheld = 0;
+	for (int k = 0; k < n; k++) {
+		if (page_to_pfn(taken[k]) & 8)
+			frag_held[frag_nheld++] = taken[k];
+		else
+			__free_pages(taken[k], 3);
+	}
+	assert_null(alloc_pages(__GFP_NOWARN, 4));
+}
+
+/* HOST_TSO4's slot table is one order-4 block: with none to be had the
+ * NIC still comes up, negotiated but not merging (it failed the whole
+ * probe before), says so, and sends each segment as its own frame. */
+static void test_no_memory_for_tso_tables_still_brings_the_nic_up(void **state)
+{
+	uint32_t off = 0;
+
+	(void)state;
+	assert_true(sizeof(struct vnet_gso_slot) * 256 > 8 * MM_PAGE_SIZE);
+	fragment_above_order3();
+	probe_tso(TSO_BITS, tso_on);
+	assert_true(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO4);
+	assert_non_null(strstr(printed, "host_tso4=off(no-memory)\n"));
+	assert_null(vnets[0].pairs[0].tx_batch);
+	assert_null(vnets[0].pairs[0].tx_gso);
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(send_seg(k, &off, MSS, F_ACK), 0);
+	assert_int_equal(hw.q[VNET_TXQ(0)].avail->idx, 3); /* not held */
+	for (int i = 0; i < 3; i++) {
+		assert_true(take_chain(&ch[i]));
+		assert_int_equal(ch[i].vh.gso_type, VIRTIO_NET_HDR_GSO_NONE);
+		assert_int_equal(seq_of(&ch[i]), SEQ0 + (uint32_t)i * MSS);
+	}
+	complete_all(ch, 3);
+	assert_int_equal(ndone, 3);
+	for (int k = 0; k < frag_nheld; k++)
+		__free_pages(frag_held[k], 3);
+}
+
 #define TB(fn) cmocka_unit_test_setup_teardown(fn, setup_boot, teardown)
 
 int main(void)
@@ -567,6 +620,7 @@ int main(void)
 		TB(test_a_short_middle_segment_ends_the_merge),
 		TB(test_full_ring_sends_the_batch_and_refuses_only_the_new),
 		TB(test_switched_off_sends_each_frame_as_today),
+		TB(test_no_memory_for_tso_tables_still_brings_the_nic_up),
 	};
 
 	(void)setup_queue; /* virtq_sim.h's, for the ring-only tests */
