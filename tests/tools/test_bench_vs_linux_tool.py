@@ -137,3 +137,18 @@ def test_a_kernel_left_out_of_the_run_reads_dash():
     table = {r["label"]: r for r in tool.summarise(runs, ["native", "stock"])["virtio"]}
     assert table["iperf host->guest"]["spread"]["linux"] == "-"
     assert table["iperf host->guest"]["ratios"]["native/stock"] == 1.0
+
+
+def test_a_tie_within_float_noise_is_not_a_loss():
+    """The e1000 idle utime+stime of ba2748b's run: 0.29998516 native
+    against 0.29998514 stock (the same tick count over periods a few
+    microseconds apart) printed "1" and was marked "no"."""
+    r = rounds()
+    r["virtio"]["native"][0]["idle_cpu_pct"] = 0.29998515674937065
+    r["virtio"]["stock"][0]["idle_cpu_pct"] = 0.2999851374788823
+    r["virtio"]["native"][0]["udp_rtt_median_us"] = 101.0  # a real 1% loss stays one
+    table = {row["label"]: row for row in
+             tool.summarise(r, ["linux", "native", "stock"])["virtio"]}
+    assert table["idle host CPU of the QEMU process (utime+stime)"][
+        "native_not_worse_than_stock"] is True
+    assert table["UDP echo RTT median"]["native_not_worse_than_stock"] is False
