@@ -150,7 +150,6 @@ struct vnet {
 	bool rx_csum;	    /* GUEST_CSUM: RX frames may say "sum checked" */
 	bool mrg;	    /* MRG_RXBUF: RX headers carry num_buffers */
 	bool host_tso;	    /* HOST_TSO4: we merge TCP segments on TX */
-	bool tso_nomem;	    /* HOST_TSO4 negotiated, no memory for its tables */
 	uint16_t max_pairs; /* what the device offers (1 without MQ) */
 	int npairs;	    /* pairs set up (the netdev uses nqueues of them) */
 	struct vnet_pair pairs[NETDEV_MAX_QUEUES];

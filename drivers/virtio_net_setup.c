@@ -177,8 +177,7 @@ static void vnet_pair_tso_tables(struct vnet *vn, int i, int node)
 		vn->pairs[k].tx_gso = NULL;
 		vn->pairs[k].tx_batch = NULL;
 	}
-	vn->host_tso = false;
-	vn->tso_nomem = true;
+	vn->host_tso = false; /* negotiated, not used: host_tso_word */
 }
 
 /* Pair i's rings and TX headers, on CPU i's node. */
@@ -362,8 +361,8 @@ static const char *host_tso_word(const struct vnet *vn)
 {
 	if (vn->host_tso)
 		return "on";
-	if (vn->tso_nomem)
-		return "off(no-memory)";
+	if (vnet_has(vn->features, VIRTIO_NET_F_HOST_TSO4))
+		return "off(no-memory)"; /* vnet_pair_tso_tables gave up */
 	if (!vnet_allowed.host_tso)
 		return "off(switch)";
 	return vnet_has(vn->offered, VIRTIO_NET_F_HOST_TSO4)
