@@ -31,6 +31,25 @@
  * drain_all_pages): objects parked in a CPU's magazine pin whole slabs,
  * and after a flood at -m 8M they held a third of the machine (136 of 384
  * pages) while the RX ring stayed 67 buffers short of full for good.
+ *
+ * A ring that is not empty can still starve for good: measured at -m 8M
+ * after the load, 55 of 256 RX buffers posted, no free page, and 3-12
+ * connections whose peers had gone holding 195 buffers between them,
+ * their retransmissions backing off to a minute apart; frames still came
+ * in, so nothing was aborted, and HTTP did not answer for over 120 s
+ * (each new connection needs memory the ring's refills took first). So a
+ * squeeze that has lasted NET_OOM_STALL_MS also aborts, one per check, the
+ * heaviest connection that is not getting its data acknowledged (in
+ * retransmission or zero-window probing): Linux likewise resets orphaned
+ * sockets under memory pressure when their retransmission timer fires
+ * (tcp_out_of_resources). A connection whose peer acknowledges is left
+ * to free its buffers the normal way.
+ *
+ * A squeeze that lasts is reported on the console, every
+ * NET_OOM_REPORT_MS while it lasts and once when it is over: free pages,
+ * RX buffers posted, and the buffers TCP holds. A guest that stays slow
+ * after a load then says what holds its memory without anyone having to
+ * reach it over the network, which is exactly what may not answer.
  */
 #include "net_oom.h"
 
@@ -40,21 +59,34 @@
 #include "kernel/console.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
+#include "lwip/sys.h"
 #include "lwip/timeouts.h"
 #include "mm/mm.h"
 
-#define NET_OOM_CHECK_MS 250
+#define NET_OOM_CHECK_MS  250
 /* The interval while nothing failed: an idle guest's 250 ms check, on a
  * phase of its own, was 4 of its 14-17 wake-ups a second. A refill that
  * fails is seen at most a second later; from then on the checks run
  * every NET_OOM_CHECK_MS until one finds nothing again. */
-#define NET_OOM_IDLE_MS	 1000
+#define NET_OOM_IDLE_MS	  1000
+/* A squeeze is reported after this long, and again every so often while
+ * it lasts; shorter ones (a load's many 250 ms dips) are only counted. */
+#define NET_OOM_REPORT_MS 5000
+/* A squeeze this long is no dip: stalled connections are aborted. Ten
+ * checks at 250 ms, longer than a retransmission timeout on a link of a
+ * few milliseconds (lwIP's minimum RTO is one 500 ms tick, doubled). */
+#define NET_OOM_STALL_MS  2500
 
 static struct {
-	uint64_t checks, dry_rings, aborts, none_to_abort;
+	uint64_t checks, dry_rings, aborts, none_to_abort, stalled_aborts;
 	uint64_t reclaims, slabs_reclaimed, qmempool_objs_reclaimed;
 	uint64_t last_refill_fail[NETDEV_MAX];
 	uint64_t reclaim_refill_fail[NETDEV_MAX];
+	/* the squeeze in progress: since when, when last reported, and the
+	 * refill failures counted when it began */
+	bool squeezed;
+	uint32_t squeeze_start_ms, squeeze_report_ms;
+	uint64_t squeeze_fails_start, squeezes_reported;
 } oom;
 
 /* Buffers a connection holds: segments queued for sending or awaiting an
@@ -120,7 +152,16 @@ static void reclaim_caches(void)
 	drain_all_pages();
 }
 
-static void abort_heaviest(const char *nic)
+/* Is nothing @pcb sent being acknowledged? Its retransmission timer
+ * has fired at least once, or the peer's window is shut. */
+static bool pcb_stalled(const struct tcp_pcb *pcb)
+{
+	return pcb->nrtx > 0 || pcb->persist_backoff > 0;
+}
+
+/* The connection holding the most buffers (only stalled ones if
+ * @stalled_only), or NULL if none holds any. */
+static struct tcp_pcb *heaviest(bool stalled_only, unsigned int *weight)
 {
 	struct tcp_pcb *worst = NULL;
 	unsigned int worst_w = 0;
@@ -128,11 +169,22 @@ static void abort_heaviest(const char *nic)
 	for (struct tcp_pcb *p = tcp_active_pcbs; p; p = p->next) {
 		unsigned int w = pcb_weight(p);
 
+		if (stalled_only && !pcb_stalled(p))
+			continue;
 		if (w > worst_w) {
 			worst = p;
 			worst_w = w;
 		}
 	}
+	*weight = worst_w;
+	return worst;
+}
+
+static void abort_heaviest(const char *nic)
+{
+	unsigned int worst_w;
+	struct tcp_pcb *worst = heaviest(false, &worst_w);
+
 	if (!worst) {
 		oom.none_to_abort++;
 		return;
@@ -145,6 +197,87 @@ static void abort_heaviest(const char *nic)
 	tcp_abort(worst);
 }
 
+static uint64_t refill_fails_all(void)
+{
+	uint64_t fails = 0;
+
+	for (int i = 0; i < netdev_count() && i < NETDEV_MAX; i++) {
+		struct netdev_stats sum;
+
+		netdev_stats_sum(netdev_get(i), &sum);
+		fails += sum.rx_refill_fail;
+	}
+	return fails;
+}
+
+/* One console line on the squeeze: how long, what failed, who holds. */
+static void squeeze_report(const char *what, uint32_t now)
+{
+	unsigned int pcbs = 0, held = 0;
+	uint64_t posted = 0;
+
+	for (struct tcp_pcb *p = tcp_active_pcbs; p; p = p->next) {
+		pcbs++;
+		held += pcb_weight(p);
+	}
+	for (int i = 0; i < netdev_count() && i < NETDEV_MAX; i++) {
+		const struct netdev *dev = netdev_get(i);
+
+		for (int q = 0; q < dev->nqueues; q++)
+			posted += dev->queues[q].stats.rx_bufs_posted;
+	}
+	oom.squeezes_reported++;
+	kprintf("net: memory squeeze %s after %u ms: %llu RX refills failed, "
+		"free pages %lu, RX buffers posted %llu, tcp %u pcbs hold %u "
+		"buffers, %llu aborted so far\n",
+		what, (unsigned int)(now - oom.squeeze_start_ms),
+		(unsigned long long)(refill_fails_all() -
+				     oom.squeeze_fails_start),
+		nr_free_pages(), (unsigned long long)posted, pcbs, held,
+		(unsigned long long)(oom.aborts + oom.stalled_aborts));
+}
+
+/* The squeeze has lasted: abort the heaviest connection whose peer does
+ * not acknowledge. Return: whether one was. */
+static bool abort_heaviest_stalled(void)
+{
+	unsigned int w;
+	struct tcp_pcb *pcb = heaviest(true, &w);
+
+	if (!pcb)
+		return false;
+	oom.stalled_aborts++;
+	kprintf("net: memory squeeze for %u ms: aborting stalled tcp port "
+		"%u<->%u holding %u buffers, %u retransmissions "
+		"(stalled abort %llu)\n",
+		(unsigned int)(sys_now() - oom.squeeze_start_ms),
+		pcb->local_port, pcb->remote_port, w, (unsigned int)pcb->nrtx,
+		(unsigned long long)oom.stalled_aborts);
+	tcp_abort(pcb);
+	return true;
+}
+
+/* Follow the squeeze: begins at a check that saw refills fail, ends at
+ * the first that saw none. */
+static void squeeze_track(bool failed)
+{
+	uint32_t now = sys_now();
+
+	if (failed && !oom.squeezed) {
+		oom.squeezed = true;
+		oom.squeeze_start_ms = now;
+		oom.squeeze_report_ms = now;
+		oom.squeeze_fails_start = refill_fails_all();
+	} else if (failed && now - oom.squeeze_report_ms >= NET_OOM_REPORT_MS) {
+		oom.squeeze_report_ms = now;
+		squeeze_report("lasting", now);
+	} else if (!failed && oom.squeezed) {
+		oom.squeezed = false;
+		if (now - oom.squeeze_start_ms >= NET_OOM_REPORT_MS)
+			squeeze_report("over", now);
+	}
+}
+
 static void oom_check(void *arg)
 {
 	int n = netdev_count();
@@ -154,15 +287,21 @@ static void oom_check(void *arg)
 	bool failed = false;
 	for (int i = 0; i < n && i < NETDEV_MAX; i++)
 		failed |= refills_failed(i);
+	squeeze_track(failed);
 	if (failed)
 		reclaim_caches();
+	bool aborted = false;
 	for (int i = 0; i < n && i < NETDEV_MAX; i++) {
 		if (ring_ran_dry(i)) {
 			oom.dry_rings++;
 			abort_heaviest(netdev_get(i)->name);
+			aborted = true;
 			break; /* one connection per check */
 		}
 	}
+	if (!aborted && failed && oom.squeezed &&
+	    sys_now() - oom.squeeze_start_ms >= NET_OOM_STALL_MS)
+		abort_heaviest_stalled();
 	sys_timeout(failed ? NET_OOM_CHECK_MS : NET_OOM_IDLE_MS, oom_check,
 		    NULL);
 }
@@ -176,14 +315,18 @@ int net_oom_stats_json(char *buf, size_t size)
 {
 	return snprintf(buf, size,
 			"{\"checks\":%llu,\"dry_rings\":%llu,\"aborts\":%llu,"
+			"\"stalled_aborts\":%llu,"
 			"\"none_to_abort\":%llu,\"reclaims\":%llu,"
 			"\"slabs_reclaimed\":%llu,"
-			"\"qmempool_objs_reclaimed\":%llu}",
+			"\"qmempool_objs_reclaimed\":%llu,"
+			"\"squeezes_reported\":%llu}",
 			(unsigned long long)oom.checks,
 			(unsigned long long)oom.dry_rings,
 			(unsigned long long)oom.aborts,
+			(unsigned long long)oom.stalled_aborts,
 			(unsigned long long)oom.none_to_abort,
 			(unsigned long long)oom.reclaims,
 			(unsigned long long)oom.slabs_reclaimed,
-			(unsigned long long)oom.qmempool_objs_reclaimed);
+			(unsigned long long)oom.qmempool_objs_reclaimed,
+			(unsigned long long)oom.squeezes_reported);
 }
