@@ -73,8 +73,9 @@
  * it lasts; shorter ones (a load's many 250 ms dips) are only counted. */
 #define NET_OOM_REPORT_MS 5000
 /* A squeeze this long is no dip: stalled connections are aborted. Ten
- * checks at 250 ms, longer than a retransmission timeout on a link of a
- * few milliseconds (lwIP's minimum RTO is one 500 ms tick, doubled). */
+ * checks at 250 ms; a connection counts as stalled once its
+ * retransmission timer has fired, which on this link takes at least one
+ * of lwIP's 500 ms ticks. */
 #define NET_OOM_STALL_MS  2500
 
 static struct {
