@@ -63,6 +63,7 @@ static const struct {
 	FIELD(tx_notifies),	  FIELD(tx_notifies_suppressed),
 	FIELD(tx_doorbells),	  FIELD(link_interrupts),
 	FIELD(tx_gso_frames),	  FIELD(tx_gso_segs),
+	FIELD(rx_csum_sw),	  FIELD(rx_csum_sw_bad),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 _Static_assert(NFIELDS * sizeof(uint64_t) == sizeof(struct netdev_stats),

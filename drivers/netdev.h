@@ -122,6 +122,9 @@ struct netdev_stats {
 	uint64_t rx_gso_frames;	  /* coalesced TCP segments (GUEST_TSO4) */
 	uint64_t rx_mrg_chains;	  /* frames over more than one buffer */
 	uint64_t rx_bad_hdr;	  /* malformed device header: dropped */
+	/* frames the stack's glue checked in software (net/rx_csum.c): sums
+	 * right, and sums wrong (left to lwIP, which drops them) */
+	uint64_t rx_csum_sw, rx_csum_sw_bad;
 	/* TX half */
 	uint64_t tx_csum_offloaded; /* frames whose sum the device fills */
 	/* merged TCP chains posted (virtio-net HOST_TSO4), and the stack's

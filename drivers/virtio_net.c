@@ -130,7 +130,13 @@ static void vnet_rx_buf(struct vnet *vn, int q, uint8_t *buf, uint32_t len)
 		return;
 	}
 	if (c->want == 0) {
-		memcpy(&c->hdr, buf, vn->hdr_len);
+		/* A constant size, so two moves rather than a call. Every
+		 * buffer is RX_BUF_LEN long, so the 12 bytes are there even
+		 * when the header is 10 (legacy, no MRG_RXBUF): then the
+		 * last field read is frame data, and is cleared. */
+		__builtin_memcpy(&c->hdr, buf, sizeof(c->hdr));
+		if (vn->hdr_len < sizeof(c->hdr))
+			c->hdr.num_buffers = 0;
 		c->want = vn->mrg ? c->hdr.num_buffers : 1;
 		if (c->want < 1 || c->want > VNET_MRG_MAX) {
 			st->rx_bad_hdr++;

@@ -69,6 +69,7 @@ struct vnet_hdr {
 	uint16_t csum_offset;
 	uint16_t num_buffers; /* present only with VERSION_1 or MRG_RXBUF */
 };
+_Static_assert(sizeof(struct vnet_hdr) == 12, "the 12-byte virtio-net header");
 
 /*
  * A mergeable RX frame being gathered: its header says num_buffers, and

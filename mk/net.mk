@@ -91,3 +91,8 @@ $(NET_HOST_TEST_CHKSUM): net/chksum.c net/chksum.h \
 	tests/host/net/lwip_ref/lwipopts.h | $(LWIP_STAMP)
 $(NET_HOST_TEST_CHKSUM): HOST_CFLAGS_COMMON += -Itests/host/net/lwip_ref -Inet \
 	-I$(LWIP_SRC)/include
+
+# tests/host/net/test_rx_csum.c compiles net/rx_csum.c and net/chksum.c
+# into itself (no lwIP: the reference sum is the test's own).
+NET_HOST_TEST_RX_CSUM := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_rx_csum)
+$(NET_HOST_TEST_RX_CSUM): net/rx_csum.c net/rx_csum.h net/chksum.c net/chksum.h

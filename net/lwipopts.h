@@ -36,6 +36,12 @@
 #define LWIP_NETCONN		  0
 #define LWIP_SOCKET		  0
 
+/* lwIP copies small fixed-size things (MAC addresses in every Ethernet
+ * header it writes, IP headers) with SMEMCPY. The kernel is built
+ * -ffreestanding, so a plain memcpy is always a call; the builtin turns a
+ * constant size into a few moves (a call for any other size). */
+#define SMEMCPY(dst, src, len) __builtin_memcpy(dst, src, len)
+
 /* ---- Memory ---- */
 /* x86_64: keep heap and pool objects 8-byte aligned (lwIP assumes 4). */
 #define MEM_ALIGNMENT 8

@@ -72,9 +72,9 @@ static int proto_json(char *buf, size_t size, const char *name,
 {
 	return snprintf(buf, size,
 			"%s\"%s\":{\"xmit\":%u,\"recv\":%u,\"drop\":%u,"
-			"\"memerr\":%u,\"err\":%u}",
+			"\"chkerr\":%u,\"memerr\":%u,\"err\":%u}",
 			comma ? "," : "", name, p->xmit, p->recv, p->drop,
-			p->memerr, p->err);
+			p->chkerr, p->memerr, p->err);
 }
 
 /* MLD keeps IGMP's counter set: reports and queries seen and sent. */

@@ -9,7 +9,9 @@
  * (net_rx_pbuf: zero-copy or copied, by mode; a frame the driver handed
  * up in several buffers, NETDEV_RX_MORE, becomes a pbuf chain) and gives
  * it to lwIP's ethernet_input(), with lwIP's TCP/UDP checksum checks off
- * for a frame the device vouched for (NETDEV_RX_CSUM_OK). The batch is bounded: rx_poll is asked for no more
+ * for a frame the device vouched for (NETDEV_RX_CSUM_OK), and its IP,
+ * TCP and UDP checks off for one whose sums net/rx_csum.c checked first
+ * in one pass. The batch is bounded: rx_poll is asked for no more
  * than fits, and while the lock is busy the rest waits in the ring.
  * TX: lwIP calls linkoutput with a pbuf chain, always under the core
  * lock; each pbuf with data becomes one scatter-gather segment on the
@@ -33,6 +35,7 @@
 #include "net_mem.h"
 #include "netif/ethernet.h"
 #include "netif_glue.h"
+#include "rx_csum.h"
 
 /* Frames of one queue waiting for the core lock. Written by the queue's
  * CPU only (parked outside the lock, drained under it). */
@@ -49,8 +52,10 @@ struct glue_queue {
  * one poll is handed up whole in a later one (drivers/virtio_net.c). */
 #define GLUE_BATCH_ROOM (NET_RX_BATCH + NETDEV_RX_CHAIN_MAX)
 
-/* The checks lwIP skips for a frame the device vouches for. */
+/* The checks lwIP skips for a frame the device vouches for, and for one
+ * whose sums net_rx_csum_verify() found right (the IPv4 header's too). */
 #define GLUE_RX_TRUSTED (NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP)
+#define GLUE_RX_CHECKS	(GLUE_RX_TRUSTED | NETIF_CHECKSUM_CHECK_IP)
 
 static struct glue_queue glue_queues[NETDEV_MAX][NETDEV_MAX_QUEUES];
 static int nglued;
@@ -98,11 +103,29 @@ static struct pbuf *glue_frame_pbuf(struct glue_queue *gq, int first, int n)
 	return head;
 }
 
+/* A frame the device did not vouch for, in one buffer: are its sums
+ * right? Checked here in one pass (net/rx_csum.c), counted; a wrong or
+ * unchecked one goes to lwIP's own checks. */
+static bool glue_rx_verified(struct netdev *dev, int q, const void *frame,
+			     uint32_t len)
+{
+	enum net_rx_csum r = net_rx_csum_verify(frame, len);
+
+	if (r == NET_RX_CSUM_GOOD) {
+		dev->queues[q].stats.rx_csum_sw++;
+		return true;
+	}
+	if (r == NET_RX_CSUM_BAD)
+		dev->queues[q].stats.rx_csum_sw_bad++;
+	return false;
+}
+
 /*
  * Under the lock: one parked frame (n buffers from first) into lwIP. lwIP
  * checks TCP/UDP sums per netif (LWIP_CHECKSUM_CTRL_PER_NETIF); a frame
  * the device vouches for (NETDEV_RX_CSUM_OK) goes in with those checks
- * off, every other frame with them on. ethernet_input() runs the whole
+ * off, one whose sums glue_rx_verified() found right with the IPv4
+ * header check off too, every other frame with them all on. ethernet_input() runs the whole
  * frame through IP and TCP/UDP before it returns, so the flags hold for
  * exactly this frame.
  */
@@ -120,9 +143,14 @@ static void glue_input_one(struct netdev *dev, int q, struct glue_queue *gq,
 		return;
 	}
 	if (flags & NETDEV_RX_CSUM_OK)
-		nif->chksum_flags &= (u16_t)~GLUE_RX_TRUSTED;
+		nif->chksum_flags =
+			(u16_t)((nif->chksum_flags | GLUE_RX_CHECKS) &
+				~GLUE_RX_TRUSTED);
+	else if (n == 1 && glue_rx_verified(dev, q, gq->batch[first].frame,
+					    gq->batch[first].len))
+		nif->chksum_flags &= (u16_t)~GLUE_RX_CHECKS;
 	else
-		nif->chksum_flags |= GLUE_RX_TRUSTED;
+		nif->chksum_flags |= GLUE_RX_CHECKS;
 	p = n == 1 ? net_rx_pbuf(gq->batch[first].frame, gq->batch[first].len)
 		   : glue_frame_pbuf(gq, first, n);
 	if (!p) {

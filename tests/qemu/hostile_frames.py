@@ -346,6 +346,27 @@ def phase_udp_flood(ctx):
             for _ in range(300)]
 
 
+def phase_csum(ctx):
+    """Three frames, each with exactly one sum wrong and otherwise fine,
+    from the host (which would get the answer): a UDP echo request, a
+    SYN to HTTP, and a UDP echo request whose IPv4 header sum is wrong.
+    The guest must drop each and count it (its own check, then lwIP's)."""
+    out = []
+    u = bytearray(bytes(ctx.eth() / IP(src=ctx.hip, dst=ctx.gip) /
+                        UDP(sport=4002, dport=7) / Raw(b"bad udp sum")))
+    u[14 + 20 + 6] ^= 0x21  # the UDP checksum
+    out.append(bytes(u))
+    t = bytearray(bytes(ctx.eth() / IP(src=ctx.hip, dst=ctx.gip) /
+                        TCP(sport=5557, dport=80, flags="S", seq=1)))
+    t[14 + 20 + 16] ^= 0x10  # the TCP checksum
+    out.append(bytes(t))
+    h = bytearray(bytes(ctx.eth() / IP(src=ctx.hip, dst=ctx.gip) /
+                        UDP(sport=4003, dport=7) / Raw(b"bad ip sum")))
+    h[14 + 10] ^= 0x01  # the IPv4 header checksum
+    out.append(bytes(h))
+    return out
+
+
 def phase_icmp_flood(ctx):
     r = ctx.rng
     return [bytes(ctx.eth() / ctx.ip() / ICMP(type=8, id=r.randrange(65536), seq=i) /
@@ -481,7 +502,7 @@ PHASES = {
     "ether": phase_ether, "arp": phase_arp, "ipv4": phase_ipv4, "icmp": phase_icmp,
     "tcp": phase_tcp, "udp": phase_udp, "frags": phase_frags,
     "syn-flood": phase_syn_flood, "syn-flood-unanswered": phase_syn_flood_unanswered,
-    "udp-flood": phase_udp_flood,
+    "udp-flood": phase_udp_flood, "csum": phase_csum,
     "icmp-flood": phase_icmp_flood, "ipv6": phase_ipv6, "frags6": phase_frags6,
 }
 

@@ -236,7 +236,7 @@ class TapGuest:
     # Every phase of hostile_frames.py, in the order tools/soak runs them.
     ALL_PHASES = ["ether", "arp", "ipv4", "icmp", "tcp", "udp", "frags", "syn-flood",
                   "syn-flood-unanswered",
-                  "udp-flood", "icmp-flood"]
+                  "udp-flood", "icmp-flood", "csum"]
 
     def send_hostile(self, phases, count, rate, seed=1, probe=0, ip6=None, adaptive=False,
                      settle=0, timeout=None):
