@@ -44,15 +44,13 @@ static void rx_refill(struct vnet *vn, int q)
 
 	while (vq->num_free > 0) {
 		uint8_t *buf = napi_alloc_frag(RX_BUF_SIZE);
-		struct virtq_buf b;
 
 		if (!buf) {
 			st->rx_refill_fail++;
 			break;
 		}
 		buf += NETDEV_RX_HEADROOM;
-		b = (struct virtq_buf){drv_dma_addr(buf), RX_BUF_LEN, 1};
-		virtq_add(vq, &b, 1, buf);
+		virtq_add_one(vq, drv_dma_addr(buf), RX_BUF_LEN, true, buf);
 		st->rx_bufs_posted++;
 		st->rx_refills++;
 	}
