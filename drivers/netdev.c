@@ -79,12 +79,25 @@ static uint64_t field_of(const struct netdev_stats *s, size_t i)
 	return *(const uint64_t *)((const char *)s + fields[i].off);
 }
 
-void netdev_stats_sum(const struct netdev *dev, struct netdev_stats *out)
+/* Adds every queue of dev into out. */
+static void stats_add(const struct netdev *dev, struct netdev_stats *out)
 {
-	*out = (struct netdev_stats){0};
 	for (int q = 0; q < dev->nqueues; q++)
 		for (size_t i = 0; i < NFIELDS; i++)
 			*field(out, i) += field_of(&dev->queues[q].stats, i);
+}
+
+void netdev_stats_sum(const struct netdev *dev, struct netdev_stats *out)
+{
+	*out = (struct netdev_stats){0};
+	stats_add(dev, out);
+}
+
+void netdev_stats_sum_all(struct netdev_stats *out)
+{
+	*out = (struct netdev_stats){0};
+	for (int i = 0; i < netdev_count(); i++)
+		stats_add(netdev_get(i), out);
 }
 
 /* The offloads a device does for the stack, as /stats.json names them. */

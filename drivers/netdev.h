@@ -263,6 +263,12 @@ static inline int netdev_tx_queue(const struct netdev *dev, int cpu)
 void netdev_stats_sum(const struct netdev *dev, struct netdev_stats *out);
 
 /**
+ * netdev_stats_sum_all - netdev_stats_sum() of every registered device,
+ * added together. Any context, as netdev_stats_sum().
+ */
+void netdev_stats_sum_all(struct netdev_stats *out);
+
+/**
  * netdev_stats_json - the counters of every device as one JSON object
  * keyed by device name: the totals, then "queues", one object per queue
  * with its queue number, CPU and node. snprintf semantics: returns the

@@ -198,44 +198,34 @@ static void abort_heaviest(const char *nic)
 	tcp_abort(worst);
 }
 
-static uint64_t refill_fails_all(void)
+static uint64_t refill_fails_now(void)
 {
-	uint64_t fails = 0;
+	struct netdev_stats all;
 
-	for (int i = 0; i < netdev_count() && i < NETDEV_MAX; i++) {
-		struct netdev_stats sum;
-
-		netdev_stats_sum(netdev_get(i), &sum);
-		fails += sum.rx_refill_fail;
-	}
-	return fails;
+	netdev_stats_sum_all(&all);
+	return all.rx_refill_fail;
 }
 
 /* One console line on the squeeze: how long, what failed, who holds. */
 static void squeeze_report(const char *what, uint32_t now)
 {
 	unsigned int pcbs = 0, held = 0;
-	uint64_t posted = 0;
+	struct netdev_stats all;
 
 	for (struct tcp_pcb *p = tcp_active_pcbs; p; p = p->next) {
 		pcbs++;
 		held += pcb_weight(p);
 	}
-	for (int i = 0; i < netdev_count() && i < NETDEV_MAX; i++) {
-		const struct netdev *dev = netdev_get(i);
-
-		for (int q = 0; q < dev->nqueues; q++)
-			posted += dev->queues[q].stats.rx_bufs_posted;
-	}
+	netdev_stats_sum_all(&all);
 	oom.squeezes_reported++;
 	kprintf("net: memory squeeze %s after %u ms: %llu RX refills failed, "
 		"free pages %lu, RX buffers posted %llu, tcp %u pcbs hold %u "
 		"buffers, %llu aborted so far\n",
 		what, (unsigned int)(now - oom.squeeze_start_ms),
-		(unsigned long long)(refill_fails_all() -
+		(unsigned long long)(all.rx_refill_fail -
 				     oom.squeeze_fails_start),
-		nr_free_pages(), (unsigned long long)posted, pcbs, held,
-		(unsigned long long)(oom.aborts + oom.stalled_aborts));
+		nr_free_pages(), (unsigned long long)all.rx_bufs_posted, pcbs,
+		held, (unsigned long long)(oom.aborts + oom.stalled_aborts));
 }
 
 /* The squeeze has lasted: abort the heaviest connection whose peer does
@@ -268,7 +258,7 @@ static void squeeze_track(bool failed)
 		oom.squeezed = true;
 		oom.squeeze_start_ms = now;
 		oom.squeeze_report_ms = now;
-		oom.squeeze_fails_start = refill_fails_all();
+		oom.squeeze_fails_start = refill_fails_now();
 	} else if (failed && now - oom.squeeze_report_ms >= NET_OOM_REPORT_MS) {
 		oom.squeeze_report_ms = now;
 		squeeze_report("lasting", now);

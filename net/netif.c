@@ -11,8 +11,8 @@
  * it to lwIP's ethernet_input(), with lwIP's TCP/UDP checksum checks off
  * for a frame the device vouched for (NETDEV_RX_CSUM_OK), and its IP,
  * TCP and UDP checks off for one whose sums net/rx_csum.c checked first
- * in one pass. The batch is bounded: rx_poll is asked for no more
- * than fits, and while the lock is busy the rest waits in the ring.
+ * in one pass. The batch is bounded: rx_poll is asked for no more than
+ * fits, and while the lock is busy the rest waits in the ring.
  * TX: lwIP calls linkoutput with a pbuf chain, always under the core
  * lock; each pbuf with data becomes one scatter-gather segment on the
  * calling CPU's own TX queue (netdev_tx_queue), the chain gets an extra
@@ -125,9 +125,9 @@ static bool glue_rx_verified(struct netdev *dev, int q, const void *frame,
  * checks TCP/UDP sums per netif (LWIP_CHECKSUM_CTRL_PER_NETIF); a frame
  * the device vouches for (NETDEV_RX_CSUM_OK) goes in with those checks
  * off, one whose sums glue_rx_verified() found right with the IPv4
- * header check off too, every other frame with them all on. ethernet_input() runs the whole
- * frame through IP and TCP/UDP before it returns, so the flags hold for
- * exactly this frame.
+ * header check off too, every other frame with them all on.
+ * ethernet_input() runs the whole frame through IP and TCP/UDP before it
+ * returns, so the flags hold for exactly this frame.
  */
 static void glue_input_one(struct netdev *dev, int q, struct glue_queue *gq,
 			   int first, int n)
