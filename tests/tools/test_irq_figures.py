@@ -82,6 +82,18 @@ def test_echo_series_counts_a_silent_peer_as_lost():
                                                "n": 0, "lost": 2}
 
 
+def test_echo_warm_up_runs_for_its_time_and_counts_answers():
+    import socket
+    with irq_figures.HostEchoServer() as srv:
+        t0 = time.monotonic()
+        n = irq_figures.echo_warm_up(srv.addr, 0.2)
+        took = time.monotonic() - t0
+    assert n > 10 and 0.2 <= took < 1.5
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as mute:
+        mute.bind(("127.0.0.1", 0))  # receives, never answers
+        assert irq_figures.echo_warm_up(mute.getsockname(), 0.2, timeout=0.05) == 0
+
+
 def test_p99_is_the_sample_at_index_n_times_0_99():
     assert irq_figures.p99(list(range(1000, 0, -1))) == 991
     assert irq_figures.p99([5.0]) == 5.0
