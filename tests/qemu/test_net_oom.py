@@ -4,14 +4,16 @@ and gets nothing acknowledged (net/net_oom.c, the stalled abort).
 A deterministic set-up instead of a flood at -m 8M: RX refills fail at
 random (fail_page_frag=random:30,seed:11), so a squeeze begins with the
 first received frame and lasts as long as frames keep coming (a steady
-UDP stream); the ring never runs empty, since seven refills in ten still
-succeed. One TCP echo client sends and never reads, with a 4 KiB receive
-buffer: the guest's echoes fill the window, and its connection ends up
-probing a zero window with its unsent echoes queued. Once the squeeze
-has lasted NET_OOM_STALL_MS (2.5 s) the guest must abort that connection
-(console line, net_oom.stalled_aborts), reset the client, and go on
-answering. Before the stalled abort existed, a ring that is not empty
-made net_oom abort nothing, and this test timed out with no abort line.
+UDP stream). The ring does not run empty: a poll round refills up to its
+first failure, and the traffic is paced so that idle polls between
+frames top the ring up. One TCP echo client sends and never reads, with
+a 4 KiB receive buffer: the guest's echoes fill the window, and its
+connection ends up probing a zero window with its unsent echoes queued.
+Once the squeeze has lasted NET_OOM_STALL_MS (2.5 s) the guest must
+abort that connection (console line, net_oom.stalled_aborts), reset the
+client, and go on answering. Before the stalled abort existed, a ring
+that is not empty made net_oom abort nothing, and this test timed out
+with no abort line.
 """
 import errno
 import socket
@@ -27,11 +29,17 @@ ABORT_LINE = (r"^net: memory squeeze for (\d+) ms: aborting stalled tcp port "
               r"7<->(\d+) holding (\d+) buffers")
 
 
-def fill_until_stuck(sock, limit_s=20):
+def fill_until_stuck(sock, limit_s=60):
     """Sends without reading until nothing more goes for a second: the
-    guest has shut its window. Returns the bytes sent."""
+    guest has shut its window, or until the guest resets the connection
+    (the squeeze can last long enough while this still sends). Returns
+    (bytes sent, whether it was reset). Paced, 8 KiB every
+    5 ms at most: at full speed the guest's RX ring, refilled only up to
+    the first injected failure in each poll round, once ran dry under the
+    burst, and the dry-ring abort took this connection first (seen in CI
+    on e1000). With gaps, the idle polls between chunks refill it."""
     sock.setblocking(False)
-    sent, chunk = 0, b"s" * 16384
+    sent, chunk = 0, b"s" * 8192
     last = time.monotonic()
     end = last + limit_s
     while time.monotonic() < end and time.monotonic() - last < 1.0:
@@ -39,8 +47,11 @@ def fill_until_stuck(sock, limit_s=20):
             sent += sock.send(chunk)
             last = time.monotonic()
         except BlockingIOError:
-            time.sleep(0.02)
-    return sent
+            pass
+        except ConnectionResetError:
+            return sent, True
+        time.sleep(0.005)
+    return sent, False
 
 
 def udp_stream(port, stop):
@@ -79,7 +90,7 @@ def test_lasting_squeeze_aborts_the_stalled_connection_and_recovers(qemu, nic):
     stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     stuck.settimeout(10)
     stuck.connect(("127.0.0.1", vm.echo))
-    sent = fill_until_stuck(stuck)
+    sent, reset = fill_until_stuck(stuck)
     assert sent > 0, vm.vm.describe()
 
     stop = threading.Event()
@@ -93,7 +104,7 @@ def test_lasting_squeeze_aborts_the_stalled_connection_and_recovers(qemu, nic):
     squeeze_ms, weight = int(m.group(1)), int(m.group(3))
     assert squeeze_ms >= 2500, m.group(0)
     assert weight > 0, m.group(0)
-    assert reset_seen(stuck), "the stalled client was not reset: %s" % m.group(0)
+    assert reset or reset_seen(stuck), "the stalled client was not reset: %s" % m.group(0)
     stuck.close()
 
     # Still answering, on every service, once the stream has stopped.
