@@ -105,6 +105,11 @@ def idle_cpu(pid, seconds):
             "window_s": t1 - t0}
 
 
+def family(addr):
+    """The socket family of (host, port): IPv6 for a literal with a colon."""
+    return socket.AF_INET6 if ":" in addr[0] else socket.AF_INET
+
+
 # Back-to-back echoes to a guest that was idle are slow for a while: on
 # this 2-core host, 1.5 s after the last traffic, 73-84 of the next 1500
 # echoes to our e1000 guest took over 300 us (up to 1 ms), all in the
@@ -122,7 +127,7 @@ def echo_warm_up(addr, seconds=WARM_UP_S, timeout=1.0, tag=b"warm-up"):
     many were answered."""
     answered, i = 0, 0
     end = time.monotonic() + seconds
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+    with socket.socket(family(addr), socket.SOCK_DGRAM) as s:
         s.settimeout(timeout)
         s.connect(addr)
         while time.monotonic() < end:
@@ -145,7 +150,7 @@ def echo_series(addr, n, gap_s=None, jitter_s=0.0, timeout=1.0, tag=b"echo"):
     trips in µs in send order, lost). A late answer to an earlier datagram
     that timed out is skipped, not taken for the current one."""
     rtts, lost = [], 0
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+    with socket.socket(family(addr), socket.SOCK_DGRAM) as s:
         s.settimeout(timeout)
         s.connect(addr)
         for i in range(n):

@@ -94,6 +94,32 @@ def test_echo_warm_up_runs_for_its_time_and_counts_answers():
         assert irq_figures.echo_warm_up(mute.getsockname(), 0.2, timeout=0.05) == 0
 
 
+def test_echoes_go_over_ipv6_to_an_ipv6_address():
+    """bench-vs-linux's IPv6 series calls these with the guest's address."""
+    import socket
+    import threading
+    srv = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    srv.bind(("::1", 0))
+    srv.settimeout(5)
+
+    def serve():
+        try:
+            while True:
+                d, a = srv.recvfrom(2048)
+                srv.sendto(d, a)
+        except OSError:  # timeout after the client is done, or closed
+            pass
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    addr = ("::1", srv.getsockname()[1])
+    assert irq_figures.family(addr) == socket.AF_INET6
+    assert irq_figures.family(("127.0.0.1", 7)) == socket.AF_INET
+    assert irq_figures.echo_warm_up(addr, 0.1) > 0
+    rtts, lost = irq_figures.echo_series(addr, 20)
+    srv.close()
+    assert len(rtts) == 20 and lost == 0
+
+
 def test_p99_is_the_sample_at_index_n_times_0_99():
     assert irq_figures.p99(list(range(1000, 0, -1))) == 991
     assert irq_figures.p99([5.0]) == 5.0
