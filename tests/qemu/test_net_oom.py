@@ -30,14 +30,14 @@ ABORT_LINE = (r"^net: memory squeeze for (\d+) ms: aborting stalled tcp port "
 
 
 def fill_until_stuck(sock, limit_s=60):
-    """Sends without reading until nothing more goes for a second: the
-    guest has shut its window, or until the guest resets the connection
+    """Sends without reading until nothing more goes for a second (the
+    guest has shut its window) or until the guest resets the connection
     (the squeeze can last long enough while this still sends). Returns
-    (bytes sent, whether it was reset). Paced, 8 KiB every
-    5 ms at most: at full speed the guest's RX ring, refilled only up to
-    the first injected failure in each poll round, once ran dry under the
-    burst, and the dry-ring abort took this connection first (seen in CI
-    on e1000). With gaps, the idle polls between chunks refill it."""
+    (bytes sent, whether it was reset). Paced, 8 KiB every 5 ms at most:
+    at full speed the guest's RX ring, refilled only up to the first
+    injected failure in each poll round, once ran dry under the burst,
+    and the dry-ring abort took this connection first (seen in CI on
+    e1000). With gaps, the idle polls between chunks refill it."""
     sock.setblocking(False)
     sent, chunk = 0, b"s" * 8192
     last = time.monotonic()
