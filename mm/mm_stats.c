@@ -108,7 +108,7 @@ static void snap_pcp(struct zone *z, int cpu, struct pcp_snap *s)
 		s->count[o] = pcp_len(pcp, (unsigned int)o);
 		s->pages += (unsigned long)s->count[o] << o;
 	}
-	s->hit = mm_stat_read(&pcp->stats.alloc_hit);
+	s->hit = pcp_alloc_hits(pcp);
 	s->miss = mm_stat_read(&pcp->stats.refill);
 	s->free = mm_stat_read(&pcp->stats.free);
 	s->refill = mm_stat_read(&pcp->stats.refill);

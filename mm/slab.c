@@ -75,11 +75,16 @@ static struct page *slab_new(struct kmem_cache *s, int nid, gfp_t gfp)
 	return page;
 }
 
+/* The slab fields go back to 0 here, the only place a slab page leaves
+ * the slab: the page allocator's fast path hands pages out without
+ * clearing freelist, inuse and objects (mm/page_alloc.c, prep_pcp_page). */
 static void slab_discard(struct page *page, unsigned int order)
 {
 	page->flags &= (uint16_t)~PG_slab;
 	page->slab_cache = NULL;
 	page->freelist = NULL;
+	page->inuse = 0;
+	page->objects = 0;
 	__free_pages(page, order);
 }
 

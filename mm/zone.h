@@ -27,7 +27,10 @@ struct free_area {
 
 /* Counters of one per-CPU list, each bumped with mm_stat_add: alloc_hit
  * and free by the list's CPU under pcp->lock, busy by its CPU without it,
- * refill and drain by whoever holds pcp->lock. */
+ * refill and drain by whoever holds pcp->lock. alloc_hit counts the
+ * general paths' allocations from the list; the fast paths count theirs
+ * in per_cpu_pages.local_hit only (one add, not two), and
+ * pcp_alloc_hits() adds both. */
 struct pcp_stats {
 	atomic_ulong alloc_hit; /* allocation served from the list */
 	atomic_ulong refill;	/* list found empty: one batch refill (each miss
@@ -118,6 +121,17 @@ static inline void mm_stat_add(atomic_ulong *c, unsigned long n)
 static inline unsigned long mm_stat_read(atomic_ulong *c)
 {
 	return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+/* Allocations a per-CPU list served: the general paths' alloc_hit and
+ * the fast paths' local_hit of every order. Any context. */
+static inline unsigned long pcp_alloc_hits(struct per_cpu_pages *pcp)
+{
+	unsigned long n = mm_stat_read(&pcp->stats.alloc_hit);
+
+	for (unsigned int o = 0; o < NR_PCP_ORDERS; o++)
+		n += mm_stat_read(&pcp->local_hit[o]);
+	return n;
 }
 
 static inline struct zone *page_zone(const struct page *page)

@@ -50,7 +50,7 @@ static void test_allocs_within_a_batch_hit_the_list(void **state)
 	for (int i = 0; i < batch; i++)
 		assert_non_null(p[i] = alloc_pages(GFP_KERNEL, 0));
 	assert_int_equal(stats(0, 0)->refill, 1);
-	assert_int_equal(stats(0, 0)->alloc_hit, batch - 1);
+	assert_int_equal(pcp_alloc_hits(&mm_zones[0].pcp[0]), batch - 1);
 	assert_int_equal(pcp_count(0, 0, 0), 0);
 	for (int i = 0; i < batch; i++)
 		__free_pages(p[i], 0);

@@ -239,6 +239,51 @@ static void test_shrink_returns_every_empty_slab(void **state)
 	assert_int_equal(slab_test_settled_free_pages(), before);
 }
 
+/*
+ * A page the slab gives back carries none of its slab fields: the page
+ * allocator's fast path hands pages out without clearing freelist, inuse
+ * and objects, trusting the slab to have set them back to 0.
+ */
+static void test_pages_leave_the_slab_with_its_fields_cleared(void **state)
+{
+	enum { NOBJ = 300, NPAGES = 64 };
+	void *objs[NOBJ];
+	struct page *slabs[NOBJ], *pages[PCP_MAX_ORDER + 1][NPAGES];
+	int nslabs = 0, reused = 0;
+	(void)state;
+	struct kmem_cache *s = kmem_cache_create("discard", 256, 0, 0, NULL);
+
+	for (int i = 0; i < NOBJ; i++) {
+		assert_non_null(objs[i] = kmem_cache_alloc(s, GFP_KERNEL));
+		struct page *head = virt_to_head_page(objs[i]);
+		if (nslabs == 0 || slabs[nslabs - 1] != head)
+			slabs[nslabs++] = head;
+	}
+	for (int i = 0; i < NOBJ; i++)
+		kmem_cache_free(s, objs[i]);
+	assert_true(kmem_cache_shrink(s) > 0);
+	for (unsigned int o = 0; o <= PCP_MAX_ORDER; o++) {
+		for (int i = 0; i < NPAGES; i++) {
+			struct page *p = alloc_pages(GFP_KERNEL, o);
+			assert_non_null(p);
+			assert_int_equal(p->flags, 0);
+			assert_null(p->slab_cache);
+			assert_null(p->freelist);
+			assert_int_equal(p->inuse, 0);
+			assert_int_equal(p->objects, 0);
+			for (int k = 0; k < nslabs; k++)
+				reused += slabs[k] == p;
+			pages[o][i] = p;
+		}
+	}
+	/* The per-CPU lists hand out the pages freed last: the slabs'. */
+	assert_true(reused > 0);
+	for (unsigned int o = 0; o <= PCP_MAX_ORDER; o++)
+		for (int i = 0; i < NPAGES; i++)
+			__free_pages(pages[o][i], o);
+	kmem_cache_destroy(s);
+}
+
 /* What a caller does when the page allocator has nothing left: objects
  * parked in this CPU's magazines of two caches pin their slabs until
  * kmem_cache_shrink_all() hands every cache's back. */
@@ -440,6 +485,7 @@ int main(void)
 		T(test_empty_slabs_beyond_reserve_go_back),
 		T(test_shrink_returns_every_empty_slab),
 		T(test_shrink_all_returns_the_slabs_magazines_pin),
+		T(test_pages_leave_the_slab_with_its_fields_cleared),
 		T(test_destroy_returns_every_page),
 		T(test_destroy_with_objects_outstanding_is_reported),
 		T(test_destroyed_busy_cache_refuses_allocations),
