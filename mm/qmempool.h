@@ -155,7 +155,10 @@ static inline void qmempool_count(atomic_ulong *c, unsigned long n)
  */
 static inline void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
 {
-	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
+	/* The index as unsigned long: as a plain int, GCC 12 computed this
+	 * CPU's slot twice (once sign-extended, once not) in both fast paths,
+	 * 41 guest instructions per alloc+free instead of 35. */
+	struct qmempool_cpu *pc = &pool->cpu[(unsigned long)mm_this_cpu()];
 	/* Only this CPU touches its localq (see the contexts above). */
 	uint32_t n = atomic_load_explicit(&pc->count, memory_order_relaxed);
 	void **objs = pc->objs;
@@ -178,7 +181,7 @@ static inline void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
  */
 static inline void qmempool_free_softirq(struct qmempool *pool, void *obj)
 {
-	struct qmempool_cpu *pc = &pool->cpu[mm_this_cpu()];
+	struct qmempool_cpu *pc = &pool->cpu[(unsigned long)mm_this_cpu()];
 	uint32_t n;
 
 	if (mm_unlikely(mm_debug_on() || !obj)) {

@@ -11,9 +11,10 @@
 
 /*
  * A 32-bit load into a 64-bit variable (movl zero-extends the register)
- * with its range stated (0..INT_MAX): an index by the CPU can then skip the "mov
- * %eax, %eax" that widens it (__free_pages' per-CPU list lookup: one
- * guest instruction fewer).
+ * with its range stated (0..INT_MAX): an index by the CPU then needs no
+ * instruction to widen it. Guest instructions per alloc+free (make
+ * bench-kernel): alloc_pages/__free_pages 100 -> 99, kmem_cache 86 -> 84,
+ * kmalloc(256) 102 -> 100, napi_alloc_frag 70.6 -> 67.6.
  */
 static inline int mm_this_cpu(void)
 {
