@@ -488,20 +488,29 @@ static __attribute__((noinline)) void page_put_unowned(struct page *page,
 }
 
 /*
- * Drop one reference; true when it was the last. A count of 1 means the
- * caller holds the only reference, so no other CPU may touch the count:
- * skip the locked read-modify-write (the acquire load still orders the
- * earlier puts of other CPUs before the free). page_pool reuses pages on
- * the same reasoning. A count that was already 0 or less is a free of a
- * freed block, in every build: put back, reported, refused.
+ * Drop the caller's reference if it is the only one; true if it was. A
+ * count of 1 means no other CPU may touch the count: no locked
+ * read-modify-write (the acquire load still orders the earlier puts of
+ * other CPUs before the free). page_pool reuses pages on the same
+ * reasoning.
+ */
+static inline bool put_page_sole(struct page *page)
+{
+	if (atomic_load_explicit(&page->_refcount, memory_order_acquire) != 1)
+		return false;
+	atomic_store_explicit(&page->_refcount, 0, memory_order_relaxed);
+	return true;
+}
+
+/*
+ * Drop one reference; true when it was the last. A count that was
+ * already 0 or less is a free of a freed block, in every build: put
+ * back, reported, refused.
  */
 static inline bool put_page_testzero(struct page *page, const void *caller)
 {
-	if (atomic_load_explicit(&page->_refcount, memory_order_acquire) == 1) {
-		atomic_store_explicit(&page->_refcount, 0,
-				      memory_order_relaxed);
+	if (put_page_sole(page))
 		return true;
-	}
 	int old = atomic_fetch_sub_explicit(&page->_refcount, 1,
 					    memory_order_acq_rel);
 	if (mm_unlikely(old <= 0)) {
@@ -555,11 +564,7 @@ static inline __attribute__((always_inline)) void
 free_pages_caller(struct page *page, unsigned int order, const void *caller)
 {
 	if (mm_likely(order <= PCP_MAX_ORDER && !mm_debug_on() &&
-		      atomic_load_explicit(&page->_refcount,
-					   memory_order_acquire) == 1)) {
-		/* The only reference: no other CPU may touch the count. */
-		atomic_store_explicit(&page->_refcount, 0,
-				      memory_order_relaxed);
+		      put_page_sole(page))) {
 		free_the_page(page, order);
 		return;
 	}

@@ -32,7 +32,7 @@ struct free_area {
  * in per_cpu_pages.local_hit only (one add, not two), and
  * pcp_alloc_hits() adds both. */
 struct pcp_stats {
-	atomic_ulong alloc_hit; /* allocation served from the list */
+	atomic_ulong alloc_hit; /* served from the list by a general path */
 	atomic_ulong refill;	/* list found empty: one batch refill (each miss
 				refills, so zoneinfo shows it as alloc_miss
 				and as refill) */
