@@ -57,6 +57,27 @@ static void test_allocs_within_a_batch_hit_the_list(void **state)
 	assert_int_equal(pcp_count(0, 0, 0), batch);
 }
 
+/* Every allocation the list serves is counted once, whichever path took
+ * it: the single fast path, the bulk's run from the list, the general
+ * path's refill. */
+static void test_every_list_hit_is_counted_once(void **state)
+{
+	(void)state;
+	struct page *one, *bulk[8];
+	assert_non_null(one = alloc_pages(GFP_KERNEL, 0)); /* refills */
+	unsigned long hits = pcp_alloc_hits(&mm_zones[0].pcp[0]);
+	assert_int_equal(hits, 0);
+	assert_true(pcp_count(0, 0, 0) >= 8 + 1);
+	assert_int_equal(alloc_pages_bulk(GFP_KERNEL, 8, bulk), 8);
+	assert_int_equal(pcp_alloc_hits(&mm_zones[0].pcp[0]), 8);
+	__free_pages(one, 0);
+	assert_non_null(one = alloc_pages(GFP_KERNEL, 0));
+	assert_int_equal(pcp_alloc_hits(&mm_zones[0].pcp[0]), 9);
+	__free_pages(one, 0);
+	for (int i = 0; i < 8; i++)
+		__free_pages(bulk[i], 0);
+}
+
 static void test_free_above_high_gives_back_one_batch(void **state)
 {
 	(void)state;
@@ -160,6 +181,7 @@ int main(void)
 		T(test_limits_fit_tunables_and_zone_size),
 		T(test_first_alloc_refills_one_batch),
 		T(test_allocs_within_a_batch_hit_the_list),
+		T(test_every_list_hit_is_counted_once),
 		T(test_free_above_high_gives_back_one_batch),
 		T2(test_drain_all_pages_empties_other_cpus_lists),
 		T2(test_free_lands_on_the_freeing_cpus_list),
