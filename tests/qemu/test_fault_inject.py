@@ -14,6 +14,7 @@ import subprocess
 import time
 
 from test_net import NetVM, in_use, stop_qemu_first  # noqa: F401 (fixture)
+from udp_echo_client import udp_echo
 
 # Site: (every Nth call fails, this many times). Sized from a run under
 # TCG: 120 s of this traffic made ~70 page, ~450 slab, ~740 qmempool and
@@ -52,8 +53,7 @@ def traffic_round(vm, i):
     try_run(["nc", "-N", "-w", "10", "127.0.0.1", str(vm.echo)],
             os.urandom(32 * 1024))
     for j in range(10):
-        try_run(["nc", "-u", "-w", "1", "127.0.0.1", str(vm.uecho)],
-                b"u" * (64 + 50 * j), timeout=5)
+        udp_echo("127.0.0.1", vm.uecho, b"u" * (64 + 50 * j), timeout=1)
     try_run(["curl", "-s", "-m", "10", "http://127.0.0.1:%d/" % vm.http])
 
 

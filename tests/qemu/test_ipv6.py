@@ -29,7 +29,7 @@ import time
 import pytest
 
 import conftest
-from netns_tap import PYTHON, GuestError, TapNet, buffers_in_use, wait_buffers_back
+from netns_tap import HERE, PYTHON, GuestError, TapNet, buffers_in_use, wait_buffers_back
 
 HOST6, GUEST6 = "2001:db8:76::1", "2001:db8:76::2"
 SLAAC_PREFIX = "2001:db8:99::"
@@ -128,7 +128,8 @@ def test_tcp_and_udp_echo_over_ipv6_1mib_byte_identical(guest6):
              % (len(r.stdout), len(data), r.stdout == data[:len(r.stdout)]))
     msg = b"udp over ipv6 " + os.urandom(8).hex().encode() + b"\n"
     for _ in range(3):  # UDP may drop under load
-        r = guest6.net.run(["nc", "-6", "-u", "-w", "2", GUEST6, "7"], data=msg, timeout=30)
+        r = guest6.net.run([PYTHON, os.path.join(HERE, "udp_echo_client.py"), GUEST6, "7"],
+                           data=msg, timeout=30)
         if r.stdout == msg:
             break
     else:

@@ -27,6 +27,7 @@ import pytest
 
 import conftest
 from conftest import free_port, free_udp_port
+from udp_echo_client import udp_echo
 
 NET_TIMEOUT = 60  # boot + DHCP under TCG on a loaded machine
 CLIENT_TIMEOUT = 60
@@ -87,7 +88,7 @@ class NetVM:
         return self.run(["nc", "-N", "-w", "20", "127.0.0.1", str(self.echo)], data).stdout
 
     def udp_echo(self, data):
-        return self.run(["nc", "-u", "-w", "2", "127.0.0.1", str(self.uecho)], data).stdout
+        return udp_echo("127.0.0.1", self.uecho, data)
 
 
 def qemu_children(pid):
