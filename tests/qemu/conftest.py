@@ -310,6 +310,47 @@ class QemuFactory:
                 print("\n===== %s\n%s" % (vm.log_path, vm.describe()))
 
 
+# `make test` runs these QEMU tests in two phases: first every test not
+# marked "serial", several at once (pytest-xdist, one QEMU per worker),
+# then the serial ones one at a time on an otherwise quiet machine. A test
+# is serial when what it checks depends on the guest getting the CPU time
+# it asks for: frames sent at a fixed rate that the guest must take in
+# (hostile floods: the rate is what one TCG guest keeps up with), a
+# lasting squeeze or a flood that must be seen to last or to clear within
+# seconds (net_oom, memory_pressure), interrupt and idle accounting over a
+# wall-clock window (irq, irq_intel), sampling rates (profile), a browser
+# redrawing every second (dashboard), or many vCPUs or thousands of
+# connections that take the machine on their own (net_multiqueue,
+# net_connections, vs_linux). Every other test waits on the guest's own
+# answers, so beside another it only runs slower. Entries are file names,
+# or file::test for one test of a file.
+SERIAL = {
+    "test_hostile.py", "test_ipv6.py::test_hostile_ipv6_leaves_ping6_answering_and_buffers_back",
+    "test_net_oom.py", "test_memory_pressure.py", "test_irq.py", "test_irq_intel.py",
+    "test_profile.py", "test_dashboard.py", "test_net_multiqueue.py",
+    "test_net_connections.py", "test_vs_linux.py",
+}
+# Files whose tests share one guest (a module-scoped fixture) or results
+# (test_net_cost's figures, measured by its first tests and compared by
+# the later ones): each runs whole on one xdist worker (--dist loadgroup).
+ONE_WORKER = {"test_net_cost.py", "test_shell.py", "test_ipv6.py"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "serial: run alone, not beside other QEMU tests (conftest.py SERIAL)")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's loadgroup reads the groups
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        name = item.fspath.basename
+        if name in SERIAL or "%s::%s" % (name, item.originalname) in SERIAL:
+            item.add_marker(pytest.mark.serial)
+        if name in ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group(name))
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

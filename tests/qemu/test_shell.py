@@ -35,6 +35,11 @@ class ShellVM:
         self.con = self.vm.serial()
         if nic != "none":
             self.vm.wait_for(r"^net: listening .*", NET_TIMEOUT)
+            # The last lines a boot prints on its own come with IPv6 (link-local
+            # address, then SLAAC from user networking's router advertisement):
+            # a test that checks the console stays quiet after a command must
+            # not start before them.
+            self.vm.wait_for(r"^net: eth0 ip6 \S+ ready \(SLAAC\)$", NET_TIMEOUT)
         self.vm.wait_for(r"^shell: on COM1", NET_TIMEOUT)
         self.con.send(b"\r")  # the first key wakes the shell
         self.con.expect(PROMPT)

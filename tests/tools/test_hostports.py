@@ -4,13 +4,14 @@ Linux's ephemeral range (where a client's connect() could take it before
 QEMU binds it), and never one that is in use."""
 import os
 import socket
+import subprocess
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tools"))
-from hostports import PORT_FIRST, PORT_LAST, free_port, peek_next  # noqa: E402
+from hostports import PORT_FIRST, PORT_LAST, free_port, peek_next, worker_range  # noqa: E402
 
 
 def ephemeral_range():
@@ -44,3 +45,24 @@ def test_a_port_in_use_is_skipped():
         assert got != nxt
         with socket.socket() as s:
             s.bind(("127.0.0.1", got))
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 4, 7])
+def test_xdist_workers_walk_disjoint_slices_that_cover_the_range(count):
+    slices = [worker_range(w, count, 20000, 32767) for w in range(count)]
+    covered = [p for lo, hi in slices for p in range(lo, hi + 1)]
+    assert sorted(covered) == list(range(20000, 32768))  # each port once
+    assert all(hi - lo + 1 >= 12768 // count for lo, hi in slices)
+
+
+def test_a_worker_picks_only_from_its_own_slice():
+    env = dict(os.environ, PYTEST_XDIST_WORKER="gw1", PYTEST_XDIST_WORKER_COUNT="3")
+    code = ("import socket, hostports as h; "
+            "print(h.PORT_FIRST, h.PORT_LAST, *[h.free_port() for _ in range(50)])")
+    tools = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "tools")
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, text=True,
+                         capture_output=True, cwd=tools).stdout.split()
+    lo, hi, *ports = map(int, out)
+    assert (lo, hi) == worker_range(1, 3)
+    assert all(lo <= p <= hi for p in ports)
