@@ -64,6 +64,7 @@ static const struct {
 	FIELD(tx_doorbells),	  FIELD(link_interrupts),
 	FIELD(tx_gso_frames),	  FIELD(tx_gso_segs),
 	FIELD(rx_csum_sw),	  FIELD(rx_csum_sw_bad),
+	FIELD(rx_gro_packets),	  FIELD(rx_gro_segs),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 _Static_assert(NFIELDS * sizeof(uint64_t) == sizeof(struct netdev_stats),

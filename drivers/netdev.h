@@ -125,6 +125,9 @@ struct netdev_stats {
 	/* frames the stack's glue checked in software (net/rx_csum.c): sums
 	 * right, and sums wrong (left to lwIP, which drops them) */
 	uint64_t rx_csum_sw, rx_csum_sw_bad;
+	/* packets the glue joined from consecutive TCP segments
+	 * (net/rx_gro.c), and the frames in them */
+	uint64_t rx_gro_packets, rx_gro_segs;
 	/* TX half */
 	uint64_t tx_csum_offloaded; /* frames whose sum the device fills */
 	/* merged TCP chains posted (virtio-net HOST_TSO4), and the stack's

@@ -73,6 +73,9 @@ static const struct key keys[] = {
 	 "used_event/avail_event) when the device offers it; 0: by ring flags"},
 	{"net_irq", "on", v_choice, "on|off",
 	 "NIC interrupts wake the queue pollers (off: pure polling)"},
+	{"net_gro", "on", v_choice, "on|off",
+	 "join consecutive TCP segments of one connection into one packet "
+	 "before lwIP (receive coalescing, as Linux's GRO)"},
 	{"poll_us", "200", v_uint, "0-1000000",
 	 "busy-poll a NIC queue this long after its last work before "
 	 "sleeping on its interrupt (0: sleep at once)"},

@@ -164,9 +164,13 @@ const struct ip6_addr *net_ip6_gateway(struct netif *nif,
 struct tcp_pcb;
 struct tcp_hdr;
 signed char net_tcp_syn_guard(struct tcp_pcb *pcb, const struct tcp_hdr *hdr);
+signed char net_tcp_gro_ack(struct tcp_pcb *pcb);
 #endif
+/* A segment of an existing connection: net_tcp_gro_ack (net/netif.c) has
+ * lwIP acknowledge a packet the glue joined from several segments at once. */
 #define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) \
-	((pcb)->state == LISTEN ? net_tcp_syn_guard((pcb), (hdr)) : ERR_OK)
+	((pcb)->state == LISTEN ? net_tcp_syn_guard((pcb), (hdr))      \
+				: net_tcp_gro_ack(pcb))
 
 /* ---- TCP: tuned for bulk transfer (iperf, 1 MiB echo) ---- */
 /* A full Ethernet frame per segment (the default 536 is the IPv4 minimum,

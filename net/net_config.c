@@ -113,5 +113,6 @@ void net_config_parse(void)
 		cmdline_get_bool("virtio_event_idx"),
 		cmdline_get_bool("virtio_host_tso")};
 	net_config.irq = strcmp(cmdline_get("net_irq"), "on") == 0;
+	net_config.gro = strcmp(cmdline_get("net_gro"), "on") == 0;
 	net_config.poll_us = (uint32_t)cmdline_get_long("poll_us");
 }

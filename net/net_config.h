@@ -29,6 +29,7 @@ struct net_config {
 	 * virtio_host_tso=: features allowed */
 	struct virtio_net_offloads virtio;
 	bool irq;	  /* net_irq=on: queues sleep on their interrupts */
+	bool gro;	  /* net_gro=on: join TCP segments (net/rx_gro.c) */
 	uint32_t poll_us; /* poll_us=: busy-poll window after the last work */
 };
 

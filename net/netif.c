@@ -11,8 +11,11 @@
  * it to lwIP's ethernet_input(), with lwIP's TCP/UDP checksum checks off
  * for a frame the device vouched for (NETDEV_RX_CSUM_OK), and its IP,
  * TCP and UDP checks off for one whose sums net/rx_csum.c checked first
- * in one pass. The batch is bounded: rx_poll is asked for no more than
- * fits, and while the lock is busy the rest waits in the ring.
+ * in one pass. Consecutive parked frames that are consecutive segments
+ * of one TCP connection go in as one packet (net/rx_gro.c, net_gro=on):
+ * one pass through lwIP and one ACK for all of them. The batch is
+ * bounded: rx_poll is asked for no more than fits, and while the lock is
+ * busy the rest waits in the ring.
  * TX: lwIP calls linkoutput with a pbuf chain, always under the core
  * lock; each pbuf with data becomes one scatter-gather segment on the
  * calling CPU's own TX queue (netdev_tx_queue), the chain gets an extra
@@ -30,12 +33,14 @@
 #include "lwip/pbuf.h"
 #include "lwip/snmp.h"
 #include "lwip/stats.h"
+#include "lwip/tcp.h"
 #include "mm/mm.h"
 #include "net_config.h"
 #include "net_mem.h"
 #include "netif/ethernet.h"
 #include "netif_glue.h"
 #include "rx_csum.h"
+#include "rx_gro.h"
 
 /* Frames of one queue waiting for the core lock. Written by the queue's
  * CPU only (parked outside the lock, drained under it). */
@@ -56,6 +61,12 @@ struct glue_queue {
  * whose sums net_rx_csum_verify() found right (the IPv4 header's too). */
 #define GLUE_RX_TRUSTED (NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP)
 #define GLUE_RX_CHECKS	(GLUE_RX_TRUSTED | NETIF_CHECKSUM_CHECK_IP)
+
+/* The glue's own marks on a parked frame, above the drivers' NETDEV_RX_*
+ * bits: its sums were checked here (once: the check is counted), and
+ * found right. */
+#define GLUE_RX_SW_CHECKED 0x100u
+#define GLUE_RX_SW_GOOD	   0x200u
 
 static struct glue_queue glue_queues[NETDEV_MAX][NETDEV_MAX_QUEUES];
 static int nglued;
@@ -103,15 +114,22 @@ static struct pbuf *glue_frame_pbuf(struct glue_queue *gq, int first, int n)
 	return head;
 }
 
-/* A frame the device did not vouch for, in one buffer: are its sums
- * right? Checked here in one pass (net/rx_csum.c), counted; a wrong or
- * unchecked one goes to lwIP's own checks. */
-static bool glue_rx_verified(struct netdev *dev, int q, const void *frame,
-			     uint32_t len)
+/* Parked frame i, one buffer the device did not vouch for: are its sums
+ * right? Checked here in one pass (net/rx_csum.c), once (the verdict is
+ * kept in the frame's flags), counted; a wrong or unchecked one goes to
+ * lwIP's own checks. */
+static bool glue_rx_verified(struct netdev *dev, int q, struct glue_queue *gq,
+			     int i)
 {
-	enum net_rx_csum r = net_rx_csum_verify(frame, len);
+	unsigned int *flags = &gq->batch[i].flags;
+	enum net_rx_csum r;
 
+	if (*flags & GLUE_RX_SW_CHECKED)
+		return *flags & GLUE_RX_SW_GOOD;
+	r = net_rx_csum_verify(gq->batch[i].frame, gq->batch[i].len);
+	*flags |= GLUE_RX_SW_CHECKED;
 	if (r == NET_RX_CSUM_GOOD) {
+		*flags |= GLUE_RX_SW_GOOD;
 		dev->queues[q].stats.rx_csum_sw++;
 		return true;
 	}
@@ -146,8 +164,7 @@ static void glue_input_one(struct netdev *dev, int q, struct glue_queue *gq,
 		nif->chksum_flags =
 			(u16_t)((nif->chksum_flags | GLUE_RX_CHECKS) &
 				~GLUE_RX_TRUSTED);
-	else if (n == 1 && glue_rx_verified(dev, q, gq->batch[first].frame,
-					    gq->batch[first].len))
+	else if (n == 1 && glue_rx_verified(dev, q, gq, first))
 		nif->chksum_flags &= (u16_t)~GLUE_RX_CHECKS;
 	else
 		nif->chksum_flags |= GLUE_RX_CHECKS;
@@ -163,6 +180,152 @@ static void glue_input_one(struct netdev *dev, int q, struct glue_queue *gq,
 		LINK_STATS_INC(link.drop);
 		pbuf_free(p);
 	}
+}
+
+/* ---- coalescing (net/rx_gro.c) ---- */
+
+#define GLUE_ETH_HLEN 14
+/* The joined packet's headers are rewritten in its first pbuf: in stock
+ * mode a PBUF_POOL pbuf, which must hold the longest header block. */
+_Static_assert(PBUF_POOL_BUFSIZE >= GLUE_ETH_HLEN + 60 + 60,
+	       "a pool pbuf holds an Ethernet, IPv4 and TCP header");
+
+/*
+ * The TCP segments in the packet lwIP is taking in right now when the
+ * glue joined several, else 0. Read by net_tcp_gro_ack() from lwIP's
+ * input hook, inside the same ethernet_input() call and core lock hold.
+ */
+static int glue_gro_segs;
+
+/*
+ * net_tcp_gro_ack - lwIP's TCP input hook for a segment of an existing
+ * connection (LWIP_HOOK_TCP_INPACKET_PCB, net/lwipopts.h). lwIP
+ * acknowledges every second segment: the first sets ACK_DELAY, the next
+ * finds it set and sends the ACK at once. A joined packet is at least
+ * two segments, so it arrives with ACK_DELAY set: lwIP acknowledges it at
+ * once, one ACK for the packet, as Linux acknowledges a GRO packet
+ * (without the mark, a packet of many segments would wait for the next
+ * one or for the 250 ms delayed-ACK timer). Never refuses the segment.
+ */
+signed char net_tcp_gro_ack(struct tcp_pcb *pcb)
+{
+	if (glue_gro_segs > 1)
+		tcp_set_flags(pcb, TF_ACK_DELAY);
+	return ERR_OK;
+}
+
+/* Parked frame i (one buffer, accepted by net_gro_parse) has sums known
+ * right: the device vouched for its TCP sum and its IPv4 header sum is
+ * right, or both were checked here. */
+static bool glue_rx_good(struct netdev *dev, int q, struct glue_queue *gq,
+			 int i)
+{
+	if (gq->batch[i].flags & NETDEV_RX_CSUM_OK)
+		return net_gro_ip4_sum_ok(gq->batch[i].frame);
+	return glue_rx_verified(dev, q, gq, i);
+}
+
+/* A parked frame that could not become a pbuf (net_rx_pbuf freed it). */
+static void glue_rx_dropped(struct netdev *dev, int q)
+{
+	dev->queues[q].stats.rx_dropped++;
+	LINK_STATS_INC(link.memerr);
+}
+
+/* Under the lock: segs parked frames from first, parsed into seg[], into
+ * lwIP as one packet. A frame that cannot become a pbuf (memory) is
+ * dropped and counted, and the packet ends before it. Returns the frames
+ * taken. */
+static int glue_input_joined(struct netdev *dev, int q, struct glue_queue *gq,
+			     int first, int segs, const struct net_gro_seg *seg)
+{
+	struct netif *nif = dev->stack;
+	struct pbuf *piece[NET_GRO_MAX_SEGS];
+	uint32_t ip_len = seg[0].ip_len;
+	uint8_t flags = 0;
+	int joined;
+
+	for (joined = 0; joined < segs; joined++) {
+		struct net_gro_seg const *s = &seg[joined];
+
+		piece[joined] = net_rx_pbuf(gq->batch[first + joined].frame,
+					    GLUE_ETH_HLEN + s->ip_len);
+		if (!piece[joined])
+			break;
+		if (joined) { /* only the payload: the headers fit (parsed) */
+			pbuf_remove_header(piece[joined], s->hdr_len);
+			ip_len += s->payload;
+			flags |= s->flags;
+		}
+	}
+	if (joined == 0) {
+		glue_rx_dropped(dev, q);
+		return 1;
+	}
+	/* Chained back to front: pbuf_cat walks its first argument's chain,
+	 * here one piece, so the chain costs the same for each segment. */
+	for (int i = joined - 1; i > 0; i--)
+		pbuf_cat(piece[i - 1], piece[i]);
+	if (joined > 1) {
+		net_gro_rewrite_head(piece[0]->payload, (uint16_t)ip_len,
+				     flags & NET_GRO_TCP_PSH);
+		dev->queues[q].stats.rx_gro_packets++;
+		dev->queues[q].stats.rx_gro_segs += (uint64_t)joined;
+	}
+	nif->chksum_flags &= (u16_t)~GLUE_RX_CHECKS; /* every piece checked */
+	LINK_STATS_INC(link.recv);
+	glue_gro_segs = joined;
+	if (nif->input(piece[0], nif) != ERR_OK) {
+		LINK_STATS_INC(link.drop);
+		pbuf_free(piece[0]);
+	}
+	glue_gro_segs = 0;
+	if (joined == segs)
+		return segs;
+	glue_rx_dropped(dev, q); /* frame first + joined */
+	return joined + 1;
+}
+
+/*
+ * Under the lock: the parked frames from first (of n) that continue one
+ * another as one TCP connection's segments (net/rx_gro.c) go into lwIP
+ * as one packet. Returns the frames taken, or 0 when frame first starts
+ * no such run of two or more: the caller hands it in as it came.
+ */
+static int glue_input_coalesced(struct netdev *dev, int q,
+				struct glue_queue *gq, int first, int n)
+{
+	struct net_gro_seg seg[NET_GRO_MAX_SEGS];
+	const void *head = gq->batch[first].frame;
+	uint32_t next, ip_len;
+	uint8_t flags;
+	int segs = 1;
+
+	if (!netif_is_up((struct netif *)dev->stack) ||
+	    !net_gro_parse(head, gq->batch[first].len, &seg[0]) ||
+	    !glue_rx_good(dev, q, gq, first))
+		return 0;
+	next = seg[0].seq + seg[0].payload;
+	ip_len = seg[0].ip_len;
+	flags = seg[0].flags;
+	while (segs < NET_GRO_MAX_SEGS && first + segs < n &&
+	       !(flags & NET_GRO_TCP_PSH)) {
+		int i = first + segs;
+		struct net_gro_seg *s = &seg[segs];
+
+		if ((gq->batch[i].flags & NETDEV_RX_MORE) ||
+		    !net_gro_parse(gq->batch[i].frame, gq->batch[i].len, s) ||
+		    !net_gro_follows(head, &seg[0], next, gq->batch[i].frame,
+				     s) ||
+		    ip_len + s->payload > 0xffffu ||
+		    !glue_rx_good(dev, q, gq, i))
+			break;
+		next += s->payload;
+		ip_len += s->payload;
+		flags |= s->flags;
+		segs++;
+	}
+	return segs > 1 ? glue_input_joined(dev, q, gq, first, segs, seg) : 0;
 }
 
 static void glue_tx_done(struct netdev *dev, int q, void *cookie)
@@ -282,6 +445,15 @@ int netif_glue_input(struct netif *nif, int q)
 		 * happen, and would end the frame at the batch's end. */
 		while (k < n - 1 && (gq->batch[k].flags & NETDEV_RX_MORE))
 			k++;
+		if (k == i && net_config.gro) {
+			int taken = glue_input_coalesced(dev, q, gq, i, n);
+
+			if (taken) {
+				frames++;
+				i += taken;
+				continue;
+			}
+		}
 		glue_input_one(dev, q, gq, i, k - i + 1);
 		frames++;
 		i = k + 1;

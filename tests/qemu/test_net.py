@@ -218,6 +218,31 @@ def test_tcp_echo_1mib_is_byte_identical(netvm):
     assert out == data
 
 
+def gro_counts(vm):
+    nic = vm.stats()["nic"]["eth0"]
+    return nic["rx_gro_packets"], nic["rx_gro_segs"]
+
+
+def test_a_bulk_receive_is_coalesced_and_echoed_byte_identical(netvm):
+    # 1 MiB from the host: its segments arrive in bursts of the window, and
+    # consecutive ones of a burst go into lwIP joined (net/rx_gro.c).
+    p0, s0 = gro_counts(netvm)
+    data = os.urandom(1 << 20)
+    assert netvm.tcp_echo(data) == data
+    p1, s1 = gro_counts(netvm)
+    assert p1 > p0, netvm.vm.describe()
+    assert s1 - s0 >= 2 * (p1 - p0)  # every joined packet has two or more
+    print("%s/%s: %d packets joined from %d segments"
+          % (netvm.nic, netvm.alloc, p1 - p0, s1 - s0))
+
+
+def test_net_gro_off_joins_nothing_and_echoes_byte_identical(qemu):
+    vm = NetVM(qemu, "native", append="net_gro=off")
+    data = os.urandom(1 << 20)
+    assert vm.tcp_echo(data) == data
+    assert gro_counts(vm) == (0, 0)
+
+
 def test_udp_echo_round_trip(netvm):
     msg = ("datagram %s\n" % uuid.uuid4()).encode()
     assert netvm.udp_echo(msg) == msg
