@@ -30,6 +30,7 @@
 #include "rx_csum.h"
 
 #include "chksum.h"
+#include "wire_bytes.h"
 
 #define ETH_HLEN      14
 #define ETH_TYPE_IPV4 0x0800
@@ -41,28 +42,6 @@
 #define TCP_HLEN_MIN  20
 #define UDP_HLEN      8
 #define IP4_FRAG_MASK 0x3fff /* MF and the fragment offset */
-
-static inline uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* 8 and 4 bytes at any address, read as net_chksum reads them. */
-static inline uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint64_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 /* The pseudo-header's protocol and length words, as net_chksum would
  * have read their network-order bytes (below 2^17 together). */
@@ -92,30 +71,33 @@ static enum net_rx_csum verify_ipv4(const uint8_t *ip, uint32_t room)
 	if (room < IP4_HLEN_MIN || ip[0] >> 4 != 4)
 		return NET_RX_CSUM_UNCHECKED;
 	hlen = (uint32_t)(ip[0] & 0xf) * 4;
-	tot = be16(ip + 2);
+	tot = wire_be16(ip + 2);
 	proto = ip[9];
-	if (hlen < IP4_HLEN_MIN || tot > room || (be16(ip + 6) & IP4_FRAG_MASK))
+	if (hlen < IP4_HLEN_MIN || tot > room ||
+	    (wire_be16(ip + 6) & IP4_FRAG_MASK))
 		return NET_RX_CSUM_UNCHECKED;
 	if (proto == PROTO_TCP) {
 		if (tot < hlen + TCP_HLEN_MIN)
 			return NET_RX_CSUM_UNCHECKED;
 	} else if (proto == PROTO_UDP) {
 		/* No sum sent (0): lwIP checks none either. */
-		if (tot < hlen + UDP_HLEN || be16(ip + hlen + 6) == 0)
+		if (tot < hlen + UDP_HLEN || wire_be16(ip + hlen + 6) == 0)
 			return NET_RX_CSUM_UNCHECKED;
 	} else {
 		return NET_RX_CSUM_UNCHECKED;
 	}
 	/* The header: three loads without options, else the loop. */
 	if (hlen == IP4_HLEN_MIN)
-		sum = net_chksum_add64(net_chksum_add64(ld64(ip), ld64(ip + 8)),
-				       ld32(ip + 16));
+		sum = net_chksum_add64(
+			net_chksum_add64(wire_ld64(ip), wire_ld64(ip + 8)),
+			wire_ld32(ip + 16));
 	else
 		sum = net_chksum_acc(ip, hlen, 0);
 	if (net_chksum_fold(sum) != 0xffff)
 		return NET_RX_CSUM_BAD;
 	/* Source and destination address: one 8-byte piece. */
-	sum = net_chksum_add64(pseudo_words(proto, tot - hlen), ld64(ip + 12));
+	sum = net_chksum_add64(pseudo_words(proto, tot - hlen),
+			       wire_ld64(ip + 12));
 	return check_l4(sum, ip + hlen, tot - hlen);
 }
 
@@ -127,7 +109,7 @@ static enum net_rx_csum verify_ipv6(const uint8_t *ip, uint32_t room)
 
 	if (room < IP6_HLEN || ip[0] >> 4 != 6)
 		return NET_RX_CSUM_UNCHECKED;
-	plen = be16(ip + 4);
+	plen = wire_be16(ip + 4);
 	next = ip[6];
 	if (plen > room - IP6_HLEN ||
 	    !((next == PROTO_TCP && plen >= TCP_HLEN_MIN) ||
@@ -136,7 +118,7 @@ static enum net_rx_csum verify_ipv6(const uint8_t *ip, uint32_t room)
 	/* Source and destination address: 32 bytes from offset 8. */
 	sum = pseudo_words(next, plen);
 	for (int i = 8; i < IP6_HLEN; i += 8)
-		sum = net_chksum_add64(sum, ld64(ip + i));
+		sum = net_chksum_add64(sum, wire_ld64(ip + i));
 	return check_l4(sum, ip + IP6_HLEN, plen);
 }
 
@@ -147,7 +129,7 @@ enum net_rx_csum net_rx_csum_verify(const void *frame, uint32_t len)
 
 	if (len < ETH_HLEN)
 		return NET_RX_CSUM_UNCHECKED;
-	type = be16(f + 12);
+	type = wire_be16(f + 12);
 	if (type == ETH_TYPE_IPV4)
 		return verify_ipv4(f + ETH_HLEN, len - ETH_HLEN);
 	if (type == ETH_TYPE_IPV6)

@@ -32,6 +32,7 @@
  * having been checked.
  */
 #include "rx_gro.h"
+#include "wire_bytes.h"
 
 #define ETH_HLEN	14
 #define ETH_TYPE_IPV4	0x0800
@@ -47,62 +48,24 @@
 #define OFF_IP	(ETH_HLEN)
 #define OFF_TCP (ETH_HLEN + IP4_HLEN)
 
-static inline uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-/* 8, 4 and 2 bytes at any address, as they lie in memory: the header
- * compares below are a few of these, not memcmp() calls (a byte loop:
- * 284 guest instructions per frame when they were). */
-static inline uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint16_t ld16(const uint8_t *p)
-{
-	uint16_t v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 bool net_gro_parse(const void *frame, uint32_t len, struct net_gro_seg *s)
 {
 	const uint8_t *f = frame;
 	const uint8_t *ip = f + OFF_IP, *tcp = f + OFF_TCP;
 	uint32_t ip_len, tcp_hlen;
 
-	if (len < OFF_TCP + TCP_HLEN_MIN || be16(f + 12) != ETH_TYPE_IPV4 ||
-	    ip[0] != 0x45 || ip[9] != PROTO_TCP ||
-	    (be16(ip + 6) & IP4_MF_OFFSET))
+	if (len < OFF_TCP + TCP_HLEN_MIN ||
+	    wire_be16(f + 12) != ETH_TYPE_IPV4 || ip[0] != 0x45 ||
+	    ip[9] != PROTO_TCP || (wire_be16(ip + 6) & IP4_MF_OFFSET))
 		return false;
-	ip_len = be16(ip + 2);
+	ip_len = wire_be16(ip + 2);
 	tcp_hlen = (uint32_t)(tcp[12] >> 4) * 4;
 	if (ip_len > len - ETH_HLEN || tcp_hlen < TCP_HLEN_MIN ||
 	    IP4_HLEN + tcp_hlen >= ip_len)
 		return false; /* too long for the frame, or no payload */
 	if ((tcp[13] & TCP_FLAGS_OTHER) || !(tcp[13] & NET_GRO_TCP_ACK))
 		return false;
-	s->seq = __builtin_bswap32(ld32(tcp + 4));
+	s->seq = __builtin_bswap32(wire_ld32(tcp + 4));
 	s->ip_len = (uint16_t)ip_len;
 	s->hdr_len = (uint16_t)(OFF_TCP + tcp_hlen);
 	s->payload = (uint16_t)(ip_len - IP4_HLEN - tcp_hlen);
@@ -115,8 +78,9 @@ bool net_gro_parse(const void *frame, uint32_t len, struct net_gro_seg *s)
  * impossible). */
 static uint16_t ip4_hdr_sum(const uint8_t *ip)
 {
-	uint64_t sum = (uint64_t)ld32(ip) + ld32(ip + 4) + ld32(ip + 8) +
-		       ld32(ip + 12) + ld32(ip + 16);
+	uint64_t sum = (uint64_t)wire_ld32(ip) + wire_ld32(ip + 4) +
+		       wire_ld32(ip + 8) + wire_ld32(ip + 12) +
+		       wire_ld32(ip + 16);
 
 	sum = (sum & 0xffffffffu) + (sum >> 32);
 	sum = (sum & 0xffff) + (sum >> 16);
@@ -141,28 +105,29 @@ bool net_gro_follows(const void *h, const struct net_gro_seg *head,
 	if (s->seq != next_seq || s->hdr_len != head->hdr_len)
 		return false;
 	/* Ethernet header, IPv4 version, header length and TOS (16 bytes) */
-	if (ld64(a) != ld64(b) || ld64(a + 8) != ld64(b + 8))
+	if (wire_ld64(a) != wire_ld64(b) ||
+	    wire_ld64(a + 8) != wire_ld64(b + 8))
 		return false;
 	/* DF (fragmentation is known to be off), TTL and protocol */
-	if (((ld16(a + OFF_IP + 6) ^ ld16(b + OFF_IP + 6)) &
+	if (((wire_ld16(a + OFF_IP + 6) ^ wire_ld16(b + OFF_IP + 6)) &
 	     __builtin_bswap16(IP4_DF)) ||
-	    ld16(a + OFF_IP + 8) != ld16(b + OFF_IP + 8))
+	    wire_ld16(a + OFF_IP + 8) != wire_ld16(b + OFF_IP + 8))
 		return false;
 	/* addresses, then ports */
-	if (ld64(a + OFF_IP + 12) != ld64(b + OFF_IP + 12) ||
-	    ld32(ta) != ld32(tb))
+	if (wire_ld64(a + OFF_IP + 12) != wire_ld64(b + OFF_IP + 12) ||
+	    wire_ld32(ta) != wire_ld32(tb))
 		return false;
 	/* acknowledgement; header length, flags but PSH, window */
-	if (ld32(ta + 8) != ld32(tb + 8) ||
-	    ((ld32(ta + 12) ^ ld32(tb + 12)) &
+	if (wire_ld32(ta + 8) != wire_ld32(tb + 8) ||
+	    ((wire_ld32(ta + 12) ^ wire_ld32(tb + 12)) &
 	     ~(uint32_t)(NET_GRO_TCP_PSH << 8)) != 0)
 		return false;
 	/* urgent pointer, then the options, four bytes at a time */
-	if (ld16(ta + 18) != ld16(tb + 18))
+	if (wire_ld16(ta + 18) != wire_ld16(tb + 18))
 		return false;
 	for (uint32_t o = TCP_HLEN_MIN; o < (uint32_t)head->hdr_len - OFF_TCP;
 	     o += 4)
-		if (ld32(ta + o) != ld32(tb + o))
+		if (wire_ld32(ta + o) != wire_ld32(tb + o))
 			return false;
 	return true;
 }
@@ -171,8 +136,8 @@ void net_gro_rewrite_head(void *frame, uint16_t ip_len, uint8_t flags)
 {
 	uint8_t *ip = (uint8_t *)frame + OFF_IP;
 
-	put_be16(ip + 2, ip_len);
-	put_be16(ip + 10, 0);
-	put_be16(ip + 10, (uint16_t)~ip4_hdr_sum(ip));
+	wire_put_be16(ip + 2, ip_len);
+	wire_put_be16(ip + 10, 0);
+	wire_put_be16(ip + 10, (uint16_t)~ip4_hdr_sum(ip));
 	ip[IP4_HLEN + 13] |= flags;
 }
