@@ -32,6 +32,8 @@
  * having been checked.
  */
 #include "rx_gro.h"
+
+#include "chksum.h"
 #include "wire_bytes.h"
 
 #define ETH_HLEN	14
@@ -73,21 +75,15 @@ bool net_gro_parse(const void *frame, uint32_t len, struct net_gro_seg *s)
 	return true;
 }
 
-/* The ones'-complement sum of a 20-byte IPv4 header, folded: 0xffff when
- * its sum field is right (the version byte makes an all-zero sum
+/* The ones'-complement sum of a 20-byte IPv4 header, folded, in the
+ * byte order of the header's own words (net/chksum.h): 0xffff when its
+ * sum field is right (the version byte makes an all-zero sum
  * impossible). */
 static uint16_t ip4_hdr_sum(const uint8_t *ip)
 {
-	uint64_t sum = (uint64_t)wire_ld32(ip) + wire_ld32(ip + 4) +
-		       wire_ld32(ip + 8) + wire_ld32(ip + 12) +
-		       wire_ld32(ip + 16);
-
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	/* summed as little-endian words: swap back to network order */
-	return (uint16_t)(((sum & 0xff) << 8) | (sum >> 8));
+	return net_chksum_fold(net_chksum_add64(
+		net_chksum_add64(wire_ld64(ip), wire_ld64(ip + 8)),
+		wire_ld32(ip + 16)));
 }
 
 bool net_gro_ip4_sum_ok(const void *frame)
@@ -135,9 +131,11 @@ bool net_gro_follows(const void *h, const struct net_gro_seg *head,
 void net_gro_rewrite_head(void *frame, uint16_t ip_len, uint8_t flags)
 {
 	uint8_t *ip = (uint8_t *)frame + OFF_IP;
+	uint16_t sum;
 
 	wire_put_be16(ip + 2, ip_len);
 	wire_put_be16(ip + 10, 0);
-	wire_put_be16(ip + 10, (uint16_t)~ip4_hdr_sum(ip));
+	sum = (uint16_t)~ip4_hdr_sum(ip); /* already in the header's order */
+	__builtin_memcpy(ip + 10, &sum, sizeof(sum));
 	ip[IP4_HLEN + 13] |= flags;
 }
