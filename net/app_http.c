@@ -111,16 +111,16 @@ int app_http_stats_json(char *buf, size_t size)
  * fresh allocation per request answered 503 to every /stats.json while
  * the rest of the site answered, exactly when the counters matter. The
  * kept buffer is taken when the server starts (at boot, while memory is
- * whole; else at the first request), with a quarter of slack so a growing document rarely needs a
- * new one, and grows when the document outgrows it. The slack never takes
- * the buffer into a larger block than the document needs: native kmalloc
- * hands out power-of-two blocks above 8 KiB, and with two CPUs and one
- * queue the document is about 25.7 KiB, so a quarter more was a 64 KiB
- * block instead of 32 KiB. At -m 8M (313 free pages after boot) that
- * answered 503 to the first /stats.json once two counters per queue
- * (receive coalescing) were added. A second request
- * while the kept buffer is still being queued gets a buffer of its own,
- * freed as usual.
+ * whole; else at the first request), with a quarter of slack so a
+ * growing document rarely needs a new one, and grows when the document
+ * outgrows it. Taken at the first request instead, the tap guest of the
+ * 8 MiB test (313 free pages after boot) answered 503 to its first
+ * /stats.json once receive coalescing was on. The slack never takes the
+ * buffer into a larger block than the document needs: native kmalloc
+ * hands out power-of-two blocks above 8 KiB, and a quarter more than a
+ * 26 KiB document (two CPUs, one queue) is a 64 KiB block where 32 KiB
+ * holds it. A second request while the kept buffer is still being
+ * queued gets a buffer of its own, freed as usual.
  */
 
 static void stats_buf_release(void *body)
@@ -255,11 +255,8 @@ static const struct http_site site = {
 
 void app_http_start(void)
 {
-	/* The kept /stats.json buffer now, while memory is whole: at -m 8M a
-	 * 32 KiB block could be gone by the first request (the tap guest of
-	 * test_memory_pressure answered 503 to its first /stats.json once
-	 * receive coalescing was on; its document is ~26 KiB). If even this
-	 * fails, the first request tries again. */
+	/* The kept /stats.json buffer now, while memory is whole (why: the
+	 * comment on the kept buffer); if even this fails, the first request tries. */
 	char *body = stats_buf_take(net_stats_json(NULL, 0) + 512);
 
 	if (body)
