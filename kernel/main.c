@@ -3,7 +3,8 @@
  * Order matters: console first (so every later failure is visible), then
  * the boot information and command line, descriptor tables, ACPI, memory,
  * interrupts and time, the other CPUs, the allocators, and the report;
- * then the network, the boot self-tests and the serial shell.
+ * then the layers above the kernel (apps_boot: the network and the apps),
+ * the boot self-tests and the serial shell.
  */
 #include "kernel/acpi.h"
 #include "kernel/apic.h"
@@ -30,7 +31,7 @@
 void kmain(uint32_t magic, uint32_t info);
 
 /* Weak hook for the network stack, linked in when present. */
-__attribute__((weak)) void net_boot(void)
+__attribute__((weak)) void apps_boot(void)
 {
 }
 
@@ -80,8 +81,8 @@ void kmain(uint32_t magic, uint32_t info)
 					  : MAX_CPUS);
 	mm_boot();
 	boot_report();
-	shell_cmds_register(); /* before net_boot adds the network's */
-	net_boot();
+	shell_cmds_register(); /* before apps_boot adds the network's */
+	apps_boot();
 	selftests_run();
 	profile_boot();
 	mm_boot_arm_faults(); /* the set-up above is not what is tested */

@@ -9,7 +9,7 @@
  * buffers), profile_stop() ends sampling and keeps the samples until the
  * next start; a report can be taken at any time. Started at boot by
  * profile=1 (rate profile_hz=, buffer profile_samples=), or over HTTP
- * (net/app_profile.c).
+ * (apps/http_profile.c).
  */
 #ifndef KERNEL_PROFILE_H
 #define KERNEL_PROFILE_H

@@ -7,7 +7,7 @@
  *
  * Commands live in one table. kernel/shell_cmds.c adds the kernel's own
  * (allocator statistics, selftest, reboot, poweroff); a layer above the
- * kernel adds its own with shell_register at boot (net/shell_net.c adds
+ * kernel adds its own with shell_register at boot (apps/shell_net.c adds
  * ifconfig, netstat, stats and ping), since kernel/ may not call up into
  * net/.
  */
@@ -39,7 +39,7 @@ int shell_register(const struct shell_cmd *cmd);
 
 /*
  * shell_printf / shell_print_text - queue output for the terminal. The
- * text function has snprintf semantics (buddyinfo_text, net_stats_json):
+ * text function has snprintf semantics (buddyinfo_text, stats_json):
  * it is called once to size and once to fill. Shell commands and jobs
  * only. Returns 0, or -1 when the output would pass SHELL_OUTPUT_MAX or
  * no memory is left (one line says so instead).
@@ -69,7 +69,7 @@ void shell_after_output(void (*fn)(void));
 /*
  * shell_start - start the shell if shell=1 (the default) and a UART
  * answers at COM1: its poller on CPU 0, the UART's receive interrupt
- * routed to it. Boot CPU, after net_boot, before the poll loop. Prints
+ * routed to it. Boot CPU, after apps_boot, before the poll loop. Prints
  * one line saying what it did.
  */
 void shell_start(void);

@@ -6,7 +6,7 @@
 #ifndef KERNEL_SHELL_CMDS_H
 #define KERNEL_SHELL_CMDS_H
 
-/* Adds them to the shell's table. Boot CPU, once, before net_boot (so
+/* Adds them to the shell's table. Boot CPU, once, before apps_boot (so
  * `help` lists them before the network's). */
 void shell_cmds_register(void);
 

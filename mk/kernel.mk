@@ -2,7 +2,7 @@
 # QEMU tests.
 #
 # Sources are found by wildcard: boot/*.S boot/*.c kernel/*.c
-# libc/*.c mm/*.c drivers/*.c net/*.c, plus $(KERNEL_EXTRA_OBJS)
+# libc/*.c mm/*.c drivers/*.c net/*.c apps/*.c, plus $(KERNEL_EXTRA_OBJS)
 # and $(KERNEL_EXTRA_CFLAGS) that mk/net.mk (included earlier) may set.
 # mm/ sees <mm_port.h> from kernel/mm_port; kernel code includes "mm/mm.h".
 .PHONY: kernel iso run test-qemu
@@ -27,10 +27,10 @@ KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,--no-warn-rwx-segments -Wl,-T,linker.ld
 
 KERNEL_SRCS := $(sort $(wildcard boot/*.S boot/*.c kernel/*.c kernel/*/*.c libc/*.c \
-	mm/*.c drivers/*.c net/*.c))
+	mm/*.c drivers/*.c net/*.c apps/*.c))
 KERNEL_OBJS := $(patsubst %,$(KOBJ)/%.o,$(KERNEL_SRCS))
 KERNEL_HEADERS := $(wildcard boot/*.h kernel/*.h kernel/*/*.h \
-	libc/include/*.h mm/*.h drivers/*.h net/*.h)
+	libc/include/*.h mm/*.h drivers/*.h net/*.h apps/*.h)
 
 # The framebuffer console's font: a PSF from Debian's console-setup-linux
 # (tools/setup-deps kernel), linked in as _binary_font_psf_start/_end.

@@ -19,7 +19,7 @@ LWIP_OBJDIR := $(BUILD)/lwip
 # NO_SYS=1 needs nothing from api/ (core, core/ipv4, netif/ethernet.c and
 # the apps' files build alone), core/ipv6 for the dual stack (dhcp6.c
 # builds to nothing: LWIP_IPV6_DHCP6 is off); altcp and dns are unused, and so is lwIP's httpd
-# (net/http_server.c serves HTTP).
+# (apps/http_server.c serves HTTP).
 LWIP_FILES := core/def.c core/inet_chksum.c core/init.c core/ip.c \
 	core/mem.c core/netif.c core/pbuf.c core/raw.c \
 	core/stats.c core/sys.c core/tcp.c core/tcp_in.c core/tcp_out.c \
@@ -63,8 +63,8 @@ $(LWIP_OBJDIR)/stock/memp.o: $(LWIP_SRC)/core/memp.c $(NET_HEADERS) $(LWIP_STAMP
 	@mkdir -p $(dir $@)
 	$(KERNEL_CC) $(KERNEL_CFLAGS) -DNET_LWIP_STOCK_MEMP -c $< -o $@
 
-# Our net/ and drivers/ objects include lwIP headers: fetch first.
-$(patsubst %,$(BUILD)/kernel/obj/%.o,$(wildcard net/*.c drivers/*.c)): | $(LWIP_STAMP)
+# Our drivers/, net/ and apps/ objects include lwIP headers: fetch first.
+$(patsubst %,$(BUILD)/kernel/obj/%.o,$(wildcard net/*.c drivers/*.c apps/*.c)): | $(LWIP_STAMP)
 
 # `make run`: QEMU user networking with host port forwards to the guest's
 # HTTP (80), echo (7, TCP and UDP) and iperf (5001) services. Each host port

@@ -99,7 +99,7 @@ void net_heap_free(void *ptr);
 /* MEMP_NUM_SYS_TIMEOUT: DHCP, ARP, TCP, IPv6 ND/MLD/reassembly, lwiperf. */
 #define MEMP_NUM_PBUF		 256 /* PBUF_ROM/REF: static pages, our TX refs */
 /* TCP pcbs: 3 listeners' backlogs of half-open connections (8 each, iperf's
- * too: net/app_iperf.c) still leave 24 for echo, HTTP and iperf clients at once
+ * too: apps/iperf.c) still leave 24 for echo, HTTP and iperf clients at once
  * (net/tcp_syn_guard.h). */
 #define MEMP_NUM_TCP_PCB	 48
 #define MEMP_NUM_TCP_SEG	 512 /* must be >= TCP_SND_QUEUELEN (init.c) */
@@ -112,7 +112,7 @@ void net_heap_free(void *ptr);
 #define LWIP_SUPPORT_CUSTOM_PBUF 1
 
 /* ---- Protocols ---- */
-/* Raw PCBs: the shell's ping (net/shell_ping.c) sends and receives ICMP
+/* Raw PCBs: the shell's ping (apps/ping.c) sends and receives ICMP
  * echo through one. */
 #define LWIP_RAW	     1
 /* The default boot is ip=dhcp (QEMU user-net hands out 10.0.2.15). */
@@ -226,6 +226,6 @@ signed char net_tcp_gro_ack(struct tcp_pcb *pcb);
 
 /* ---- Apps ---- */
 /* lwiperf reports each test through a callback; no extra options. HTTP is
- * ours (net/http_server.c), not lwIP's httpd. */
+ * ours (apps/http_server.c), not lwIP's httpd. */
 
 #endif /* NET_LWIPOPTS_H */

@@ -5,25 +5,23 @@
  * Boot: probe the NIC the command line names (one queue pair per CPU
  * where the device offers multiqueue), lwip_init() (which sets up the
  * chosen allocator mode through memp_init()), one netif per netdev, then
- * DHCP or the static address, then the apps, all under the lwIP core
- * lock, and the queues handed to net_poll.c. When the first
- * interface gets its address the status callback prints the line tests
- * and `make run` wait for:
+ * DHCP or the static address, all under the lwIP core lock, and the
+ * queues handed to net_poll.c. When the first interface gets its address
+ * the status callback prints the line tests and `make run` wait for:
  *   net: eth0 up ip=10.0.2.15/24 mac=52:54:00:12:34:56 nic=virtio
- * followed by one line listing the services.
+ * and calls the ready hook, through which the layer above (apps/boot.c)
+ * says what listens. The stack itself knows no app.
  */
 #include "net.h"
 
 #include <stdio.h>
 
-#include "apps.h"
 #include "core_lock.h"
 #include "drivers/e1000.h"
 #include "drivers/e1000e.h"
 #include "drivers/netdev.h"
 #include "drivers/pci.h"
 #include "drivers/virtio_net.h"
-#include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/percpu.h"
 #include "lwip/dhcp.h"
@@ -47,40 +45,12 @@ static int prefix_len(uint32_t mask)
 	return __builtin_popcount(mask);
 }
 
-/*
- * `make run` forwards host ports to the guest and tells us which ones
- * (http_hostport= etc.), so the console can say exactly what to type on
- * the host once the services are really listening.
- */
-static void announce_host_commands(void)
-{
-	if (cmdline_given("http_hostport") && (net_config.apps & NET_APP_HTTP))
-		kprintf("net: on the host: curl http://localhost:%ld/  and  "
-			"curl http://localhost:%ld/stats.json\n",
-			cmdline_get_long("http_hostport"),
-			cmdline_get_long("http_hostport"));
-	if (cmdline_given("http_hostport") && (net_config.apps & NET_APP_HTTP))
-		kprintf("net: in a browser: http://localhost:%ld/dashboard\n",
-			cmdline_get_long("http_hostport"));
-	if (cmdline_given("iperf_hostport") &&
-	    (net_config.apps & NET_APP_IPERF))
-		kprintf("net: on the host: iperf -c localhost -p %ld -t 5\n",
-			cmdline_get_long("iperf_hostport"));
-	if (cmdline_given("echo_hostport") && (net_config.apps & NET_APP_ECHO))
-		kprintf("net: on the host: nc localhost %ld  (TCP echo; "
-			"nc -u localhost %ld for UDP)\n",
-			cmdline_get_long("echo_hostport"),
-			cmdline_get_long("echo_hostport"));
-}
+/* Called once, when the first interface has its IPv4 address. */
+static void (*ready_hook)(void);
 
-static void announce_services(void)
+void net_set_ready_hook(void (*hook)(void))
 {
-	kprintf("net: listening%s%s%s%s net_alloc=%s\n",
-		net_config.apps & NET_APP_ECHO ? " tcp/7 udp/7" : "",
-		net_config.apps & NET_APP_HTTP ? " tcp/80" : "",
-		net_config.apps & NET_APP_IPERF ? " tcp/5001" : "", " icmp",
-		net_alloc_name());
-	announce_host_commands();
+	ready_hook = hook;
 }
 
 /* The IPv4 address each netif was last announced with (by nif->num). */
@@ -110,7 +80,8 @@ static void status_callback(struct netif *nif)
 	kprintf("net: %s ip6=%s\n", dev->name, ip6);
 	if (!announced) {
 		announced = true;
-		announce_services();
+		if (ready_hook)
+			ready_hook();
 	}
 }
 
@@ -187,8 +158,8 @@ static void irq_setup_all(void)
 	}
 }
 
-/* lwIP, the netifs and the apps, all under the core lock: lwIP asserts it
- * is held (LWIP_ASSERT_CORE_LOCKED), also at boot. */
+/* lwIP and the netifs, under the core lock: lwIP asserts it is held
+ * (LWIP_ASSERT_CORE_LOCKED), also at boot. */
 static void start_stack(void)
 {
 	int n = netdev_count();
@@ -201,12 +172,6 @@ static void start_stack(void)
 		if (bring_up(netdev_get(i), nif))
 			net_poll_add(nif);
 	}
-	if (net_config.apps & NET_APP_ECHO)
-		app_echo_start();
-	if (net_config.apps & NET_APP_HTTP)
-		app_http_start();
-	if (net_config.apps & NET_APP_IPERF)
-		app_iperf_start();
 	net_oom_start();
 	net_core_unlock();
 }

@@ -93,13 +93,6 @@ void net_config_parse(void)
 	net_config.dhcp = true;
 	if (strcmp(ip, "dhcp") != 0)
 		parse_static(ip);
-	net_config.apps = 0;
-	if (cmdline_has("app", "echo"))
-		net_config.apps |= NET_APP_ECHO;
-	if (cmdline_has("app", "http"))
-		net_config.apps |= NET_APP_HTTP;
-	if (cmdline_has("app", "iperf"))
-		net_config.apps |= NET_APP_IPERF;
 	net_config.alloc = strcmp(cmdline_get("net_alloc"), "stock") == 0
 				   ? NET_ALLOC_STOCK
 				   : NET_ALLOC_NATIVE;

@@ -1,6 +1,6 @@
 /*
- * The network stack's boot configuration: which NIC, which address, which
- * apps and which memory for lwIP, read from the kernel command line
+ * The network stack's boot configuration: which NIC, which address and
+ * which memory for lwIP, read from the kernel command line
  * (net_config.c). Bad values are reported and the default is kept.
  */
 #ifndef NET_NET_CONFIG_H
@@ -11,18 +11,13 @@
 
 #include "drivers/virtio_net.h"
 
-#define NET_APP_ECHO  1u
-#define NET_APP_HTTP  2u
-#define NET_APP_IPERF 4u
-
 /* Boot configuration, filled from the command line (net_config.c). */
 struct net_config {
 	int nic;	       /* NET_NIC_* */
 	bool dhcp;	       /* ip=dhcp (default) or a static address */
 	uint32_t ip, mask, gw; /* static: host byte order */
 	int prefix;
-	unsigned int apps; /* NET_APP_* bits */
-	int alloc;	   /* enum net_alloc_mode */
+	int alloc; /* enum net_alloc_mode */
 	const char *hostname;
 	int queues; /* net_queues=: most queue pairs per NIC, 0: one per CPU */
 	/* virtio_csum=, virtio_tso=, virtio_mrg=, virtio_event_idx=,
@@ -42,7 +37,7 @@ struct net_config {
 extern struct net_config net_config;
 
 /**
- * net_config_parse - read nic=, ip=, gw=, app=, net_alloc=, virtio= from
+ * net_config_parse - read nic=, ip=, gw=, net_alloc=, virtio= from
  * the command line. Bad values are reported and the default is kept.
  */
 void net_config_parse(void);

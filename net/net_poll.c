@@ -25,11 +25,13 @@
 #include "net_poll.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core_lock.h"
 #include "drivers/netdev.h"
 #include "kernel/config.h"
+#include "kernel/console.h"
 #include "kernel/poll.h"
 #include "kernel/time.h"
 #include "lwip/timeouts.h"
@@ -92,16 +94,6 @@ void net_poll_add(struct netif *nif)
 			.cpu = dev->queues[q].cpu,
 			.irq = dev->queues[q].irq_mode && dev->ops->irq_arm};
 	poll_window_ns = (uint64_t)net_config.poll_us * 1000u;
-}
-
-int net_poll_count(void)
-{
-	return nqueues;
-}
-
-int net_poll_cpu(int i)
-{
-	return i >= 0 && i < nqueues ? queues[i].cpu : -1;
 }
 
 static bool timers_due(uint64_t now_ms)
@@ -342,6 +334,21 @@ int net_poll_run(int i)
 	if (i == 0)
 		poll_deadline(timers_deadline_ns(now));
 	return 0;
+}
+
+static int poller(void *arg)
+{
+	return net_poll_run((int)(intptr_t)arg);
+}
+
+void net_poll_start(void)
+{
+	for (int i = 0; i < nqueues; i++)
+		if (poll_register(queues[i].cpu, poller, (void *)(intptr_t)i,
+				  "net") != 0)
+			kprintf("net: cannot register the poller of queue %d "
+				"on cpu %d\n",
+				i, queues[i].cpu);
 }
 
 #define CLAMP(n, size) ((n) < (size) ? (n) : (size))

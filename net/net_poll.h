@@ -1,7 +1,7 @@
 /*
  * The packet work of every CPU: one poll round per NIC queue, on the
- * queue's CPU (net/net_poll.c). net_boot.c registers net_poll_queue() in
- * each queue CPU's poll loop.
+ * queue's CPU (net/net_poll.c). net_poll_start() registers each queue's
+ * poller in its CPU's poll loop.
  */
 #ifndef NET_NET_POLL_H
 #define NET_NET_POLL_H
@@ -19,15 +19,19 @@
  */
 void net_poll_add(struct netif *nif);
 
-/* Queues added, and the CPU that must poll queue i (-1 past the end). */
-int net_poll_count(void);
-int net_poll_cpu(int i);
+/**
+ * net_poll_start - register the poller of every queue added (net_poll_run)
+ * in the poll loop of the queue's CPU; from then on the queues are polled.
+ * A poller that cannot be registered is reported.
+ * Context: boot, CPU 0, once, after net_init().
+ */
+void net_poll_start(void);
 
 /**
  * net_poll_queue - one round of queue @i: take its received frames
  * (outside any lock), then, under the lwIP core lock if it is free, its
  * TX completions, lwIP's input of the frames and the due timers.
- * Context: poll context of net_poll_cpu(i), only.
+ * Context: poll context of the queue's CPU, only.
  * Return: frames and completions handled, plus 1 while frames wait for
  * the lock (0: idle round).
  */
@@ -37,13 +41,13 @@ int net_poll_queue(int i);
 #define NET_POLL_SLEEP (-1)
 
 /**
- * net_poll_run - the poller of queue @i (registered by net_boot.c in the
- * poll loop of net_poll_cpu(i)): a round of net_poll_queue(), then the
+ * net_poll_run - the poller of queue @i (registered by net_poll_start() in the
+ * poll loop of the queue's CPU): a round of net_poll_queue(), then the
  * choice between polling on, busy-polling (poll_us=) and sleeping on the
  * queue's interrupt, armed with the look that loses no wake-up (see
  * net_poll.c). Without an interrupt (net_irq=off, or none could be set
  * up) it spins for 200 ms after the last work, then sleeps to the tick.
- * Context: poll context of net_poll_cpu(i), only.
+ * Context: poll context of the queue's CPU, only.
  * Return: the poll loop's work count: 0 lets the CPU halt.
  */
 int net_poll_run(int i);

@@ -1,7 +1,7 @@
 /*
  * selftest=net: the counters that show where packets and their memory
  * went, printed as part of the boot self-test report, after a short check
- * that needs no traffic. Registered by net_boot (kernel/ may not call into
+ * that needs no traffic. Registered by apps_boot (kernel/ may not call into
  * net/); the shell's `selftest net` prints the same report after traffic.
  *
  * The report: one line per NIC queue (its CPU and node, packets, bytes,

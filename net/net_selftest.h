@@ -6,7 +6,7 @@
 #define NET_SELFTEST_H
 
 /* net_selftest_register - add "net" to the self-tests. Boot CPU, from
- * net_boot, before selftests_run. */
+ * apps_boot, before selftests_run. */
 void net_selftest_register(void);
 
 #endif

@@ -8,7 +8,7 @@
  *
  * Layers above kernel/ add tests with selftest_register (kept in a second
  * table, run after the first: net/'s counters report needs the network
- * that net_boot started).
+ * that apps_boot started).
  *
  * After boot the shell runs one test by name (selftest_run_named): every
  * test that leaves the system as it found it may, the three that end the

@@ -51,7 +51,7 @@ from netns_tap import buffers_in_use
 
 conf.verb = 0
 
-# Our own services (net/apps.h): echo tcp+udp 7, HTTP 80, iperf 5001.
+# Our own services (apps/apps.h): echo tcp+udp 7, HTTP 80, iperf 5001.
 PORTS = [7, 80, 5001, 9, 1234]
 
 

@@ -1,4 +1,4 @@
-"""The HTTP/1.1 server (net/http_server.c): persistent connections,
+"""The HTTP/1.1 server (apps/http_server.c): persistent connections,
 pipelining, HEAD, and when a connection closes, seen by real clients
 (raw sockets reading every answer by its Content-Length, curl, wrk).
 
@@ -17,7 +17,7 @@ import pytest
 from test_net import ALLOC_MODES, NetVM, stop_qemu_first  # noqa: F401 (autouse fixture)
 
 TIMEOUT = 20
-IDLE_CLOSE_S = 5  # HTTP_IDLE_POLLS x HTTP_POLL_INTERVAL (net/http_server.h)
+IDLE_CLOSE_S = 5  # HTTP_IDLE_POLLS x HTTP_POLL_INTERVAL (apps/http_server.h)
 
 
 @pytest.fixture(params=ALLOC_MODES)

@@ -1,4 +1,4 @@
-"""The sampling profiler (kernel/profile.c, net/app_profile.c) under real
+"""The sampling profiler (kernel/profile.c, apps/http_profile.c) under real
 traffic: every CPU is sampled from its timer, the stacks are made of the
 kernel's own functions and reach the poll loop, the HTTP trigger starts
 and stops sessions and refuses bad rates, a full buffer counts what it

@@ -34,7 +34,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def kernel_index_page():
-    """The page our kernel serves at GET / (net/www/), as the guest builder
+    """The page our kernel serves at GET / (apps/www/), as the guest builder
     reads it."""
     path = os.path.join(ROOT, "tools", "build-linux-guest")
     builder = types.ModuleType("build_linux_guest")

@@ -1,13 +1,13 @@
 /*
  * HTTP on port 80: our site, served by the HTTP/1.1 engine in
- * net/http_server.c.
+ * apps/http_server.c.
  *
  *   /, /dashboard, its script and style, the error pages
- *                 static: net/www/, compiled into the image as one table
- *                 of answers (net/http_pages.h, mk/www.mk)
- *   /stats.json   generated at request time by net_stats_json()
+ *                 static: apps/www/, compiled into the image as one table
+ *                 of answers (apps/http_pages.h, mk/www.mk)
+ *   /stats.json   generated at request time by stats_json()
  *   /iperf-client/PORT  starts lwiperf's client against the host
- *   /profile/...  the profiler's trigger and reports (net/app_profile.c)
+ *   /profile/...  the profiler's trigger and reports (apps/http_profile.c)
  *
  * Any other path gets our /404.html; the engine asks for /400.html and
  * /501.html when it cannot read a request or does not implement its
@@ -24,7 +24,7 @@
 #include "http_server.h"
 #include "lwip/mem.h"
 #include "lwip/netif.h"
-#include "net.h"
+#include "stats.h"
 
 /* Error pages sent, by status. */
 static const int error_statuses[] = {400, 404, 501, 503};
@@ -87,7 +87,9 @@ static struct {
 	unsigned long grown, own;
 } stats_buf;
 
-int app_http_stats_json(char *buf, size_t size)
+/* The "http" section of /stats.json: error pages sent per status, the
+ * stats buffer, and the engine's own counters. */
+static int http_stats_json(char *buf, size_t size)
 {
 	int n = snprintf(buf, size,
 			 "{\"err400\":%lu,\"err404\":%lu,\"err501\":%lu,"
@@ -172,7 +174,7 @@ static char *stats_buf_take(int want)
  */
 static void serve_stats(struct http_response *resp)
 {
-	int want = net_stats_json(NULL, 0) + 512;
+	int want = stats_json(NULL, 0) + 512;
 
 	for (int tries = 0; tries < 3; tries++) {
 		char *body = stats_buf_take(want);
@@ -180,7 +182,7 @@ static void serve_stats(struct http_response *resp)
 
 		if (!body)
 			break;
-		len = net_stats_json(body, (size_t)want);
+		len = stats_json(body, (size_t)want);
 		if (len < want) {
 			resp->status = 200;
 			resp->content_type = "application/json";
@@ -255,9 +257,10 @@ static const struct http_site site = {
 
 void app_http_start(void)
 {
+	stats_section_add("http", http_stats_json);
 	/* The kept /stats.json buffer now, while memory is whole (why: the
 	 * comment on the kept buffer); if even this fails, the first request tries. */
-	char *body = stats_buf_take(net_stats_json(NULL, 0) + 512);
+	char *body = stats_buf_take(stats_json(NULL, 0) + 512);
 
 	if (body)
 		stats_buf_release(body);

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core_lock.h"
+#include "net/core_lock.h"
 #include "kernel/shell.h"
 #include "kernel/shell_words.h"
 #include "kernel/time.h"
@@ -27,7 +27,7 @@
 #include "lwip/prot/icmp.h"
 #include "lwip/prot/ip4.h"
 #include "lwip/raw.h"
-#include "shell_ping.h"
+#include "ping.h"
 
 #define PING_DATA	 56   /* payload bytes, as ping's default */
 #define PING_MAX_COUNT	 100  /* requests one ping may send */

@@ -1,10 +1,10 @@
 /*
- * The HTTP server's static pages (net/www/, listed in net/www/pages.txt),
+ * The HTTP server's static pages (apps/www/, listed in apps/www/pages.txt),
  * compiled into the image by tools/gen-http-pages (mk/www.mk) as one table
- * of complete answers. net/app_http.c serves them.
+ * of complete answers. apps/http_site.c serves them.
  */
-#ifndef NET_HTTP_PAGES_H
-#define NET_HTTP_PAGES_H
+#ifndef APPS_HTTP_PAGES_H
+#define APPS_HTTP_PAGES_H
 
 #include <stdint.h>
 
@@ -37,4 +37,4 @@ struct http_page {
 extern const struct http_page http_pages[];
 extern const unsigned int http_pages_count;
 
-#endif /* NET_HTTP_PAGES_H */
+#endif /* APPS_HTTP_PAGES_H */

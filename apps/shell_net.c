@@ -2,7 +2,7 @@
  * The network's shell commands, added to the kernel's shell table at boot
  * (kernel/ may not call into net/, so net/ registers them): ifconfig and
  * netstat in net-tools' layouts, stats (the /stats.json document), and
- * ping (net/shell_ping.c).
+ * ping (apps/ping.c).
  *
  * They read lwIP's interface and PCB lists, which every CPU that owns a
  * NIC queue changes under the lwIP core lock (net/core_lock.h): so they
@@ -11,17 +11,17 @@
  */
 #include <stdio.h>
 
-#include "core_lock.h"
+#include "net/core_lock.h"
 #include "drivers/netdev.h"
 #include "kernel/shell.h"
 #include "lwip/netif.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
-#include "net.h"
-#include "net_ip6.h"
+#include "stats.h"
+#include "net/net_ip6.h"
 #include "shell_net.h"
-#include "shell_ping.h"
+#include "ping.h"
 
 /* ---- ifconfig ---- */
 
@@ -229,7 +229,7 @@ static int run_stats(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	(void)shell_print_text(net_stats_json); /* a refusal is printed */
+	(void)shell_print_text(stats_json); /* a refusal is printed */
 	return 0;
 }
 

@@ -7,7 +7,7 @@
  *   /profile.txt        the samples as folded stacks (flame graph input)
  *   /profile.json       the same stacks and every counter, as JSON
  *
- * Each answer is a body the HTTP engine (net/http_server.c) frames with
+ * Each answer is a body the HTTP engine (apps/http_server.c) frames with
  * its own status line and headers, so the status is ours alone: digits in
  * the URI (/profile/start/400) never become the status. A bad rate gets
  * our 400 page, a start without memory for the buffers, or a report

@@ -11,7 +11,7 @@
 #include "apps.h"
 #include "kernel/console.h"
 #include "lwip/apps/lwiperf.h"
-#include "net_ip6.h"
+#include "net/net_ip6.h"
 
 static const char *report_name(enum lwiperf_report_type t)
 {

@@ -1,8 +1,8 @@
 /*
- * The shell's ping (net/shell_ping.c).
+ * The shell's ping (apps/ping.c).
  */
-#ifndef NET_SHELL_PING_H
-#define NET_SHELL_PING_H
+#ifndef APPS_PING_H
+#define APPS_PING_H
 
 /* Adds `ping HOST [COUNT]` to the shell. Boot CPU, once. */
 void shell_ping_register(void);

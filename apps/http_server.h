@@ -1,7 +1,7 @@
 /*
  * An HTTP/1.1 server on lwIP's raw TCP API: the connection engine (request
  * parsing, persistent connections, pipelining, sending, time-outs). What
- * to answer is the site's business (net/app_http.c): it passes a
+ * to answer is the site's business (apps/http_site.c): it passes a
  * struct http_site to http_server_start() and fills in a response for each
  * request the engine hands it.
  *
@@ -15,8 +15,8 @@
  *
  * Net CPU only, like every lwIP call.
  */
-#ifndef NET_HTTP_SERVER_H
-#define NET_HTTP_SERVER_H
+#ifndef APPS_HTTP_SERVER_H
+#define APPS_HTTP_SERVER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -108,4 +108,4 @@ int http_server_start(uint16_t port, const struct http_site *site);
  */
 int http_server_stats_json(char *buf, size_t size);
 
-#endif /* NET_HTTP_SERVER_H */
+#endif /* APPS_HTTP_SERVER_H */

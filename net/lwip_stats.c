@@ -1,66 +1,17 @@
 /*
- * /stats.json: one JSON document with every counter the system keeps:
- * the guest's uptime (so clients compute rates in guest time), the
- * allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
- * lists, numastat, slabinfo, the allocators' misuse reports by kind,
- * qmempool, page_frag, failure injection), the NICs' counters (with one
- * entry per queue), our lwIP memory glue, the poll rounds of every queue,
- * the lwIP core lock, lwIP's own statistics, and the serial shell's.
+ * lwIP's statistics (lwip_stats: per protocol, heap, memory pools) as the
+ * "lwip" object of /stats.json; see lwip_stats.h.
  */
-#include <stdio.h>
-#include <string.h>
+#include "lwip_stats.h"
 
-#include "drivers/netdev.h"
-#include "drivers/pci.h"
-#include "kernel/console.h"
-#include "kernel/cpu_stats.h"
-#include "kernel/shell.h"
+#include <stdbool.h>
+#include <stdio.h>
+
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
-#include "lwip/sys.h"
-#include "mm/mm.h"
-#include "apps.h"
-#include "net.h"
-#include "core_lock.h"
-#include "net_ip6.h"
 #include "net_mem.h"
-#include "net_poll.h"
-#include "net_numa.h"
-#include "net_oom.h"
 #include "tcp_syn_guard.h"
-
-typedef int (*json_fn)(char *buf, size_t size);
-
-static int lwip_stats_json(char *buf, size_t size);
-static int uptime_json(char *buf, size_t size);
-
-static const struct {
-	const char *name;
-	json_fn fn;
-} sections[] = {
-	{"uptime_ms", uptime_json}, /* first: clients take rates from it */
-	{"buddyinfo", buddyinfo_json},
-	{"zoneinfo", zoneinfo_json},
-	{"numastat", numastat_json},
-	{"slabinfo", slabinfo_json},
-	{"mm_debug", mm_debug_json}, /* misuse reports by kind */
-	{"qmempool", qmempool_stats_json},
-	{"page_frag", page_frag_stats_json},
-	{"fault_inject", mm_fault_json},
-	{"cpus", cpustat_json},
-	{"nic", netdev_stats_json},
-	{"net_mem", net_mem_stats_json},
-	{"net_numa", net_numa_json},
-	{"net_oom", net_oom_stats_json},
-	{"poll", net_poll_stats_json},
-	{"core_lock", net_core_lock_stats_json},
-	{"lwip", lwip_stats_json},
-	{"ip6", net_ip6_json}, /* addresses; lwIP's IPv6 counters are in lwip */
-	{"http", app_http_stats_json},
-	{"pci", pci_json},
-	{"shell", shell_stats_json},
-};
 
 #define CLAMP(n, size) ((n) < (size) ? (n) : (size))
 #define APPEND(...)                                                         \
@@ -93,18 +44,12 @@ static int mld6_json(char *buf, size_t size)
 			m->rx_report, m->tx_join, m->tx_leave, m->tx_report);
 }
 
-/* Milliseconds since boot (lwIP's clock, the one its timers use). */
-static int uptime_json(char *buf, size_t size)
-{
-	return snprintf(buf, size, "%lu", (unsigned long)sys_now());
-}
-
 static const char *const memp_names[] = {
 #define LWIP_MEMPOOL(name, num, size, desc) #name,
 #include "lwip/priv/memp_std.h"
 };
 
-static int lwip_stats_json(char *buf, size_t size)
+int net_lwip_stats_json(char *buf, size_t size)
 {
 	size_t n = 0;
 
@@ -145,42 +90,5 @@ static int lwip_stats_json(char *buf, size_t size)
 		       (unsigned long long)net_memp_limit_hits(t));
 	}
 	APPEND("}}");
-	return (int)n;
-}
-
-/*
- * One section. A section must return the length it would write (snprintf
- * semantics); one that returns less than it wrote would make the document
- * shorter than its bytes and cut it off, so trust the bytes, and say once
- * which section misreported.
- */
-static size_t section(size_t i, char *buf, size_t size)
-{
-	static bool reported[sizeof(sections) / sizeof(sections[0])];
-	int r = sections[i].fn(buf, size);
-	size_t wrote = size ? strnlen(buf, size) : 0;
-
-	if (r < 0 || (size_t)r < wrote) {
-		if (!reported[i]) {
-			reported[i] = true;
-			kprintf("net: stats section %s returned %d but wrote "
-				"%lu bytes\n",
-				sections[i].name, r, (unsigned long)wrote);
-		}
-		return wrote;
-	}
-	return (size_t)r;
-}
-
-int net_stats_json(char *buf, size_t size)
-{
-	size_t n = 0;
-
-	APPEND("{");
-	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
-		APPEND("%s\"%s\":", i ? "," : "", sections[i].name);
-		n += section(i, buf + CLAMP(n, size), size - CLAMP(n, size));
-	}
-	APPEND("}\n");
 	return (int)n;
 }

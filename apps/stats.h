@@ -1,0 +1,22 @@
+/*
+ * /stats.json (apps/stats.c): one JSON document with every counter the
+ * system keeps, composed from each layer's own JSON writer.
+ */
+#ifndef APPS_STATS_H
+#define APPS_STATS_H
+
+#include <stddef.h>
+
+/* The whole document. snprintf semantics. Any context: it only reads
+ * counters (the HTTP server calls it on its CPU, the shell on CPU 0). */
+int stats_json(char *buf, size_t size);
+
+/**
+ * stats_section_add - add the member @name, written by @fn (snprintf
+ * semantics, one JSON value), after the system's own sections. For the
+ * apps' counters: the composer names no app.
+ * Context: boot, CPU 0. Return: 0, or -1 (reported) when full.
+ */
+int stats_section_add(const char *name, int (*fn)(char *buf, size_t size));
+
+#endif /* APPS_STATS_H */
