@@ -106,7 +106,7 @@ static void rx_refill(struct e1000 *e)
 	}
 	if (e->rx_tail != old_tail) {
 		atomic_thread_fence(memory_order_release);
-		wr32(e, E1000_RDT, e->rx_tail);
+		e1000_wr32(e, E1000_RDT, e->rx_tail);
 	}
 }
 
@@ -209,7 +209,7 @@ static void tx_publish(struct e1000 *e)
 	if (e->tx_tail == e->tx_tdt)
 		return;
 	atomic_thread_fence(memory_order_release);
-	wr32(e, E1000_TDT, e->tx_tail);
+	e1000_wr32(e, E1000_TDT, e->tx_tail);
 	e->tx_tdt = e->tx_tail;
 	e->dev.queues[0].stats.tx_doorbells++;
 }
@@ -308,7 +308,7 @@ static void read_hw_stats(struct e1000 *e)
 	if (now < e->stats_due_ms)
 		return;
 	e->stats_due_ms = now + E1000_STATS_MS;
-	e->dev.queues[0].stats.rx_missed += rd32(e, E1000_MPC);
+	e->dev.queues[0].stats.rx_missed += e1000_rd32(e, E1000_MPC);
 }
 
 /* e1000_tx_reap - the netdev op: finished TX frames back to the stack.
@@ -374,7 +374,7 @@ static bool e1000_link_up(struct netdev *dev)
 	/* Cleared before the read: a change after it interrupts again. */
 	atomic_store_explicit(&e->link_event, false, memory_order_relaxed);
 	atomic_thread_fence(memory_order_seq_cst);
-	status = rd32(e, E1000_STATUS);
+	status = e1000_rd32(e, E1000_STATUS);
 	up = status & E1000_STATUS_LU;
 
 	if (up != e->link) {

@@ -88,20 +88,20 @@ int e1000_reset(struct e1000 *e)
 {
 	uint64_t end;
 
-	wr32(e, E1000_IMC, 0xffffffffu);
-	wr32(e, E1000_RCTL, 0);
-	wr32(e, E1000_TCTL, E1000_TCTL_PSP);
-	(void)rd32(e, E1000_STATUS); /* flush the posted writes */
+	e1000_wr32(e, E1000_IMC, 0xffffffffu);
+	e1000_wr32(e, E1000_RCTL, 0);
+	e1000_wr32(e, E1000_TCTL, E1000_TCTL_PSP);
+	(void)e1000_rd32(e, E1000_STATUS); /* flush the posted writes */
 	delay_ms(10);
-	wr32(e, E1000_CTRL, rd32(e, E1000_CTRL) | E1000_CTRL_RST);
+	e1000_wr32(e, E1000_CTRL, e1000_rd32(e, E1000_CTRL) | E1000_CTRL_RST);
 	delay_ms(1); /* the manual asks for >= 1 us before the next access */
 	end = drv_clock_ms() + 100;
-	while (rd32(e, E1000_CTRL) & E1000_CTRL_RST)
+	while (e1000_rd32(e, E1000_CTRL) & E1000_CTRL_RST)
 		if (drv_clock_ms() > end)
 			return -1;
 	delay_ms(10); /* EEPROM auto-load after reset */
-	wr32(e, E1000_IMC, 0xffffffffu);
-	(void)rd32(e, E1000_ICR);
+	e1000_wr32(e, E1000_IMC, 0xffffffffu);
+	(void)e1000_rd32(e, E1000_ICR);
 	return 0;
 }
 
@@ -118,9 +118,9 @@ static int eeprom_read(struct e1000 *e, unsigned int word, uint16_t *out)
 
 	uint64_t end = drv_clock_ms() + 10; /* a word takes microseconds */
 
-	wr32(e, E1000_EERD, word << shift | E1000_EERD_START);
+	e1000_wr32(e, E1000_EERD, word << shift | E1000_EERD_START);
 	do {
-		uint32_t v = rd32(e, E1000_EERD);
+		uint32_t v = e1000_rd32(e, E1000_EERD);
 
 		if (v & done) {
 			*out = (uint16_t)(v >> E1000_EERD_DATA_SHIFT);
@@ -159,7 +159,7 @@ static bool mac_from_eeprom(struct e1000 *e, uint8_t *mac)
 	if (sum != E1000_EEPROM_CHECKSUM_SUM)
 		return false;
 	if (e->model->dual_port &&
-	    (rd32(e, E1000_STATUS) & E1000_STATUS_FUNC_MASK))
+	    (e1000_rd32(e, E1000_STATUS) & E1000_STATUS_FUNC_MASK))
 		mac[5] ^= 1;
 	return mac_valid(mac);
 }
@@ -167,7 +167,7 @@ static bool mac_from_eeprom(struct e1000 *e, uint8_t *mac)
 /* The address the part loaded into receive address 0 at reset. */
 static bool mac_from_ral(struct e1000 *e, uint8_t *mac)
 {
-	uint32_t lo = rd32(e, E1000_RAL0), hi = rd32(e, E1000_RAH0);
+	uint32_t lo = e1000_rd32(e, E1000_RAL0), hi = e1000_rd32(e, E1000_RAH0);
 
 	if (!(hi & E1000_RAH_AV))
 		return false;
@@ -196,31 +196,31 @@ void e1000_setup_mac(struct e1000 *e, int index)
 		e->mac_source = "local";
 	}
 	for (int i = 1; i < 16; i++) {
-		wr32(e, E1000_RAH0 + 8 * i, 0);
-		wr32(e, E1000_RAL0 + 8 * i, 0);
+		e1000_wr32(e, E1000_RAH0 + 8 * i, 0);
+		e1000_wr32(e, E1000_RAL0 + 8 * i, 0);
 	}
-	wr32(e, E1000_RAL0,
-	     (uint32_t)mac[0] | (uint32_t)mac[1] << 8 | (uint32_t)mac[2] << 16 |
-		     (uint32_t)mac[3] << 24);
-	wr32(e, E1000_RAH0,
-	     (uint32_t)mac[4] | (uint32_t)mac[5] << 8 | E1000_RAH_AV);
+	e1000_wr32(e, E1000_RAL0,
+		   (uint32_t)mac[0] | (uint32_t)mac[1] << 8 |
+			   (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24);
+	e1000_wr32(e, E1000_RAH0,
+		   (uint32_t)mac[4] | (uint32_t)mac[5] << 8 | E1000_RAH_AV);
 }
 
 /* Link (manual 14.3): let the MAC follow the PHY's auto-negotiated speed
  * and duplex (ASDE), force the link up (SLU), undo reset-time states. */
 void e1000_setup_link(struct e1000 *e)
 {
-	uint32_t ctrl = rd32(e, E1000_CTRL);
+	uint32_t ctrl = e1000_rd32(e, E1000_CTRL);
 
 	ctrl |= E1000_CTRL_SLU | E1000_CTRL_ASDE;
 	ctrl &= ~(E1000_CTRL_LRST | E1000_CTRL_PHY_RST | E1000_CTRL_ILOS |
 		  E1000_CTRL_VME | E1000_CTRL_FRCSPD | E1000_CTRL_FRCDPLX);
-	wr32(e, E1000_CTRL, ctrl);
+	e1000_wr32(e, E1000_CTRL, ctrl);
 	/* No flow control: we never send or honour PAUSE frames. */
-	wr32(e, E1000_FCAL, 0);
-	wr32(e, E1000_FCAH, 0);
-	wr32(e, E1000_FCT, 0);
-	wr32(e, E1000_FCTTV, 0);
+	e1000_wr32(e, E1000_FCAL, 0);
+	e1000_wr32(e, E1000_FCAH, 0);
+	e1000_wr32(e, E1000_FCT, 0);
+	e1000_wr32(e, E1000_FCTTV, 0);
 }
 
 /*
@@ -237,17 +237,18 @@ void e1000_setup_rx(struct e1000 *e)
 	uint64_t ring = drv_dma_addr((const void *)e->rx_ring);
 
 	for (int i = 0; i < 128; i++)
-		wr32(e, E1000_MTA + 4 * i, 0);
-	wr32(e, E1000_RDBAL, (uint32_t)ring);
-	wr32(e, E1000_RDBAH, (uint32_t)(ring >> 32));
-	wr32(e, E1000_RDLEN, E1000_RX_RING * sizeof(struct e1000_rx_desc));
-	wr32(e, E1000_RDH, 0);
-	wr32(e, E1000_RDT, 0);
-	wr32(e, E1000_RDTR, 0);
-	wr32(e, E1000_RCTL,
-	     E1000_RCTL_EN | E1000_RCTL_BAM | E1000_RCTL_MPE |
-		     E1000_RCTL_BSIZE_2048 | E1000_RCTL_SECRC |
-		     E1000_RCTL_RDMTS_HALF);
+		e1000_wr32(e, E1000_MTA + 4 * i, 0);
+	e1000_wr32(e, E1000_RDBAL, (uint32_t)ring);
+	e1000_wr32(e, E1000_RDBAH, (uint32_t)(ring >> 32));
+	e1000_wr32(e, E1000_RDLEN,
+		   E1000_RX_RING * sizeof(struct e1000_rx_desc));
+	e1000_wr32(e, E1000_RDH, 0);
+	e1000_wr32(e, E1000_RDT, 0);
+	e1000_wr32(e, E1000_RDTR, 0);
+	e1000_wr32(e, E1000_RCTL,
+		   E1000_RCTL_EN | E1000_RCTL_BAM | E1000_RCTL_MPE |
+			   E1000_RCTL_BSIZE_2048 | E1000_RCTL_SECRC |
+			   E1000_RCTL_RDMTS_HALF);
 }
 
 /* Transmit (manual 14.5): full duplex collision distance, pad short
@@ -256,16 +257,17 @@ void e1000_setup_tx(struct e1000 *e)
 {
 	uint64_t ring = drv_dma_addr((const void *)e->tx_ring);
 
-	wr32(e, E1000_TDBAL, (uint32_t)ring);
-	wr32(e, E1000_TDBAH, (uint32_t)(ring >> 32));
-	wr32(e, E1000_TDLEN, E1000_TX_RING * sizeof(struct e1000_tx_desc));
-	wr32(e, E1000_TDH, 0);
-	wr32(e, E1000_TDT, 0);
-	wr32(e, E1000_TIDV, 0);
-	wr32(e, E1000_TIPG, E1000_TIPG_COPPER);
-	wr32(e, E1000_TCTL,
-	     E1000_TCTL_EN | E1000_TCTL_PSP | E1000_TCTL_CT |
-		     E1000_TCTL_COLD_FD);
+	e1000_wr32(e, E1000_TDBAL, (uint32_t)ring);
+	e1000_wr32(e, E1000_TDBAH, (uint32_t)(ring >> 32));
+	e1000_wr32(e, E1000_TDLEN,
+		   E1000_TX_RING * sizeof(struct e1000_tx_desc));
+	e1000_wr32(e, E1000_TDH, 0);
+	e1000_wr32(e, E1000_TDT, 0);
+	e1000_wr32(e, E1000_TIDV, 0);
+	e1000_wr32(e, E1000_TIPG, E1000_TIPG_COPPER);
+	e1000_wr32(e, E1000_TCTL,
+		   E1000_TCTL_EN | E1000_TCTL_PSP | E1000_TCTL_CT |
+			   E1000_TCTL_COLD_FD);
 }
 
 /* Both rings, one zeroed page each, on the poller's node. */
@@ -350,8 +352,9 @@ int e1000_probe(int node)
 			   e->dev.mac[0], e->dev.mac[1], e->dev.mac[2],
 			   e->dev.mac[3], e->dev.mac[4], e->dev.mac[5],
 			   e->mac_source, E1000_RX_RING, E1000_TX_RING,
-			   rd32(e, E1000_STATUS) & E1000_STATUS_LU ? "up"
-								   : "down");
+			   e1000_rd32(e, E1000_STATUS) & E1000_STATUS_LU
+				   ? "up"
+				   : "down");
 	}
 	return found;
 }

@@ -63,12 +63,12 @@ struct e1000 {
 	uint16_t tx_used;		 /* slots the device owns */
 };
 
-static inline uint32_t rd32(const struct e1000 *e, unsigned int reg)
+static inline uint32_t e1000_rd32(const struct e1000 *e, unsigned int reg)
 {
 	return mmio_read32(e->regs + reg);
 }
 
-static inline void wr32(struct e1000 *e, unsigned int reg, uint32_t v)
+static inline void e1000_wr32(struct e1000 *e, unsigned int reg, uint32_t v)
 {
 	mmio_write32(e->regs + reg, v);
 }

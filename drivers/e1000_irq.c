@@ -59,11 +59,11 @@ static void link_event(struct e1000 *e)
 static void e1000_irq(void *arg)
 {
 	struct e1000 *e = arg;
-	uint32_t icr = rd32(e, E1000_ICR);
+	uint32_t icr = e1000_rd32(e, E1000_ICR);
 
 	if (!(icr & E1000_IRQ_CAUSES))
 		return; /* a shared line's other device, or a stale cause */
-	wr32(e, E1000_IMC, 0xffffffffu);
+	e1000_wr32(e, E1000_IMC, 0xffffffffu);
 	if (icr & E1000_ICR_LSC)
 		link_event(e);
 	e->dev.queues[0].stats.interrupts++;
@@ -75,7 +75,7 @@ static void e1000e_queue_irq(void *arg)
 {
 	struct e1000 *e = arg;
 
-	wr32(e, E1000_IMC, E1000E_QUEUE_CAUSES);
+	e1000_wr32(e, E1000_IMC, E1000E_QUEUE_CAUSES);
 	e->dev.queues[0].stats.interrupts++;
 	drv_irq_wake(e->dev.queues[0].cpu);
 }
@@ -85,9 +85,9 @@ static void e1000e_queue_irq(void *arg)
 static void e1000e_other_irq(void *arg)
 {
 	struct e1000 *e = arg;
-	uint32_t icr = rd32(e, E1000_ICR);
+	uint32_t icr = e1000_rd32(e, E1000_ICR);
 
-	wr32(e, E1000_ICR, E1000E_OTHER_CAUSES);
+	e1000_wr32(e, E1000_ICR, E1000E_OTHER_CAUSES);
 	if (icr & E1000_ICR_LSC)
 		link_event(e);
 	drv_irq_wake(e->dev.queues[0].cpu);
@@ -118,9 +118,9 @@ static int e1000e_msix_setup(struct e1000 *e)
 		if (e->msix_vec[i] < 0)
 			return -1;
 	pci_msix_enable(e->pci);
-	wr32(e, E1000E_EIAC, E1000E_QUEUE_CAUSES);
-	wr32(e, E1000_ICR, 0xffffffffu);
-	wr32(e, E1000_IMS, E1000E_OTHER_CAUSES); /* link, from now on */
+	e1000_wr32(e, E1000E_EIAC, E1000E_QUEUE_CAUSES);
+	e1000_wr32(e, E1000_ICR, 0xffffffffu);
+	e1000_wr32(e, E1000_IMS, E1000E_OTHER_CAUSES); /* link, from now on */
 	e->msix = true;
 	return 0;
 }
@@ -181,14 +181,14 @@ bool e1000_irq_arm(struct netdev *dev, int q)
 	struct e1000 *e = dev->priv;
 
 	if (e->msix) {
-		wr32(e, E1000_ICR, E1000E_QUEUE_CAUSES);
-		wr32(e, E1000_IMS, E1000E_QUEUE_CAUSES);
-	} else if (rd32(e, E1000_ICR) & E1000_ICR_LSC) {
+		e1000_wr32(e, E1000_ICR, E1000E_QUEUE_CAUSES);
+		e1000_wr32(e, E1000_IMS, E1000E_QUEUE_CAUSES);
+	} else if (e1000_rd32(e, E1000_ICR) & E1000_ICR_LSC) {
 		/* a link change while masked: the read cleared it */
 		link_event(e);
-		wr32(e, E1000_IMS, E1000_IRQ_CAUSES);
+		e1000_wr32(e, E1000_IMS, E1000_IRQ_CAUSES);
 	} else {
-		wr32(e, E1000_IMS, E1000_IRQ_CAUSES);
+		e1000_wr32(e, E1000_IMS, E1000_IRQ_CAUSES);
 	}
 	return (e->rx_posted &&
 		(e->rx_ring[e->rx_next].status & E1000_RXD_STAT_DD)) ||
@@ -200,7 +200,7 @@ void e1000_irq_disarm(struct netdev *dev, int q)
 	struct e1000 *e = dev->priv;
 
 	(void)q;
-	wr32(e, E1000_IMC, e->msix ? E1000E_QUEUE_CAUSES : 0xffffffffu);
+	e1000_wr32(e, E1000_IMC, e->msix ? E1000E_QUEUE_CAUSES : 0xffffffffu);
 }
 
 bool e1000_link_changed(struct netdev *dev)

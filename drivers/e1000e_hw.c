@@ -161,7 +161,7 @@ static bool wait_reg(struct e1000 *e, unsigned int reg, uint32_t mask,
 	uint64_t end = drv_clock_ms() + ms;
 
 	do {
-		if ((rd32(e, reg) & mask) == want)
+		if ((e1000_rd32(e, reg) & mask) == want)
 			return true;
 	} while (drv_clock_ms() <= end);
 	return false;
@@ -175,35 +175,37 @@ static bool wait_reg(struct e1000 *e, unsigned int reg, uint32_t mask,
  */
 static int e1000e_reset(struct e1000 *e, const char *where)
 {
-	wr32(e, E1000_CTRL,
-	     rd32(e, E1000_CTRL) | E1000E_CTRL_GIO_MASTER_DISABLE);
+	e1000_wr32(e, E1000_CTRL,
+		   e1000_rd32(e, E1000_CTRL) | E1000E_CTRL_GIO_MASTER_DISABLE);
 	if (!wait_reg(e, E1000_STATUS, E1000E_STATUS_GIO_MASTER_EN, 0, 10))
 		drv_printf("e1000e: %s: master requests still pending, "
 			   "resetting anyway\n",
 			   where);
 	if (e1000_reset(e) != 0)
 		return -1;
-	wr32(e, E1000_CTRL,
-	     rd32(e, E1000_CTRL) & ~E1000E_CTRL_GIO_MASTER_DISABLE);
+	e1000_wr32(e, E1000_CTRL,
+		   e1000_rd32(e, E1000_CTRL) & ~E1000E_CTRL_GIO_MASTER_DISABLE);
 	if (!wait_reg(e, E1000E_EECD, E1000E_EECD_AUTO_RD, E1000E_EECD_AUTO_RD,
 		      10))
 		drv_printf("e1000e: %s: NVM auto-read not reported done\n",
 			   where);
-	wr32(e, E1000E_CTRL_EXT,
-	     rd32(e, E1000E_CTRL_EXT) | E1000E_CTRL_EXT_DRV_LOAD);
+	e1000_wr32(e, E1000E_CTRL_EXT,
+		   e1000_rd32(e, E1000E_CTRL_EXT) | E1000E_CTRL_EXT_DRV_LOAD);
 	return 0;
 }
 
 /* Legacy RX descriptors and no checksum offload, before RCTL.EN. */
 static void e1000e_setup_rx_format(struct e1000 *e)
 {
-	wr32(e, E1000E_RFCTL, rd32(e, E1000E_RFCTL) & ~E1000E_RFCTL_EXTEN);
-	wr32(e, E1000E_RXCSUM, 0);
+	e1000_wr32(e, E1000E_RFCTL,
+		   e1000_rd32(e, E1000E_RFCTL) & ~E1000E_RFCTL_EXTEN);
+	e1000_wr32(e, E1000E_RXCSUM, 0);
 }
 
 static void e1000e_setup_tx_control(struct e1000 *e)
 {
-	wr32(e, E1000E_TXDCTL, E1000E_TXDCTL_RESERVED_ONE | E1000E_TXDCTL_GRAN);
+	e1000_wr32(e, E1000E_TXDCTL,
+		   E1000E_TXDCTL_RESERVED_ONE | E1000E_TXDCTL_GRAN);
 }
 
 /*
@@ -214,13 +216,14 @@ static void e1000e_setup_tx_control(struct e1000 *e)
 static void e1000e_setup_irq(struct e1000 *e)
 {
 	e->ivar = true;
-	wr32(e, E1000E_IVAR,
-	     E1000E_IVAR_RX0(0) | E1000E_IVAR_TX0(1) | E1000E_IVAR_OTHER(2));
-	wr32(e, E1000E_ITR, E1000E_ITR_DEFAULT);
-	wr32(e, E1000E_IAM, 0);
-	wr32(e, E1000E_EIAC, 0);
-	wr32(e, E1000_IMC, 0xffffffffu);
-	(void)rd32(e, E1000_ICR);
+	e1000_wr32(e, E1000E_IVAR,
+		   E1000E_IVAR_RX0(0) | E1000E_IVAR_TX0(1) |
+			   E1000E_IVAR_OTHER(2));
+	e1000_wr32(e, E1000E_ITR, E1000E_ITR_DEFAULT);
+	e1000_wr32(e, E1000E_IAM, 0);
+	e1000_wr32(e, E1000E_EIAC, 0);
+	e1000_wr32(e, E1000_IMC, 0xffffffffu);
+	(void)e1000_rd32(e, E1000_ICR);
 }
 
 static int e1000e_setup(struct e1000 *e, struct pci_dev *d, int node)
@@ -289,7 +292,8 @@ static void report(const struct e1000 *e, const struct pci_dev *d)
 		   e->dev.name, d->bus, d->dev, d->fn, e->model->name, mac[0],
 		   mac[1], mac[2], mac[3], mac[4], mac[5], e->mac_source,
 		   E1000_RX_RING, E1000_TX_RING,
-		   rd32(e, E1000_STATUS) & E1000_STATUS_LU ? "up" : "down");
+		   e1000_rd32(e, E1000_STATUS) & E1000_STATUS_LU ? "up"
+								 : "down");
 }
 
 int e1000e_probe(int node)

@@ -31,14 +31,15 @@ static uint8_t sum_bytes(const void *p, size_t n)
 	return s;
 }
 
-static uint32_t rd32(const uint8_t *p)
+/* A firmware table's fields are little-endian and need not be aligned. */
+static uint32_t table_u32(const uint8_t *p)
 {
 	uint32_t v;
 	memcpy(&v, p, 4);
 	return v;
 }
 
-static uint64_t rd64(const uint8_t *p)
+static uint64_t table_u64(const uint8_t *p)
 {
 	uint64_t v;
 	memcpy(&v, p, 8);
@@ -49,7 +50,7 @@ static int rsdp_valid(const uint8_t *p)
 {
 	if (memcmp(p, "RSD PTR ", 8) != 0 || sum_bytes(p, 20) != 0)
 		return 0;
-	if (p[15] >= 2 && sum_bytes(p, rd32(p + 20)) != 0)
+	if (p[15] >= 2 && sum_bytes(p, table_u32(p + 20)) != 0)
 		return 0;
 	return 1;
 }
@@ -108,8 +109,8 @@ static void madt_ioapic(const uint8_t *p)
 		return;
 	io = &acpi.ioapics[acpi.nr_ioapics++];
 	io->id = p[2];
-	io->addr = rd32(p + 4);
-	io->gsi_base = rd32(p + 8);
+	io->addr = table_u32(p + 4);
+	io->gsi_base = table_u32(p + 8);
 }
 
 static void madt_override(const uint8_t *p)
@@ -120,7 +121,7 @@ static void madt_override(const uint8_t *p)
 		return;
 	iso = &acpi.isos[acpi.nr_isos++];
 	iso->source = p[3];
-	iso->gsi = rd32(p + 4);
+	iso->gsi = table_u32(p + 4);
 	iso->flags = (uint16_t)(p[8] | p[9] << 8);
 }
 
@@ -147,16 +148,16 @@ static void madt_parse(const struct sdt_header *h)
 	const uint8_t *p = (const uint8_t *)h + 44;
 	const uint8_t *end = (const uint8_t *)h + h->length;
 
-	acpi.lapic_base = rd32((const uint8_t *)h + 36);
-	acpi.pic_present = rd32((const uint8_t *)h + 40) & 1;
+	acpi.lapic_base = table_u32((const uint8_t *)h + 36);
+	acpi.pic_present = table_u32((const uint8_t *)h + 40) & 1;
 	acpi.nr_cpus = 0;
 	for (; p + 2 <= end && p[1] >= 2; p += p[1]) {
 		switch (p[0]) {
 		case 0: /* processor local APIC */
-			madt_cpu(p[3], rd32(p + 4));
+			madt_cpu(p[3], table_u32(p + 4));
 			break;
 		case 9: /* processor local x2APIC */
-			madt_cpu(rd32(p + 4), rd32(p + 8));
+			madt_cpu(table_u32(p + 4), table_u32(p + 8));
 			break;
 		case 1:
 			madt_ioapic(p);
@@ -165,7 +166,7 @@ static void madt_parse(const struct sdt_header *h)
 			madt_override(p);
 			break;
 		case 5: /* 64-bit local APIC address */
-			acpi.lapic_base = rd64(p + 4);
+			acpi.lapic_base = table_u64(p + 4);
 			break;
 		}
 	}
@@ -201,16 +202,16 @@ static void srat_parse(const struct sdt_header *h)
 			uint32_t dom, id;
 			int node;
 
-			if (p[0] == 0 && (rd32(p + 4) & 1)) {
+			if (p[0] == 0 && (table_u32(p + 4) & 1)) {
 				dom = p[2] | (uint32_t)p[9] << 8 |
 				      (uint32_t)p[10] << 16 |
 				      (uint32_t)p[11] << 24;
 				id = p[3];
-			} else if (p[0] == 2 && (rd32(p + 12) & 1)) {
-				dom = rd32(p + 4);
-				id = rd32(p + 8);
-			} else if (p[0] == 1 && (rd32(p + 28) & 1)) {
-				dom = rd32(p + 2);
+			} else if (p[0] == 2 && (table_u32(p + 12) & 1)) {
+				dom = table_u32(p + 4);
+				id = table_u32(p + 8);
+			} else if (p[0] == 1 && (table_u32(p + 28) & 1)) {
+				dom = table_u32(p + 2);
 				id = UINT32_MAX;
 			} else {
 				continue;
@@ -223,8 +224,8 @@ static void srat_parse(const struct sdt_header *h)
 					if (acpi.apic_ids[c] == id)
 						acpi.cpu_node[c] = node;
 			} else if (acpi.nr_mem < ACPI_MAX_MEM) {
-				acpi.mem[acpi.nr_mem].base = rd64(p + 8);
-				acpi.mem[acpi.nr_mem].len = rd64(p + 16);
+				acpi.mem[acpi.nr_mem].base = table_u64(p + 8);
+				acpi.mem[acpi.nr_mem].len = table_u64(p + 16);
 				acpi.mem[acpi.nr_mem].node = node;
 				acpi.nr_mem++;
 			}
@@ -239,7 +240,7 @@ static void srat_parse(const struct sdt_header *h)
 static void slit_parse(const struct sdt_header *h)
 {
 	const uint8_t *p = (const uint8_t *)h + 36;
-	uint64_t n = rd64(p);
+	uint64_t n = table_u64(p);
 	uint8_t d[MAX_NODES][MAX_NODES] = {{0}};
 
 	if (acpi.nr_nodes == 0 || n > 256 || 36 + 8 + n * n > h->length) {
@@ -275,7 +276,7 @@ static void mcfg_parse(const struct sdt_header *h)
 	for (; p + 16 <= end && acpi.nr_mcfg < ACPI_MAX_MCFG; p += 16) {
 		struct acpi_mcfg *m = &acpi.mcfg[acpi.nr_mcfg++];
 
-		m->base = rd64(p);
+		m->base = table_u64(p);
 		m->segment = (uint16_t)(p[8] | p[9] << 8);
 		m->bus_start = p[10];
 		m->bus_end = p[11];
@@ -365,21 +366,21 @@ int acpi_pci_bus_node(int bus, const struct acpi_host_bridge **bridge)
 static void fadt_parse(const struct sdt_header *h)
 {
 	const uint8_t *f = (const uint8_t *)h;
-	uint64_t dsdt = rd32(f + 40);
+	uint64_t dsdt = table_u32(f + 40);
 	const struct sdt_header *d;
 
-	acpi.smi_cmd = rd32(f + 48);
+	acpi.smi_cmd = table_u32(f + 48);
 	acpi.acpi_enable = f[52];
-	acpi.pm1a_cnt = rd32(f + 64);
-	acpi.pm1b_cnt = rd32(f + 68);
-	if (h->length >= 129 && (rd32(f + 112) & (1 << 10))) {
+	acpi.pm1a_cnt = table_u32(f + 64);
+	acpi.pm1b_cnt = table_u32(f + 68);
+	if (h->length >= 129 && (table_u32(f + 112) & (1 << 10))) {
 		acpi.reset_space = f[116];
-		acpi.reset_addr = rd64(f + 120);
+		acpi.reset_addr = table_u64(f + 120);
 		acpi.reset_value = f[128];
 		acpi.has_reset = true;
 	}
-	if (h->length >= 148 && rd64(f + 140))
-		dsdt = rd64(f + 140);
+	if (h->length >= 148 && table_u64(f + 140))
+		dsdt = table_u64(f + 140);
 	if (dsdt && (d = table_get(dsdt)) != NULL) {
 		dsdt_find_s5(d);
 		aml_parse(d);
@@ -406,7 +407,7 @@ static void table_parse(uint64_t phys)
 		aml_parse(h);
 	else if (!memcmp(h->sig, "HPET", 4) && h->length >= 56 &&
 		 ((const uint8_t *)h)[40] == 0) /* GAS in memory space */
-		acpi.hpet_base = rd64((const uint8_t *)h + 44);
+		acpi.hpet_base = table_u64((const uint8_t *)h + 44);
 }
 
 /* SRAT and SLIT need the MADT's CPU list and SRAT's nodes: parse in the
@@ -419,8 +420,8 @@ static void tables_walk(const struct sdt_header *root, int entry_size)
 
 	for (int o = 0; o <= 3; o++) {
 		for (int i = 0; i < n; i++) {
-			uint64_t a = entry_size == 8 ? rd64(e + 8 * i)
-						     : rd32(e + 4 * i);
+			uint64_t a = entry_size == 8 ? table_u64(e + 8 * i)
+						     : table_u32(e + 4 * i);
 			const char *sig = (const char *)(uintptr_t)a;
 			int known = 0;
 
@@ -459,12 +460,12 @@ void acpi_init(uint64_t rsdp_hint)
 	acpi.found = true;
 	acpi.rsdp = rsdp_hint;
 	acpi.revision = rsdp[15];
-	if (rsdp[15] >= 2 && rd64(rsdp + 24)) {
-		root = table_get(rd64(rsdp + 24));
+	if (rsdp[15] >= 2 && table_u64(rsdp + 24)) {
+		root = table_get(table_u64(rsdp + 24));
 		if (root)
 			tables_walk(root, 8);
 	} else {
-		root = table_get(rd32(rsdp + 16));
+		root = table_get(table_u32(rsdp + 16));
 		if (root)
 			tables_walk(root, 4);
 	}

@@ -23,7 +23,7 @@
  * the core lock, never from an interrupt handler, so the lock already
  * serialises those sections, and they stay empty. Nothing outside lwIP
  * touches a pbuf: drivers see (address, length) pairs, and a received
- * frame becomes a pbuf only under the lock (net/netif.c). */
+ * frame becomes a pbuf only under the lock (net/netif_glue.c). */
 #define SYS_LIGHTWEIGHT_PROT 0
 /* lwIP checks at its entry points (netif, tcp, udp, timeouts, ...) that
  * the caller holds the core lock; a call without it is counted and
@@ -166,7 +166,7 @@ struct tcp_hdr;
 signed char net_tcp_syn_guard(struct tcp_pcb *pcb, const struct tcp_hdr *hdr);
 signed char net_tcp_gro_ack(struct tcp_pcb *pcb);
 #endif
-/* A segment of an existing connection: net_tcp_gro_ack (net/netif.c) has
+/* A segment of an existing connection: net_tcp_gro_ack (net/netif_glue.c) has
  * lwIP acknowledge a packet the glue joined from several segments at once. */
 #define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) \
 	((pcb)->state == LISTEN ? net_tcp_syn_guard((pcb), (hdr))      \
@@ -192,7 +192,7 @@ signed char net_tcp_gro_ack(struct tcp_pcb *pcb);
 #define TCP_SND_QUEUELEN (4 * TCP_SND_BUF / TCP_MSS)
 
 /* ---- Netif ---- */
-/* net/netif.c announces "eth0 up ip=..." from the status callback. */
+/* net/netif_glue.c announces "eth0 up ip=..." from the status callback. */
 #define LWIP_NETIF_STATUS_CALLBACK     1
 /* net/net_ip6.c logs each IPv6 address when duplicate address detection
  * lets it be used; lwIP reports that only through this callback. */
@@ -201,7 +201,7 @@ signed char net_tcp_gro_ack(struct tcp_pcb *pcb);
 #define LWIP_NETIF_HOSTNAME	       1
 
 /* ---- Checksums: in software, or by the NIC where it offers it ---- */
-/* Per netif, and per received frame: net/netif.c turns off TCP/UDP sum
+/* Per netif, and per received frame: net/netif_glue.c turns off TCP/UDP sum
  * generation on a NIC that fills them (virtio-net CSUM) and the checks
  * for a frame the NIC vouched for (GUEST_CSUM). */
 #define LWIP_CHECKSUM_CTRL_PER_NETIF	1

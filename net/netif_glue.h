@@ -1,5 +1,5 @@
 /*
- * Binding lwIP netifs to netdevs, queue by queue (net/netif.c).
+ * Binding lwIP netifs to netdevs, queue by queue (net/netif_glue.c).
  */
 #ifndef NET_NETIF_GLUE_H
 #define NET_NETIF_GLUE_H

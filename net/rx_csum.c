@@ -16,7 +16,7 @@
  * bytes seeded with the pseudo-header (source and destination address as
  * one 8- or 32-byte piece, then protocol and length), folded once. A
  * frame whose sums are right goes into lwIP with its IP, TCP and UDP
- * checks off for that frame (net/netif.c), exactly as for a frame the
+ * checks off for that frame (net/netif_glue.c), exactly as for a frame the
  * device vouched for. A frame whose sums are wrong, or one not checked
  * here, goes in with lwIP's checks on, so lwIP drops and counts a bad one
  * as it always did (its chkerr counters); nothing is dropped here.

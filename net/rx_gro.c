@@ -1,7 +1,7 @@
 /*
  * Receive coalescing of TCP segments before lwIP sees them (what Linux
  * calls GRO, generic receive offload), in software: the frame checks and
- * the header rewrite. net/netif.c does the joining.
+ * the header rewrite. net/netif_glue.c does the joining.
  *
  * Why: a bulk TCP receive spends most of its instructions once per
  * segment above the driver: ethernet_input, ip4_input, tcp_input and

@@ -1,7 +1,7 @@
 /*
  * Receive coalescing of TCP segments before lwIP (what Linux calls GRO):
  * the frame checks and the header rewrite. net/rx_gro.c says why and
- * what joins; net/netif.c joins the frames of one poll round.
+ * what joins; net/netif_glue.c joins the frames of one poll round.
  */
 #ifndef NET_RX_GRO_H
 #define NET_RX_GRO_H

@@ -65,7 +65,8 @@ def test_source_paths_map_to_subsystems():
     assert s(tool.ROOT + "/mm/slab.c") == "mm"
     assert s(tool.ROOT + "/kernel/mm_port/platform.c") == "kernel"
     assert s(tool.ROOT + "/drivers/virtio_net.c") == "drivers"
-    assert s(tool.ROOT + "/net/netif.c") == "net"
+    assert s(tool.ROOT + "/net/netif_glue.c") == "net"
+    assert s(tool.ROOT + "/apps/http_server.c") == "apps"
     assert s("/usr/lib/gcc/libgcc2.c") == "other"
 
 
