@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from test_net import NetVM, bad_value_line, stop_qemu_first  # noqa: F401
+from test_net import NetVM, bad_value_line
 from test_net_multiqueue import MqGuest, mq_netns, queues  # noqa: F401
 from test_shell import ShellVM
 

@@ -24,7 +24,7 @@ import urllib.request
 import pytest
 
 from conftest import free_port
-from test_net import NET_TIMEOUT, free_udp_port, random_mac, stop_qemu_first  # noqa: F401
+from test_net import NET_TIMEOUT, free_udp_port, random_mac
 from test_irq import udp_exchange
 
 DRIVER = {"e1000": "e1000", "e1000e": "e1000e"}
