@@ -1,5 +1,5 @@
 """
-NIC interrupts and the NAPI switch between polling and sleeping (issue 14).
+NIC interrupts and the NAPI switch between polling and sleeping.
 
 Each test boots a guest, exchanges real packets with it and reads
 /stats.json: which interrupt each queue got (the driver's boot line says

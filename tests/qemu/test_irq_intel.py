@@ -1,4 +1,4 @@
-"""Interrupts of the Intel NICs (issue 14): e1000 (82540EM, shared INTx
+"""Interrupts of the Intel NICs: e1000 (82540EM, shared INTx
 line) and e1000e (82574L on q35, MSI-X).
 
 Each test boots a guest under QEMU, talks to it with real clients through
