@@ -16,7 +16,7 @@
 
 static const int cpu_to_node[2] = {0, 1};
 
-/* The layout: node 0 split around node 1, 4 MiB aligned. */
+/* The layout above: node 0 split around node 1, 4 MiB aligned. */
 static const struct mm_host_range split_4m[] = {
 	{.nid = 0, .offset = 0, .len = 4 * MiB},
 	{.nid = 1, .offset = 4 * MiB, .len = 4 * MiB},

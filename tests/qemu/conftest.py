@@ -14,9 +14,9 @@ or the one-shot form for boot-to-exit tests:
         log = qemu.boot(append="exit_after_boot=1")   # asserts status 0
 
 Every wait is bounded (a timeout is a failure whose message carries the
-serial log); every QEMU the fixture started is killed at teardown, and the
+serial log); every QEMU the fixture started is stopped at teardown, and the
 serial log of a failed test is printed. Networking tests pass nic=, net=,
-hostfwd=[...], mac= as keyword arguments (see Qemu.start).
+hostfwd=[...], mac=, netns= as keyword arguments (see QemuFactory.start).
 
 To type into the serial shell, start with serial_socket=True: COM1 is then
 a unix socket (tools/qemu-run --serial-socket; the guest starts once the
@@ -31,9 +31,7 @@ receives is also the serial log that wait_for and log() read:
 import os
 import re
 import shutil
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -56,6 +54,7 @@ UEFI_TIMEOUT = 180
 
 # Host-forward ports: tools/hostports.py says how they are picked.
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+import qemu_guest  # noqa: E402
 from hostports import free_port, free_udp_port  # noqa: E402,F401
 
 
@@ -152,78 +151,25 @@ class SerialConsole:
             self.log.close()
 
 
-class Qemu:
-    """One QEMU instance started through tools/qemu-run."""
+class Qemu(qemu_guest.Guest):
+    """One QEMU instance started through tools/qemu-run (tools/qemu_guest.py
+    says how): a failure fails the test, with the whole serial log."""
 
-    # class defaults: a subclass with its own __init__ (test_net's
-    # NetnsQemu) has no serial socket
-    console = None
-    sock_dir = None
-    sock_path = None
+    log_tail = None
 
-    def __init__(self, workdir, name, args, serial_socket=False):
-        self.log_path = os.path.join(workdir, name + ".serial.log")
-        self.err_path = os.path.join(workdir, name + ".qemu.log")
+    def __init__(self, workdir, name, serial_socket=False, **options):
         # a unix socket path must fit in 108 bytes: a test's tmp_path may
         # not, so the socket gets a short folder of its own
         self.sock_dir = tempfile.mkdtemp(prefix="qemu-com1-") if serial_socket else None
         self.sock_path = os.path.join(self.sock_dir, "com1") if serial_socket else None
         self.console = None
-        open(self.log_path, "w").close()
-        # before args: they may end with "--" and QEMU's own arguments
-        com1 = (["--serial-socket", self.sock_path] if serial_socket
-                else ["--serial-log", self.log_path])
-        self.args = [QEMU_RUN, "--accel", "tcg"] + com1 + args
-        self._err = open(self.err_path, "w")
-        # Own session, so that kill() reaches QEMU itself and not only
-        # the qemu-run wrapper (an orphaned QEMU would run on forever).
-        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL,
-                                     stdout=self._err, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
-        self.started = time.monotonic()
+        super().__init__(os.path.join(workdir, name + ".serial.log"),
+                         serial_socket=self.sock_path, **options)
         if serial_socket:  # the guest waits for this connection
             self.console = SerialConsole(self, self.sock_path)
 
-    def log(self):
-        """The serial output so far."""
-        with open(self.log_path, errors="replace") as f:
-            return f.read()
-
-    def describe(self):
-        with open(self.err_path, errors="replace") as f:
-            err = f.read()
-        return ("command: %s\n--- serial log ---\n%s\n--- qemu output ---\n%s"
-                % (" ".join(self.args), self.log(), err))
-
-    def wait_for(self, pattern, timeout=BOOT_TIMEOUT):
-        """Waits until the serial log matches regex pattern; returns the
-        match. Fails (with the log) on timeout or if QEMU exits first."""
-        rx = re.compile(pattern, re.M)
-        end = time.monotonic() + timeout
-        while True:
-            m = rx.search(self.log())
-            if m:
-                return m
-            if self.proc.poll() is not None:
-                m = rx.search(self.log())
-                if m:
-                    return m
-                pytest.fail("QEMU exited (status %s) before /%s/ appeared\n%s"
-                            % (self.proc.returncode, pattern, self.describe()),
-                            pytrace=False)
-            if time.monotonic() > end:
-                pytest.fail("timeout after %ss waiting for /%s/\n%s"
-                            % (timeout, pattern, self.describe()), pytrace=False)
-            time.sleep(0.05)
-
-    def wait_exit(self, timeout=BOOT_TIMEOUT):
-        """Waits for QEMU to exit; returns qemu-run's status (0: the kernel
-        exited with success, 1: with failure)."""
-        try:
-            return self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            pytest.fail("timeout after %ss waiting for QEMU to exit\n%s"
-                        % (timeout, self.describe()), pytrace=False)
+    def fail(self, msg):
+        pytest.fail("%s\n%s" % (msg, self.describe()), pytrace=False)
 
     def elapsed(self):
         return time.monotonic() - self.started
@@ -234,13 +180,20 @@ class Qemu:
             pytest.fail("start the VM with serial_socket=True", pytrace=False)
         return self.console
 
-    def kill(self):
+    def guest_view(self):
+        """The guest's own counters over COM1 (the shell's stats command),
+        for a failure message when the network no longer answers."""
+        if not self.console:
+            return ""
         try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
-        self._err.close()
+            self.console.send(b"\r")
+            self.console.expect(rb"shell> ", 10)
+            return "--- shell stats over COM1 ---\n" + self.console.command("stats", 20)
+        except BaseException as e:  # pytest.fail raises outside Exception
+            return "--- shell stats over COM1: no answer (%s) ---" % str(e)[:200]
+
+    def kill(self):
+        self.stop()
         if self.console:
             self.console.close()
         if self.sock_dir:
@@ -255,41 +208,19 @@ class QemuFactory:
     def start(self, append="", smp=1, mem=None, machine=None, numa=(),
               numa_dist=(), srat=(), iso=None, uefi=False, nic="none", net=None,
               hostfwd=(), mac=None, extra=(), kernel=KERNEL,
-              debug_exit=True, initrd=None, nic_pxb=None, serial_socket=False):
+              debug_exit=True, initrd=None, nic_pxb=None, serial_socket=False,
+              queues=None, netns=None):
         """Boots one QEMU. nic defaults to none (boot tests need no NIC).
-        serial_socket: COM1 on a unix socket too, for vm.serial()."""
-        args = ["--smp", str(smp), "--nic", nic]
-        if iso:
-            args += ["--iso", iso]
-        else:
-            args += ["--kernel", kernel, "--append", append]
-            if initrd:
-                args += ["--initrd", initrd]
-        if uefi:
-            args.append("--uefi")
-        if not debug_exit:
-            args.append("--no-debug-exit")
-        if mem:
-            args += ["--mem", mem]
-        if machine:
-            args += ["--machine", machine]
-        for n in numa:
-            args += ["--numa", n]
-        for d in numa_dist:
-            args += ["--numa-dist", d]
-        for n in srat:  # our own SRAT instead of --numa (tools/qemu-run)
-            args += ["--srat", n]
-        if net:
-            args += ["--net", net]
-        for h in hostfwd:
-            args += ["--hostfwd", h]
-        if mac:
-            args += ["--mac", mac]
-        if nic_pxb is not None:  # NIC behind a pxb-pcie on that node
-            args += ["--nic-pxb", str(nic_pxb)]
-        if extra:
-            args += ["--"] + list(extra)
-        vm = Qemu(str(self.tmp_path), "vm%d" % len(self.vms), args, serial_socket)
+        serial_socket: COM1 on a unix socket too, for vm.serial(). netns:
+        qemu-run runs inside that network namespace (net="tap:tap0")."""
+        boot = dict(iso=iso) if iso else dict(kernel=kernel, append=append, initrd=initrd)
+        vm = Qemu(str(self.tmp_path), "vm%d" % len(self.vms), serial_socket,
+                  smp=smp, nic=nic, uefi=uefi, no_debug_exit=not debug_exit, mem=mem,
+                  machine=machine, numa=list(numa), numa_dist=list(numa_dist),
+                  srat=list(srat),  # our own SRAT instead of --numa (tools/qemu-run)
+                  net=net, queues=queues, hostfwd=list(hostfwd), mac=mac,
+                  nic_pxb=nic_pxb,  # the NIC behind a pxb-pcie on that node
+                  netns=netns, qemu_args=extra, **boot)
         self.vms.append(vm)
         return vm
 

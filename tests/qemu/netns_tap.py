@@ -19,25 +19,22 @@ import os
 import random
 import re
 import shutil
-import signal
 import socket
 import subprocess
+import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-QEMU_RUN = os.path.join(ROOT, "tools", "qemu-run")
-KERNEL = os.path.join(ROOT, "build", "kernel.elf")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import qemu_guest  # noqa: E402
+from qemu_guest import KERNEL, random_mac  # noqa: E402,F401
+
 PYTHON = "/usr/bin/python3"  # Debian's, where python3-scapy lives
 
 
-class GuestError(Exception):
+class GuestError(qemu_guest.GuestFailed):
     """The guest did not answer, or answered wrong (message has the log)."""
-
-
-def random_mac():
-    """A locally administered unicast MAC no other guest is using."""
-    return "52:54:00:%02x:%02x:%02x" % tuple(random.randrange(256) for _ in range(3))
 
 
 class TapNet:
@@ -108,97 +105,35 @@ class TapNet:
         return g
 
 
-class TapGuest:
+class TapGuest(qemu_guest.Guest):
     """The kernel booted in QEMU on the namespace's tap0."""
+
+    log_tail = 60000
 
     def __init__(self, net, workdir, nic, alloc, append, mem, smp, vnet_hdr=None,
                  kernel=None, icount=False):
         self.net, self.nic, self.alloc = net, nic, alloc
-        self.ip = net.guest_ip
         self.mac = random_mac()
-        name = "tap%d" % len(net.guests)
-        self.log_path = os.path.join(workdir, name + ".serial.log")
-        self.err_path = os.path.join(workdir, name + ".qemu.log")
-        open(self.log_path, "w").close()
         cmdline = "nic=%s net_alloc=%s ip=%s/24 gw=%s %s" % (
-            nic, alloc, self.ip, net.host_ip, append)
-        args = [QEMU_RUN, "--accel", "tcg", "--serial-log", self.log_path,
-                "--kernel", kernel or KERNEL, "--smp", str(smp), "--nic", nic,
-                "--net", "tap:tap0", "--mac", self.mac, "--append", cmdline.strip()]
-        if mem:
-            args += ["--mem", str(mem)]
-        if vnet_hdr:
-            args += ["--vnet-hdr", vnet_hdr]
-        if icount:
-            args.append("--icount")
-        self.args = ["ip", "netns", "exec", net.ns] + args
-        self._err = open(self.err_path, "w")
-        # Own session: stop() reaches QEMU as well as the qemu-run wrapper.
-        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=self._err,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+            nic, alloc, net.guest_ip, net.host_ip, append)
+        super().__init__(os.path.join(workdir, "tap%d.serial.log" % len(net.guests)),
+                         ip=net.guest_ip, netns=net.ns, kernel=kernel or KERNEL, smp=smp,
+                         nic=nic, net="tap:tap0", mac=self.mac, append=cmdline.strip(),
+                         mem=mem, vnet_hdr=vnet_hdr, icount=icount, services={"http": "80"})
 
-    def log(self):
-        with open(self.log_path, errors="replace") as f:
-            return f.read()
-
-    def describe(self):
-        with open(self.err_path, errors="replace") as f:
-            err = f.read()
-        return ("command: %s\n--- serial log ---\n%s\n--- qemu output ---\n%s"
-                % (" ".join(self.args), self.log()[-60000:], err))
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def wait_for(self, pattern, timeout=60):
-        rx = re.compile(pattern, re.M)
-        end = time.monotonic() + timeout
-        while True:
-            m = rx.search(self.log())
-            if m:
-                return m
-            if not self.alive():
-                raise GuestError("QEMU exited (%s) before /%s/\n%s"
-                                 % (self.proc.returncode, pattern, self.describe()))
-            if time.monotonic() > end:
-                raise GuestError("timeout after %ss waiting for /%s/\n%s"
-                                 % (timeout, pattern, self.describe()))
-            time.sleep(0.05)
+    def fail(self, msg):
+        raise GuestError("%s\n%s" % (msg, self.describe()))
 
     def wait_ready(self, timeout=60):
         self.wait_for(r"^net: eth0 up ip=%s/24 mac=%s" % (re.escape(self.ip), self.mac),
                       timeout)
         self.wait_for(r"^net: listening ", timeout)
 
-    def stop(self):
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGTERM)
-                self.proc.wait(timeout=10)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                try:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                self.proc.wait()
-        self._err.close()
-
     # ---- clients, run inside the namespace ----
 
     def http(self, path="/", timeout=20):
-        r = self.net.run(["curl", "-sS", "-f", "-m", str(timeout),
-                          "http://%s%s" % (self.ip, path)], timeout=timeout + 10)
-        if r.returncode != 0:
-            raise GuestError("curl %s failed (%d): %s\n%s" % (
-                path, r.returncode, r.stderr.decode(errors="replace"), self.describe()))
-        return r.stdout
-
-    def stats(self):
-        body = self.http("/stats.json")
-        try:
-            return json.loads(body)
-        except ValueError as e:
-            raise GuestError("/stats.json is not JSON (%s): %r" % (e, body[:300]))
+        """The body of GET path, fetched with curl inside the namespace."""
+        return self.get(path, timeout=timeout)
 
     def ping(self, count=3):
         r = self.net.run(["ping", "-c", str(count), "-W", "5", "-i", "0.2", self.ip],

@@ -23,7 +23,7 @@ import time
 import pytest
 
 import conftest
-from test_net import NetVM, stop_qemu_first  # noqa: F401 (autouse fixture)
+from test_net import NetVM
 
 ARTIFACT_DIR = os.path.join(conftest.ROOT, "build", "test-artifacts")
 CHROMIUM = "/usr/bin/chromium"

@@ -18,10 +18,6 @@ import time
 import pytest
 
 from conftest import free_port
-# Autouse: stops each QEMU under tools/qemu-run at teardown (a networked
-# guest never exits by itself, and killing the runner alone would leave
-# its QEMU running). Imported, not copied, from the networking tests.
-from test_net import stop_qemu_first  # noqa: F401
 
 NET_TIMEOUT = 60  # boot + DHCP under TCG on a loaded machine
 

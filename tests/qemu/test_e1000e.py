@@ -14,8 +14,6 @@ import socket
 import time
 
 from conftest import free_port
-# Autouse: stops each QEMU under tools/qemu-run at teardown.
-from test_net import stop_qemu_first  # noqa: F401
 from test_e1000 import http_get, nic_counter, tcp_echo, up_line
 
 

@@ -13,7 +13,7 @@ import os
 import subprocess
 import time
 
-from test_net import NetVM, in_use, stop_qemu_first  # noqa: F401 (fixture)
+from test_net import NetVM, in_use
 from udp_echo_client import udp_echo
 
 # Site: (every Nth call fails, this many times). Sized from a run under

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from test_net import ALLOC_MODES, NetVM, stop_qemu_first  # noqa: F401 (autouse fixture)
+from test_net import ALLOC_MODES, NetVM
 
 TIMEOUT = 20
 IDLE_CLOSE_S = 5  # HTTP_IDLE_POLLS x HTTP_POLL_INTERVAL (apps/http_server.h)

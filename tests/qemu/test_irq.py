@@ -1,5 +1,5 @@
 """
-NIC interrupts and the NAPI switch between polling and sleeping (issue 14).
+NIC interrupts and the NAPI switch between polling and sleeping.
 
 Each test boots a guest, exchanges real packets with it and reads
 /stats.json: which interrupt each queue got (the driver's boot line says
@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from test_net import NetVM, bad_value_line, stop_qemu_first  # noqa: F401
+from test_net import NetVM, bad_value_line
 from test_net_multiqueue import MqGuest, mq_netns, queues  # noqa: F401
 from test_shell import ShellVM
 

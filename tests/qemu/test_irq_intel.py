@@ -1,4 +1,4 @@
-"""Interrupts of the Intel NICs (issue 14): e1000 (82540EM, shared INTx
+"""Interrupts of the Intel NICs: e1000 (82540EM, shared INTx
 line) and e1000e (82574L on q35, MSI-X).
 
 Each test boots a guest under QEMU, talks to it with real clients through
@@ -24,7 +24,7 @@ import urllib.request
 import pytest
 
 from conftest import free_port
-from test_net import NET_TIMEOUT, free_udp_port, random_mac, stop_qemu_first  # noqa: F401
+from test_net import NET_TIMEOUT, free_udp_port, random_mac
 from test_irq import udp_exchange
 
 DRIVER = {"e1000": "e1000", "e1000e": "e1000e"}

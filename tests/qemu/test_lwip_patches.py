@@ -8,7 +8,7 @@ import re
 import pytest
 
 from conftest import free_port
-from test_net import ALLOC_MODES, NetVM, stop_qemu_first  # noqa: F401 (autouse)
+from test_net import ALLOC_MODES, NetVM
 
 
 def tcp_pcbs_in_use(st):

@@ -19,13 +19,11 @@ import random
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 import uuid
 
 import pytest
 
-import conftest
 from conftest import free_port, free_udp_port
 from udp_echo_client import udp_echo
 
@@ -89,40 +87,6 @@ class NetVM:
 
     def udp_echo(self, data):
         return udp_echo("127.0.0.1", self.uecho, data)
-
-
-def qemu_children(pid):
-    """PIDs of the processes whose parent is pid (QEMU under qemu-run)."""
-    kids = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open("/proc/%s/stat" % d) as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                kids.append(int(d))
-    return kids
-
-
-@pytest.fixture(autouse=True)
-def stop_qemu_first(qemu):
-    """A networked guest never exits by itself, and killing tools/qemu-run
-    (what conftest does at teardown) would leave its QEMU child running:
-    stop each QEMU first, so qemu-run returns and exits on its own."""
-    yield
-    for vm in qemu.vms:
-        if vm.proc.poll() is None:
-            for kid in qemu_children(vm.proc.pid):
-                try:
-                    os.kill(kid, 15)
-                except ProcessLookupError:
-                    pass
-            try:
-                vm.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
 
 
 # e1000e is the PCIe 82574L: tools/qemu-run boots it on q35.
@@ -381,48 +345,12 @@ def netns():
         subprocess.run(["ip", "netns", "del", name], capture_output=True)
 
 
-class NetnsQemu(conftest.Qemu):
-    """conftest's Qemu, with tools/qemu-run started inside a namespace."""
-
-    def __init__(self, qemu, netns, args, serial_socket=False):
-        self.log_path = os.path.join(str(qemu.tmp_path), "netns%d.serial.log" % len(qemu.vms))
-        self.err_path = self.log_path.replace(".serial.log", ".qemu.log")
-        open(self.log_path, "w").close()
-        self.sock_dir = tempfile.mkdtemp(prefix="qemu-com1-") if serial_socket else None
-        self.sock_path = os.path.join(self.sock_dir, "com1") if serial_socket else None
-        com1 = (["--serial-socket", self.sock_path] if serial_socket
-                else ["--serial-log", self.log_path])
-        self.args = ["ip", "netns", "exec", netns, conftest.QEMU_RUN, "--accel", "tcg"] + \
-            com1 + args
-        self._err = open(self.err_path, "w")
-        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL,
-                                     stdout=self._err, stderr=subprocess.STDOUT)
-        self.started = time.monotonic()
-        qemu.vms.append(self)
-        if serial_socket:  # the guest waits for this connection
-            self.console = conftest.SerialConsole(self, self.sock_path)
-
-    def guest_view(self):
-        """The guest's own counters over COM1 (the shell's stats command),
-        for a failure message when the network no longer answers."""
-        if not self.console:
-            return ""
-        try:
-            self.console.send(b"\r")
-            self.console.expect(rb"shell> ", 10)
-            return "--- shell stats over COM1 ---\n" + self.console.command("stats", 20)
-        except BaseException as e:  # pytest.fail raises outside Exception
-            return "--- shell stats over COM1: no answer (%s) ---" % str(e)[:200]
-
-
 @pytest.mark.parametrize("nic", NICS)
 @pytest.mark.parametrize("alloc", ALLOC_MODES)
 def test_ping_over_tap_in_netns(qemu, netns, alloc, nic):
     mac = random_mac()
-    vm = NetnsQemu(qemu, netns, [
-        "--kernel", conftest.KERNEL, "--smp", "2", "--nic", nic, "--net", "tap:tap0",
-        "--mac", mac, "--append",
-        "nic=%s net_alloc=%s ip=192.168.76.2/24 gw=192.168.76.1" % (nic, alloc)])
+    vm = qemu.start(netns=netns, smp=2, nic=nic, net="tap:tap0", mac=mac,
+                    append="nic=%s net_alloc=%s ip=192.168.76.2/24 gw=192.168.76.1" % (nic, alloc))
     vm.wait_for(r"^net: eth0 up ip=192\.168\.76\.2/24 mac=%s nic=%s" % (mac, nic), NET_TIMEOUT)
     r = subprocess.run(["ip", "netns", "exec", netns, "ping", "-c", "3", "-W", "5",
                         "-i", "0.3", "192.168.76.2"], capture_output=True, timeout=40)
@@ -436,10 +364,8 @@ def test_tcp_echo_1mib_over_tap_is_byte_identical(qemu, netns, alloc):
     echo app always has data waiting while it sends (user-net's slower
     pace hid this): the bytes must still all come back, in order."""
     mac = random_mac()
-    vm = NetnsQemu(qemu, netns, [
-        "--kernel", conftest.KERNEL, "--smp", "1", "--nic", "virtio", "--net", "tap:tap0",
-        "--mac", mac, "--append",
-        "net_alloc=%s ip=192.168.76.2/24 gw=192.168.76.1" % alloc])
+    vm = qemu.start(netns=netns, smp=1, nic="virtio", net="tap:tap0", mac=mac,
+                    append="net_alloc=%s ip=192.168.76.2/24 gw=192.168.76.1" % alloc)
     vm.wait_for(r"^net: listening .*net_alloc=%s" % alloc, NET_TIMEOUT)
     data = os.urandom(1 << 20)
     r = subprocess.run(["ip", "netns", "exec", netns, "nc", "-N", "-w", "20", "192.168.76.2",

@@ -30,7 +30,7 @@ import socket
 
 import pytest
 
-from test_net import NetVM, stop_qemu_first  # noqa: F401 (autouse fixture)
+from test_net import NetVM
 
 REQUESTS = 200
 WARMUP = 20

@@ -19,8 +19,7 @@ import time
 
 import pytest
 
-import conftest
-from test_net import NetnsQemu, random_mac, stop_qemu_first, tap_unavailable  # noqa: F401
+from test_net import random_mac, tap_unavailable
 
 NET_TIMEOUT = 90  # boot + static address with 4 vCPUs under TCG, loaded
 CLIENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "netns_clients.py")
@@ -54,15 +53,15 @@ def mq_netns():
 
 
 class MqGuest:
-    def __init__(self, qemu, ns, smp, queues, alloc="native", extra=(), append="",
-                 nic="virtio"):
+    def __init__(self, qemu, ns, smp, queues, alloc="native", append="", nic="virtio",
+                 **start):
+        """start: more QemuFactory.start() arguments (TWO_NODES' ones)."""
         self.ns = ns
         self.mac = random_mac()
-        self.vm = NetnsQemu(qemu, ns, [
-            "--kernel", conftest.KERNEL, "--smp", str(smp), "--nic", nic,
-            "--net", "tap:tap0", "--queues", str(queues), "--mac", self.mac] + list(extra) + [
-            "--append", "net_alloc=%s ip=%s/24 gw=%s %s" % (alloc, GUEST, HOST, append)],
-            serial_socket=True)
+        self.vm = qemu.start(netns=ns, smp=smp, nic=nic, net="tap:tap0", queues=queues,
+                             mac=self.mac, serial_socket=True,
+                             append="net_alloc=%s ip=%s/24 gw=%s %s" % (alloc, GUEST, HOST,
+                                                                        append), **start)
         self.vm.wait_for(r"^net: eth0 up ip=%s/24 mac=%s nic=virtio" % (re.escape(GUEST),
                                                                      self.mac), NET_TIMEOUT)
         self.vm.wait_for(r"^net: listening .*net_alloc=%s" % alloc, NET_TIMEOUT)
@@ -204,7 +203,7 @@ def test_two_pairs_for_four_cpus_leave_two_cpus_without_a_queue(qemu, mq_netns):
 # Two nodes of two CPUs each, the NIC behind a PCIe expander bridge on
 # node 1 (its firmware node, from _PXM): queues 0-1 belong to CPUs of
 # node 0, queues 2-3 to CPUs of node 1.
-TWO_NODES = ["--machine", "q35", "--numa", "0-1:256M", "--numa", "2-3:256M", "--nic-pxb", "1"]
+TWO_NODES = dict(machine="q35", numa=["0-1:256M", "2-3:256M"], nic_pxb=1)
 
 
 def cpu_frag(st, cpu):
@@ -220,7 +219,7 @@ def test_two_nodes_each_queue_refills_by_policy_and_remote_frees_are_counted(
     block's goes through page_frag's remote path and is counted there
     (device: every RX buffer of the node-0 CPUs; interleave: about half of
     all)."""
-    g = MqGuest(qemu, mq_netns, smp=4, queues=4, extra=TWO_NODES, append="rx_alloc=" + policy)
+    g = MqGuest(qemu, mq_netns, smp=4, queues=4, append="rx_alloc=" + policy, **TWO_NODES)
     lines = g.queue_lines()
     # Rings and TX headers on the queue CPU's node.
     assert [(int(q), int(cpu), int(node)) for q, _, _, cpu, node in lines] == \
@@ -283,7 +282,7 @@ def selftest_report(log):
 def test_selftest_net_reports_queues_numastat_remote_frees_and_lock(qemu, mq_netns):
     """selftest=net prints the per-queue, numastat, remote-free and
     core-lock counters in the boot report, after its own checks."""
-    g = MqGuest(qemu, mq_netns, smp=4, queues=4, extra=TWO_NODES, append="selftest=net")
+    g = MqGuest(qemu, mq_netns, smp=4, queues=4, append="selftest=net", **TWO_NODES)
     g.vm.wait_for(r"^selftest: net (PASS|FAIL)", NET_TIMEOUT)  # after net's start
     rep = selftest_report(g.vm.log())
     assert rep["result"] == [("PASS", "1", "4", "2", "4")], g.vm.describe()
@@ -349,7 +348,7 @@ def test_frees_on_another_cpu_of_held_fragments_are_counted_and_buffers_return(
     the one that received them and many on another node: net_mem's
     rx_frees_other_cpu and page_frag's and qmempool's remote frees grow,
     and every buffer comes back."""
-    g = MqGuest(qemu, mq_netns, smp=4, queues=4, extra=TWO_NODES)
+    g = MqGuest(qemu, mq_netns, smp=4, queues=4, **TWO_NODES)
     g.clients(tcp=4, udp=8, http=2)  # warm up: ARP, PCBs, the caches
     before = g.stats()
     idle = buffers_in_use(before)

@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from test_net import NetVM, stop_qemu_first  # noqa: F401 (fixture)
+from test_net import NetVM
 
 STALL_WAIT = 40  # s the guest gets to abort (net_oom needs 2.5 s of squeeze)
 ABORT_LINE = (r"^net: memory squeeze for (\d+) ms: aborting stalled tcp port "

@@ -13,7 +13,7 @@ not count.
 import re
 import time
 
-from test_net import NetVM, bad_value_line, in_use, stop_qemu_first  # noqa: F401
+from test_net import NetVM, bad_value_line, in_use
 
 TWO_NODES = ("0:256M", "1:256M")
 TRAFFIC = bytes(range(256)) * 4096  # 1 MiB echoed: ~700 RX frames each way

@@ -17,7 +17,7 @@ import urllib.request
 import pytest
 
 import conftest
-from test_net import NetVM, bad_value_line, stop_qemu_first  # noqa: F401 (autouse fixture)
+from test_net import NetVM, bad_value_line
 
 TIMER_HZ = 100  # kernel/config.h
 

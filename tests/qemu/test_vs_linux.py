@@ -95,8 +95,9 @@ def test_linux_guest_serves_our_page_keep_alive_and_echo(linux):
         u.settimeout(5)
         u.sendto(b"vs-linux udp", ("127.0.0.1", linux.ports["uecho"]))
         assert u.recv(64) == b"vs-linux udp"
-    # The issue-14 figures bench-vs-linux takes of this guest: a quiet-link
-    # echo (the guest idle before each datagram) and its QEMU's idle CPU.
+    # The interrupt and idle figures bench-vs-linux takes of this guest: a
+    # quiet-link echo (the guest idle before each datagram) and its QEMU's
+    # idle CPU.
     rtts, lost = irq_figures.echo_series(("127.0.0.1", linux.ports["uecho"]), 3, gap_s=0.3,
                                          timeout=5, tag=b"vs-quiet")
     assert lost == 0 and len(rtts) == 3

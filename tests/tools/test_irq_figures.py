@@ -1,7 +1,7 @@
 """tools/irq_figures.py, the measuring code under tools/bench-irq and
-tools/bench-vs-linux's issue-14 figures, against real host processes:
-finding QEMU below its wrapper, CPU accounting of a busy and a sleeping
-process, and the host floor's echo (no QEMU)."""
+tools/bench-vs-linux's interrupt and idle figures, against real host
+processes: finding QEMU below its wrapper, CPU accounting of a busy and a
+sleeping process, and the host floor's echo (no QEMU)."""
 import os
 import shutil
 import subprocess
