@@ -23,10 +23,12 @@ include mk/lwip-unit.mk
 
 # clang-format and cppcheck over every tracked C file, then the shape of
 # the tree (tools/check-layers: which folder uses which, no circles), read
-# from the includes and from the objects of both builds.
+# from the includes and from the objects of both builds, then the docs
+# (tools/check-docs: every path, link and make target they name exists).
 lint: deps-host $(KERNEL_OBJS) $(HOST_OBJS_plain)
 	@tools/lint
 	@tools/check-layers --kernel-obj $(KOBJ) --host-obj $(BUILD)/host/plain/obj
+	@tools/check-docs
 
 # The whole suite: host unit tests (plain, ASan), stress tests (plain, TSan,
 # ASan), the fuzz harnesses' committed corpus and a few seconds of fuzzing

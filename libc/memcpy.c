@@ -18,7 +18,7 @@
  * line), and end with one unaligned 8-byte move of the last 8 bytes,
  * which may rewrite bytes already copied (source and destination do not
  * overlap). `rep movsb` was measured against this under QEMU
- * TCG (docs/net.md, "Offloads"): TCG runs a rep string instruction one
+ * TCG (docs/offloads.md, "Figures"): TCG runs a rep string instruction one
  * iteration per guest instruction, so it loses there.
  *
  * It has no <string.h>: the host test builds this file under another

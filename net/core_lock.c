@@ -7,7 +7,7 @@
  * pair outside any lock (RX reap and refill from its own napi_alloc_frag
  * cache), then takes this lock once per batch of up to 64 frames and
  * runs, under it, the TX completions, lwIP's input of the batch and the
- * timers when they are due. docs/net.md compares it with the other
+ * timers when they are due. docs/multiqueue.md compares it with the other
  * shape, lwIP on one CPU fed through rings, and gives the measurements.
  *
  * Why trylock, and sleep. Poll-context callers never spin: a CPU that
@@ -19,7 +19,7 @@
  * the holder needs to finish, and a halted one gives it back: measured
  * with 4 queues on 4 vCPUs, sleeping instead of spinning (then waiting
  * after 1 ms) cut trylock failures 10-20 times, halved the mean hold and
- * the host CPU spent per frame, and raised every rate (docs/net.md).
+ * the host CPU spent per frame, and raised every rate (docs/multiqueue.md).
  *
  * Statistics are per CPU, each CPU writing only its own cache line:
  * acquired, busy (trylock failures), waits and wait_ns (net_core_lock),

@@ -1,6 +1,6 @@
 /*
  * Where packet buffers come from, chosen at boot (rx_alloc=, tx_alloc=,
- * nic_node=; see docs/net.md):
+ * nic_node=; see docs/net-memory.md):
  *
  *   local       the node of the CPU that allocates (default; the CPU that
  *               polls the NIC allocates its RX buffers)

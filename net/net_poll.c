@@ -19,8 +19,8 @@
  * NET_POLL_SLEEP, so its poll loop may halt; the holder wakes it when it
  * lets go (core_lock.c). The frames stay parked and the ring holds the
  * rest meanwhile. Spinning instead (retrying every round, then waiting on
- * the lock after 1 ms) was measured against this: docs/net.md, "Packets
- * on every CPU".
+ * the lock after 1 ms) was measured against this: docs/multiqueue.md,
+ * "Spinning or sleeping on a busy lock".
  */
 #include "net_poll.h"
 

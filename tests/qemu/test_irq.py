@@ -6,7 +6,7 @@ Each test boots a guest, exchanges real packets with it and reads
 so too), that every datagram of a quiet link (long gaps, so the queue's
 CPU is asleep on its interrupt each time) was answered, and that the
 queue's interrupt counter grew with it -- or, with net_irq=off, stayed 0.
-No test asserts a time: the round-trip figures are in docs/net.md.
+No test asserts a time: the round-trip figures are in docs/interrupts.md.
 """
 import json
 import re
