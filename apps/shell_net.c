@@ -1,6 +1,6 @@
 /*
  * The network's shell commands, added to the kernel's shell table at boot
- * (kernel/ may not call into net/, so net/ registers them): ifconfig and
+ * (kernel/ may not call upwards, so apps_boot registers them): ifconfig and
  * netstat in net-tools' layouts, stats (the /stats.json document), and
  * ping (apps/ping.c).
  *
