@@ -1,133 +1,96 @@
 /*
- * Command line parsing and THE table of known keys. To add a key, add one
- * line to keys[] with its default, a validator and its allowed values.
+ * Command line parsing, the generic validators and lookup. The
+ * keys are declared with CMDLINE_KEY (cmdline.h) by the parts that read
+ * them; the linker gathers them into one array between
+ * __cmdline_keys_start and __cmdline_keys_end (linker.ld), which is all
+ * this file knows of them.
  */
 #include "kernel/cmdline.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/ip6_text.h"
-#include "mm/fault_inject.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define CMDLINE_MAX 1024
 
-typedef bool (*validator)(const char *value, const char *allowed);
-
-struct key {
-	const char *name;
-	const char *def;
-	validator valid;
-	const char *allowed; /* for the validator and the error message */
-	const char *help;
-};
-
-static bool v_choice(const char *v, const char *allowed);
-static bool v_list(const char *v, const char *allowed);
-static bool v_uint(const char *v, const char *allowed);
+/*
+ * The keys of the layers above the kernel, declared here until each moves
+ * beside the code that reads it.
+ */
 static bool v_ip_cidr(const char *v, const char *allowed);
 static bool v_ip(const char *v, const char *allowed);
 static bool v_ip6_cidr(const char *v, const char *allowed);
 static bool v_ip6(const char *v, const char *allowed);
 static bool v_name(const char *v, const char *allowed);
 static bool v_node_policy(const char *v, const char *allowed);
-static bool v_fault(const char *v, const char *allowed);
 
-#define FAULT_ALLOWED "off|every:N|random:1-100[,seed:S][,times:T]"
-
-static const struct key keys[] = {
-	{"nic", "virtio", v_choice, "virtio|e1000|e1000e|all|none",
-	 "network card driver (all: every supported NIC found)"},
-	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N, N=1-32", "IPv4 address"},
-	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
-	{"ip6", "auto", v_ip6_cidr, "auto|ADDR/64, ADDR a unicast IPv6 address",
-	 "IPv6 global address: from router advertisements (SLAAC) or this "
-	 "one; the link-local fe80:: address is always there"},
-	{"gw6", "", v_ip6, "a unicast IPv6 address",
-	 "IPv6 gateway (with a static ip6=)"},
-	{"rx_alloc", "local", v_node_policy, "local|device|interleave|node:N",
-	 "NUMA node of RX buffers: the polling CPU's, the NIC's, every node "
-	 "in turn, or node N"},
-	{"tx_alloc", "local", v_node_policy, "local|device|interleave|node:N",
-	 "NUMA node of TX buffers (lwIP's heap: PBUF_RAM pbufs), as rx_alloc"},
-	{"nic_node", "", v_uint, "0-7",
-	 "the NICs' NUMA node, for firmware that does not report it (_PXM)"},
-	{"net_alloc", "native", v_choice, "stock|native",
-	 "lwIP memory: its own pools or our allocators"},
-	{"net_queues", "", v_uint, "1-16",
-	 "most RX/TX queue pairs per NIC (default: one per CPU)"},
-	{"virtio_csum", "1", v_choice, "0|1",
-	 "virtio-net checksum offload both ways (CSUM, GUEST_CSUM), when "
-	 "the device offers it"},
-	{"virtio_tso", "1", v_choice, "0|1",
-	 "virtio-net receive of coalesced TCP segments (GUEST_TSO4; needs "
-	 "virtio_csum=1 and virtio_mrg=1)"},
-	{"virtio_host_tso", "1", v_choice, "0|1",
-	 "virtio-net transmit of merged TCP segments (HOST_TSO4; needs "
-	 "virtio_csum=1)"},
-	{"virtio_mrg", "1", v_choice, "0|1",
-	 "virtio-net mergeable RX buffers (MRG_RXBUF)"},
-	{"virtio_event_idx", "1", v_choice, "0|1",
-	 "virtio interrupt and notify suppression by index "
-	 "(VIRTIO_F_EVENT_IDX: "
-	 "used_event/avail_event) when the device offers it; 0: by ring flags"},
-	{"net_irq", "on", v_choice, "on|off",
-	 "NIC interrupts wake the queue pollers (off: pure polling)"},
-	{"net_gro", "on", v_choice, "on|off",
-	 "join consecutive TCP segments of one connection into one packet "
-	 "before lwIP (receive coalescing, as Linux's GRO)"},
-	{"poll_us", "200", v_uint, "0-1000000",
-	 "busy-poll a NIC queue this long after its last work before "
-	 "sleeping on its interrupt (0: sleep at once)"},
-	{"app", "echo,http,iperf", v_list, "echo|http|iperf|none",
-	 "network services to start"},
-	{"http_hostport", "", v_uint, "1-65535",
-	 "host port forwarded to HTTP (printed as the curl command to type)"},
-	{"echo_hostport", "", v_uint, "1-65535",
-	 "host port forwarded to echo (printed as the nc command to type)"},
-	{"iperf_hostport", "", v_uint, "1-65535",
-	 "host port forwarded to iperf (printed as the iperf command to type)"},
-	{"hostname", "unikernel", v_name, "letters, digits, '-' (1-63)",
-	 "DHCP host name"},
-	{"mm_debug", "0", v_choice, "0|1", "allocator debug checks"},
-	{"fail_page_alloc", "off", v_fault, FAULT_ALLOWED,
-	 "failure injection into the page allocator, armed after boot"},
-	{"failslab", "off", v_fault, FAULT_ALLOWED,
-	 "failure injection into slab caches and kmalloc, armed after boot"},
-	{"fail_qmempool", "off", v_fault, FAULT_ALLOWED,
-	 "failure injection into qmempool, armed after boot"},
-	{"fail_page_frag", "off", v_fault, FAULT_ALLOWED,
-	 "failure injection into page_frag (RX buffers), armed after boot"},
-	{"bench", "", v_list, "pages|slab|frag|qmempool|alfq|xcpu|net|all",
-	 "in-kernel benchmarks to run"},
-	{"selftest", "", v_list,
-	 "fault|fault_ap|panic|mm|slab|frag|qmempool|misuse|smp|irq|printf|"
-	 "net|none",
-	 "boot self-tests"},
-	{"exit_after_boot", "0", v_choice, "0|1",
-	 "leave QEMU (isa-debug-exit) after the boot report"},
-	{"shell", "1", v_choice, "0|1",
-	 "serial shell on COM1 (when a UART answers there)"},
-	{"smp", "", v_uint, "1-64", "start at most this many CPUs"},
-	{"profile", "0", v_choice, "0|1",
-	 "sample every CPU from its timer from the end of the boot "
-	 "(docs/profiling.md)"},
-	{"profile_hz", "997", v_uint, "10-5000",
-	 "profiler samples per second per CPU (prime: no lockstep with "
-	 "periodic work)"},
-	/* 32768 samples of 128 bytes: 4 MiB, one buddy block of the largest
-	 * order (MAX_ORDER) */
-	{"profile_samples", "8192", v_uint, "64-32768",
-	 "profiler buffer per CPU, in samples of 128 bytes"},
-	{"smp_wait_ms", "10000", v_uint, "0-60000",
-	 "how long the boot CPU waits for each other CPU to start "
-	 "(0: no time at all, every CPU is late; for tests)"},
-};
-#define NR_KEYS ((int)(sizeof(keys) / sizeof(keys[0])))
+CMDLINE_KEY(net, nic, "virtio", cmdline_valid_choice,
+	    "virtio|e1000|e1000e|all|none",
+	    "network card driver (all: every supported NIC found)");
+CMDLINE_KEY(net, ip, "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N, N=1-32",
+	    "IPv4 address");
+CMDLINE_KEY(net, gw, "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)");
+CMDLINE_KEY(net, ip6, "auto", v_ip6_cidr,
+	    "auto|ADDR/64, ADDR a unicast IPv6 address",
+	    "IPv6 global address: from router advertisements (SLAAC) or this "
+	    "one; the link-local fe80:: address is always there");
+CMDLINE_KEY(net, gw6, "", v_ip6, "a unicast IPv6 address",
+	    "IPv6 gateway (with a static ip6=)");
+CMDLINE_KEY(net, rx_alloc, "local", v_node_policy,
+	    "local|device|interleave|node:N",
+	    "NUMA node of RX buffers: the polling CPU's, the NIC's, every node "
+	    "in turn, or node N");
+CMDLINE_KEY(
+	net, tx_alloc, "local", v_node_policy, "local|device|interleave|node:N",
+	"NUMA node of TX buffers (lwIP's heap: PBUF_RAM pbufs), as rx_alloc");
+CMDLINE_KEY(net, nic_node, "", cmdline_valid_uint, "0-7",
+	    "the NICs' NUMA node, for firmware that does not report it (_PXM)");
+CMDLINE_KEY(net, net_alloc, "native", cmdline_valid_choice, "stock|native",
+	    "lwIP memory: its own pools or our allocators");
+CMDLINE_KEY(net, net_queues, "", cmdline_valid_uint, "1-16",
+	    "most RX/TX queue pairs per NIC (default: one per CPU)");
+CMDLINE_KEY(net, virtio_csum, "1", cmdline_valid_choice, "0|1",
+	    "virtio-net checksum offload both ways (CSUM, GUEST_CSUM), when "
+	    "the device offers it");
+CMDLINE_KEY(net, virtio_tso, "1", cmdline_valid_choice, "0|1",
+	    "virtio-net receive of coalesced TCP segments (GUEST_TSO4; needs "
+	    "virtio_csum=1 and virtio_mrg=1)");
+CMDLINE_KEY(net, virtio_host_tso, "1", cmdline_valid_choice, "0|1",
+	    "virtio-net transmit of merged TCP segments (HOST_TSO4; needs "
+	    "virtio_csum=1)");
+CMDLINE_KEY(net, virtio_mrg, "1", cmdline_valid_choice, "0|1",
+	    "virtio-net mergeable RX buffers (MRG_RXBUF)");
+CMDLINE_KEY(
+	net, virtio_event_idx, "1", cmdline_valid_choice, "0|1",
+	"virtio interrupt and notify suppression by index "
+	"(VIRTIO_F_EVENT_IDX: "
+	"used_event/avail_event) when the device offers it; 0: by ring flags");
+CMDLINE_KEY(net, net_irq, "on", cmdline_valid_choice, "on|off",
+	    "NIC interrupts wake the queue pollers (off: pure polling)");
+CMDLINE_KEY(net, net_gro, "on", cmdline_valid_choice, "on|off",
+	    "join consecutive TCP segments of one connection into one packet "
+	    "before lwIP (receive coalescing, as Linux's GRO)");
+CMDLINE_KEY(net, poll_us, "200", cmdline_valid_uint, "0-1000000",
+	    "busy-poll a NIC queue this long after its last work before "
+	    "sleeping on its interrupt (0: sleep at once)");
+CMDLINE_KEY(apps, app, "echo,http,iperf", cmdline_valid_list,
+	    "echo|http|iperf|none", "network services to start");
+CMDLINE_KEY(
+	apps, http_hostport, "", cmdline_valid_uint, "1-65535",
+	"host port forwarded to HTTP (printed as the curl command to type)");
+CMDLINE_KEY(apps, echo_hostport, "", cmdline_valid_uint, "1-65535",
+	    "host port forwarded to echo (printed as the nc command to type)");
+CMDLINE_KEY(
+	apps, iperf_hostport, "", cmdline_valid_uint, "1-65535",
+	"host port forwarded to iperf (printed as the iperf command to type)");
+CMDLINE_KEY(net, hostname, "unikernel", v_name, "letters, digits, '-' (1-63)",
+	    "DHCP host name");
+/* linker.ld: every CMDLINE_KEY of the image, one after the other */
+extern const struct cmdline_key __cmdline_keys_start[], __cmdline_keys_end[];
 
 static char raw_copy[CMDLINE_MAX];
 static char words[CMDLINE_MAX];
-static const char *values[NR_KEYS];
 static int errors;
 
 /* "a|b|c" contains the n bytes at item as one of its choices. */
@@ -148,12 +111,12 @@ static bool in_choices(const char *item, size_t n, const char *allowed)
 	return false;
 }
 
-static bool v_choice(const char *v, const char *allowed)
+bool cmdline_valid_choice(const char *v, const char *allowed)
 {
 	return in_choices(v, strlen(v), allowed);
 }
 
-static bool v_list(const char *v, const char *allowed)
+bool cmdline_valid_list(const char *v, const char *allowed)
 {
 	while (*v) {
 		const char *comma = strchr(v, ',');
@@ -170,7 +133,7 @@ static bool v_list(const char *v, const char *allowed)
 	return true;
 }
 
-static bool v_uint(const char *v, const char *allowed)
+bool cmdline_valid_uint(const char *v, const char *allowed)
 {
 	char *end;
 	unsigned long lo = strtoul(allowed, &end, 10), hi;
@@ -285,7 +248,7 @@ static bool v_node_policy(const char *v, const char *allowed)
 	unsigned long n;
 
 	(void)allowed;
-	if (in_choices(v, strlen(v), "local|device|interleave"))
+	if (cmdline_valid_choice(v, "local|device|interleave"))
 		return true;
 	if (strncmp(v, "node:", 5) != 0 || v[5] < '0' || v[5] > '9')
 		return false;
@@ -293,25 +256,19 @@ static bool v_node_policy(const char *v, const char *allowed)
 	return *end == 0 && n < MAX_NODES;
 }
 
-/* A failure-injection spec (mm/fault_inject.h has the syntax). */
-static bool v_fault(const char *v, const char *allowed)
+static const struct cmdline_key *find_key(const char *name)
 {
-	(void)allowed;
-	return mm_fault_spec_ok(v);
-}
-
-static int key_index(const char *name)
-{
-	for (int i = 0; i < NR_KEYS; i++)
-		if (!strcmp(keys[i].name, name))
-			return i;
-	return -1;
+	for (const struct cmdline_key *k = __cmdline_keys_start;
+	     k != __cmdline_keys_end; k++)
+		if (!strcmp(k->name, name))
+			return k;
+	return NULL;
 }
 
 static void take_word(char *w, bool first)
 {
 	char *eq = strchr(w, '=');
-	int k;
+	const struct cmdline_key *k;
 
 	if (!eq) {
 		/* QEMU and GRUB put the kernel's own path first */
@@ -322,17 +279,17 @@ static void take_word(char *w, bool first)
 		return;
 	}
 	*eq = 0;
-	k = key_index(w);
-	if (k < 0) {
+	k = find_key(w);
+	if (!k) {
 		kprintf("cmdline: unknown key '%s', ignored\n", w);
 		errors++;
-	} else if (!keys[k].valid(eq + 1, keys[k].allowed)) {
+	} else if (!k->valid(eq + 1, k->allowed)) {
 		kprintf("cmdline: bad value '%s' for %s (expected %s), "
 			"using default '%s'\n",
-			eq + 1, w, keys[k].allowed, keys[k].def);
+			eq + 1, w, k->allowed, k->def);
 		errors++;
 	} else {
-		values[k] = eq + 1;
+		*k->value = eq + 1;
 	}
 }
 
@@ -380,14 +337,14 @@ const char *cmdline_raw(void)
 
 const char *cmdline_get(const char *key)
 {
-	int k = key_index(key);
+	const struct cmdline_key *k = find_key(key);
 
-	if (k < 0) {
+	if (!k) {
 		kprintf("cmdline: internal: key '%s' is not in the table\n",
 			key);
 		return NULL;
 	}
-	return values[k] ? values[k] : keys[k].def;
+	return *k->value ? *k->value : k->def;
 }
 
 long cmdline_get_long(const char *key)
@@ -404,9 +361,9 @@ bool cmdline_get_bool(const char *key)
 
 bool cmdline_given(const char *key)
 {
-	int k = key_index(key);
+	const struct cmdline_key *k = find_key(key);
 
-	return k >= 0 && values[k];
+	return k && *k->value;
 }
 
 bool cmdline_has(const char *key, const char *item)

@@ -42,6 +42,9 @@
 #define COM1_IRQ     4
 #define CTRL_C	     0x03
 
+CMDLINE_KEY(kernel, shell, "1", cmdline_valid_choice, "0|1",
+	    "serial shell on COM1 (when a UART answers there)");
+
 static int help_run(int argc, char **argv);
 static const struct shell_cmd help_cmd = {
 	"help", "", "this list", 0, 0, help_run,
