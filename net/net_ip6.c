@@ -20,9 +20,9 @@
 #include <string.h>
 
 #include "drivers/netdev.h"
+#include "ip6_text.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
-#include "kernel/ip6_text.h"
 #include "lwip/ip6.h"
 #include "lwip/netif.h"
 
