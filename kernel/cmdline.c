@@ -1,5 +1,5 @@
 /*
- * Command line parsing, the generic validators and lookup. The
+ * Command line parsing, the generic validators, lookup and listing. The
  * keys are declared with CMDLINE_KEY (cmdline.h) by the parts that read
  * them; the linker gathers them into one array between
  * __cmdline_keys_start and __cmdline_keys_end (linker.ld), which is all
@@ -7,6 +7,7 @@
  */
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,4 +201,65 @@ bool cmdline_has(const char *key, const char *item)
 int cmdline_errors(void)
 {
 	return errors;
+}
+
+/* The folders in layer order, which `help keys` follows. */
+static const char *const owners[] = {"kernel", "mm", "drivers", "net", "apps"};
+#define NR_OWNERS ((int)(sizeof(owners) / sizeof(owners[0])))
+
+/* owner's place in owners[]; NR_OWNERS (last) for any other word. */
+static int owner_rank(const char *owner)
+{
+	int i = 0;
+
+	while (i < NR_OWNERS && strcmp(owners[i], owner) != 0)
+		i++;
+	return i;
+}
+
+/* a comes before b in the listing: by owner, then by name (unique). */
+static bool listed_before(const struct cmdline_key *a,
+			  const struct cmdline_key *b)
+{
+	int ra = owner_rank(a->owner), rb = owner_rank(b->owner), c;
+
+	if (ra != rb)
+		return ra < rb;
+	c = strcmp(a->owner, b->owner);
+	return c ? c < 0 : strcmp(a->name, b->name) < 0;
+}
+
+/* The key listed after prev (NULL: the first), or NULL after the last.
+ * Quadratic in the number of keys, which is small, and needs no sorted
+ * copy of the (read-only) section. */
+static const struct cmdline_key *next_listed(const struct cmdline_key *prev)
+{
+	const struct cmdline_key *next = NULL;
+
+	for (const struct cmdline_key *k = __cmdline_keys_start;
+	     k != __cmdline_keys_end; k++)
+		if ((!prev || listed_before(prev, k)) &&
+		    (!next || listed_before(k, next)))
+			next = k;
+	return next;
+}
+
+#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
+#define APPEND(...)                                                         \
+	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
+			       __VA_ARGS__))
+
+int cmdline_keys_text(char *buf, size_t size)
+{
+	const struct cmdline_key *prev = NULL, *k;
+	size_t n = 0;
+
+	while ((k = next_listed(prev))) {
+		if (!prev || strcmp(prev->owner, k->owner) != 0)
+			APPEND("%s:\n", k->owner);
+		APPEND("  %s=%s  (%s)\n      %s\n", k->name, k->def, k->allowed,
+		       k->help);
+		prev = k;
+	}
+	return (int)n;
 }

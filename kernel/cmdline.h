@@ -9,7 +9,7 @@
  * of the line at once. An unknown key or a value its validator rejects is
  * reported on the console (one line each) and the default is used; the
  * boot goes on. A name declared twice does not link (each key is a global
- * symbol named after it).
+ * symbol named after it). `help keys` in the shell lists them all.
  */
 #ifndef KERNEL_CMDLINE_H
 #define KERNEL_CMDLINE_H
@@ -92,5 +92,15 @@ bool cmdline_has(const char *key, const char *item);
 
 /* Number of problems reported (unknown keys, bad values). */
 int cmdline_errors(void);
+
+/*
+ * cmdline_keys_text - every key of the image, for `help keys`: grouped by
+ * owner in layer order (kernel, mm, drivers, net, apps), by name within
+ * one, two lines each under an "OWNER:" line:
+ *   "  NAME=DEFAULT  (ALLOWED)"
+ *   "      HELP"
+ * snprintf semantics (shell_print_text). Any context.
+ */
+int cmdline_keys_text(char *buf, size_t size);
 
 #endif
