@@ -31,6 +31,17 @@
 /* app=: the apps to start (APP_* bits). */
 static unsigned int apps_on;
 
+CMDLINE_KEY(apps, app, "echo,http,iperf", cmdline_valid_list,
+	    "echo|http|iperf|none", "network services to start");
+CMDLINE_KEY(
+	apps, http_hostport, "", cmdline_valid_uint, "1-65535",
+	"host port forwarded to HTTP (printed as the curl command to type)");
+CMDLINE_KEY(apps, echo_hostport, "", cmdline_valid_uint, "1-65535",
+	    "host port forwarded to echo (printed as the nc command to type)");
+CMDLINE_KEY(apps, iperf_hostport, "", cmdline_valid_uint, "1-65535",
+	    "host port forwarded to iperf (printed as the iperf command to "
+	    "type)");
+
 static void apps_config_parse(void)
 {
 	apps_on = 0;

@@ -1,133 +1,23 @@
 /*
- * Command line parsing and THE table of known keys. To add a key, add one
- * line to keys[] with its default, a validator and its allowed values.
+ * Command line parsing, the generic validators, lookup and listing. The
+ * keys are declared with CMDLINE_KEY (cmdline.h) by the parts that read
+ * them; the linker gathers them into one array between
+ * __cmdline_keys_start and __cmdline_keys_end (linker.ld), which is all
+ * this file knows of them.
  */
 #include "kernel/cmdline.h"
-#include "kernel/config.h"
 #include "kernel/console.h"
-#include "kernel/ip6_text.h"
-#include "mm/fault_inject.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CMDLINE_MAX 1024
 
-typedef bool (*validator)(const char *value, const char *allowed);
-
-struct key {
-	const char *name;
-	const char *def;
-	validator valid;
-	const char *allowed; /* for the validator and the error message */
-	const char *help;
-};
-
-static bool v_choice(const char *v, const char *allowed);
-static bool v_list(const char *v, const char *allowed);
-static bool v_uint(const char *v, const char *allowed);
-static bool v_ip_cidr(const char *v, const char *allowed);
-static bool v_ip(const char *v, const char *allowed);
-static bool v_ip6_cidr(const char *v, const char *allowed);
-static bool v_ip6(const char *v, const char *allowed);
-static bool v_name(const char *v, const char *allowed);
-static bool v_node_policy(const char *v, const char *allowed);
-static bool v_fault(const char *v, const char *allowed);
-
-#define FAULT_ALLOWED "off|every:N|random:1-100[,seed:S][,times:T]"
-
-static const struct key keys[] = {
-	{"nic", "virtio", v_choice, "virtio|e1000|e1000e|all|none",
-	 "network card driver (all: every supported NIC found)"},
-	{"ip", "dhcp", v_ip_cidr, "dhcp|A.B.C.D/N, N=1-32", "IPv4 address"},
-	{"gw", "", v_ip, "A.B.C.D", "IPv4 gateway (with a static ip=)"},
-	{"ip6", "auto", v_ip6_cidr, "auto|ADDR/64, ADDR a unicast IPv6 address",
-	 "IPv6 global address: from router advertisements (SLAAC) or this "
-	 "one; the link-local fe80:: address is always there"},
-	{"gw6", "", v_ip6, "a unicast IPv6 address",
-	 "IPv6 gateway (with a static ip6=)"},
-	{"rx_alloc", "local", v_node_policy, "local|device|interleave|node:N",
-	 "NUMA node of RX buffers: the polling CPU's, the NIC's, every node "
-	 "in turn, or node N"},
-	{"tx_alloc", "local", v_node_policy, "local|device|interleave|node:N",
-	 "NUMA node of TX buffers (lwIP's heap: PBUF_RAM pbufs), as rx_alloc"},
-	{"nic_node", "", v_uint, "0-7",
-	 "the NICs' NUMA node, for firmware that does not report it (_PXM)"},
-	{"net_alloc", "native", v_choice, "stock|native",
-	 "lwIP memory: its own pools or our allocators"},
-	{"net_queues", "", v_uint, "1-16",
-	 "most RX/TX queue pairs per NIC (default: one per CPU)"},
-	{"virtio_csum", "1", v_choice, "0|1",
-	 "virtio-net checksum offload both ways (CSUM, GUEST_CSUM), when "
-	 "the device offers it"},
-	{"virtio_tso", "1", v_choice, "0|1",
-	 "virtio-net receive of coalesced TCP segments (GUEST_TSO4; needs "
-	 "virtio_csum=1 and virtio_mrg=1)"},
-	{"virtio_host_tso", "1", v_choice, "0|1",
-	 "virtio-net transmit of merged TCP segments (HOST_TSO4; needs "
-	 "virtio_csum=1)"},
-	{"virtio_mrg", "1", v_choice, "0|1",
-	 "virtio-net mergeable RX buffers (MRG_RXBUF)"},
-	{"virtio_event_idx", "1", v_choice, "0|1",
-	 "virtio interrupt and notify suppression by index "
-	 "(VIRTIO_F_EVENT_IDX: "
-	 "used_event/avail_event) when the device offers it; 0: by ring flags"},
-	{"net_irq", "on", v_choice, "on|off",
-	 "NIC interrupts wake the queue pollers (off: pure polling)"},
-	{"net_gro", "on", v_choice, "on|off",
-	 "join consecutive TCP segments of one connection into one packet "
-	 "before lwIP (receive coalescing, as Linux's GRO)"},
-	{"poll_us", "200", v_uint, "0-1000000",
-	 "busy-poll a NIC queue this long after its last work before "
-	 "sleeping on its interrupt (0: sleep at once)"},
-	{"app", "echo,http,iperf", v_list, "echo|http|iperf|none",
-	 "network services to start"},
-	{"http_hostport", "", v_uint, "1-65535",
-	 "host port forwarded to HTTP (printed as the curl command to type)"},
-	{"echo_hostport", "", v_uint, "1-65535",
-	 "host port forwarded to echo (printed as the nc command to type)"},
-	{"iperf_hostport", "", v_uint, "1-65535",
-	 "host port forwarded to iperf (printed as the iperf command to type)"},
-	{"hostname", "unikernel", v_name, "letters, digits, '-' (1-63)",
-	 "DHCP host name"},
-	{"mm_debug", "0", v_choice, "0|1", "allocator debug checks"},
-	{"fail_page_alloc", "off", v_fault, FAULT_ALLOWED,
-	 "failure injection into the page allocator, armed after boot"},
-	{"failslab", "off", v_fault, FAULT_ALLOWED,
-	 "failure injection into slab caches and kmalloc, armed after boot"},
-	{"fail_qmempool", "off", v_fault, FAULT_ALLOWED,
-	 "failure injection into qmempool, armed after boot"},
-	{"fail_page_frag", "off", v_fault, FAULT_ALLOWED,
-	 "failure injection into page_frag (RX buffers), armed after boot"},
-	{"bench", "", v_list, "pages|slab|frag|qmempool|alfq|xcpu|net|all",
-	 "in-kernel benchmarks to run"},
-	{"selftest", "", v_list,
-	 "fault|fault_ap|panic|mm|slab|frag|qmempool|misuse|smp|irq|printf|"
-	 "net|none",
-	 "boot self-tests"},
-	{"exit_after_boot", "0", v_choice, "0|1",
-	 "leave QEMU (isa-debug-exit) after the boot report"},
-	{"shell", "1", v_choice, "0|1",
-	 "serial shell on COM1 (when a UART answers there)"},
-	{"smp", "", v_uint, "1-64", "start at most this many CPUs"},
-	{"profile", "0", v_choice, "0|1",
-	 "sample every CPU from its timer from the end of the boot "
-	 "(docs/profiling.md)"},
-	{"profile_hz", "997", v_uint, "10-5000",
-	 "profiler samples per second per CPU (prime: no lockstep with "
-	 "periodic work)"},
-	/* 32768 samples of 128 bytes: 4 MiB, one buddy block of the largest
-	 * order (MAX_ORDER) */
-	{"profile_samples", "8192", v_uint, "64-32768",
-	 "profiler buffer per CPU, in samples of 128 bytes"},
-	{"smp_wait_ms", "10000", v_uint, "0-60000",
-	 "how long the boot CPU waits for each other CPU to start "
-	 "(0: no time at all, every CPU is late; for tests)"},
-};
-#define NR_KEYS ((int)(sizeof(keys) / sizeof(keys[0])))
+/* linker.ld: every CMDLINE_KEY of the image, one after the other */
+extern const struct cmdline_key __cmdline_keys_start[], __cmdline_keys_end[];
 
 static char raw_copy[CMDLINE_MAX];
 static char words[CMDLINE_MAX];
-static const char *values[NR_KEYS];
 static int errors;
 
 /* "a|b|c" contains the n bytes at item as one of its choices. */
@@ -148,12 +38,12 @@ static bool in_choices(const char *item, size_t n, const char *allowed)
 	return false;
 }
 
-static bool v_choice(const char *v, const char *allowed)
+bool cmdline_valid_choice(const char *v, const char *allowed)
 {
 	return in_choices(v, strlen(v), allowed);
 }
 
-static bool v_list(const char *v, const char *allowed)
+bool cmdline_valid_list(const char *v, const char *allowed)
 {
 	while (*v) {
 		const char *comma = strchr(v, ',');
@@ -170,7 +60,7 @@ static bool v_list(const char *v, const char *allowed)
 	return true;
 }
 
-static bool v_uint(const char *v, const char *allowed)
+bool cmdline_valid_uint(const char *v, const char *allowed)
 {
 	char *end;
 	unsigned long lo = strtoul(allowed, &end, 10), hi;
@@ -181,137 +71,19 @@ static bool v_uint(const char *v, const char *allowed)
 	return end != v && *end == 0 && n >= lo && n <= hi;
 }
 
-/* Dotted quad; *p is left after it. */
-static bool parse_ip(const char **p)
+static const struct cmdline_key *find_key(const char *name)
 {
-	for (int i = 0; i < 4; i++) {
-		char *end;
-		unsigned long n = strtoul(*p, &end, 10);
-
-		if (end == *p || n > 255 || end - *p > 3)
-			return false;
-		*p = end;
-		if (i < 3) {
-			if (**p != '.')
-				return false;
-			(*p)++;
-		}
-	}
-	return true;
-}
-
-static bool v_ip(const char *v, const char *allowed)
-{
-	(void)allowed;
-	return parse_ip(&v) && *v == 0;
-}
-
-static bool v_ip_cidr(const char *v, const char *allowed)
-{
-	char *end;
-	unsigned long n;
-
-	(void)allowed;
-	if (!strcmp(v, "dhcp"))
-		return true;
-	if (!parse_ip(&v) || *v != '/')
-		return false;
-	/* /0 would make every address on-link: not a host's network. */
-	n = strtoul(v + 1, &end, 10);
-	return end != v + 1 && *end == 0 && n >= 1 && n <= 32;
-}
-
-/* A unicast address a host may be given: not ::, not ::1, not ff00::/8. */
-static bool ip6_is_host_unicast(const uint8_t a[16])
-{
-	uint8_t zero[16] = {0};
-
-	if (a[0] == 0xff || !memcmp(a, zero, 16))
-		return false;
-	return memcmp(a, zero, 15) != 0 || a[15] != 1;
-}
-
-static bool v_ip6(const char *v, const char *allowed)
-{
-	uint8_t a[16];
-	const char *end;
-
-	(void)allowed;
-	return ip6_text_parse(v, a, &end) && *end == 0 &&
-	       ip6_is_host_unicast(a);
-}
-
-/*
- * ip6=ADDR/64 (or ADDR alone: /64). Only /64: lwIP 2.1.3 treats a
- * static address as on-link for its first 64 bits whatever was asked
- * (nd6_is_prefix_in_netif), so any other length would be a lie.
- */
-static bool v_ip6_cidr(const char *v, const char *allowed)
-{
-	uint8_t a[16];
-	int prefix = 64;
-
-	(void)allowed;
-	if (!strcmp(v, "auto"))
-		return true;
-	if (!strchr(v, '/'))
-		return v_ip6(v, NULL);
-	return ip6_text_parse_prefix(v, a, &prefix) && prefix == 64 &&
-	       ip6_is_host_unicast(a);
-}
-
-static bool v_name(const char *v, const char *allowed)
-{
-	size_t n = strlen(v);
-
-	(void)allowed;
-	if (n == 0 || n > 63 || v[0] == '-')
-		return false;
-	for (; *v; v++) {
-		char c = *v;
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '-'))
-			return false;
-	}
-	return true;
-}
-
-/* local|device|interleave, or node:N with N a node id (0..7; whether the
- * machine has that node is checked when the policy is applied). */
-static bool v_node_policy(const char *v, const char *allowed)
-{
-	char *end;
-	unsigned long n;
-
-	(void)allowed;
-	if (in_choices(v, strlen(v), "local|device|interleave"))
-		return true;
-	if (strncmp(v, "node:", 5) != 0 || v[5] < '0' || v[5] > '9')
-		return false;
-	n = strtoul(v + 5, &end, 10);
-	return *end == 0 && n < MAX_NODES;
-}
-
-/* A failure-injection spec (mm/fault_inject.h has the syntax). */
-static bool v_fault(const char *v, const char *allowed)
-{
-	(void)allowed;
-	return mm_fault_spec_ok(v);
-}
-
-static int key_index(const char *name)
-{
-	for (int i = 0; i < NR_KEYS; i++)
-		if (!strcmp(keys[i].name, name))
-			return i;
-	return -1;
+	for (const struct cmdline_key *k = __cmdline_keys_start;
+	     k != __cmdline_keys_end; k++)
+		if (!strcmp(k->name, name))
+			return k;
+	return NULL;
 }
 
 static void take_word(char *w, bool first)
 {
 	char *eq = strchr(w, '=');
-	int k;
+	const struct cmdline_key *k;
 
 	if (!eq) {
 		/* QEMU and GRUB put the kernel's own path first */
@@ -322,17 +94,17 @@ static void take_word(char *w, bool first)
 		return;
 	}
 	*eq = 0;
-	k = key_index(w);
-	if (k < 0) {
+	k = find_key(w);
+	if (!k) {
 		kprintf("cmdline: unknown key '%s', ignored\n", w);
 		errors++;
-	} else if (!keys[k].valid(eq + 1, keys[k].allowed)) {
+	} else if (!k->valid(eq + 1, k->allowed)) {
 		kprintf("cmdline: bad value '%s' for %s (expected %s), "
 			"using default '%s'\n",
-			eq + 1, w, keys[k].allowed, keys[k].def);
+			eq + 1, w, k->allowed, k->def);
 		errors++;
 	} else {
-		values[k] = eq + 1;
+		*k->value = eq + 1;
 	}
 }
 
@@ -380,14 +152,14 @@ const char *cmdline_raw(void)
 
 const char *cmdline_get(const char *key)
 {
-	int k = key_index(key);
+	const struct cmdline_key *k = find_key(key);
 
-	if (k < 0) {
+	if (!k) {
 		kprintf("cmdline: internal: key '%s' is not in the table\n",
 			key);
 		return NULL;
 	}
-	return values[k] ? values[k] : keys[k].def;
+	return *k->value ? *k->value : k->def;
 }
 
 long cmdline_get_long(const char *key)
@@ -404,9 +176,9 @@ bool cmdline_get_bool(const char *key)
 
 bool cmdline_given(const char *key)
 {
-	int k = key_index(key);
+	const struct cmdline_key *k = find_key(key);
 
-	return k >= 0 && values[k];
+	return k && *k->value;
 }
 
 bool cmdline_has(const char *key, const char *item)
@@ -429,4 +201,65 @@ bool cmdline_has(const char *key, const char *item)
 int cmdline_errors(void)
 {
 	return errors;
+}
+
+/* The folders in layer order, which `help keys` follows. */
+static const char *const owners[] = {"kernel", "mm", "drivers", "net", "apps"};
+#define NR_OWNERS ((int)(sizeof(owners) / sizeof(owners[0])))
+
+/* owner's place in owners[]; NR_OWNERS (last) for any other word. */
+static int owner_rank(const char *owner)
+{
+	int i = 0;
+
+	while (i < NR_OWNERS && strcmp(owners[i], owner) != 0)
+		i++;
+	return i;
+}
+
+/* a comes before b in the listing: by owner, then by name (unique). */
+static bool listed_before(const struct cmdline_key *a,
+			  const struct cmdline_key *b)
+{
+	int ra = owner_rank(a->owner), rb = owner_rank(b->owner), c;
+
+	if (ra != rb)
+		return ra < rb;
+	c = strcmp(a->owner, b->owner);
+	return c ? c < 0 : strcmp(a->name, b->name) < 0;
+}
+
+/* The key listed after prev (NULL: the first), or NULL after the last.
+ * Quadratic in the number of keys, which is small, and needs no sorted
+ * copy of the (read-only) section. */
+static const struct cmdline_key *next_listed(const struct cmdline_key *prev)
+{
+	const struct cmdline_key *next = NULL;
+
+	for (const struct cmdline_key *k = __cmdline_keys_start;
+	     k != __cmdline_keys_end; k++)
+		if ((!prev || listed_before(prev, k)) &&
+		    (!next || listed_before(k, next)))
+			next = k;
+	return next;
+}
+
+#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
+#define APPEND(...)                                                         \
+	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
+			       __VA_ARGS__))
+
+int cmdline_keys_text(char *buf, size_t size)
+{
+	const struct cmdline_key *prev = NULL, *k;
+	size_t n = 0;
+
+	while ((k = next_listed(prev))) {
+		if (!prev || strcmp(prev->owner, k->owner) != 0)
+			APPEND("%s:\n", k->owner);
+		APPEND("  %s=%s  (%s)\n      %s\n", k->name, k->def, k->allowed,
+		       k->help);
+		prev = k;
+	}
+	return (int)n;
 }

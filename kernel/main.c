@@ -30,6 +30,11 @@
 
 void kmain(uint32_t magic, uint32_t info);
 
+CMDLINE_KEY(kernel, exit_after_boot, "0", cmdline_valid_choice, "0|1",
+	    "leave QEMU (isa-debug-exit) after the boot report");
+CMDLINE_KEY(kernel, smp, "", cmdline_valid_uint, "1-64",
+	    "start at most this many CPUs (default: all)");
+
 /* Weak hook for the network stack, linked in when present. */
 __attribute__((weak)) void apps_boot(void)
 {

@@ -10,6 +10,29 @@
 #include "mm/mm.h"
 #include <string.h>
 
+/* mm/ may not include kernel headers: its keys are declared here, where
+ * the kernel hands their values to the allocators. */
+CMDLINE_KEY(mm, mm_debug, "0", cmdline_valid_choice, "0|1",
+	    "allocator debug checks");
+
+/* A failure-injection spec (mm/fault_inject.h has the syntax). */
+static bool valid_fault_spec(const char *v, const char *allowed)
+{
+	(void)allowed;
+	return mm_fault_spec_ok(v);
+}
+
+#define FAULT_ALLOWED "off|every:N|random:1-100[,seed:S][,times:T]"
+/* One per mm_fault_site_name(), armed by mm_boot_arm_faults(). */
+CMDLINE_KEY(mm, fail_page_alloc, "off", valid_fault_spec, FAULT_ALLOWED,
+	    "failure injection into the page allocator, armed after boot");
+CMDLINE_KEY(mm, failslab, "off", valid_fault_spec, FAULT_ALLOWED,
+	    "failure injection into slab caches and kmalloc, armed after boot");
+CMDLINE_KEY(mm, fail_qmempool, "off", valid_fault_spec, FAULT_ALLOWED,
+	    "failure injection into qmempool, armed after boot");
+CMDLINE_KEY(mm, fail_page_frag, "off", valid_fault_spec, FAULT_ALLOWED,
+	    "failure injection into page_frag (RX buffers), armed after boot");
+
 void mm_boot(void)
 {
 	mm_debug_set(cmdline_get_bool("mm_debug"));

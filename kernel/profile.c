@@ -43,6 +43,17 @@ unsigned int profile_rate;
 spinlock_t profile_lock = SPINLOCK_INIT;
 unsigned long profile_alloc_failures;
 
+CMDLINE_KEY(kernel, profile, "0", cmdline_valid_choice, "0|1",
+	    "sample every CPU from its timer from the end of the boot "
+	    "(docs/profiling.md)");
+CMDLINE_KEY(kernel, profile_hz, "997", cmdline_valid_uint, "10-5000",
+	    "profiler samples per second per CPU (prime: no lockstep with "
+	    "periodic work)");
+/* 32768 samples of 128 bytes: 4 MiB, one buddy block of the largest
+ * order (MAX_ORDER) */
+CMDLINE_KEY(kernel, profile_samples, "8192", cmdline_valid_uint, "64-32768",
+	    "profiler buffer per CPU, in samples of 128 bytes");
+
 static bool in_text(uint64_t addr)
 {
 	return addr >= (uintptr_t)__kernel_start &&

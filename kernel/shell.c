@@ -42,9 +42,12 @@
 #define COM1_IRQ     4
 #define CTRL_C	     0x03
 
+CMDLINE_KEY(kernel, shell, "1", cmdline_valid_choice, "0|1",
+	    "serial shell on COM1 (when a UART answers there)");
+
 static int help_run(int argc, char **argv);
 static const struct shell_cmd help_cmd = {
-	"help", "", "this list", 0, 0, help_run,
+	"help", "[keys]", "this list; keys: every boot key", 0, 1, help_run,
 };
 /* help first; kernel/shell_cmds.c and net/ add the others at boot */
 static const struct shell_cmd *cmds[SHELL_MAX_COMMANDS] = {&help_cmd};
@@ -314,10 +317,24 @@ static void run_line(char *line)
 	st.cur.bytes = out_len - out_pos;
 }
 
+/* `help keys`: the boot keys, their defaults, values and owners. */
+static int help_keys(void)
+{
+	shell_printf("boot keys by owner: key=default  (allowed values), "
+		     "then what the key does\n");
+	return shell_print_text(cmdline_keys_text);
+}
+
 static int help_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc == 2) {
+		if (!strcmp(argv[1], "keys"))
+			return help_keys();
+		shell_printf("help: no help on '%s' (help keys: the boot "
+			     "keys)\n",
+			     argv[1]);
+		return -1;
+	}
 	shell_printf("commands:\n");
 	for (int i = 0; i < nr_cmds; i++) {
 		char use[40];
@@ -326,7 +343,7 @@ static int help_run(int argc, char **argv)
 			 cmds[i]->usage);
 		shell_printf("  %-22s %s\n", use, cmds[i]->help);
 	}
-	shell_printf("keys: backspace, Ctrl-U clears the line, Ctrl-C "
+	shell_printf("editing: backspace, Ctrl-U clears the line, Ctrl-C "
 		     "abandons it or stops a command, up/down: history\n");
 	return 0;
 }

@@ -38,6 +38,10 @@ static uint8_t kstacks[MAX_CPUS][KSTACK_SIZE] __attribute__((aligned(16)));
 static uint64_t window_us; /* how long to wait for each AP to come online */
 static uint64_t last_ticket;
 
+CMDLINE_KEY(kernel, smp_wait_ms, "10000", cmdline_valid_uint, "0-60000",
+	    "how long the boot CPU waits for each other CPU to start "
+	    "(0: no time at all, every CPU is late; for tests)");
+
 /* A slot's start, as the boot CPU and its AP see it (see the top). */
 enum ap_state { AP_STARTING, AP_RUNNING, AP_ABANDONED };
 static atomic_int ap_state[MAX_CPUS];

@@ -69,9 +69,6 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_shell_words): 
 # The LAPIC timer's mode switches, against a model of its registers.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_lapic_timer): \
 	kernel/lapic_timer.c kernel/lapic_regs.h kernel/apic.h
-# ip6=/gw6='s address text, also plain C.
-$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_ip6_text): \
-	kernel/ip6_text.c kernel/ip6_text.h
 
 # The driver tests compile drivers/ sources into themselves. These lines
 # sit here, after HOST_VARIANTS is set: in mk/net.mk (included first) the

@@ -97,6 +97,11 @@ $(NET_HOST_TEST_CHKSUM): HOST_CFLAGS_COMMON += -Itests/host/net/lwip_ref -Inet \
 NET_HOST_TEST_RX_CSUM := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_rx_csum)
 $(NET_HOST_TEST_RX_CSUM): net/rx_csum.c net/rx_csum.h net/chksum.c net/chksum.h
 
+# tests/host/net/test_ip6_text.c compiles net/ip6_text.c (ip6= and gw6='s
+# address text, plain C) into itself.
+NET_HOST_TEST_IP6_TEXT := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_ip6_text)
+$(NET_HOST_TEST_IP6_TEXT): net/ip6_text.c net/ip6_text.h
+
 # tests/host/net/test_rx_gro.c compiles net/rx_gro.c into itself (no lwIP).
 NET_HOST_TEST_RX_GRO := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_rx_gro)
 $(NET_HOST_TEST_RX_GRO): net/rx_gro.c net/rx_gro.h

@@ -1,8 +1,9 @@
 /*
- * Network configuration from the kernel command line. The keys, their
- * defaults and their validators live in kernel/cmdline.c's table; a bad
- * value has already been reported there and replaced by the default, so
- * here we only translate the strings.
+ * Network configuration from the kernel command line: the network's keys
+ * are declared here (kernel/cmdline.h), with the validators of their own
+ * syntax. cmdline_init() checks them early in the boot; a bad value has
+ * been reported then and replaced by the default, so net_config_parse()
+ * only translates the strings.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,42 +16,113 @@
 
 struct net_config net_config;
 
-/* "A.B.C.D" -> host-order address; returns -1 on a malformed string. */
-static int parse_ip(const char *s, uint32_t *out)
+/* A dotted quad at *p (four numbers 0-255 of at most three digits) into
+ * *out, host byte order; *p is left after it. False if malformed. */
+static bool read_ipv4(const char **p, uint32_t *out)
 {
 	uint32_t ip = 0;
 
 	for (int i = 0; i < 4; i++) {
 		char *end;
-		unsigned long v = strtoul(s, &end, 10);
+		unsigned long n = strtoul(*p, &end, 10);
 
-		if (end == s || v > 255 || (i < 3 && *end != '.'))
-			return -1;
-		ip = ip << 8 | (uint32_t)v;
-		s = end + 1;
-		if (i == 3 && *end != '\0' && *end != '/')
-			return -1;
+		if (end == *p || n > 255 || end - *p > 3)
+			return false;
+		ip = ip << 8 | (uint32_t)n;
+		*p = end;
+		if (i < 3) {
+			if (**p != '.')
+				return false;
+			(*p)++;
+		}
 	}
 	*out = ip;
-	return 0;
+	return true;
 }
+
+static bool valid_ipv4(const char *v, const char *allowed)
+{
+	uint32_t ip;
+
+	(void)allowed;
+	return read_ipv4(&v, &ip) && *v == 0;
+}
+
+/* dhcp, or A.B.C.D/N: /0 would make every address on-link, not a host's
+ * network. */
+static bool valid_ipv4_cidr(const char *v, const char *allowed)
+{
+	char *end;
+	unsigned long n;
+	uint32_t ip;
+
+	(void)allowed;
+	if (!strcmp(v, "dhcp"))
+		return true;
+	if (!read_ipv4(&v, &ip) || *v != '/')
+		return false;
+	n = strtoul(v + 1, &end, 10);
+	return end != v + 1 && *end == 0 && n >= 1 && n <= 32;
+}
+
+/* A DHCP host name: letters, digits and '-', not first; 1-63 bytes. */
+static bool valid_hostname(const char *v, const char *allowed)
+{
+	size_t n = strlen(v);
+
+	(void)allowed;
+	if (n == 0 || n > 63 || v[0] == '-')
+		return false;
+	for (; *v; v++) {
+		char c = *v;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+CMDLINE_KEY(net, nic, "virtio", cmdline_valid_choice,
+	    "virtio|e1000|e1000e|all|none",
+	    "network card driver (all: every supported NIC found)");
+CMDLINE_KEY(net, ip, "dhcp", valid_ipv4_cidr, "dhcp|A.B.C.D/N, N=1-32",
+	    "IPv4 address");
+CMDLINE_KEY(net, gw, "", valid_ipv4, "A.B.C.D",
+	    "IPv4 gateway (with a static ip=)");
+CMDLINE_KEY(net, hostname, "unikernel", valid_hostname,
+	    "letters, digits, '-' (1-63)", "DHCP host name");
+CMDLINE_KEY(net, net_alloc, "native", cmdline_valid_choice, "stock|native",
+	    "lwIP memory: its own pools or our allocators");
+CMDLINE_KEY(net, net_queues, "", cmdline_valid_uint, "1-16",
+	    "most RX/TX queue pairs per NIC (default: one per CPU)");
+CMDLINE_KEY(net, net_irq, "on", cmdline_valid_choice, "on|off",
+	    "NIC interrupts wake the queue pollers (off: pure polling)");
+CMDLINE_KEY(net, net_gro, "on", cmdline_valid_choice, "on|off",
+	    "join consecutive TCP segments of one connection into one packet "
+	    "before lwIP (receive coalescing, as Linux's GRO)");
+CMDLINE_KEY(net, poll_us, "200", cmdline_valid_uint, "0-1000000",
+	    "busy-poll a NIC queue this long after its last work before "
+	    "sleeping on its interrupt (0: sleep at once)");
 
 static void parse_static(const char *ip)
 {
 	const char *slash = strchr(ip, '/');
 	long prefix = slash ? strtol(slash + 1, NULL, 10) : 24;
+	const char *p = ip, *gw;
 
-	/* cmdline.c's validator refuses what fails here (and says so); a
-	 * value that slipped by is a bug between the two: say it too. */
-	if (parse_ip(ip, &net_config.ip) != 0 || prefix < 1 || prefix > 32) {
+	/* valid_ipv4_cidr refused what fails here (and said so); a value
+	 * that slipped by is a bug between the two: say it too. */
+	if (!read_ipv4(&p, &net_config.ip) || prefix < 1 || prefix > 32) {
 		kprintf("net: ip=%s not understood, using DHCP\n", ip);
 		return;
 	}
 	net_config.dhcp = false;
 	net_config.prefix = (int)prefix;
 	net_config.mask = prefix == 32 ? 0xffffffffu : ~(0xffffffffu >> prefix);
+	gw = cmdline_get("gw");
 	if (cmdline_given("gw"))
-		parse_ip(cmdline_get("gw"), &net_config.gw);
+		read_ipv4(&gw, &net_config.gw);
 }
 
 /*
@@ -63,6 +135,31 @@ static void parse_static(const char *ip)
  * with it on and 0 of 4 with it off.
  */
 #define NET_COALESCE_MIN_MIB 64
+
+/*
+ * The virtio-net offloads are the network's policy, not the driver's
+ * keys: the driver reads no command line and takes what it may negotiate
+ * as an argument (virtio_net_allow_offloads, which its host tests call
+ * directly), and whether coalesced receive is worth its buffers depends
+ * on the memory the stack has (coalesce_by_default). virtio_tso's help
+ * gives NET_COALESCE_MIN_MIB's figure.
+ */
+CMDLINE_KEY(net, virtio_csum, "1", cmdline_valid_choice, "0|1",
+	    "virtio-net checksum offload both ways (CSUM, GUEST_CSUM), when "
+	    "the device offers it");
+CMDLINE_KEY(net, virtio_tso, "1", cmdline_valid_choice, "0|1",
+	    "virtio-net receive of coalesced TCP segments (GUEST_TSO4; needs "
+	    "virtio_csum=1 and virtio_mrg=1; not given: off below 64 MiB of "
+	    "memory)");
+CMDLINE_KEY(net, virtio_host_tso, "1", cmdline_valid_choice, "0|1",
+	    "virtio-net transmit of merged TCP segments (HOST_TSO4; needs "
+	    "virtio_csum=1)");
+CMDLINE_KEY(net, virtio_mrg, "1", cmdline_valid_choice, "0|1",
+	    "virtio-net mergeable RX buffers (MRG_RXBUF)");
+CMDLINE_KEY(net, virtio_event_idx, "1", cmdline_valid_choice, "0|1",
+	    "virtio interrupt and notify suppression by index "
+	    "(VIRTIO_F_EVENT_IDX: used_event/avail_event) when the device "
+	    "offers it; 0: by ring flags");
 
 static bool coalesce_by_default(void)
 {

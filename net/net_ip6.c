@@ -11,8 +11,8 @@
  *   net: eth0 ip6 fe80::5054:ff:fe12:3456 ready (link-local)
  *   net: eth0 ip6 fec0::5054:ff:fe12:3456 ready (SLAAC)
  * Static addresses (ip6=) are taken as /64: lwIP 2.1.3 treats a static
- * address as on-link for its first 64 bits, so that is the only prefix
- * the command line accepts (kernel/cmdline.c).
+ * address as on-link for its first 64 bits (nd6_is_prefix_in_netif,
+ * whatever length was asked), so that is the only prefix ip6= accepts.
  */
 #include "net_ip6.h"
 
@@ -20,9 +20,9 @@
 #include <string.h>
 
 #include "drivers/netdev.h"
+#include "ip6_text.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
-#include "kernel/ip6_text.h"
 #include "lwip/ip6.h"
 #include "lwip/netif.h"
 
@@ -31,6 +31,47 @@ static ip6_addr_t gw6;
 static bool have_gw6;
 static int static_idx = -1;
 static netif_ext_callback_t ip6_callback; /* NETIF_DECLARE_EXT_CALLBACK */
+
+/* A unicast address a host may be given: not ::, not ::1, not ff00::/8. */
+static bool ip6_is_host_unicast(const uint8_t a[16])
+{
+	uint8_t zero[16] = {0};
+
+	if (a[0] == 0xff || !memcmp(a, zero, 16))
+		return false;
+	return memcmp(a, zero, 15) != 0 || a[15] != 1;
+}
+
+static bool valid_ip6(const char *v, const char *allowed)
+{
+	uint8_t a[16];
+	const char *end;
+
+	(void)allowed;
+	return ip6_text_parse(v, a, &end) && *end == 0 &&
+	       ip6_is_host_unicast(a);
+}
+
+/* auto, or ADDR/64 (ADDR alone: /64; see the top for why only /64). */
+static bool valid_ip6_cidr(const char *v, const char *allowed)
+{
+	uint8_t a[16];
+	int prefix = 64;
+
+	if (!strcmp(v, "auto"))
+		return true;
+	if (!strchr(v, '/'))
+		return valid_ip6(v, allowed);
+	return ip6_text_parse_prefix(v, a, &prefix) && prefix == 64 &&
+	       ip6_is_host_unicast(a);
+}
+
+CMDLINE_KEY(net, ip6, "auto", valid_ip6_cidr,
+	    "auto|ADDR/64, ADDR a unicast IPv6 address",
+	    "IPv6 global address: from router advertisements (SLAAC) or this "
+	    "one; the link-local fe80:: address is always there");
+CMDLINE_KEY(net, gw6, "", valid_ip6, "a unicast IPv6 address",
+	    "IPv6 gateway (with a static ip6=)");
 
 char *net_ip6_text(const ip6_addr_t *a, char *buf, size_t size)
 {
@@ -107,7 +148,7 @@ static void add_static(struct netif *nif)
 
 	if (!strchr(v, '/') ? !ip6_text_parse(v, b, NULL)
 			    : !ip6_text_parse_prefix(v, b, &prefix))
-		return; /* cmdline.c refused it already, and said so */
+		return; /* valid_ip6_cidr refused it already, and said so */
 	to_ip6_addr(b, &a);
 	if (netif_add_ip6_address(nif, &a, &idx) != ERR_OK) {
 		kprintf("net: ip6=%s: no free address slot\n", v);

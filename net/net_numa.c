@@ -28,6 +28,33 @@ static int nic_node;
 static const char *nic_node_from = "none"; /* "firmware", "nic_node=" */
 static int errors;
 
+/* local|device|interleave, or node:N with N a node id (0..7; whether the
+ * machine has that node is checked when the policy is applied). */
+static bool valid_node_policy(const char *v, const char *allowed)
+{
+	char *end;
+	unsigned long n;
+
+	(void)allowed;
+	if (cmdline_valid_choice(v, "local|device|interleave"))
+		return true;
+	if (strncmp(v, "node:", 5) != 0 || v[5] < '0' || v[5] > '9')
+		return false;
+	n = strtoul(v + 5, &end, 10);
+	return *end == 0 && n < MM_MAX_NODES;
+}
+
+CMDLINE_KEY(net, rx_alloc, "local", valid_node_policy,
+	    "local|device|interleave|node:N",
+	    "NUMA node of RX buffers: the polling CPU's, the NIC's, every node "
+	    "in turn, or node N");
+CMDLINE_KEY(
+	net, tx_alloc, "local", valid_node_policy,
+	"local|device|interleave|node:N",
+	"NUMA node of TX buffers (lwIP's heap: PBUF_RAM pbufs), as rx_alloc");
+CMDLINE_KEY(net, nic_node, "", cmdline_valid_uint, "0-7",
+	    "the NICs' NUMA node, for firmware that does not report it (_PXM)");
+
 /* The first NIC's node, and whether another NIC sits on another node. */
 static int first_nic_node(bool *disagree)
 {
@@ -65,8 +92,8 @@ static void find_nic_node(void)
 			netdev_get(0)->name, nic_node);
 }
 
-/* "local", "device", "interleave" or "node:N" (cmdline.c checked the
- * form) into *p; a node the machine lacks is reported and local used. */
+/* "local", "device", "interleave" or "node:N" (valid_node_policy checked
+ * the form) into *p; a node the machine lacks is reported and local used. */
 static void parse_policy(const char *key, struct net_numa_policy *p)
 {
 	const char *v = cmdline_get(key);

@@ -26,6 +26,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+CMDLINE_KEY(kernel, bench, "", cmdline_valid_list,
+	    "pages|slab|frag|qmempool|alfq|xcpu|net|all",
+	    "in-kernel benchmarks to run");
+
 #define BENCH_OPS 4096 /* operations per timed case */
 #define BENCH_N	  256  /* the N(256) pattern: a NIC ring's clean-up */
 #define BENCH_B	  16   /* bulk size: qmempool's refill, a NAPI budget/4 */

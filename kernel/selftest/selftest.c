@@ -44,6 +44,12 @@ static const struct selftest selftests[] = {
 };
 #define NR_SELFTESTS (sizeof(selftests) / sizeof(selftests[0]))
 
+/* The table's tests, net/'s (registered), and none. */
+CMDLINE_KEY(kernel, selftest, "", cmdline_valid_list,
+	    "fault|fault_ap|panic|mm|slab|frag|qmempool|misuse|smp|irq|printf|"
+	    "net|none",
+	    "boot self-tests");
+
 static struct selftest extra[SELFTEST_MAX_EXTRA];
 static unsigned int nr_extra;
 

@@ -9,6 +9,7 @@ end the guest (poweroff, reboot) or need other boot options boot their
 own.
 """
 import json
+import os
 import re
 import socket
 import subprocess
@@ -16,10 +17,12 @@ import time
 
 import pytest
 
-from conftest import QemuFactory, free_port
+from conftest import ROOT, QemuFactory, free_port
 
 NET_TIMEOUT = 60
 PROMPT = b"shell> "
+BOOT_MD = os.path.join(ROOT, "docs", "boot.md")
+OWNERS = ["kernel", "mm", "drivers", "net", "apps"]  # layer order
 COMMANDS = ["help", "buddyinfo", "zoneinfo", "numastat", "pcp", "slabinfo",
             "qmempool", "frag", "selftest", "reboot", "poweroff", "ifconfig",
             "netstat", "stats", "ping"]
@@ -80,6 +83,72 @@ def test_help_lists_every_command(con):
     out = con.command("help")
     names = re.findall(r"^  (\S+)", out, re.M)
     assert names == COMMANDS, out
+
+
+def help_keys(con):
+    """`help keys` as {key: (default, allowed, owner, help)}, checking its
+    layout on the way: an "OWNER:" line per owner, then two lines a key."""
+    lines = con.command("help keys").splitlines()
+    assert lines[0].startswith("boot keys by owner: "), lines[0]
+    keys, owner, owners = {}, None, []
+    it = iter(lines[1:])
+    for line in it:
+        m = re.fullmatch(r"(\w+):", line)
+        if m:
+            owner = m.group(1)
+            owners.append(owner)
+            continue
+        m = re.fullmatch(r"  (\w+)=(\S*)  \((.+)\)", line)
+        assert m and owner, line
+        text = next(it, "")
+        assert re.fullmatch(r"      \S.*", text), (line, text)
+        assert m.group(1) not in keys, line
+        keys[m.group(1)] = (m.group(2), m.group(3), owner, text.strip())
+    assert owners == [o for o in OWNERS if o in owners], owners
+    return keys
+
+
+def cell(text):
+    """A markdown table cell's value: no backticks, \\| back to |."""
+    return text.strip().strip("`").replace("\\|", "|")
+
+
+def docs_keys():
+    """docs/boot.md's key table as {key: (default, allowed, owner)}."""
+    keys, in_table = {}, False
+    with open(BOOT_MD) as f:
+        for line in f:
+            if line.startswith("| key | default | allowed | owner |"):
+                in_table = True
+            elif in_table and not line.startswith("|"):
+                break
+            elif in_table and not line.startswith("| ---"):
+                cells = [cell(c) for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+                assert cells[0] not in keys, line
+                keys[cells[0]] = tuple(cells[1:4])
+    assert keys, "no key table in docs/boot.md"
+    return keys
+
+
+def test_help_keys_lists_every_key_with_its_default_values_owner_and_help(con):
+    keys = help_keys(con)
+    assert keys["nic"][:3] == ("virtio", "virtio|e1000|e1000e|all|none", "net")
+    assert keys["mm_debug"][:3] == ("0", "0|1", "mm")
+    assert keys["app"][:3] == ("echo,http,iperf", "echo|http|iperf|none", "apps")
+    assert keys["gw"][:3] == ("", "A.B.C.D", "net")
+    assert keys["smp_wait_ms"][2] == "kernel"
+
+
+def test_docs_key_table_is_the_kernels(con):
+    """docs/boot.md documents exactly the keys the kernel declares, with
+    the same default, allowed values and owner."""
+    kernel = {k: v[:3] for k, v in help_keys(con).items()}
+    docs = docs_keys()
+    assert sorted(set(kernel) - set(docs)) == [], "keys without a row in docs/boot.md"
+    assert sorted(set(docs) - set(kernel)) == [], "rows in docs/boot.md of no key"
+    wrong = {k: {"docs": docs[k], "kernel": kernel[k]} for k in kernel
+             if docs[k] != kernel[k]}
+    assert wrong == {}, "(default, allowed, owner) differ"
 
 
 def test_buddyinfo_has_the_proc_layout(con, shell):
@@ -270,6 +339,8 @@ def test_unknown_command_gets_one_line_naming_it(con):
     ("selftest nosuch", "selftest: unknown test 'nosuch' (after boot: printf irq smp mm "
                         "slab frag qmempool misuse net)\n"),
     ("a b c d e f g h i", "shell: too many words (at most 8)\n"),
+    ("help me", "help: no help on 'me' (help keys: the boot keys)\n"),
+    ("help keys now", "shell: help: wrong number of arguments (usage: help [keys])\n"),
 ])
 def test_bad_arguments_get_one_clear_line(con, line, want):
     assert con.command(line) == want

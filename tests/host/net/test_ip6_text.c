@@ -1,6 +1,6 @@
 /*
  * IPv6 address text as the command line's ip6= and gw6= give it
- * (kernel/ip6_text.c): the RFC 4291 forms accepted, byte for byte, and
+ * (net/ip6_text.c): the RFC 4291 forms accepted, byte for byte, and
  * the typos refused.
  */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "kernel/ip6_text.c"
+#include "net/ip6_text.c"
 
 static void assert_parses(const char *text, const uint8_t want[16])
 {

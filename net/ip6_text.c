@@ -7,7 +7,7 @@
  * needs: at most 4 digits a group, 8 groups in all, one "::", nothing
  * dangling ("1:", ":1", "1:::2").
  */
-#include "kernel/ip6_text.h"
+#include "ip6_text.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -5,8 +5,8 @@
  * (::ffff:a.b.c.d) and no zone (%eth0): neither names an address a host
  * would be given here. Plain C with no machine in it (host-tested).
  */
-#ifndef KERNEL_IP6_TEXT_H
-#define KERNEL_IP6_TEXT_H
+#ifndef NET_IP6_TEXT_H
+#define NET_IP6_TEXT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,4 +29,4 @@ bool ip6_text_parse(const char *s, uint8_t addr[16], const char **end);
  */
 bool ip6_text_parse_prefix(const char *s, uint8_t addr[16], int *prefix);
 
-#endif /* KERNEL_IP6_TEXT_H */
+#endif /* NET_IP6_TEXT_H */
