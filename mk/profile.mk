@@ -22,5 +22,5 @@ deps-profile:
 profile: deps-profile $(KERNEL_ELF)
 	tools/profile $(PROFILE_ARGS)
 
-test-tools: deps-kernel
+test-tools: deps-kernel deps-plots
 	@$(PYTEST) -q tests/tools
