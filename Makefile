@@ -20,6 +20,7 @@ include mk/profile.mk
 include mk/soak.mk
 include mk/fuzz.mk
 include mk/lwip-unit.mk
+include mk/readme.mk
 
 # clang-format and cppcheck over every tracked C file, then the shape of
 # the tree (tools/check-layers: which folder uses which, no circles), read
@@ -33,8 +34,9 @@ lint: deps-host $(KERNEL_OBJS) $(HOST_OBJS_plain)
 # The whole suite: host unit tests (plain, ASan), stress tests (plain, TSan,
 # ASan), the fuzz harnesses' committed corpus and a few seconds of fuzzing
 # each, lwIP's own unit tests on our allocators and on its own, the lint
-# pass, the tools' tests, then the QEMU integration tests.
-test: deps test-host test-fuzz test-lwip-unit lint test-tools test-qemu
+# pass, the tools' tests, the QEMU integration tests, then every command
+# the README shows, briefly (mk/readme.mk).
+test: deps test-host test-fuzz test-lwip-unit lint test-tools test-qemu test-readme
 
 clean:
 	rm -rf $(BUILD)

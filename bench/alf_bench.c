@@ -215,18 +215,19 @@ static void measure(case_fn const fn[NR_IMPL], long elems, unsigned int n,
 		    double out[NR_IMPL])
 {
 	double runs[NR_IMPL][BENCH_RUNS];
+	int nr_runs = bench_runs(BENCH_RUNS);
 
 	for (int i = 0; i < NR_IMPL; i++)
 		fn[i](elems / 8, n); /* warm-up */
 	/* The order rotates per run: nobody is always first after a switch. */
-	for (int r = 0; r < BENCH_RUNS; r++)
+	for (int r = 0; r < nr_runs; r++)
 		for (int k = 0; k < NR_IMPL; k++) {
 			int i = (k + r) % NR_IMPL;
 
 			runs[i][r] = fn[i](elems, n);
 		}
 	for (int i = 0; i < NR_IMPL; i++)
-		out[i] = bench_median(runs[i], BENCH_RUNS);
+		out[i] = bench_median(runs[i], nr_runs);
 }
 
 /* ---- two threads ---- */
@@ -404,7 +405,7 @@ static void const_table(void)
 		"| mode | n | ALF | rte_ring | ck_ring | ALF/rte_ring "
 		"| goal <=1.0x |\n"
 		"| --- | ---: | ---: | ---: | ---: | ---: | --- |\n",
-		BENCH_RUNS);
+		bench_runs(BENCH_RUNS));
 	fprintf(js, "\"constant_n\": {");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		measure(rows[i].fn, ELEMS, rows[i].n, r);
@@ -448,7 +449,7 @@ static void single_table(void)
 		"| mode | bulk | ALF | rte_ring | ck_ring | ALF/rte_ring "
 		"| ALF/ck_ring | goal <=1.0x |\n"
 		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
-		BENCH_RUNS);
+		bench_runs(BENCH_RUNS));
 	fprintf(js, "\"single\": {");
 	for (int m = 0; m < 4; m++) {
 		const char *mode = m == 0   ? "spsc"
@@ -499,11 +500,13 @@ static void single_table(void)
 static void two_thread_table(void)
 {
 	long elems = 200000;
-	double cal[BENCH_RUNS], runs[NR_IMPL][BENCH_RUNS], r[NR_IMPL];
+	/* cal zeroed: cppcheck cannot see that nr_runs is at least 1 */
+	double cal[BENCH_RUNS] = {0}, runs[NR_IMPL][BENCH_RUNS], r[NR_IMPL];
+	int nr_runs = bench_runs(BENCH_RUNS);
 
-	for (int i = 0; i < BENCH_RUNS; i++)
+	for (int i = 0; i < nr_runs; i++)
 		cal[i] = handoff_ns(2000);
-	double hand = bench_median(cal, BENCH_RUNS);
+	double hand = bench_median(cal, nr_runs);
 
 	fprintf(md,
 		"### Two threads: producer core 0, consumer core 1\n\n"
@@ -517,12 +520,12 @@ static void two_thread_table(void)
 	fprintf(js, ", \"two_thread\": {\"handoff_ns\": %.3f", hand);
 	for (int spsc = 1; spsc >= 0; spsc--) {
 		for (unsigned int bulk = 1; bulk <= 16; bulk += 15) {
-			for (int r_ = 0; r_ < BENCH_RUNS / 3; r_++)
+			for (int r_ = 0; r_ < nr_runs / 3; r_++)
 				for (int i = 0; i < NR_IMPL; i++)
 					runs[i][r_] =
 						xt_run(i, spsc, bulk, elems);
 			for (int i = 0; i < NR_IMPL; i++)
-				r[i] = bench_median(runs[i], BENCH_RUNS / 3);
+				r[i] = bench_median(runs[i], nr_runs / 3);
 			fprintf(md,
 				"| %s | %u | %.2f | %.2f | %.2f | %.2f | %.2f "
 				"|\n",
@@ -643,11 +646,8 @@ static void instr_table(void)
 		{"run-time n", "mpmc", "alf_mpmc_bulk", "rte_mpmc_bulk", 16},
 	};
 
-	if (system("valgrind --version >/dev/null 2>&1") != 0) {
-		fprintf(md,
-			"(valgrind not installed: no instruction counts)\n\n");
+	if (!bench_callgrind(md))
 		return;
-	}
 	fprintf(md, "### Instructions per element (callgrind)\n\n"
 		    "The same loops counted instead of timed (inside the case "
 		    "function only): deterministic, so they decide where the "

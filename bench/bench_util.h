@@ -1,16 +1,19 @@
 /*
  * Small helpers shared by the host benchmarks: a monotonic clock, pinning a
- * thread to a core, and the median of repeated runs. Header-only so every
- * benchmark binary (ours and the peers') is built from the same code.
+ * thread to a core, the median of repeated runs, and the quick run.
+ * Header-only so every benchmark binary (ours and the peers') is built
+ * from the same code.
  */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static inline uint64_t bench_now_ns(void)
@@ -78,6 +81,43 @@ static __attribute__((noinline, unused)) double bench_calibrate(long turns)
 		bench_keep(x);
 	}
 	return (double)(bench_now_ns() - t0) / (double)turns;
+}
+
+/*
+ * The quick run: BENCH_QUICK=1 in the environment (`make bench
+ * BENCH_QUICK=1`, which make test runs to check that make bench works).
+ * Every case is still measured and every table written, but from fewer
+ * runs and without the callgrind instruction counts (valgrind alone took
+ * most of a minute): seconds instead of minutes, figures not for reading.
+ */
+static inline bool bench_quick(void)
+{
+	const char *q = getenv("BENCH_QUICK");
+
+	return q && *q && strcmp(q, "0") != 0;
+}
+
+/* How many runs to take the median of: runs, or at most 3 in a quick run. */
+static inline int bench_runs(int runs)
+{
+	return bench_quick() && runs > 3 ? 3 : runs;
+}
+
+/* Whether to count instructions under callgrind: valgrind is installed
+ * and this is not a quick run. If not, the report md says why. */
+static inline bool bench_callgrind(FILE *md)
+{
+	if (bench_quick()) {
+		fprintf(md,
+			"(quick run, BENCH_QUICK: no instruction counts)\n\n");
+		return false;
+	}
+	if (system("valgrind --version >/dev/null 2>&1") != 0) {
+		fprintf(md,
+			"(valgrind not installed: no instruction counts)\n\n");
+		return false;
+	}
+	return true;
 }
 
 #endif /* BENCH_UTIL_H */

@@ -256,9 +256,10 @@ static void run_case(int threads)
 	static const char *const ring_name[3] = {"ring_wall", "ring_cpu",
 						 "ring_calls"};
 	double m[3][RUNS], ring[3][RUNS], one[3];
+	int nr_runs = bench_runs(RUNS);
 
 	run_once(threads, true, one); /* warm-up: caches filled */
-	for (int r = 0; r < RUNS; r++) {
+	for (int r = 0; r < nr_runs; r++) {
 		run_once(threads, false, one);
 		for (int k = 0; k < 3; k++)
 			ring[k][r] = one[k];
@@ -267,8 +268,8 @@ static void run_case(int threads)
 			m[k][r] = one[k];
 	}
 	for (int k = 0; k < 3; k++) {
-		result(name[k], threads, bench_median(m[k], RUNS));
-		result(ring_name[k], threads, bench_median(ring[k], RUNS));
+		result(name[k], threads, bench_median(m[k], nr_runs));
+		result(ring_name[k], threads, bench_median(ring[k], nr_runs));
 	}
 }
 

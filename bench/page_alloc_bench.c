@@ -37,7 +37,7 @@ static double median_runs(bench_fn fn, void *arg, int runs)
 
 static double median_of(bench_fn fn, void *arg)
 {
-	return median_runs(fn, arg, RUNS);
+	return median_runs(fn, arg, bench_runs(RUNS));
 }
 
 /* ---- single thread ---- */
@@ -469,11 +469,8 @@ static double instr_per_op(int c, bool pcp)
 
 static void instr_section(void)
 {
-	if (system("valgrind --version >/dev/null 2>&1") != 0) {
-		fprintf(md,
-			"(valgrind not installed: no instruction counts)\n\n");
+	if (!bench_callgrind(md))
 		return;
-	}
 	double pair0 = instr_per_op(I_PAIR0, true);
 	double pair0b = instr_per_op(I_PAIR0, false);
 	double pair3 = instr_per_op(I_PAIR3, true);
@@ -533,7 +530,7 @@ int main(int argc, char **argv)
 		"## Page allocator (mm/buddy.c, mm/pcp.c)\n\n"
 		"Host library, one simulated node of 256 MiB, 2 CPUs; "
 		"median of %d runs.\n\n",
-		RUNS);
+		bench_runs(RUNS));
 	fprintf(js, "{");
 	double order0 = 0;
 	single_thread_section(&order0);

@@ -2,7 +2,7 @@
 # bench/alf_bench.c (ALF vs DPDK rte_ring vs ck_ring) and
 # bench/qmempool_bench.c (qmempool vs our slab vs glibc malloc vs DPDK
 # rte_mempool), each with its peers in the same program. They write
-# build/bench/{alf,qmempool}.{md,json}. DPDK's EAL runs without hugepages
+# $(BENCH_OUT)/{alf,qmempool}.{md,json}. DPDK's EAL runs without hugepages
 # (as root it starts with --no-huge --no-pci --no-shconf -m 256) under its
 # own file prefix, removed afterwards.
 .PHONY: bench-alfq
@@ -28,8 +28,9 @@ $(BUILD)/bench/qmempool_bench: bench/qmempool_bench.c bench/bench_util.h \
 
 bench-alfq: $(ALFQ_BENCH_BINS)
 	rc=0; \
-	$(BUILD)/bench/alf_bench $(BUILD)/bench/alf $(ALFQ_EAL) || rc=1; \
+	mkdir -p $(BENCH_OUT); \
+	$(BUILD)/bench/alf_bench $(BENCH_OUT)/alf $(ALFQ_EAL) || rc=1; \
 	rm -rf /var/run/dpdk/alfq_bench; \
-	$(BUILD)/bench/qmempool_bench $(BUILD)/bench/qmempool $(ALFQ_EAL) || rc=1; \
+	$(BUILD)/bench/qmempool_bench $(BENCH_OUT)/qmempool $(ALFQ_EAL) || rc=1; \
 	rm -rf /var/run/dpdk/alfq_bench; \
 	exit $$rc

@@ -1,7 +1,7 @@
 # kmalloc cross-CPU churn benchmark (`make bench` or `make bench-churn`):
 # bench/kmalloc_churn.c built once per allocator (our kmalloc and each
 # malloc peer), run in interleaved rounds by bench/churn_report.py into
-# build/bench/kmalloc_churn.{md,json}. ~1 minute here.
+# $(BENCH_OUT)/kmalloc_churn.{md,json}. ~1 minute here.
 .PHONY: bench-churn
 BENCH_TARGETS += bench-churn
 
@@ -12,7 +12,7 @@ CHURN_BENCH_LIBS_jemalloc := -ljemalloc
 CHURN_BENCH_LIBS_tcmalloc := -ltcmalloc_minimal
 CHURN_BENCH_BINS := $(BUILD)/bench/kmalloc_churn_kmalloc \
 	$(addprefix $(BUILD)/bench/kmalloc_churn_,$(CHURN_BENCH_PEERS))
-CHURN_BENCH_ROUNDS ?= 3
+CHURN_BENCH_ROUNDS ?= $(if $(BENCH_QUICK_ON),1,3)
 
 $(BUILD)/bench/kmalloc_churn_kmalloc: bench/kmalloc_churn.c bench/bench_util.h \
 		$(BUILD)/host/plain/libmm.a $(MM_HEADERS)
@@ -27,4 +27,4 @@ $(BUILD)/bench/kmalloc_churn_%: bench/kmalloc_churn.c bench/bench_util.h
 
 bench-churn: $(CHURN_BENCH_BINS)
 	python3 bench/churn_report.py --rounds $(CHURN_BENCH_ROUNDS) \
-		--out $(BUILD)/bench/kmalloc_churn $(CHURN_BENCH_BINS)
+		--out $(BENCH_OUT)/kmalloc_churn $(CHURN_BENCH_BINS)

@@ -2,7 +2,7 @@
 # bench/page_frag_bench.c, built into one binary per contender -- ours, ours
 # with downward carving, ours with one atomic per free, our kmalloc, and malloc from glibc, mimalloc,
 # jemalloc and tcmalloc -- then run in interleaved rounds by ours, which
-# writes build/bench/frag.md and build/bench/frag.json.
+# writes $(BENCH_OUT)/frag.md and frag.json.
 #
 # How long: one round of every binary took ~45 s on this 2-core VM when
 # quiet (glibc 13 s, mimalloc 9, jemalloc 9, tcmalloc 5, ours 1-3 each:
@@ -21,7 +21,8 @@
 #   FRAG_BENCH_ROUNDS=3 FRAG_BENCH_CASE_S=2 make bench-frag
 # ~2-2.5 minutes when quiet (5 rounds ~4), and at most ~11 even when
 # not: 13 capped cases per binary and round, 2 s each, calibrations
-# bounded to 0.3 s each.
+# bounded to 0.3 s each. BENCH_QUICK=1: one round of 20,000 fragments
+# per case, capped at 1 s (~5 s in all).
 .PHONY: bench-frag
 BENCH_TARGETS += bench-frag
 
@@ -73,8 +74,10 @@ FRAG_BENCH_EXTRA ?=
 FRAG_BENCH_RUN := frag $(filter-out frag,$(FRAG_BENCH_OURS)) $(FRAG_BENCH_PEERS)
 FRAG_BENCH_BINS := $(addprefix $(FRAG_BENCH_DIR)/page_frag_bench-,$(FRAG_BENCH_RUN))
 
+FRAG_BENCH_QUICK := $(if $(BENCH_QUICK_ON),FRAG_BENCH_ROUNDS=1 FRAG_BENCH_NR=20000 \
+	FRAG_BENCH_CASE_S=1)
 bench-frag: $(FRAG_BENCH_BINS)
-	@mkdir -p $(BUILD)/bench
-	$(FRAG_BENCH_DIR)/page_frag_bench-frag --report $(BUILD)/bench \
+	@mkdir -p $(BENCH_OUT)
+	$(FRAG_BENCH_QUICK) $(FRAG_BENCH_DIR)/page_frag_bench-frag --report $(BENCH_OUT) \
 		$(foreach b,$(FRAG_BENCH_RUN),$(b)=$(FRAG_BENCH_DIR)/page_frag_bench-$(b)) \
 		$(FRAG_BENCH_EXTRA)

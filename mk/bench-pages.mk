@@ -1,6 +1,6 @@
 # Page allocator benchmark: PCP vs buddy lists, cross-CPU frees, bulk
-# allocation, glibc malloc and mmap for context. Writes build/bench/pages.md
-# and build/bench/pages.json.
+# allocation, glibc malloc and mmap for context. Writes
+# $(BENCH_OUT)/pages.md and pages.json.
 .PHONY: bench-pages
 BENCH_TARGETS += bench-pages
 
@@ -10,4 +10,5 @@ $(BUILD)/bench/page_alloc_bench: bench/page_alloc_bench.c bench/bench_util.h \
 	$(HOST_CC) $(BENCH_CFLAGS) $< $(BUILD)/host/plain/libmm.a -o $@
 
 bench-pages: $(BUILD)/bench/page_alloc_bench
-	$< $(BUILD)/bench/pages.md $(BUILD)/bench/pages.json
+	@mkdir -p $(BENCH_OUT)
+	$< $(BENCH_OUT)/pages.md $(BENCH_OUT)/pages.json

@@ -14,7 +14,14 @@ VSLINUX_ARGS ?=
 deps-vslinux:
 	@tools/setup-deps vslinux
 
-linux-guest: deps-vslinux
+# A file target: a second make with nothing changed does nothing (the tool
+# itself checks, unpacks and packs everything again: ~17 s). It runs again
+# when the tool, the guest's own files or the served pages change; newer
+# Debian packages: tools/build-linux-guest --refresh.
+LINUX_GUEST := $(BUILD)/linux-guest/manifest.json
+linux-guest: $(LINUX_GUEST)
+$(LINUX_GUEST): tools/build-linux-guest $(wildcard bench/linux-guest/*) $(WWW_FILES) \
+		| deps-vslinux
 	tools/build-linux-guest
 
 bench-vs-linux: deps-kernel deps-vslinux $(BUILD)/kernel.elf linux-guest

@@ -51,3 +51,8 @@ def figure(w=7.0, h=3.6, nrows=1, ncols=1, **kw):
 def note(fig, text):
     """A source line under the figure: what was measured, where."""
     fig.text(0.01, 0.005, text, fontsize=7, color="#5c6577", ha="left", va="bottom")
+
+
+def close_all():
+    """Drops every open figure (one left half-drawn by a failed chart)."""
+    plt.close("all")

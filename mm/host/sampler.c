@@ -88,6 +88,7 @@ static void deadline_after(struct timespec *t, unsigned int ms)
 	}
 }
 
+/* One sample per interval after the first, which mm_sample_start() took. */
 static void *sampler_thread(void *arg)
 {
 	struct timespec next;
@@ -95,11 +96,12 @@ static void *sampler_thread(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&smp.lock);
 	while (!smp.stop) {
-		sample_write(NULL);
 		deadline_after(&next, smp.interval_ms);
 		while (!smp.stop &&
 		       pthread_cond_timedwait(&smp.wake, &smp.lock, &next) == 0)
 			; /* woken early, not stopped: keep the deadline */
+		if (!smp.stop)
+			sample_write(NULL);
 	}
 	pthread_mutex_unlock(&smp.lock);
 	return NULL;
@@ -134,6 +136,10 @@ int mm_sample_start(const char *path, unsigned int interval_ms)
 	smp.interval_ms = interval_ms;
 	smp.stop = false;
 	clock_gettime(CLOCK_MONOTONIC, &smp.t0);
+	/* The first sample here, not in the new thread: a program that is
+	 * done before the thread first runs still gets it, and with the last
+	 * one (mm_sample_stop) a line to draw. */
+	sample_write(NULL);
 	if (pthread_create(&smp.thread, NULL, sampler_thread, NULL)) {
 		fprintf(stderr, "mm_sample_start: no thread\n");
 		fclose(smp.out);

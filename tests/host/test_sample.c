@@ -1,8 +1,9 @@
 /*
  * The host sampler (mm/host/mm_sample.h): one JSON line per interval and
  * per mark, with the allocators' sections, written from its own thread
- * while the program allocates; started by MM_SAMPLE in the environment
- * too; bad arguments refused.
+ * while the program allocates; a first and a last sample however short
+ * the run; started by MM_SAMPLE in the environment too; bad arguments
+ * refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,20 @@ static void test_environment_starts_sampler_at_boot(void **state)
 	assert_int_equal(labelled, 1);
 }
 
+/* The README's example program is done in a millisecond, before the
+ * sampler's thread first runs: the first sample is taken at the start. */
+static void test_a_short_run_has_a_first_and_a_last_sample(void **state)
+{
+	int labelled;
+
+	(void)state;
+	mm_test_boot(1, 16, 1);
+	assert_int_equal(mm_sample_start(path, 10000), 0);
+	mm_sample_stop();
+	assert_int_equal(count_samples("end", &labelled), 2);
+	assert_int_equal(labelled, 1);
+}
+
 static void test_bad_arguments_and_second_start_are_refused(void **state)
 {
 	(void)state;
@@ -130,6 +145,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_environment_starts_sampler_at_boot, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_a_short_run_has_a_first_and_a_last_sample, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_bad_arguments_and_second_start_are_refused, setup,
