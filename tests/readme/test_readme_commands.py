@@ -148,6 +148,7 @@ EXERCISES = {
     "make test-lwip-unit": IN_MAKE_TEST,
     "make lint": IN_MAKE_TEST,
     "tools/check-layers": IN_MAKE_TEST,
+    "tools/check-docs": IN_MAKE_TEST,
 }
 
 
@@ -182,6 +183,7 @@ def test_the_steps_make_test_runs_are_its_prerequisites():
         assert step in steps
     lint = re.search(r"^lint:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
     assert "tools/check-layers" in lint
+    assert "tools/check-docs" in lint
 
 
 # ---------------------------------------------------------------- helpers
