@@ -8,7 +8,7 @@
  * fragment only decrements that private counter: no atomic operation on the
  * allocation side. page_frag_free() drops one real reference on the block's
  * head page, from any CPU, and that side is batched too
- * (page_frag_batch.c): the freeing CPU counts fragments per block in a
+ * (page_frag_free.c): the freeing CPU counts fragments per block in a
  * small table of its own and applies the count with one atomic subtract,
  * at the block's last fragment, on table pressure, at a refill or drain,
  * and when its poll loop goes idle. One locked instruction per fragment
@@ -29,7 +29,7 @@
  * The freeing CPU sets the push/pop's pace, so this is the side that
  * counts. Alloc + free of 12 bytes on one CPU (callgrind, the
  * benchmark's whole loop): 89.7 -> 62.1, unbatched 77.7. Details in
- * page_frag_batch.c. Cross-CPU, the push/pop took 1.4x-3.2x less wall
+ * page_frag_free.c. Cross-CPU, the push/pop took 1.4x-3.2x less wall
  * time per fragment with the batch at a load average of 7-9, the same
  * within the noise at 13-20; at 6-11 with a 35 ns hand-off (run 3) it went
  * both ways, 0.6x-2.5x (bench/frag-crosscpu.md). 12-byte fragments in
@@ -169,8 +169,7 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 		/* This CPU's pending frees of the block count first: with
 		 * them applied, a block whose fragments all came back here
 		 * is recycled in place. */
-		if (PAGE_FRAG_FREE_BATCH)
-			page_frag_batch_flush_page(page);
+		page_frag_free_flush_page(page);
 		if (page_ref_sub_and_test(page, (int)nc->pagecnt_bias)) {
 			/* Every fragment is back: the block is ours again. */
 			page_frag_count(PF_RECYCLES);
@@ -334,61 +333,6 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 	if (mm_unlikely(page_frag_fault_armed()))
 		return page_frag_alloc_armed(nc, fragsz, gfp, 0);
 	return __page_frag_alloc(nc, fragsz, gfp, 0);
-}
-
-/*
- * Debug-mode check of a free (mm_debug_on()): the block must still be
- * allocated and referenced (a fragment freed once too often may find its
- * block's count at zero, or the block back on a free list), and, for a
- * block under tracking, addr must be in a live fragment (page_frag_debug.c).
- */
-static bool page_frag_free_ok(struct page *page, const void *addr,
-			      const void *caller)
-{
-	if (page->flags & (PG_buddy | PG_pcp) || page_ref_count(page) <= 0) {
-		mm_debug_report(MM_DBG_DOUBLE_FREE, caller,
-				"page_frag_free: %p: its block is already free",
-				addr);
-		return false;
-	}
-	if (page->flags & PG_slab) {
-		mm_debug_report(MM_DBG_NOT_ALLOCATED, caller,
-				"page_frag_free: %p is slab memory", addr);
-		return false;
-	}
-	if (page->private)
-		return page_frag_debug_free(page, addr, caller);
-	return true;
-}
-
-/* page_frag_free() with debug checks on: out of line, so that the checks
- * (and the calls they make) cost the fast path nothing. */
-static __attribute__((noinline)) void page_frag_free_checked(void *addr,
-							     const void *caller)
-{
-	struct page *page = page_frag_free_page(addr, caller);
-
-	if (page && page_frag_free_ok(page, addr, caller))
-		page_frag_put_direct(page);
-}
-
-/*
- * The free path is the cross-CPU push/pop's pace (the freeing CPU is the
- * slower side), so its common case is inline here: a free into the block
- * this CPU freed into last is found by address, without the page lookup
- * (page_frag_batch_free). Only a miss looks the page up, and only then
- * is an address outside every zone found and reported.
- */
-void page_frag_free(void *addr)
-{
-	if (mm_unlikely(mm_debug_on())) {
-		page_frag_free_checked(addr, __builtin_return_address(0));
-		return;
-	}
-	if (PAGE_FRAG_FREE_BATCH)
-		page_frag_batch_free(addr, __builtin_return_address(0));
-	else
-		page_frag_free_direct(addr, __builtin_return_address(0));
 }
 
 void page_frag_cache_drain(struct page_frag_cache *nc)

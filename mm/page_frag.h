@@ -125,7 +125,7 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 
 /*
  * page_frag_free - give back a fragment from any page_frag allocation.
- * Drops one reference on the block, batched per CPU (mm/page_frag_batch.c:
+ * Drops one reference on the block, batched per CPU (mm/page_frag_free.c:
  * the count is applied with one atomic subtract per block, not one per
  * fragment); the last reference frees the block through the page
  * allocator's shared free path (__free_pages: orders 0..3 go to this CPU's

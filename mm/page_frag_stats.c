@@ -62,7 +62,7 @@ static void page_frag_stats_sum(uint64_t sum[PF_NR_STATS])
 			sum[i] += atomic_load_explicit(
 				&page_frag_cpu_stats[cpu].v[i],
 				memory_order_relaxed);
-		page_frag_batch_pending_add(cpu, sum);
+		page_frag_free_pending_add(cpu, sum);
 	}
 }
 
@@ -183,7 +183,7 @@ int page_frag_stats_json(char *buf, size_t size)
 			s[i] = atomic_load_explicit(
 				&page_frag_cpu_stats[cpu].v[i],
 				memory_order_relaxed);
-		page_frag_batch_pending_add(cpu, s);
+		page_frag_free_pending_add(cpu, s);
 		page_frag_emit(buf, size, &len,
 			       "%s\"cpu%d\": ", cpu ? ", " : "", cpu);
 		page_frag_json_counters(buf, size, &len, s);

@@ -33,7 +33,7 @@
 #endif
 
 /*
- * The free side's batch (page_frag_batch.c): 1 = page_frag_free() adds the
+ * The free side's batch (page_frag_free.c): 1 = page_frag_free() adds the
  * fragment to a per-CPU count for its block and one atomic subtract later
  * applies the whole count; 0 = one atomic decrement per fragment (Linux's
  * put_page_testzero). The benchmark builds the 0 variant to compare in one

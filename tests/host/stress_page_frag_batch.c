@@ -1,5 +1,5 @@
 /*
- * Stress of page_frag_free's per-CPU batch (mm/page_frag_batch.c) with 2,
+ * Stress of page_frag_free's per-CPU batch (mm/page_frag_free.c) with 2,
  * 4 and 8 simulated CPUs: each allocates stamped fragments of random size
  * from its napi cache and its private cache and sends each to a random
  * other CPU through a ring (one ring per sender and receiver); the

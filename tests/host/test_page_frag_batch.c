@@ -1,5 +1,5 @@
 /*
- * Unit tests of page_frag_free's per-CPU batch (mm/page_frag_batch.c): one
+ * Unit tests of page_frag_free's per-CPU batch (mm/page_frag_free.c): one
  * atomic subtract per block instead of one per fragment, the block freed at
  * its last fragment, the flushes (drain, explicit, table pressure, refill,
  * host shutdown) and a fragment freed from a signal handler (the host's

@@ -1,6 +1,10 @@
 /*
- * The free side's batch: page_frag_free() without one atomic operation per
- * fragment.
+ * Every way a page fragment goes back: page_frag_free() and its per-CPU
+ * batch, the unbatched free (one atomic decrement), the free with debug
+ * checks, the flushes, and page_frag_release_block(), where the last
+ * reference gives the block to the page allocator.
+ *
+ * The batch: page_frag_free() without one atomic operation per fragment.
  *
  * Every fragment holds one reference on its block's head page. Dropping it
  * with an atomic decrement (Linux's put_page_testzero) costs a locked
@@ -13,7 +17,7 @@
  * last, recognised by address (addr - last_va < last_size), and a table of
  * PAGE_FRAG_FREE_BATCH_SLOTS - 1 more blocks. A free into the last block
  * (2730 in a row for 12-byte fragments) needs no page lookup: it is
- * inline in page_frag_free (page_frag_internal.h). Any other free looks
+ * inline in page_frag_free. Any other free looks
  * its block up, moves the last entry into the table (page_frag_batch_park)
  * and makes its own block the last one, taking that block's table count
  * along. A count is applied
@@ -68,8 +72,6 @@
 #include "debug.h"
 #include "page_frag_internal.h"
 
-struct page_frag_free_batch page_frag_batches[MM_MAX_CPUS];
-
 /*
  * A block whose count reached zero belongs to us alone: give it back
  * (and its debug record, if any) through the page allocator's shared free
@@ -89,7 +91,9 @@ __attribute__((noinline)) void page_frag_release_block(struct page *page)
 	__free_pages(page, order);
 }
 
-struct page *page_frag_free_page(void *addr, const void *caller)
+/* The head page of the block holding a fragment at addr, or NULL after
+ * reporting addr (outside every zone) with caller's address. */
+static struct page *page_frag_free_page(void *addr, const void *caller)
 {
 	struct page *page = virt_to_head_page(addr);
 
@@ -99,15 +103,88 @@ struct page *page_frag_free_page(void *addr, const void *caller)
 	return page;
 }
 
+/* Drop one fragment's reference with one atomic decrement; the last one
+ * gives the block back. The unbatched free. */
+static inline void page_frag_put_direct(struct page *page)
+{
+	page_frag_count(PF_FREES);
+	if (page_to_nid(page) != numa_mem_id())
+		page_frag_count(PF_REMOTE_FREES);
+	page_frag_count(PF_FREE_ATOMICS);
+	if (page_ref_sub_and_test(page, 1))
+		page_frag_release_block(page);
+}
+
 /* The unbatched free (PAGE_FRAG_FREE_BATCH=0, and a free nested in this
- * CPU's batch code): one atomic decrement. */
-void page_frag_free_direct(void *addr, const void *caller)
+ * CPU's batch code): the page looked up, then one atomic decrement. */
+static void page_frag_free_direct(void *addr, const void *caller)
 {
 	struct page *page = page_frag_free_page(addr, caller);
 
 	if (page)
 		page_frag_put_direct(page);
 }
+
+/*
+ * Debug-mode check of a free (mm_debug_on()): the block must still be
+ * allocated and referenced (a fragment freed once too often may find its
+ * block's count at zero, or the block back on a free list), and, for a
+ * block under tracking, addr must be in a live fragment (page_frag_debug.c).
+ */
+static bool page_frag_free_ok(struct page *page, const void *addr,
+			      const void *caller)
+{
+	if (page->flags & (PG_buddy | PG_pcp) || page_ref_count(page) <= 0) {
+		mm_debug_report(MM_DBG_DOUBLE_FREE, caller,
+				"page_frag_free: %p: its block is already free",
+				addr);
+		return false;
+	}
+	if (page->flags & PG_slab) {
+		mm_debug_report(MM_DBG_NOT_ALLOCATED, caller,
+				"page_frag_free: %p is slab memory", addr);
+		return false;
+	}
+	if (page->private)
+		return page_frag_debug_free(page, addr, caller);
+	return true;
+}
+
+/* page_frag_free() with debug checks on: out of line, so that the checks
+ * (and the calls they make) cost the fast path nothing. */
+static __attribute__((noinline)) void page_frag_free_checked(void *addr,
+							     const void *caller)
+{
+	struct page *page = page_frag_free_page(addr, caller);
+
+	if (page && page_frag_free_ok(page, addr, caller))
+		page_frag_put_direct(page);
+}
+
+/*
+ * One CPU's batch. The "last" entry is checked by address (is addr inside
+ * [last_va, last_va + last_size)?), so a hit needs no page lookup at all;
+ * its count is pending for last_page exactly as a table slot's is. A page
+ * is in at most one place: the last entry or one slot. last_size is 0
+ * when there is no last entry; while there is one its count is at least
+ * 1, so the block cannot go back to the page allocator under the cached
+ * range. last_page, the counts and the slots' pages are read by the
+ * statistics from any CPU, hence relaxed atomics (plain moves on x86);
+ * last_va and last_size only by this CPU. Only this CPU writes any of it,
+ * inside busy (see the opening comment on interrupts).
+ */
+struct page_frag_free_batch {
+	uintptr_t last_va;   /* the last block's first byte */
+	uintptr_t last_size; /* its size in bytes; 0: no last entry */
+	_Atomic(struct page *) last_page;
+	atomic_ulong last_count; /* frees of last_page counted, not applied */
+	atomic_bool busy;	 /* this CPU is inside the batch code */
+	unsigned int victim;	 /* slot a full table applies next */
+	_Atomic(struct page *) page[PAGE_FRAG_FREE_BATCH_SLOTS - 1];
+	atomic_uint count[PAGE_FRAG_FREE_BATCH_SLOTS - 1];
+} __mm_cacheline_aligned;
+
+static struct page_frag_free_batch page_frag_batches[MM_MAX_CPUS];
 
 /* Enter this CPU's table, or return NULL if this is a nested call (an
  * interrupt that landed inside it), which must not touch it. */
@@ -180,7 +257,7 @@ static inline int batch_cpu(const struct page_frag_free_batch *b)
  * Apply n pending frees of page with one atomic subtract; the last gives
  * the block back. The frees are counted here, n at once, not one by one
  * on the fast path (8 instructions per free saved); until then the
- * statistics add them from the table (page_frag_batch_pending_add).
+ * statistics add them from the table (page_frag_free_pending_add).
  */
 static void page_frag_batch_apply_n(struct page_frag_free_batch *b,
 				    struct page *page, unsigned int n)
@@ -270,7 +347,7 @@ static unsigned int page_frag_batch_unpark(struct page_frag_free_batch *b,
  * park the last entry, make this block the last one with its table count
  * if it had one, and count the free as the fast path does.
  */
-__attribute__((noinline)) void
+static __attribute__((noinline)) void
 page_frag_batch_miss(struct page_frag_free_batch *b, void *addr,
 		     const void *caller)
 {
@@ -289,24 +366,86 @@ page_frag_batch_miss(struct page_frag_free_batch *b, void *addr,
 	page_frag_batch_leave(b);
 }
 
-__attribute__((noinline)) void
+/* The last entry's block has no reference left but the ones counted
+ * here: apply them, which gives the block back. */
+static __attribute__((noinline)) void
 page_frag_batch_last(struct page_frag_free_batch *b)
 {
 	page_frag_batch_apply_last(b);
 	page_frag_batch_leave(b);
 }
 
-__attribute__((noinline)) void page_frag_batch_nested(void *addr,
-						      const void *caller)
+/* A free from an interrupt that landed inside this CPU's batch code: one
+ * atomic decrement, the batch left alone. */
+static __attribute__((noinline)) void page_frag_batch_nested(void *addr,
+							     const void *caller)
 {
 	page_frag_count(PF_FREES_NESTED);
 	page_frag_free_direct(addr, caller);
 }
 
-void page_frag_batch_flush_page(struct page *page)
+/*
+ * Count one fragment at addr as freed on this CPU. The common case,
+ * inline in page_frag_free(): the busy flag, one range test, one count
+ * and the last-fragment test (the block's count equals what this entry
+ * holds: every other reference is gone). caller is page_frag_free's
+ * caller, for a report.
+ */
+static inline void page_frag_batch_free(void *addr, const void *caller)
 {
-	struct page_frag_free_batch *b = page_frag_batch_enter();
+	struct page_frag_free_batch *b = &page_frag_batches[mm_this_cpu()];
+	unsigned int n;
 
+	mm_hide_ptr(b);
+	if (mm_unlikely(atomic_load_explicit(&b->busy, memory_order_relaxed))) {
+		page_frag_batch_nested(addr, caller);
+		return;
+	}
+	atomic_store_explicit(&b->busy, true, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (mm_unlikely((uintptr_t)addr - b->last_va >= b->last_size)) {
+		page_frag_batch_miss(b, addr, caller);
+		return;
+	}
+	/* One add instruction on memory (this CPU is its only writer). */
+	mm_cpu_counter_add(&b->last_count, 1);
+	n = (unsigned int)atomic_load_explicit(&b->last_count,
+					       memory_order_relaxed);
+	if (mm_unlikely((unsigned int)page_ref_count(atomic_load_explicit(
+				&b->last_page, memory_order_relaxed)) == n)) {
+		page_frag_batch_last(b);
+		return;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&b->busy, false, memory_order_relaxed);
+}
+
+/*
+ * The free path is the cross-CPU push/pop's pace (the freeing CPU is the
+ * slower side), so its common case is inline here: a free into the block
+ * this CPU freed into last is found by address, without the page lookup
+ * (page_frag_batch_free). Only a miss looks the page up, and only then
+ * is an address outside every zone found and reported.
+ */
+void page_frag_free(void *addr)
+{
+	if (mm_unlikely(mm_debug_on())) {
+		page_frag_free_checked(addr, __builtin_return_address(0));
+		return;
+	}
+	if (PAGE_FRAG_FREE_BATCH)
+		page_frag_batch_free(addr, __builtin_return_address(0));
+	else
+		page_frag_free_direct(addr, __builtin_return_address(0));
+}
+
+void page_frag_free_flush_page(struct page *page)
+{
+	struct page_frag_free_batch *b;
+
+	if (!PAGE_FRAG_FREE_BATCH)
+		return; /* nothing is ever pending */
+	b = page_frag_batch_enter();
 	if (!b)
 		return;
 	if (last_page(b) == page)
@@ -367,7 +506,7 @@ static void pending_add_one(int cpu, struct page *page, unsigned int n,
 		v[PF_REMOTE_FREES] += n;
 }
 
-void page_frag_batch_pending_add(int cpu, uint64_t v[PF_NR_STATS])
+void page_frag_free_pending_add(int cpu, uint64_t v[PF_NR_STATS])
 {
 	const struct page_frag_free_batch *b = &page_frag_batches[cpu];
 
@@ -376,7 +515,7 @@ void page_frag_batch_pending_add(int cpu, uint64_t v[PF_NR_STATS])
 		pending_add_one(cpu, slot_page(b, i), slot_count(b, i), v);
 }
 
-void page_frag_batch_forget(void)
+void page_frag_free_forget(void)
 {
 	memset(page_frag_batches, 0, sizeof(page_frag_batches));
 }
