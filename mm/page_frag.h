@@ -1,7 +1,8 @@
 /*
  * Page fragment allocator: small buffers (packet data, socket TX bytes)
  * carved out of 32 KiB blocks, each block freed by reference count when its
- * last fragment comes back. See mm/page_frag.c for the design and
+ * last fragment comes back. See mm/page_frag.c (the cache) and
+ * mm/page_frag_free.c (every free path) for the design, and
  * docs/page_frag.md for the walk-through and the measured figures.
  *
  * Three ways in:

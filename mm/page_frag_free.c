@@ -1,71 +1,42 @@
 /*
- * Every way a page fragment goes back: page_frag_free() and its per-CPU
- * batch, the unbatched free (one atomic decrement), the free with debug
- * checks, the flushes, and page_frag_release_block(), where the last
- * reference gives the block to the page allocator.
+ * Every way a page fragment goes back: page_frag_free() with its per-CPU
+ * batch, the unbatched and the debug-checked free, the flushes, and
+ * page_frag_release_block(), where a block's last reference hands it to
+ * the page allocator's one free path (__free_pages: orders 0..3 wait on
+ * this CPU's per-CPU list for the next refill, off the zone lock, Lu).
+ * Walk-through and figures: docs/page_frag.md, sections 4 and 9.
  *
- * The batch: page_frag_free() without one atomic operation per fragment.
+ * Why a batch: each fragment holds one reference on its block's head
+ * page. Dropping it with one atomic decrement per fragment (Linux's
+ * put_page_testzero) is a locked instruction that pulls the head page's
+ * line to the freeing CPU; Lin measured ~70% of the freeing CPU's time in
+ * it. Here each CPU counts its frees per block and applies a block's
+ * count with one atomic subtract.
  *
- * Every fragment holds one reference on its block's head page. Dropping it
- * with an atomic decrement (Linux's put_page_testzero) costs a locked
- * instruction per fragment and pulls the head page's cache line to the
- * freeing CPU; Lin measured ~70% of the freeing CPU's time in it. Here each
- * CPU counts the fragments it frees per block, and one atomic subtract
- * applies a block's whole count later.
+ * The data structure, one per CPU (struct page_frag_free_batch): the
+ * "last" entry, the block this CPU freed into last, recognised by its
+ * address range, and a table of PAGE_FRAG_FREE_BATCH_SLOTS - 1 more
+ * blocks searched by page. Fast path (page_frag_batch_free, inline in
+ * page_frag_free): a free into the last block is a range test and one
+ * add, with no page lookup. A miss looks the page up, parks the last
+ * entry in the table and takes its place.
  *
- * Where the counts are: the "last" entry, the block this CPU freed into
- * last, recognised by address (addr - last_va < last_size), and a table of
- * PAGE_FRAG_FREE_BATCH_SLOTS - 1 more blocks. A free into the last block
- * (2730 in a row for 12-byte fragments) needs no page lookup: it is
- * inline in page_frag_free. Any other free looks
- * its block up, moves the last entry into the table (page_frag_batch_park)
- * and makes its own block the last one, taking that block's table count
- * along. A count is applied
- *  - when the block's reference count equals the count held here: every
- *    other reference is gone (the allocating cache has moved on and no
- *    other fragment is out), so this free was the block's last and the
- *    block is freed at once, as page_frag_free always did. A plain load of
- *    the count, which changes only at refills and flushes, tells. The same
- *    test when the last entry leaves for the table gives back a block
- *    whose last fragments came here before its cache let go;
- *  - when the table is full (the oldest-installed slot is applied);
- *  - when the cache that owns the block refills (its own CPU's pending
- *    count for that block is applied first, so the block can be recycled
- *    in place);
- *  - at page_frag_cache_drain, page_frag_percpu_drain, page_frag_free_flush
- *    (the kernel calls it when a poll round found no work, before halting)
- *    and page_frag_free_flush_all (host shutdown, quiescent tests).
- * A count only delays a decrement, never adds one, so a block is never
- * freed early, and it is freed exactly once: by whichever subtract brings
- * its count to zero. Blocks whose last fragments are split over several
- * CPUs' tables wait for those CPUs' next flush: at most
- * PAGE_FRAG_FREE_BATCH_SLOTS blocks per CPU.
+ * A count is applied at the block's last fragment (its reference count
+ * equals the count held here: nobody else holds it), when the table is
+ * full (oldest slot first), when the owning cache refills (its CPU's
+ * count first, so the block can be recycled in place) and at each flush
+ * (page_frag_cache_drain; page_frag_free_flush, which the kernel's poll
+ * loop calls when idle; page_frag_free_flush_all). A count only delays
+ * decrements, so a block is never freed early, and it is freed exactly
+ * once, by whichever subtract reaches zero. The price: a block whose last
+ * fragments wait on other CPUs goes back at their next flush (at most
+ * PAGE_FRAG_FREE_BATCH_SLOTS blocks held per CPU).
  *
- * Interrupts: page_frag_free may run in a handler that lands while this
- * CPU is inside its own batch code, the inline fast path included. The
- * batch has a busy flag, set and cleared with plain stores (this CPU is
- * its only writer) and compiler fences; a free or flush that finds it set
- * is nested inside the batch code and takes the old path, one atomic
- * decrement, leaving the batch alone. A handler that lands outside it may
- * move the last entry to the table: the interrupted code had not read it
- * yet. No locked instruction and no interrupt masking on the fast path.
- *
- * Cost, measured. Locked operations on the free side: one per block
- * instead of one per fragment (12-byte push/pop: 0.0004 per fragment,
- * 2048-byte: 0.0625; bench/frag-crosscpu.md). Instructions per fragment
- * freed in the 12-byte push/pop, host (callgrind, inside page_frag_free,
- * difference of two run lengths): 52.8 with a hinted 8-slot table looked
- * up by page, 25.2 with the address-checked last entry (2048-byte: 81.8
- * -> 52.8; one atomic per free: 40.7 and 59.0). What went: the page
- * lookup (virt_to_head_page walks the pfn maps and follows a tail page to
- * its head: ~20 instructions), the hint's index arithmetic, and the
- * separate address computation GCC emits for each atomic field of
- * &array[cpu] (mm_hide_ptr: 4 more), and the count's load-add-store
- * (one add to memory, mm_cpu_counter_add). In the guest (-icount, two
- * vCPUs, kernel/selftest/frag_xcpu_bench.c, the ring loop included):
- * 63.2 -> 36.2 per 12-byte fragment, 83.8 -> 55.9 per 2048-byte one.
- * Alloc + free of 12 bytes on one CPU (the benchmark's whole loop): 89.7
- * -> 62.1, fewer than one atomic per free (77.7).
+ * Context: any CPU, any context. An interrupt may land while this CPU is
+ * inside its batch code: a busy flag, set and cleared with plain stores
+ * (this CPU is its only writer), sends such a nested free to the
+ * one-atomic path and leaves the batch alone. No locked instruction and
+ * no interrupt masking on the fast path. Debug mode does not batch.
  */
 #include <string.h>
 
@@ -171,7 +142,7 @@ static __attribute__((noinline)) void page_frag_free_checked(void *addr,
  * range. last_page, the counts and the slots' pages are read by the
  * statistics from any CPU, hence relaxed atomics (plain moves on x86);
  * last_va and last_size only by this CPU. Only this CPU writes any of it,
- * inside busy (see the opening comment on interrupts).
+ * inside busy (page_frag_batch_enter).
  */
 struct page_frag_free_batch {
 	uintptr_t last_va;   /* the last block's first byte */
@@ -186,8 +157,13 @@ struct page_frag_free_batch {
 
 static struct page_frag_free_batch page_frag_batches[MM_MAX_CPUS];
 
-/* Enter this CPU's table, or return NULL if this is a nested call (an
- * interrupt that landed inside it), which must not touch it. */
+/*
+ * Enter this CPU's table, or return NULL if this is a nested call (an
+ * interrupt that landed inside it), which must not touch it. A handler
+ * that lands outside the batch code may use the batch as it likes (even
+ * move the last entry to the table): the interrupted code has not read
+ * it yet.
+ */
 static inline struct page_frag_free_batch *page_frag_batch_enter(void)
 {
 	struct page_frag_free_batch *b = &page_frag_batches[mm_this_cpu()];
