@@ -24,7 +24,7 @@ enum page_frag_stat {
 	PF_ALLOC_FAILED,
 	PF_TX_MISUSE,
 	PF_FREE_ATOMICS,
-	PF_FREES_NESTED,
+	PF_FREES_BUSY,
 	PF_NR_STATS
 };
 

@@ -24,7 +24,7 @@ static const char *const page_frag_stat_names[PF_NR_STATS] = {
 	[PF_ALLOC_FAILED] = "alloc_failed",
 	[PF_TX_MISUSE] = "tx_misuse",
 	[PF_FREE_ATOMICS] = "free_atomics",
-	[PF_FREES_NESTED] = "frees_nested",
+	[PF_FREES_BUSY] = "frees_busy",
 };
 
 uint64_t page_frag_cpu_refills_node(int cpu, int nid)
@@ -87,7 +87,7 @@ void page_frag_stats_read(struct page_frag_stats *out)
 	out->alloc_failed = s[PF_ALLOC_FAILED];
 	out->tx_misuse = s[PF_TX_MISUSE];
 	out->free_atomics = s[PF_FREE_ATOMICS];
-	out->frees_nested = s[PF_FREES_NESTED];
+	out->frees_busy = s[PF_FREES_BUSY];
 	for (int nid = 0; nid < MM_MAX_NODES; nid++)
 		out->refills_node[nid] = page_frag_refills_node_sum(nid);
 }

@@ -51,7 +51,7 @@
  * selftest's pattern, RX and TX of several queues) sees up to 2 per CPU.
  * The whole batch is two cache lines, the table is searched only when a
  * free misses the last block, and what frees can hold back is bounded to
- * 8 blocks (256 KiB) per CPU until the next flush.
+ * 8 blocks (256 KiB) per CPU until the next flush or drain_all_pages().
  */
 #define PAGE_FRAG_FREE_BATCH_SLOTS 8
 
