@@ -133,11 +133,12 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
  * per-CPU lists). A free that leaves only this CPU's pending references
  * on the block frees it at once; one whose block still has references
  * pending on other CPUs leaves it to their next flush
- * (page_frag_free_flush) or to the next drain_all_pages() (which the page
- * allocator also runs when memory runs out). Any CPU, any context. addr
- * must be a pointer inside a live fragment. An address outside every zone
- * is reported (with the caller's address) and ignored. With debug checks
- * on, frees are not batched.
+ * (page_frag_free_flush), to the next drain_all_pages() (which the page
+ * allocator also runs when memory runs out), or, on the host, to the end
+ * of their threads. Any CPU, any context. addr must be a pointer inside a
+ * live fragment. An address outside every zone is reported (with the
+ * caller's address) and ignored. With debug checks on, frees are not
+ * batched.
  *
  * Misuse caught with debug checks on (mm/debug.h), each reported with the
  * caller's address, counted and refused, so no reference is dropped twice
@@ -181,7 +182,7 @@ void page_frag_cache_drain(struct page_frag_cache *nc);
  * go back to the page allocator. Any context; called while the batch is
  * busy (from an interrupt that landed in this CPU's batch code, or while
  * another CPU drains it) it does nothing. The kernel calls it when a poll
- * round found no work.
+ * round found no work; a host thread's end calls it.
  */
 void page_frag_free_flush(void);
 

@@ -24,12 +24,12 @@
  * equals the count held here), when the table is full, when the owning
  * cache refills (so the block can be recycled in place), at this CPU's
  * flushes (page_frag_cache_drain; page_frag_free_flush: the kernel's poll
- * loop when idle) and by drain_all_pages(), which applies every CPU's
- * batch (page_frag_free_flush_all), also when an allocation finds no
- * memory. A count only delays decrements, so a block is never freed
- * early, and it is freed exactly once, by whichever subtract reaches
- * zero. The price: a block whose last fragments wait on other CPUs goes
- * back at their next flush or the next drain.
+ * loop when idle, a host thread's end) and by drain_all_pages(), which
+ * applies every CPU's batch (page_frag_free_flush_all), also when an
+ * allocation finds no memory. A count only delays decrements, so a block
+ * is never freed early, and it is freed exactly once, by whichever
+ * subtract reaches zero. The price: a block whose last fragments wait on
+ * other CPUs goes back at their next flush or the next drain.
  *
  * Context: any CPU, any context. The fast path takes no lock: a busy flag
  * with plain stores (this CPU its only writer) sends a free from an

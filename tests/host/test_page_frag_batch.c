@@ -181,7 +181,8 @@ static void test_refill_applies_this_cpus_pending_frees(void **s)
 }
 
 /* Frees of one block split between two CPUs: the last one freed on CPU 1
- * cannot know CPU 0 still holds some back; CPU 0's flush frees it. */
+ * (a live thread) cannot know CPU 0 still holds some back; the later of
+ * the two CPUs' flushes frees it. */
 static void free_one(void *arg)
 {
 	page_frag_free(arg);
@@ -196,6 +197,7 @@ static void flush_here(void *arg)
 static void test_block_split_between_cpus_waits_for_the_flush(void **s)
 {
 	unsigned long free0 = mm_test_drain_and_verify();
+	struct mm_test_cpu *cpu1 = mm_test_cpu_start(1);
 	struct page_frag_cache nc = {0};
 	void *p[4];
 
@@ -205,14 +207,15 @@ static void test_block_split_between_cpus_waits_for_the_flush(void **s)
 	page_frag_cache_drain(&nc);
 	for (int i = 0; i < 3; i++)
 		page_frag_free(p[i]);
-	mm_test_on_cpu(1, free_one, p[3]);
+	mm_test_cpu_run(cpu1, free_one, p[3]);
 	/* CPU 1's own count (1) was the whole rest but for CPU 0's three: it
 	 * waits too. Both flushes free the block exactly once. */
 	assert_int_equal(blocks_returned(), 0);
 	page_frag_free_flush();
 	assert_int_equal(blocks_returned(), 0);
-	mm_test_on_cpu(1, flush_here, NULL);
+	mm_test_cpu_run(cpu1, flush_here, NULL);
 	assert_int_equal(blocks_returned(), 1);
+	mm_test_cpu_stop(cpu1);
 	assert_int_equal(mm_test_drain_and_verify(), free0);
 }
 
@@ -288,6 +291,7 @@ static void free_all_eight(void *arg)
 static void test_a_block_leaving_the_last_entry_whole_comes_back(void **s)
 {
 	unsigned long free0 = mm_test_drain_and_verify();
+	struct mm_test_cpu *cpu1 = mm_test_cpu_start(1);
 	struct page_frag_cache nc = {0};
 	void *p[8], *q;
 
@@ -295,18 +299,19 @@ static void test_a_block_leaving_the_last_entry_whole_comes_back(void **s)
 	for (int i = 0; i < 8; i++)
 		assert_non_null(
 			p[i] = page_frag_alloc(&nc, BLOCK / 8, GFP_KERNEL));
-	mm_test_on_cpu(1, free_all_eight, p);
+	mm_test_cpu_run(cpu1, free_all_eight, p);
 	assert_int_equal(page_frag_free_pending(1), 8);
 	/* The block is full: this refill takes a new one (CPU 1's count
 	 * keeps the old one's references). */
 	assert_non_null(q = page_frag_alloc(&nc, 64, GFP_KERNEL));
 	assert_int_equal(blocks_returned(), 0);
-	mm_test_on_cpu(1, free_one, q);
+	mm_test_cpu_run(cpu1, free_one, q);
 	assert_int_equal(blocks_returned(), 1);
 	assert_int_equal(page_frag_free_pending(1), 1);
 	page_frag_cache_drain(&nc);
-	mm_test_on_cpu(1, flush_here, NULL);
+	mm_test_cpu_run(cpu1, flush_here, NULL);
 	assert_int_equal(blocks_returned(), 2);
+	mm_test_cpu_stop(cpu1);
 	assert_int_equal(mm_test_drain_and_verify(), free0);
 }
 
@@ -402,23 +407,25 @@ test_handler_free_of_another_block_while_last_holds_a_count(void **s)
 }
 
 /* page_frag_free_flush_all (what drain_all_pages calls first) applies
- * another CPU's batch. */
+ * the batch of another CPU, a live one. */
 static void test_flush_all_applies_every_cpus_batch(void **s)
 {
+	struct mm_test_cpu *cpu1 = mm_test_cpu_start(1);
 	struct page_frag_cache nc = {0};
 	void *p = page_frag_alloc(&nc, 64, GFP_KERNEL);
 
 	(void)s;
 	page_frag_cache_drain(&nc);
-	mm_test_on_cpu(1, free_one, p);
+	mm_test_cpu_run(cpu1, free_one, p);
 	assert_int_equal(page_frag_free_pending(1), 0); /* it was the last */
 	p = page_frag_alloc(&nc, 64, GFP_KERNEL);
-	mm_test_on_cpu(1, free_one, p);
+	mm_test_cpu_run(cpu1, free_one, p);
 	assert_int_equal(page_frag_free_pending(1), 1);
 	page_frag_free_flush_all();
 	assert_int_equal(page_frag_free_pending(1), 0);
 	page_frag_cache_drain(&nc);
 	assert_int_equal(blocks_returned(), 2);
+	mm_test_cpu_stop(cpu1);
 }
 
 /* ---- an interrupt inside the batch code ---- */

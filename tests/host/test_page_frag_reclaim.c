@@ -2,9 +2,10 @@
  * Frees that page_frag_free's per-CPU batches hold back are never lost:
  * drain_all_pages(), and with it the allocation slow path that drains
  * when memory runs out, applies every CPU's batch, also the batch of a
- * CPU that is alive and idle, without confusing that CPU's later frees.
- * Each test boots a fresh machine: one node of 16 MiB, two CPUs; this
- * thread is CPU 0 and a live thread (mm_test_cpu) is CPU 1.
+ * CPU that is alive and idle, without confusing that CPU's later frees;
+ * and a host thread that ends applies its own. Each test boots a fresh
+ * machine: one node of 16 MiB, two CPUs; this thread is CPU 0 and a live
+ * thread (mm_test_cpu) is CPU 1.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -101,7 +102,7 @@ static void test_drain_all_pages_applies_an_idle_cpus_batch(void **s)
 	assert_int_equal(page_frag_free_pending(1), 0);
 }
 
-/* ---- the allocation slow path ---- */
+/* ---- one block, its fragments freed on CPU 1 ---- */
 
 static void *frags[8];
 
@@ -120,6 +121,27 @@ static char *fill_one_block(struct page_frag_cache *nc)
 			frags[i] = page_frag_alloc(nc, BLOCK / 8, GFP_KERNEL));
 	return frags[0];
 }
+
+/*
+ * A thread that is CPU 1 frees a whole block's fragments while the cache
+ * on CPU 0 still holds the block, and ends without page_frag_free_flush():
+ * its count is applied as it ends, so the cache's drain gives the block
+ * back at once, with no drain_all_pages() and no later thread on CPU 1.
+ */
+static void test_a_thread_that_ends_applies_its_batch(void **s)
+{
+	struct page_frag_cache nc = {0};
+	uint64_t back0 = blocks_returned();
+
+	(void)s;
+	fill_one_block(&nc);
+	mm_test_on_cpu(1, free_the_eight, NULL);
+	assert_int_equal(page_frag_free_pending(1), 0);
+	page_frag_cache_drain(&nc);
+	assert_int_equal(blocks_returned() - back0, 1);
+}
+
+/* ---- the allocation slow path ---- */
 
 /*
  * CPU 1 frees a whole block's fragments while the cache on CPU 0 still
@@ -236,6 +258,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 			test_drain_all_pages_applies_an_idle_cpus_batch, boot,
+			shutdown),
+		cmocka_unit_test_setup_teardown(
+			test_a_thread_that_ends_applies_its_batch, boot,
 			shutdown),
 		cmocka_unit_test_setup_teardown(
 			test_an_allocation_that_finds_no_page_reclaims_pending_frees,

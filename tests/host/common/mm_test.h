@@ -48,7 +48,8 @@ void mm_test_assert_report_says(const char *want);
  * (its first 4 KiB): the report named the test's own call. */
 void mm_test_assert_caller_in(void (*fn)(void **));
 
-/* Run fn(arg) on a new thread that is simulated CPU cpu; wait for it. */
+/* Run fn(arg) on a new thread that is simulated CPU cpu; wait for it.
+ * The thread then ends, as a thread does (mm_host_set_cpu). */
 void mm_test_on_cpu(int cpu, void (*fn)(void *), void *arg);
 
 /*
