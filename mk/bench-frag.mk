@@ -49,13 +49,13 @@ $(FRAG_BENCH_DIR)/page_frag_bench-frag_down: $(FRAG_BENCH_DEPS) $(FRAG_DOWN_SRCS
 	$(HOST_CC) $(BENCH_CFLAGS) -DBENCH_FRAG_DOWN -DPAGE_FRAG_CARVE_DOWN=1 \
 		$< $(FRAG_DOWN_SRCS) $(BUILD)/host/plain/libmm.a -ldl -o $@
 
-# The unbatched-free variant: page_frag.c rebuilt with PAGE_FRAG_FREE_BATCH=0
-# (one atomic decrement per page_frag_free, as before the batch), linked
-# ahead of libmm.a in the same way.
-$(FRAG_BENCH_DIR)/page_frag_bench-frag_nobatch: $(FRAG_BENCH_DEPS) mm/page_frag.c $(BUILD)/host/plain/libmm.a
+# The unbatched-free variant: page_frag_free.c rebuilt with
+# PAGE_FRAG_FREE_BATCH=0 (one atomic decrement per page_frag_free, as before
+# the batch), linked ahead of libmm.a in the same way.
+$(FRAG_BENCH_DIR)/page_frag_bench-frag_nobatch: $(FRAG_BENCH_DEPS) mm/page_frag_free.c $(BUILD)/host/plain/libmm.a
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(BENCH_CFLAGS) -DBENCH_FRAG_NOBATCH -DPAGE_FRAG_FREE_BATCH=0 \
-		$< mm/page_frag.c $(BUILD)/host/plain/libmm.a -ldl -o $@
+		$< mm/page_frag_free.c $(BUILD)/host/plain/libmm.a -ldl -o $@
 
 $(FRAG_BENCH_DIR)/page_frag_bench-kmalloc: $(FRAG_BENCH_DEPS) $(BUILD)/host/plain/libmm.a
 	@mkdir -p $(dir $@)

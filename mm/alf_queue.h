@@ -1,77 +1,42 @@
 /*
- * ALF queue: an Array-based Lock-Free queue of pointers.
+ * ALF queue: an Array-based Lock-Free queue of pointers (qmempool's shared
+ * level; walk-through and costs against rte_ring: docs/qmempool.md).
  *
  * A ring of 2^k slots and four free-running 32-bit indices. Producers own
  * prod.head (next slot to reserve) and prod.tail (everything before it is
- * written); consumers own cons.head and cons.tail the same way. A slot index
- * is "index & mask", so the indices may wrap past 2^32 freely: every distance
- * is computed as an unsigned difference, and a ring of at most 2^31 slots
- * never confuses "full" with "empty". The capacity is the full 2^k.
+ * written); consumers own cons.head and cons.tail the same way. A slot is
+ * "index & mask" and every distance an unsigned difference, so indices
+ * wrap past 2^32 freely and the capacity is the full 2^k:
  *
  *   cons.tail <= cons.head <= prod.tail <= prod.head <= cons.tail + size
  *
  * Multi-producer enqueue reserves n slots with ONE compare-and-swap on
  * prod.head, copies the pointers in, waits until earlier reservations are
- * published (prod.tail == its head) and then publishes its own by storing
- * prod.tail. Multi-consumer dequeue is the mirror image on cons.*. The
- * single-producer/single-consumer variants own their head outright and need
- * no atomic read-modify-write at all: plain loads and stores with
- * acquire/release ordering.
+ * published (prod.tail == its head), then publishes its own by storing
+ * prod.tail: one CAS moves a whole bulk. Multi-consumer dequeue is the
+ * mirror image on cons.*. The single-producer/consumer variants own their
+ * head outright: plain loads and stores, no atomic read-modify-write.
  *
- * Memory ordering (C11, no x86-only assumption):
- *  - a producer writes its slots, then stores prod.tail with RELEASE; a
- *    consumer loads prod.tail with ACQUIRE before it reads slots. So a
- *    consumer never reads a slot before the pointer in it is written;
- *  - a consumer reads its slots, then stores cons.tail with RELEASE; a
- *    producer loads cons.tail with ACQUIRE before it overwrites slots. So a
- *    slot is never overwritten while a consumer is still reading it;
- *  - a producer waiting for its turn to publish loads prod.tail with
- *    ACQUIRE, so the slots of the producers before it are part of what its
- *    own RELEASE hands on (the same on the consumer side).
- * The heads are only reservations and use relaxed ordering; see
- * __alf_mp_reserve() for why a stale head can never cause harm. On x86
- * (TSO) every acquire load and release store is a plain move: the SP/SC
- * paths have no fence and no locked instruction at all.
+ * Memory ordering (C11, no x86-only assumption): a side stores its tail
+ * with RELEASE after writing (reading) its slots, and the other side loads
+ * it with ACQUIRE before touching them, so no slot is read before it is
+ * written or overwritten while being read; a producer (consumer) waiting
+ * its turn loads the tail with ACQUIRE, so its predecessors' slots are
+ * part of what it hands on. Heads are reservations, relaxed
+ * (__alf_mp_reserve: a stale head is harmless). On x86 the SP/SC paths
+ * have no fence and no locked instruction. Producers cache the consumers'
+ * tail, and each side's indices have a cache line of their own (struct
+ * alf_queue): the sides' lines move only when data passes between them.
  *
- * The producers keep the consumers' tail as last read (prod's
- * cons_tail_seen), as Lamport's ring with cached indices does: an enqueue
- * with room to spare touches only the producer's line, and the
- * consumer's line moves to the producer once per ring's worth of room
- * instead of on every call (the consumer must read prod.tail every time
- * anyway: that is the new data). A stale copy only understates the room.
- *
- * Cost, one thread, ring of 512, instructions per enqueue+dequeue
- * (callgrind, bench/alf_bench.c), ALF against rte_ring called the way
- * DPDK applications call it: SPSC single 36 vs 39, bulk-16 9.2 vs 10.0,
- * MPMC single 51 vs 58, bulk-16 9.9 vs 11.2; with the count known only at
- * run time (burst calls): SPSC single 46 vs 65, bulk-16 10.2 vs 13.3
- * (11.5 before the copy's index became a size_t, below; MPMC bulk-16
- * with a constant n was 9.6 while the MP/MC calls were not forced
- * inline).
- * Before this version: SPSC single 45 (80 at run time): one debug test
- * per call instead of two, the single pointer tested for first, and a
- * partial dequeue out of line took it there.
- *
- * The layout keeps the read-only fields, the producer indices and the
- * consumer indices on separate cache lines (with a guard line after each,
- * see struct alf_queue), so producers and consumers on different CPUs do
- * not invalidate each other's lines except when they really exchange data.
- *
- * Contract on names (as in DPDK's rte_ring): alf_mp_* / alf_mc_* may be
- * called by any number of threads at once; alf_sp_* / alf_sc_* by one
- * producer (one consumer) at a time, and only on a queue created with
- * ALF_SP_ENQ (ALF_SC_DEQ). With the debug flag on (MM_DEBUG=1 or
- * mm_debug=1, see debug.h), calling an SP/SC function on a queue that was
- * not created for it, or two SP (SC) callers inside the queue at once, is
- * reported with the caller's address and counted; the checked calls are
- * out of line, so the fast paths pay one test of the flag.
- *
- * Enqueue is all-or-nothing (n or 0); dequeue moves up to n.
- * Every function here may be called from any context: nothing sleeps and
- * nothing masks interrupts. A multi-producer caller interrupted between its
- * reservation and its publication makes later producers spin until it
- * resumes, so interrupt handlers must not enqueue into a queue that the
- * code they interrupted may be enqueueing into (same for dequeue).
+ * Contract on names (as DPDK's rte_ring): alf_mp_* / alf_mc_* for any
+ * number of threads at once; alf_sp_* / alf_sc_* for one producer (one
+ * consumer) at a time, on a queue created with ALF_SP_ENQ (ALF_SC_DEQ);
+ * debug mode reports misuse with the caller's address. Enqueue is
+ * all-or-nothing, dequeue moves up to n. Any context: nothing sleeps or
+ * masks interrupts; but a producer interrupted between reserving and
+ * publishing makes later producers spin until it resumes, so a handler
+ * must not enqueue into a queue the code it interrupted may be
+ * enqueueing into (the same for dequeue).
  */
 #ifndef MM_ALF_QUEUE_H
 #define MM_ALF_QUEUE_H
@@ -97,8 +62,11 @@ struct alf_side {
 	_Atomic uint32_t head; /* next index to reserve */
 	_Atomic uint32_t tail; /* every index before it is done */
 	/*
-	 * Producer side only: the consumers' tail as last read, so that an
-	 * enqueue with room to spare reads only its own line. A stale copy
+	 * Producer side only: the consumers' tail as last read (Lamport's
+	 * ring with cached indices), so that an enqueue with room to spare
+	 * reads only its own line and the consumers' line moves over once
+	 * per ring's worth of room, not on every call. Consumers keep no
+	 * such copy: prod.tail is the new data they come for. A stale copy
 	 * only understates the room; when it says "full" the real tail is
 	 * read again. Stored with RELEASE after an ACQUIRE of cons.tail and
 	 * loaded with ACQUIRE, so a producer that trusts another producer's

@@ -252,6 +252,9 @@ int mm_init(void)
 	}
 	publish_pfn_maps(ranges, nr);
 	numa_build_zonelists();
+	/* page_frag_free's batches hold freed blocks per CPU: every drain,
+	 * the slow path's too, gives them back first. */
+	drain_all_pages_add(page_frag_free_flush_all);
 	atomic_store(&mm_pcp_enabled, PCP_ENABLED_DEFAULT != 0);
 	mm_ready = total != 0;
 	return total ? 0 : -1;

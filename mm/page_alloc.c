@@ -1,6 +1,7 @@
 /*
  * The page allocator's front door: alloc_pages*, the one shared free path,
- * NUMA fallback and the debug checks on free.
+ * NUMA fallback and the debug checks on free. Walk-through and measured
+ * figures: docs/page_alloc.md.
  *
  * Allocation: pick the preferred node (the caller's, or the current CPU's
  * memory node: its own, or the nearest with memory if it has none),
@@ -21,19 +22,16 @@
  *
  * Fast and general paths: the common case (a PCP order from this CPU's
  * own node, no __GFP_ZERO/__GFP_COMP, the list's lock free, debug off) is
- * inline in alloc_pages_fast() and free_pages_caller(), with no saved
- * registers: everything else is one out-of-line call away. Measured in
- * the guest under -icount (make bench-kernel), an order-0 alloc+free pair
- * took 251 instructions with one path for all (interrupt guard, spinning
- * lock, two numastat adds through a multiplied index, callee-saved
- * registers); with the split, the trylock and one counter add it takes 97,
- * 3.2x cheaper than the buddy lists alone (315). On the host (callgrind)
- * 272 -> 105. Failure injection's test, the always-on double-free test
- * and the debug flag's made it 115; with the injection asked only on the
- * way out (no call that returns, so no saved registers: -10), the cpu id
- * widened for free (-1), one counter add and two stores fewer (-3) and
- * the free's rare cases out of line (-2) it is 99, against 394 for the
- * buddy lists alone (3.98x).
+ * inline in alloc_pages_fast() and free_pages_caller(): a trylock, a pop
+ * or push, one counter add, and no call that returns, so no saved
+ * registers. Everything else (fallback, failure injection, debug checks,
+ * rare frees) is one out-of-line call away and uses the same lists. With
+ * one path for all, an order-0 alloc+free took 251 guest instructions and
+ * the per-CPU lists saved little over the buddy lists; split, it takes 99
+ * (docs/page_alloc.md, section 3).
+ *
+ * Context: any. Nothing here sleeps; a held per-CPU list is never waited
+ * for (pcp.c), and the zone lock is taken with interrupts masked.
  */
 #include <string.h>
 

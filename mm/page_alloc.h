@@ -107,8 +107,28 @@ unsigned long nr_free_pages(void);
  * for a node the allocator does not have. Any context, lock-free. */
 unsigned long nr_free_pages_node(int nid);
 unsigned long nr_managed_pages_node(int nid);
-/* Return every CPU's per-CPU list pages to the buddy lists. Any context. */
+/*
+ * drain_all_pages - return every CPU's per-CPU list pages to the buddy
+ * lists, after the drains added with drain_all_pages_add() have given
+ * theirs back. The allocation slow path calls it when memory runs out.
+ * Any context.
+ */
 void drain_all_pages(void);
+
+/*
+ * drain_all_pages_add - have drain_all_pages() call drain first: for a
+ * cache built on this allocator that holds freed blocks back per CPU
+ * (page_frag_free's batches), so that its blocks are back on the lists
+ * before they are drained, also when memory runs out. A pointer rather
+ * than a call: that cache uses this allocator, and a call would make the
+ * two use each other. drain follows drain_all_pages' own rules: any
+ * context, every CPU's share, never waiting for the code its own CPU
+ * interrupted. Adding the same drain twice adds it once. mm_init() adds
+ * page_frag's, before any other CPU runs. Returns 0, or -1 when all
+ * DRAIN_ALL_PAGES_HOOKS places are taken.
+ */
+#define DRAIN_ALL_PAGES_HOOKS 4
+int drain_all_pages_add(void (*drain)(void));
 
 /* pcp_set_enabled - route orders 0..3 through the PCP (true, the default)
  * or straight to the buddy lists; disabling drains every list. Call it

@@ -1,77 +1,42 @@
 /*
- * Page fragment cache: hands out small buffers carved from a 32 KiB block
- * and frees each block when its last fragment comes back, by reference count.
+ * Page fragment cache: small buffers (packet data, socket TX bytes) carved
+ * from a 32 KiB block, the block freed by reference count when its last
+ * fragment comes back. This file is the cache and its allocation paths;
+ * every free path is page_frag_free.c. Walk-through and measured figures,
+ * each with the command that reproduces it: docs/page_frag.md.
  *
- * A cache owns one block at a time. On refill it takes, in one atomic add,
- * one block reference per byte of the block (more than it can ever hand
- * out) and remembers how many it still holds in pagecnt_bias. Handing out a
- * fragment only decrements that private counter: no atomic operation on the
- * allocation side. page_frag_free() drops one real reference on the block's
- * head page, from any CPU, and that side is batched too
- * (page_frag_batch.c): the freeing CPU counts fragments per block in a
- * small table of its own and applies the count with one atomic subtract,
- * at the block's last fragment, on table pressure, at a refill or drain,
- * and when its poll loop goes idle. One locked instruction per fragment
- * (Linux's put_page_testzero, ~70% of the freeing CPU's time in Lin's
- * test) becomes one per block: counted in the push/pop benchmark, 1.0 per
- * fragment before, 0.0004 after for 12-byte fragments (one per 2730) and
- * 0.0625 for 2048-byte ones, the same in the guest. Its cost: a block whose
- * last fragments were freed on several CPUs goes back only when each has
- * flushed (at most 8 blocks, 256 KiB, held per CPU). In instructions it
- * is now cheaper than the one atomic it replaces: a free into the block
- * this CPU freed into last is recognised by its address, inline here,
- * without looking the page up (the lookup was ~20 of a free's
- * instructions). Free side of the 12-byte push/pop, per fragment: 52.8
- * instructions with the table looked up by page, 25.2 now, 40.7 with one
- * atomic per free (callgrind, host; 2048-byte: 81.8 -> 52.8, unbatched
- * 59.0); in the guest (-icount) 63.2 -> 36.2 (2048-byte 83.8 -> 55.9;
- * unbatched 63.2 and 73.0).
- * The freeing CPU sets the push/pop's pace, so this is the side that
- * counts. Alloc + free of 12 bytes on one CPU (callgrind, the
- * benchmark's whole loop): 89.7 -> 62.1, unbatched 77.7. Details in
- * page_frag_batch.c. Cross-CPU, the push/pop took 1.4x-3.2x less wall
- * time per fragment with the batch at a load average of 7-9, the same
- * within the noise at 13-20; at 6-11 with a 35 ns hand-off (run 3) it went
- * both ways, 0.6x-2.5x (bench/frag-crosscpu.md). 12-byte fragments in
- * run 3, wall medians: 132.7 ns unaligned and 100.9 ns aligned (Lin's 137
- * and 63; the quietest rounds 55.4 and 33.2). Aligned requests cost
- * what unaligned ones do but the mask and five times the refills: a
- * constant alignment is checked at compile time (page_frag.h), which took
- * the aligned alloc from 49 to 43 instructions (unaligned: 36), and the
- * failure-injection test calls out of line in tail position, as the
- * refill does, so the fast path saves no registers: 30 (unaligned 26)
- * per fragment of the push/pop, callgrind; in the guest 54 -> 40
- * (unaligned 48 -> 37). The pair's cross-CPU pace is
- * the free side's, though: the push/pop's CPU-time pace stayed ~12-13 ns
- * per fragment either way (docs/page_frag.md, run 4).
+ * A cache (struct page_frag_cache) owns one block at a time: its address
+ * and size in one word, the next free offset, and a bias. A refill takes,
+ * in one atomic add, one block reference per byte of the block (more than
+ * it can ever hand out) and keeps its share in pagecnt_bias, so handing
+ * out a fragment only decrements that private counter: no atomic
+ * operation on the allocation side (Duyck's NAPI fragments).
  *
- * When the block is used up, the cache drops the references it still holds; if that brings the count to zero every fragment is already
- * back and the cache reuses the block in place (no trip to the page
- * allocator), otherwise the last page_frag_free() frees it.
+ * Fast path (__page_frag_alloc, inline): align the offset, test that the
+ * fragment fits, move the offset, count. A refill, a block under debug
+ * tracking (encoded with size 0, so it never fits) and armed failure
+ * injection are out-of-line functions called in tail position, so the
+ * fast path saves no registers; a constant alignment is checked at
+ * compile time (page_frag.h).
  *
- * Refill asks for an order-3 block without retrying or warning (Banerjee:
- * order-3 allocations that try hard are pathologically slow under
- * fragmentation) and falls back to one page at once, both on the cache's
- * refill node only. That node is this CPU's unless the cache's policy
- * says otherwise (page_frag_refill_node): packet buffers come from the
- * local node (Dumazet), and a local page beats a remote 32 KiB block; the
- * other policies (one node, the NIC's node, interleave) exist so that
- * experiments can measure that choice. Only a node with no page at all
- * sends the refill elsewhere, counted (refills_remote). Freed blocks go back
- * through the page allocator's one shared free path, __free_pages(), whose
- * per-CPU lists hold orders 0..3, so the next refill usually comes from
- * that CPU's list without the zone lock (Lu).
+ * Slow path (__page_frag_refill): the cache drops the references it still
+ * holds. If that brings the count to zero, every fragment is back and the
+ * block is recycled in place, with no trip to the page allocator;
+ * otherwise the last page_frag_free() frees it. A new block is one cheap
+ * order-3 try (no retry, no warning: Banerjee found order-3 allocations
+ * that try hard pathologically slow under fragmentation), then one page,
+ * both from the cache's refill node: this CPU's unless its policy says
+ * otherwise (page_frag_policy.c), because packet buffers live briefly on
+ * the CPU that polls them (Dumazet). Only a node with no page at all sends
+ * the refill elsewhere (counted as refills_remote).
  *
- * Carving direction: upward, from offset 0 toward the block's end, as Linux
- * does since 6.13. Duyck's downward carving reads the block size only on
- * refill (the fast-path test is "offset went negative"). Measured with
- * both built (PAGE_FRAG_CARVE_DOWN=1 is the downward variant): downward
- * saves 4-5 instructions per fragment (callgrind, alloc + free of 12 bytes:
- * 73 vs 78; 64-byte aligned: 83 vs 87), and the timed push/pop and
- * single-thread differences went both ways within this machine's noise.
- * Only upward carving lets a TX writer of unknown length grow its data
- * into the free space after the offset (prepare/commit, page_frag_tx.c),
- * and that is worth more than five instructions. Figures: docs/page_frag.md.
+ * Carving is upward, as in Linux since 6.13: only then can a TX writer of
+ * unknown length grow its data into the space after the offset
+ * (page_frag_tx.c). Downward carving (PAGE_FRAG_CARVE_DOWN=1, a benchmark
+ * build) saves a few instructions per fragment and no measurable time.
+ *
+ * Context: the caller serialises every call on its cache (the per-CPU
+ * caches of page_frag_percpu.c do it for theirs). Nothing here sleeps.
  */
 
 #include "debug.h"
@@ -169,8 +134,7 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 		/* This CPU's pending frees of the block count first: with
 		 * them applied, a block whose fragments all came back here
 		 * is recycled in place. */
-		if (PAGE_FRAG_FREE_BATCH)
-			page_frag_batch_flush_page(page);
+		page_frag_free_flush_page(page);
 		if (page_ref_sub_and_test(page, (int)nc->pagecnt_bias)) {
 			/* Every fragment is back: the block is ours again. */
 			page_frag_count(PF_RECYCLES);
@@ -334,61 +298,6 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 	if (mm_unlikely(page_frag_fault_armed()))
 		return page_frag_alloc_armed(nc, fragsz, gfp, 0);
 	return __page_frag_alloc(nc, fragsz, gfp, 0);
-}
-
-/*
- * Debug-mode check of a free (mm_debug_on()): the block must still be
- * allocated and referenced (a fragment freed once too often may find its
- * block's count at zero, or the block back on a free list), and, for a
- * block under tracking, addr must be in a live fragment (page_frag_debug.c).
- */
-static bool page_frag_free_ok(struct page *page, const void *addr,
-			      const void *caller)
-{
-	if (page->flags & (PG_buddy | PG_pcp) || page_ref_count(page) <= 0) {
-		mm_debug_report(MM_DBG_DOUBLE_FREE, caller,
-				"page_frag_free: %p: its block is already free",
-				addr);
-		return false;
-	}
-	if (page->flags & PG_slab) {
-		mm_debug_report(MM_DBG_NOT_ALLOCATED, caller,
-				"page_frag_free: %p is slab memory", addr);
-		return false;
-	}
-	if (page->private)
-		return page_frag_debug_free(page, addr, caller);
-	return true;
-}
-
-/* page_frag_free() with debug checks on: out of line, so that the checks
- * (and the calls they make) cost the fast path nothing. */
-static __attribute__((noinline)) void page_frag_free_checked(void *addr,
-							     const void *caller)
-{
-	struct page *page = page_frag_free_page(addr, caller);
-
-	if (page && page_frag_free_ok(page, addr, caller))
-		page_frag_put_direct(page);
-}
-
-/*
- * The free path is the cross-CPU push/pop's pace (the freeing CPU is the
- * slower side), so its common case is inline here: a free into the block
- * this CPU freed into last is found by address, without the page lookup
- * (page_frag_batch_free). Only a miss looks the page up, and only then
- * is an address outside every zone found and reported.
- */
-void page_frag_free(void *addr)
-{
-	if (mm_unlikely(mm_debug_on())) {
-		page_frag_free_checked(addr, __builtin_return_address(0));
-		return;
-	}
-	if (PAGE_FRAG_FREE_BATCH)
-		page_frag_batch_free(addr, __builtin_return_address(0));
-	else
-		page_frag_free_direct(addr, __builtin_return_address(0));
 }
 
 void page_frag_cache_drain(struct page_frag_cache *nc)

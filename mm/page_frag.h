@@ -1,7 +1,8 @@
 /*
  * Page fragment allocator: small buffers (packet data, socket TX bytes)
  * carved out of 32 KiB blocks, each block freed by reference count when its
- * last fragment comes back. See mm/page_frag.c for the design and
+ * last fragment comes back. See mm/page_frag.c (the cache) and
+ * mm/page_frag_free.c (every free path) for the design, and
  * docs/page_frag.md for the walk-through and the measured figures.
  *
  * Three ways in:
@@ -125,16 +126,18 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 
 /*
  * page_frag_free - give back a fragment from any page_frag allocation.
- * Drops one reference on the block, batched per CPU (mm/page_frag_batch.c:
+ * Drops one reference on the block, batched per CPU (mm/page_frag_free.c:
  * the count is applied with one atomic subtract per block, not one per
  * fragment); the last reference frees the block through the page
  * allocator's shared free path (__free_pages: orders 0..3 go to this CPU's
  * per-CPU lists). A free that leaves only this CPU's pending references
  * on the block frees it at once; one whose block still has references
  * pending on other CPUs leaves it to their next flush
- * (page_frag_free_flush). Any CPU, any context. addr must be a pointer
- * inside a live fragment. An address outside every zone is reported (with
- * the caller's address) and ignored. With debug checks on, frees are not
+ * (page_frag_free_flush), to the next drain_all_pages() (which the page
+ * allocator also runs when memory runs out), or, on the host, to the end
+ * of their threads. Any CPU, any context. addr must be a pointer inside a
+ * live fragment. An address outside every zone is reported (with the
+ * caller's address) and ignored. With debug checks on, frees are not
  * batched.
  *
  * Misuse caught with debug checks on (mm/debug.h), each reported with the
@@ -176,16 +179,21 @@ void page_frag_cache_drain(struct page_frag_cache *nc);
 /*
  * page_frag_free_flush - apply every free this CPU holds back in its batch
  * (one atomic subtract per block); blocks whose last references they were
- * go back to the page allocator. Any context; called nested inside this
- * CPU's own batch code (an interrupt that landed there) it does nothing.
- * The kernel calls it when a poll round found no work.
+ * go back to the page allocator. Any context; called while the batch is
+ * busy (from an interrupt that landed in this CPU's batch code, or while
+ * another CPU drains it) it does nothing. The kernel calls it when a poll
+ * round found no work; a host thread's end calls it.
  */
 void page_frag_free_flush(void);
 
 /*
- * page_frag_free_flush_all - page_frag_free_flush for every CPU at once.
- * Only while no CPU frees fragments (host shutdown, a test after joining
- * its threads): it writes the other CPUs' tables.
+ * page_frag_free_flush_all - apply every CPU's batch from this one, also
+ * while the others free: another CPU's batch under its lock, interrupts
+ * masked, as drain_all_pages() empties the per-CPU lists (and
+ * drain_all_pages() calls it first, the allocation slow path's too);
+ * this CPU's as page_frag_free_flush() does. Any context. A CPU freeing
+ * meanwhile goes on: into its batch, or the unbatched way when it needs
+ * the lock the drain holds (counted as frees_busy).
  */
 void page_frag_free_flush_all(void);
 
@@ -352,8 +360,9 @@ struct page_frag_stats {
 	uint64_t tx_misuse;	   /* refused commit/abort */
 	uint64_t free_atomics;	   /* locked operations the free side did on
 				      blocks' counts (frees, batch flushes) */
-	uint64_t frees_nested;	   /* frees from an interrupt that landed in
-				      this CPU's batch code: unbatched */
+	uint64_t frees_busy;	   /* frees that found this CPU's batch busy
+				      (an interrupt in its batch code, or a
+				      drain from another CPU): unbatched */
 	/* new blocks by the node they came from (not recycles), the sum of
 	 * refills_order3 and refills_order0 split by node */
 	uint64_t refills_node[MM_MAX_NODES];

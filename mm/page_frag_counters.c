@@ -1,8 +1,9 @@
 /*
  * The page fragment allocator's per-CPU counters (page_frag_internal.h
  * says how they are bumped): their storage and their reset, on their own
- * so that both the allocation side (page_frag.c) and the free side
- * (page_frag_batch.c) count into them without using each other.
+ * so that the allocation side (page_frag.c) and the free side
+ * (page_frag_free.c) both count into them and the free side needs
+ * nothing of the allocation side.
  */
 #include <string.h>
 

@@ -24,7 +24,7 @@ enum page_frag_stat {
 	PF_ALLOC_FAILED,
 	PF_TX_MISUSE,
 	PF_FREE_ATOMICS,
-	PF_FREES_NESTED,
+	PF_FREES_BUSY,
 	PF_NR_STATS
 };
 
@@ -153,116 +153,27 @@ void *__page_frag_alloc_injected(void);
 int page_frag_refill_node(struct page_frag_cache *nc);
 
 /*
+ * The free side (page_frag_free.c), as the other page_frag files use it.
+ *
  * page_frag_release_block - give a block whose count reached zero back to
- * the page allocator (and its debug record, if any). page_frag_batch.c.
+ * the page allocator (and its debug record, if any).
  */
 void page_frag_release_block(struct page *page);
 
-/* The head page of the block holding a fragment at addr, or NULL after
- * reporting addr (outside every zone) with caller's address. */
-struct page *page_frag_free_page(void *addr, const void *caller);
-/* page_frag_free() without the batch: the page looked up, then one atomic
- * decrement (page_frag_put_direct). */
-void page_frag_free_direct(void *addr, const void *caller);
-
-/* Drop one fragment's reference with one atomic decrement; the last one
- * gives the block back. The unbatched free. */
-static inline void page_frag_put_direct(struct page *page)
-{
-	page_frag_count(PF_FREES);
-	if (page_to_nid(page) != numa_mem_id())
-		page_frag_count(PF_REMOTE_FREES);
-	page_frag_count(PF_FREE_ATOMICS);
-	if (page_ref_sub_and_test(page, 1))
-		page_frag_release_block(page);
-}
+/* Apply this CPU's pending frees of page, if any: before its cache's
+ * refill decides whether the block can be recycled in place. */
+void page_frag_free_flush_page(struct page *page);
 
 /*
- * page_frag_batch.c: the free side's per-CPU batch (see its comment). Its
- * table is here so that page_frag_free() can inline the common case, a
- * free into the block this CPU freed into last.
- *
- * The "last" entry is checked by address (is addr inside [last_va,
- * last_va + last_size)?), so a hit needs no page lookup at all; its count
- * is pending for last_page exactly as a table slot's is. A page is in at
- * most one place: the last entry or one slot. last_size is 0 when there
- * is no last entry; while there is one its count is at least 1, so the
- * block cannot go back to the page allocator under the cached range.
- * last_page, the counts and the slots' pages are read by the statistics
- * from any CPU, hence relaxed atomics (plain moves on x86); last_va and
- * last_size only by this CPU. Only this CPU writes any of it, inside
- * busy (see page_frag_batch.c on interrupts).
- */
-struct page_frag_free_batch {
-	uintptr_t last_va;   /* the last block's first byte */
-	uintptr_t last_size; /* its size in bytes; 0: no last entry */
-	_Atomic(struct page *) last_page;
-	atomic_ulong last_count; /* frees of last_page counted, not applied */
-	atomic_bool busy;	 /* this CPU is inside the batch code */
-	unsigned int victim;	 /* slot a full table applies next */
-	_Atomic(struct page *) page[PAGE_FRAG_FREE_BATCH_SLOTS - 1];
-	atomic_uint count[PAGE_FRAG_FREE_BATCH_SLOTS - 1];
-} __mm_cacheline_aligned;
-
-extern struct page_frag_free_batch page_frag_batches[MM_MAX_CPUS];
-
-/* The rest of a batched free, b entered: addr is not in the last block
- * (or there is none), or it was the last block's last fragment. Each
- * leaves the batch. caller is page_frag_free's caller, for a report. */
-void page_frag_batch_miss(struct page_frag_free_batch *b, void *addr,
-			  const void *caller);
-void page_frag_batch_last(struct page_frag_free_batch *b);
-/* A free from an interrupt that landed inside this CPU's batch code: one
- * atomic decrement, the batch left alone. */
-void page_frag_batch_nested(void *addr, const void *caller);
-
-/*
- * page_frag_batch_free - count one fragment at addr as freed on this CPU.
- * Any context. The common case, inline: the busy flag, one range test,
- * one count and the last-fragment test (the block's count equals what
- * this entry holds: every other reference is gone).
- */
-static inline void page_frag_batch_free(void *addr, const void *caller)
-{
-	struct page_frag_free_batch *b = &page_frag_batches[mm_this_cpu()];
-	unsigned int n;
-
-	mm_hide_ptr(b);
-	if (mm_unlikely(atomic_load_explicit(&b->busy, memory_order_relaxed))) {
-		page_frag_batch_nested(addr, caller);
-		return;
-	}
-	atomic_store_explicit(&b->busy, true, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
-	if (mm_unlikely((uintptr_t)addr - b->last_va >= b->last_size)) {
-		page_frag_batch_miss(b, addr, caller);
-		return;
-	}
-	/* One add instruction on memory (this CPU is its only writer). */
-	mm_cpu_counter_add(&b->last_count, 1);
-	n = (unsigned int)atomic_load_explicit(&b->last_count,
-					       memory_order_relaxed);
-	if (mm_unlikely((unsigned int)page_ref_count(atomic_load_explicit(
-				&b->last_page, memory_order_relaxed)) == n)) {
-		page_frag_batch_last(b);
-		return;
-	}
-	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(&b->busy, false, memory_order_relaxed);
-}
-/* Apply this CPU's pending count for page, if any: before its cache's
- * refill decides whether the block can be recycled. */
-void page_frag_batch_flush_page(struct page *page);
-/* Drop every CPU's table without applying it: a new machine only. */
-void page_frag_batch_forget(void);
-
-/*
- * page_frag_batch_pending_add - add cpu's frees counted in its table but
+ * page_frag_free_pending_add - add cpu's frees counted in its batch but
  * not yet applied to v[PF_FREES] and v[PF_REMOTE_FREES] (the batch counts
- * them only when it applies a slot). For the statistics: any context,
- * relaxed reads (exact when that CPU is quiet). page_frag_batch.c.
+ * them only when it applies them). For the statistics: any context,
+ * relaxed reads (exact when that CPU is quiet).
  */
-void page_frag_batch_pending_add(int cpu, uint64_t v[PF_NR_STATS]);
+void page_frag_free_pending_add(int cpu, uint64_t v[PF_NR_STATS]);
+
+/* Drop every CPU's batch without applying it: a new machine only. */
+void page_frag_free_forget(void);
 
 /* page_frag_debug.c: the live-fragment record of debug mode. */
 /* Start a cycle of the block: tracked (shadow attached and cleared) when

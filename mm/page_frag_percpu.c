@@ -100,7 +100,7 @@ enum page_frag_node_policy page_frag_percpu_get_policy(int cpu, int *node)
 void page_frag_forget_all(void)
 {
 	memset(page_frag_percpu, 0, sizeof(page_frag_percpu));
-	page_frag_batch_forget();
+	page_frag_free_forget();
 	page_frag_counters_forget();
 	page_frag_order0_forget();
 }

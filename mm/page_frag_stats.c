@@ -24,7 +24,7 @@ static const char *const page_frag_stat_names[PF_NR_STATS] = {
 	[PF_ALLOC_FAILED] = "alloc_failed",
 	[PF_TX_MISUSE] = "tx_misuse",
 	[PF_FREE_ATOMICS] = "free_atomics",
-	[PF_FREES_NESTED] = "frees_nested",
+	[PF_FREES_BUSY] = "frees_busy",
 };
 
 uint64_t page_frag_cpu_refills_node(int cpu, int nid)
@@ -62,7 +62,7 @@ static void page_frag_stats_sum(uint64_t sum[PF_NR_STATS])
 			sum[i] += atomic_load_explicit(
 				&page_frag_cpu_stats[cpu].v[i],
 				memory_order_relaxed);
-		page_frag_batch_pending_add(cpu, sum);
+		page_frag_free_pending_add(cpu, sum);
 	}
 }
 
@@ -87,7 +87,7 @@ void page_frag_stats_read(struct page_frag_stats *out)
 	out->alloc_failed = s[PF_ALLOC_FAILED];
 	out->tx_misuse = s[PF_TX_MISUSE];
 	out->free_atomics = s[PF_FREE_ATOMICS];
-	out->frees_nested = s[PF_FREES_NESTED];
+	out->frees_busy = s[PF_FREES_BUSY];
 	for (int nid = 0; nid < MM_MAX_NODES; nid++)
 		out->refills_node[nid] = page_frag_refills_node_sum(nid);
 }
@@ -183,7 +183,7 @@ int page_frag_stats_json(char *buf, size_t size)
 			s[i] = atomic_load_explicit(
 				&page_frag_cpu_stats[cpu].v[i],
 				memory_order_relaxed);
-		page_frag_batch_pending_add(cpu, s);
+		page_frag_free_pending_add(cpu, s);
 		page_frag_emit(buf, size, &len,
 			       "%s\"cpu%d\": ", cpu ? ", " : "", cpu);
 		page_frag_json_counters(buf, size, &len, s);

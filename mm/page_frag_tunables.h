@@ -33,7 +33,7 @@
 #endif
 
 /*
- * The free side's batch (page_frag_batch.c): 1 = page_frag_free() adds the
+ * The free side's batch (page_frag_free.c): 1 = page_frag_free() adds the
  * fragment to a per-CPU count for its block and one atomic subtract later
  * applies the whole count; 0 = one atomic decrement per fragment (Linux's
  * put_page_testzero). The benchmark builds the 0 variant to compare in one
@@ -51,7 +51,7 @@
  * selftest's pattern, RX and TX of several queues) sees up to 2 per CPU.
  * The whole batch is two cache lines, the table is searched only when a
  * free misses the last block, and what frees can hold back is bounded to
- * 8 blocks (256 KiB) per CPU until the next flush.
+ * 8 blocks (256 KiB) per CPU until the next flush or drain_all_pages().
  */
 #define PAGE_FRAG_FREE_BATCH_SLOTS 8
 

@@ -204,14 +204,34 @@ void pcp_drain_cpu(struct zone *z, int cpu)
 	mm_irq_restore(flags);
 }
 
+/* The drains of caches above (drain_all_pages_add), set at boot only. */
+static void (*drain_hooks[DRAIN_ALL_PAGES_HOOKS])(void);
+
+int drain_all_pages_add(void (*drain)(void))
+{
+	for (int i = 0; i < DRAIN_ALL_PAGES_HOOKS; i++) {
+		if (drain_hooks[i] == drain)
+			return 0;
+		if (!drain_hooks[i]) {
+			drain_hooks[i] = drain;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /*
  * drain_all_pages - return every CPU's per-CPU pages, in every zone, to the
- * buddy lists. Any context; takes each list's lock in turn, so it is safe
- * while other CPUs keep allocating (they may refill right after). A list
- * of this CPU that the interrupted code holds is left alone.
+ * buddy lists, once the caches above have given back what their CPUs hold
+ * (their blocks land on this CPU's lists, drained next). Any context;
+ * takes each list's lock in turn, so it is safe while other CPUs keep
+ * allocating (they may refill right after). A list of this CPU that the
+ * interrupted code holds is left alone.
  */
 void drain_all_pages(void)
 {
+	for (int i = 0; i < DRAIN_ALL_PAGES_HOOKS && drain_hooks[i]; i++)
+		drain_hooks[i]();
 	/* Off, the lists are empty and held by the switch. */
 	if (!atomic_load_explicit(&mm_pcp_enabled, memory_order_relaxed))
 		return;

@@ -1,6 +1,8 @@
 /*
  * qmempool: a pool of objects of one slab cache, in front of the slab: a
  * per-CPU stack of objects, a per-node ALF queue (alf_queue.h) behind it.
+ * Jesper Brouer's RFC (2014) with its open points closed; walk-through
+ * and figures: docs/qmempool.md.
  *
  *   CPU 0 localq (LIFO stack)  CPU 1 localq (LIFO stack)  ...   per CPU
  *          \   half a localq per move   /
@@ -13,44 +15,27 @@
  * (the likeliest still in this CPU's cache), free pushes. No atomic RMW,
  * no lock, no interrupt masking in poll context: about 10 instructions
  * each way. An empty localq refills one bulk (half of it, at least
- * QMEMPOOL_BULK) from its node's sharedq in one CAS, copied straight into
- * the array, and when that is empty too, from the slab with
- * kmem_cache_alloc_bulk(). A full localq moves its top bulk to the
- * node's sharedq (one CAS, straight out of the array), and when the
- * sharedq is full as well, back to the slab with kmem_cache_free_bulk(). Either way the localq is left half
- * full, as far from both edges as it can be. No path ever drops an object:
- * whatever does not fit one level goes to the next, and the slab always
- * takes objects back.
+ * QMEMPOOL_BULK) from its node's sharedq in one CAS, else from the slab;
+ * a full one moves its top bulk to the sharedq, else to the slab. Either
+ * way it is left half full, as far from both edges as it can be, and no
+ * path drops an object: what does not fit one level goes to the next,
+ * and the slab always takes objects back. A stack rather than the RFC's
+ * SPSC ring: a move is one queue operation, not two, and no per-object
+ * head, tail and release store.
  *
- * Why a stack and not the RFC's SPSC ring: the ring costs a head, a tail
- * and a release store per object and hands out the oldest object; and with
- * 16-object moves a 32-slot localq sent 224 of every 256 objects of a
- * NIC-ring refill (N(256)) through four queue operations per bulk (93
- * instructions per alloc+free against rte_mempool's 53). The stack moves a
- * bulk with one queue operation each way (docs/qmempool.md has the
- * figures).
+ * NUMA: objects stay on their node. A CPU refills only from its node's
+ * sharedq and its node's slab objects (__GFP_THISNODE); when the node has
+ * none left, one object from another node goes to the caller, never into
+ * a localq. An object freed on another node's CPU goes straight to its
+ * own node's sharedq (or the slab if that is full).
  *
- * NUMA: there is one sharedq per node and objects stay on their node. A
- * CPU refills only from its own node's sharedq, and from the slab only
- * with its node's objects (__GFP_THISNODE); when the node has none left,
- * one object from another node goes to the caller and is never cached in
- * a localq. An object freed on a CPU of another node (found from the
- * object's page) goes straight to its own node's sharedq, or to the slab
- * if that is full.
- *
- * This is the qmempool of Jesper Brouer's RFC (2014, docs/references.md),
- * with its open points closed: the bulk slab API exists, NUMA is handled
- * as above, and the RFC's BUG_ON/FIXME cases (the slab returning fewer
- * objects, a concurrent refill finding the sharedq full) fall through to
- * the next level instead of stopping. Design and figures: docs/qmempool.md.
- *
- * Contexts (the kernel's poll loop, kernel/poll.h):
- * qmempool_alloc()/qmempool_free() may be called from any context: they
- * mask interrupts around the per-CPU localq. The
- * _softirq variants are for poll context only and mask nothing: on one CPU
- * they must never run concurrently with another call on the same pool
- * (an interrupt handler using the pool while the poll loop is inside it).
- * On the host each thread must be a simulated CPU (mm_host_set_cpu()).
+ * Contexts (the kernel's poll loop, kernel/poll.h): qmempool_alloc() and
+ * qmempool_free() mask interrupts around the localq and may be called
+ * from any context; the _softirq variants are for poll context only and
+ * mask nothing, so on one CPU they must never run concurrently with
+ * another call on the same pool (an interrupt handler using the pool
+ * while the poll loop is inside it). On the host each thread must be a
+ * simulated CPU (mm_host_set_cpu()).
  */
 #ifndef MM_QMEMPOOL_H
 #define MM_QMEMPOOL_H

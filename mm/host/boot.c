@@ -1,7 +1,8 @@
 /*
  * Booting a simulated machine in a Linux process (mm_host.h): the
  * topology goes into mm_host_machine, which the seam functions of
- * mm/host/platform.c report, and each node's memory is mapped here.
+ * mm/host/platform.c report, each node's memory is mapped here, and
+ * threads join the machine as its CPUs (mm_host_set_cpu).
  *
  * Each node is one anonymous mmap, aligned to a MAX_ORDER block (4 MiB) so
  * that the buddy allocator can form its largest blocks, and reserved with
@@ -9,6 +10,9 @@
  * A configuration with explicit ranges (struct mm_host_range) is one such
  * mapping for the whole machine instead, cut into the ranges it lists.
  */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +64,62 @@ static void *host_map(int slot, size_t *len)
 		return NULL;
 	}
 	return p;
+}
+
+/*
+ * Threads. A thread is a simulated CPU once it says which
+ * (mm_host_set_cpu). When it ends, the frees its CPU's page_frag_free
+ * batch holds back are applied (page_frag_free_flush), as a kernel CPU
+ * applies them when it goes idle: otherwise its blocks would wait for a
+ * drain_all_pages() or for the next thread on that CPU. The thread's key
+ * holds the number of the machine it joined, so that a thread of a
+ * machine shut down since applies nothing.
+ */
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+static unsigned long machines_booted; /* numbers machines 1, 2, ... */
+static atomic_ulong machine_now;      /* the booted one's number; 0: none */
+
+static void thread_ends(void *machine)
+{
+	if ((uintptr_t)machine == atomic_load(&machine_now))
+		page_frag_free_flush();
+}
+
+static void thread_key_create(void)
+{
+	if (pthread_key_create(&thread_key, thread_ends))
+		perror("mm_host_set_cpu: pthread_key_create");
+}
+
+int mm_host_set_cpu(int cpu)
+{
+	int n = mm_host_machine.nr_cpus;
+
+	if (cpu < 0 || cpu >= n) {
+		if (n == 0)
+			fprintf(stderr,
+				"mm_host_set_cpu: cpu %d refused: no machine "
+				"is booted\n",
+				cpu);
+		else
+			fprintf(stderr,
+				"mm_host_set_cpu: cpu %d refused: this machine "
+				"has cpus 0..%d; the thread stays cpu %d\n",
+				cpu, n - 1, mm_host_cpu);
+		return -1;
+	}
+	pthread_once(&thread_key_once, thread_key_create);
+	if (pthread_setspecific(thread_key,
+				(void *)(uintptr_t)atomic_load(&machine_now))) {
+		fprintf(stderr,
+			"mm_host_set_cpu: cpu %d refused: no thread "
+			"key for the flush at its end\n",
+			cpu);
+		return -1;
+	}
+	mm_host_cpu = cpu;
+	return 0;
 }
 
 #define NODE_ALIGN (MM_PAGE_SIZE << MAX_ORDER)
@@ -228,6 +288,7 @@ int mm_host_boot_config(const struct mm_host_config *cfg)
 	host.booted = true;
 	host.keep = cfg->keep_memory;
 	mm_host_cpu = 0;
+	atomic_store(&machine_now, ++machines_booted);
 	if (mm_init()) {
 		fprintf(stderr, "mm_host_boot: mm_init found no memory\n");
 		mm_host_shutdown();
@@ -261,6 +322,8 @@ void mm_host_shutdown(void)
 	 * live machine's next flush (the caller's threads are done). */
 	if (host.booted)
 		page_frag_free_flush_all();
+	/* Threads that end from now on flush nothing. */
+	atomic_store(&machine_now, 0);
 	mm_fault_reset(); /* the next boot arms its own sites */
 	for (int nid = 0; nid < MM_MAX_NODES; nid++) {
 		if (!host.map[nid])

@@ -105,6 +105,10 @@ int mm_host_boot_config(const struct mm_host_config *cfg);
  * out of range); the thread's CPU is then unchanged. A thread that never
  * calls it is CPU 0. After mm_host_shutdown() and a new boot, each
  * thread but the booting one (CPU 0 again) must call it again.
+ * When a thread that called it ends, the page_frag frees its CPU still
+ * holds back are applied (page_frag_free_flush), as a kernel CPU applies
+ * them when it goes idle, so no block waits for a thread that is gone:
+ * end (join) such threads before mm_host_shutdown().
  */
 __attribute__((warn_unused_result)) int mm_host_set_cpu(int cpu);
 

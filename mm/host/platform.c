@@ -66,24 +66,3 @@ bool mm_host_irqs_masked(void)
 {
 	return mm_host_irq_masked != 0;
 }
-
-int mm_host_set_cpu(int cpu)
-{
-	int n = mm_host_machine.nr_cpus;
-
-	if (cpu < 0 || cpu >= n) {
-		if (n == 0)
-			fprintf(stderr,
-				"mm_host_set_cpu: cpu %d refused: no machine "
-				"is booted\n",
-				cpu);
-		else
-			fprintf(stderr,
-				"mm_host_set_cpu: cpu %d refused: this machine "
-				"has cpus 0..%d; the thread stays cpu %d\n",
-				cpu, n - 1, mm_host_cpu);
-		return -1;
-	}
-	mm_host_cpu = cpu;
-	return 0;
-}

@@ -1,14 +1,17 @@
 /*
- * Stress of page_frag_free's per-CPU batch (mm/page_frag_batch.c) with 2,
+ * Stress of page_frag_free's per-CPU batch (mm/page_frag_free.c) with 2,
  * 4 and 8 simulated CPUs: each allocates stamped fragments of random size
  * from its napi cache and its private cache and sends each to a random
  * other CPU through a ring (one ring per sender and receiver); the
  * receiver checks the stamp and frees it, so every block's fragments are
- * freed on several CPUs and wait in several batches. (Frees from an
- * interrupt are test_page_frag_batch.c's: on the host a signal handler
- * that gave a block back could re-enter the page allocator's per-CPU
- * lists, which the kernel guards by masking interrupts and the host
- * cannot.)
+ * freed on several CPUs and wait in several batches. One more CPU calls
+ * drain_all_pages() all the while, which applies every CPU's batch under
+ * its lock while its owner frees: a free that finds its batch held takes
+ * the unbatched path, and no count may be lost or applied twice. (Frees
+ * from an interrupt are test_page_frag_batch.c's: on the host a signal
+ * handler that gave a block back could re-enter the page allocator's
+ * per-CPU lists, which the kernel guards by masking interrupts and the
+ * host cannot.)
  *
  * Exact accounting at the end of each phase: every fragment freed once
  * (frees == fragments), no stamp changed (a block freed early would be
@@ -42,6 +45,7 @@
 static struct ring rings[MAX_CPUS][MAX_CPUS]; /* [from][to] */
 static atomic_int failures, running;
 static int nr_threads;
+static long drains;
 
 static void check_and_free(struct item it)
 {
@@ -115,12 +119,30 @@ static void *cpu_thread(void *arg)
 	return NULL;
 }
 
+/* The extra CPU (MAX_CPUS): drains every CPU's batch and per-CPU lists
+ * until the others are done. */
+static void *drainer_thread(void *arg)
+{
+	(void)arg;
+	if (mm_host_set_cpu(MAX_CPUS))
+		abort();
+	drains = 0;
+	while (atomic_load(&running) > 0 && !atomic_load(&failures)) {
+		struct timespec pause = {0, 20000}; /* 20 us: the others run */
+
+		drain_all_pages();
+		drains++;
+		nanosleep(&pause, NULL);
+	}
+	return NULL;
+}
+
 static void run_phase(int n)
 {
 	struct page_frag_stats a, b;
 	unsigned long free0;
 	uint64_t taken, given;
-	pthread_t t[MAX_CPUS];
+	pthread_t t[MAX_CPUS], drainer;
 
 	nr_threads = n;
 	drain_all_pages();
@@ -131,8 +153,10 @@ static void run_phase(int n)
 	memset(rings, 0, sizeof(rings));
 	for (int i = 0; i < n; i++)
 		pthread_create(&t[i], NULL, cpu_thread, (void *)(intptr_t)i);
+	pthread_create(&drainer, NULL, drainer_thread, NULL);
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
+	pthread_join(drainer, NULL);
 	drain_all_pages();
 	page_frag_stats_read(&b);
 	taken = b.refills_order3 - a.refills_order3 + b.refills_order0 -
@@ -160,17 +184,20 @@ static void run_phase(int n)
 			atomic_fetch_add(&failures, 1);
 		}
 	printf("stress_page_frag_batch: %d cpus: %llu fragments, %llu free "
-	       "atomics (%.4f per free), %llu blocks, %d failures\n",
+	       "atomics (%.4f per free), %llu blocks, %ld drains, %llu frees "
+	       "found their batch busy, %d failures\n",
 	       n, (unsigned long long)(b.frees - a.frees),
 	       (unsigned long long)(b.free_atomics - a.free_atomics),
 	       (double)(b.free_atomics - a.free_atomics) /
 		       (double)(b.frees - a.frees),
-	       (unsigned long long)taken, atomic_load(&failures));
+	       (unsigned long long)taken, drains,
+	       (unsigned long long)(b.frees_busy - a.frees_busy),
+	       atomic_load(&failures));
 }
 
 int main(void)
 {
-	if (mm_host_boot(1, 64u << 20, MAX_CPUS, NULL)) {
+	if (mm_host_boot(1, 64u << 20, MAX_CPUS + 1, NULL)) {
 		fprintf(stderr, "boot failed\n");
 		return 1;
 	}

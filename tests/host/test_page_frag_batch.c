@@ -1,9 +1,10 @@
 /*
- * Unit tests of page_frag_free's per-CPU batch (mm/page_frag_batch.c): one
+ * Unit tests of page_frag_free's per-CPU batch (mm/page_frag_free.c): one
  * atomic subtract per block instead of one per fragment, the block freed at
  * its last fragment, the flushes (drain, explicit, table pressure, refill,
- * host shutdown) and a fragment freed from a signal handler (the host's
- * interrupt) while a batch is pending. Each test boots a fresh machine.
+ * every CPU's from one) and a fragment freed from a signal handler (the
+ * host's interrupt) while a batch is pending. Each test boots a fresh
+ * machine.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -117,7 +118,7 @@ static void test_last_fragment_frees_the_block_at_once(void **s)
 		page_frag_free(p[i]);
 		assert_int_equal(blocks_returned(), 0);
 	}
-	assert_true(mm_test_drain_and_verify() < free0);
+	assert_int_equal(page_frag_free_pending(0), 15);
 	page_frag_free(p[15]);
 	assert_int_equal(blocks_returned(), 1);
 	assert_int_equal(atomics(), 1);
@@ -180,7 +181,8 @@ static void test_refill_applies_this_cpus_pending_frees(void **s)
 }
 
 /* Frees of one block split between two CPUs: the last one freed on CPU 1
- * cannot know CPU 0 still holds some back; CPU 0's flush frees it. */
+ * (a live thread) cannot know CPU 0 still holds some back; the later of
+ * the two CPUs' flushes frees it. */
 static void free_one(void *arg)
 {
 	page_frag_free(arg);
@@ -195,6 +197,7 @@ static void flush_here(void *arg)
 static void test_block_split_between_cpus_waits_for_the_flush(void **s)
 {
 	unsigned long free0 = mm_test_drain_and_verify();
+	struct mm_test_cpu *cpu1 = mm_test_cpu_start(1);
 	struct page_frag_cache nc = {0};
 	void *p[4];
 
@@ -204,14 +207,15 @@ static void test_block_split_between_cpus_waits_for_the_flush(void **s)
 	page_frag_cache_drain(&nc);
 	for (int i = 0; i < 3; i++)
 		page_frag_free(p[i]);
-	mm_test_on_cpu(1, free_one, p[3]);
+	mm_test_cpu_run(cpu1, free_one, p[3]);
 	/* CPU 1's own count (1) was the whole rest but for CPU 0's three: it
 	 * waits too. Both flushes free the block exactly once. */
 	assert_int_equal(blocks_returned(), 0);
 	page_frag_free_flush();
 	assert_int_equal(blocks_returned(), 0);
-	mm_test_on_cpu(1, flush_here, NULL);
+	mm_test_cpu_run(cpu1, flush_here, NULL);
 	assert_int_equal(blocks_returned(), 1);
+	mm_test_cpu_stop(cpu1);
 	assert_int_equal(mm_test_drain_and_verify(), free0);
 }
 
@@ -287,6 +291,7 @@ static void free_all_eight(void *arg)
 static void test_a_block_leaving_the_last_entry_whole_comes_back(void **s)
 {
 	unsigned long free0 = mm_test_drain_and_verify();
+	struct mm_test_cpu *cpu1 = mm_test_cpu_start(1);
 	struct page_frag_cache nc = {0};
 	void *p[8], *q;
 
@@ -294,18 +299,19 @@ static void test_a_block_leaving_the_last_entry_whole_comes_back(void **s)
 	for (int i = 0; i < 8; i++)
 		assert_non_null(
 			p[i] = page_frag_alloc(&nc, BLOCK / 8, GFP_KERNEL));
-	mm_test_on_cpu(1, free_all_eight, p);
+	mm_test_cpu_run(cpu1, free_all_eight, p);
 	assert_int_equal(page_frag_free_pending(1), 8);
 	/* The block is full: this refill takes a new one (CPU 1's count
 	 * keeps the old one's references). */
 	assert_non_null(q = page_frag_alloc(&nc, 64, GFP_KERNEL));
 	assert_int_equal(blocks_returned(), 0);
-	mm_test_on_cpu(1, free_one, q);
+	mm_test_cpu_run(cpu1, free_one, q);
 	assert_int_equal(blocks_returned(), 1);
 	assert_int_equal(page_frag_free_pending(1), 1);
 	page_frag_cache_drain(&nc);
-	mm_test_on_cpu(1, flush_here, NULL);
+	mm_test_cpu_run(cpu1, flush_here, NULL);
 	assert_int_equal(blocks_returned(), 2);
+	mm_test_cpu_stop(cpu1);
 	assert_int_equal(mm_test_drain_and_verify(), free0);
 }
 
@@ -400,24 +406,26 @@ test_handler_free_of_another_block_while_last_holds_a_count(void **s)
 	assert_int_equal(mm_test_drain_and_verify(), free0);
 }
 
-/* page_frag_free_flush_all (what host shutdown calls before the memory
- * goes) applies another CPU's batch. */
+/* page_frag_free_flush_all (what drain_all_pages calls first) applies
+ * the batch of another CPU, a live one. */
 static void test_flush_all_applies_every_cpus_batch(void **s)
 {
+	struct mm_test_cpu *cpu1 = mm_test_cpu_start(1);
 	struct page_frag_cache nc = {0};
 	void *p = page_frag_alloc(&nc, 64, GFP_KERNEL);
 
 	(void)s;
 	page_frag_cache_drain(&nc);
-	mm_test_on_cpu(1, free_one, p);
+	mm_test_cpu_run(cpu1, free_one, p);
 	assert_int_equal(page_frag_free_pending(1), 0); /* it was the last */
 	p = page_frag_alloc(&nc, 64, GFP_KERNEL);
-	mm_test_on_cpu(1, free_one, p);
+	mm_test_cpu_run(cpu1, free_one, p);
 	assert_int_equal(page_frag_free_pending(1), 1);
 	page_frag_free_flush_all();
 	assert_int_equal(page_frag_free_pending(1), 0);
 	page_frag_cache_drain(&nc);
 	assert_int_equal(blocks_returned(), 2);
+	mm_test_cpu_stop(cpu1);
 }
 
 /* ---- an interrupt inside the batch code ---- */
@@ -444,7 +452,7 @@ static uint64_t nested(void)
 	struct page_frag_stats now;
 
 	page_frag_stats_read(&now);
-	return now.frees_nested - before.frees_nested;
+	return now.frees_busy - before.frees_busy;
 }
 
 /*

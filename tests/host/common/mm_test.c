@@ -1,5 +1,6 @@
 /* Shared host-test helpers: see mm_test.h. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,94 @@ void mm_test_on_cpu(int cpu, void (*fn)(void *), void *arg)
 	assert_int_equal(pthread_create(&t, NULL, on_cpu_thread, &c), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_int_equal(c.set_cpu, 0); /* the machine has that CPU */
+}
+
+/* A live CPU's thread: one job slot, handed over under the mutex. */
+struct mm_test_cpu {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	void (*fn)(void *); /* the job posted, NULL once it returned */
+	void *arg;
+	bool stop;
+	int cpu, set_cpu;
+};
+
+static void *live_cpu_thread(void *p)
+{
+	struct mm_test_cpu *c = p;
+
+	pthread_mutex_lock(&c->lock);
+	c->set_cpu = mm_host_set_cpu(c->cpu);
+	pthread_cond_broadcast(&c->cond);
+	for (;;) {
+		while (!c->fn && !c->stop)
+			pthread_cond_wait(&c->cond, &c->lock);
+		if (!c->fn)
+			break;
+		pthread_mutex_unlock(&c->lock);
+		c->fn(c->arg);
+		pthread_mutex_lock(&c->lock);
+		c->fn = NULL;
+		pthread_cond_broadcast(&c->cond);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+struct mm_test_cpu *mm_test_cpu_start(int cpu)
+{
+	struct mm_test_cpu *c = calloc(1, sizeof(*c));
+
+	assert_non_null(c);
+	c->cpu = cpu;
+	c->set_cpu = 1; /* not yet said */
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	assert_int_equal(pthread_create(&c->thread, NULL, live_cpu_thread, c),
+			 0);
+	pthread_mutex_lock(&c->lock);
+	while (c->set_cpu == 1)
+		pthread_cond_wait(&c->cond, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+	assert_int_equal(c->set_cpu, 0); /* the machine has that CPU */
+	return c;
+}
+
+void mm_test_cpu_post(struct mm_test_cpu *c, void (*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&c->lock);
+	assert_null(c->fn); /* one job at a time */
+	c->fn = fn;
+	c->arg = arg;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+void mm_test_cpu_wait(struct mm_test_cpu *c)
+{
+	pthread_mutex_lock(&c->lock);
+	while (c->fn)
+		pthread_cond_wait(&c->cond, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+}
+
+void mm_test_cpu_run(struct mm_test_cpu *c, void (*fn)(void *), void *arg)
+{
+	mm_test_cpu_post(c, fn, arg);
+	mm_test_cpu_wait(c);
+}
+
+void mm_test_cpu_stop(struct mm_test_cpu *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->stop = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	assert_int_equal(pthread_join(c->thread, NULL), 0);
+	pthread_cond_destroy(&c->cond);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
 }
 
 unsigned long mm_test_free_blocks(int nid, unsigned int order)

@@ -48,8 +48,24 @@ void mm_test_assert_report_says(const char *want);
  * (its first 4 KiB): the report named the test's own call. */
 void mm_test_assert_caller_in(void (*fn)(void **));
 
-/* Run fn(arg) on a new thread that is simulated CPU cpu; wait for it. */
+/* Run fn(arg) on a new thread that is simulated CPU cpu; wait for it.
+ * The thread then ends, as a thread does (mm_host_set_cpu). */
 void mm_test_on_cpu(int cpu, void (*fn)(void *), void *arg);
+
+/*
+ * A thread that stays simulated CPU cpu between the functions it is given,
+ * as a live CPU that has gone idle: whatever per-CPU state they leave
+ * (page_frag_free's batch, the per-CPU lists) stays as left until the
+ * next one, or until mm_test_cpu_stop() ends the thread.
+ * mm_test_cpu_post() starts fn(arg) on it and returns at once;
+ * mm_test_cpu_wait() waits until it returned; mm_test_cpu_run() is both.
+ */
+struct mm_test_cpu;
+struct mm_test_cpu *mm_test_cpu_start(int cpu);
+void mm_test_cpu_post(struct mm_test_cpu *c, void (*fn)(void *), void *arg);
+void mm_test_cpu_wait(struct mm_test_cpu *c);
+void mm_test_cpu_run(struct mm_test_cpu *c, void (*fn)(void *), void *arg);
+void mm_test_cpu_stop(struct mm_test_cpu *c);
 
 /* Free blocks of one order on node nid's buddy lists. */
 unsigned long mm_test_free_blocks(int nid, unsigned int order);
