@@ -32,5 +32,6 @@ deps-profile:
 profile: deps-profile $(KERNEL_ELF)
 	tools/profile $(PROFILE_ARGS)
 
-test-tools: deps-kernel deps-plots
+# tests/tools/test_qemu_guest.py boots the kernel through tools/qemu_guest.
+test-tools: deps-kernel deps-plots $(KERNEL_ELF)
 	@$(PYTEST) -q tests/tools
