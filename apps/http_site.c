@@ -25,6 +25,7 @@
 #include "lwip/mem.h"
 #include "lwip/netif.h"
 #include "stats.h"
+#include "libc/strbuf.h"
 
 /* Error pages sent, by status. */
 static const int error_statuses[] = {400, 404, 501, 503};
@@ -91,18 +92,20 @@ static struct {
  * stats buffer, and the engine's own counters. */
 static int http_stats_json(char *buf, size_t size)
 {
-	int n = snprintf(buf, size,
-			 "{\"err400\":%lu,\"err404\":%lu,\"err501\":%lu,"
-			 "\"err503\":%lu,\"stats_buf_bytes\":%d,"
-			 "\"stats_buf_grown\":%lu,\"stats_buf_own\":%lu,",
-			 error_count[0], error_count[1], error_count[2],
-			 error_count[3], stats_buf.size, stats_buf.grown,
-			 stats_buf.own);
-	size_t used = (size_t)n < size ? (size_t)n : size;
+	struct strbuf sb;
 
-	n += http_server_stats_json(buf + used, size - used);
-	used = (size_t)n < size ? (size_t)n : size;
-	return n + snprintf(buf + used, size - used, "}");
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb,
+		      "{\"err400\":%lu,\"err404\":%lu,\"err501\":%lu,"
+		      "\"err503\":%lu,\"stats_buf_bytes\":%d,"
+		      "\"stats_buf_grown\":%lu,\"stats_buf_own\":%lu,",
+		      error_count[0], error_count[1], error_count[2],
+		      error_count[3], stats_buf.size, stats_buf.grown,
+		      stats_buf.own);
+	strbuf_skip(&sb, (size_t)http_server_stats_json(strbuf_tail(&sb),
+							strbuf_room(&sb)));
+	strbuf_printf(&sb, "}");
+	return strbuf_done(&sb);
 }
 
 /*

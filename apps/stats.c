@@ -27,6 +27,7 @@
 #include "net/net_poll.h"
 #include "net/net_numa.h"
 #include "net/net_oom.h"
+#include "libc/strbuf.h"
 
 typedef int (*json_fn)(char *buf, size_t size);
 
@@ -80,11 +81,6 @@ int stats_section_add(const char *name, int (*fn)(char *buf, size_t size))
 	return 0;
 }
 
-#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
-#define APPEND(...)                                                         \
-	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
-			       __VA_ARGS__))
-
 /* Milliseconds since boot (lwIP's clock, the one its timers use). */
 static int uptime_json(char *buf, size_t size)
 {
@@ -98,8 +94,10 @@ static int uptime_json(char *buf, size_t size)
  * which section misreported.
  */
 static size_t section(const struct stats_section *sec, bool *reported,
-		      char *buf, size_t size)
+		      struct strbuf *sb)
 {
+	char *buf = strbuf_tail(sb);
+	size_t size = strbuf_room(sb);
 	int r = sec->fn(buf, size);
 	size_t wrote = size ? strnlen(buf, size) : 0;
 
@@ -118,18 +116,18 @@ static size_t section(const struct stats_section *sec, bool *reported,
 int stats_json(char *buf, size_t size)
 {
 	static bool reported[NSECTIONS + STATS_APP_SECTIONS];
-	size_t n = 0;
+	struct strbuf sb;
 
-	APPEND("{");
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
 	for (int i = 0; i < NSECTIONS + napp_sections; i++) {
 		const struct stats_section *sec =
 			i < NSECTIONS ? &sections[i]
 				      : &app_sections[i - NSECTIONS];
 
-		APPEND("%s\"%s\":", i ? "," : "", sec->name);
-		n += section(sec, &reported[i], buf + CLAMP(n, size),
-			     size - CLAMP(n, size));
+		strbuf_printf(&sb, "%s\"%s\":", i ? "," : "", sec->name);
+		strbuf_skip(&sb, section(sec, &reported[i], &sb));
 	}
-	APPEND("}\n");
-	return (int)n;
+	strbuf_printf(&sb, "}\n");
+	return strbuf_done(&sb);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "drv_port.h"
+#include "libc/strbuf.h"
 
 static struct netdev *netdevs[NETDEV_MAX];
 static int nnetdevs;
@@ -112,68 +113,57 @@ static const struct {
 };
 #define NOFFLOADS (sizeof(offload_names) / sizeof(offload_names[0]))
 
-/* Appends to buf at *n with snprintf semantics (never past size). */
-#define APPEND(...)                                         \
-	(n += (size_t)snprintf(buf + (n < size ? n : size), \
-			       n < size ? size - n : 0, __VA_ARGS__))
-
 /* The counters of s as JSON members, without braces; bad_completions is
  * the two rings' sum (the name /stats.json has always used). */
-static size_t stats_members(char *buf, size_t size,
-			    const struct netdev_stats *s)
+static void stats_members(struct strbuf *sb, const struct netdev_stats *s)
 {
-	size_t n = 0;
-
 	for (size_t i = 0; i < NFIELDS; i++)
-		APPEND("\"%s\":%llu,", fields[i].name,
-		       (unsigned long long)field_of(s, i));
-	APPEND("\"bad_completions\":%llu",
-	       (unsigned long long)(s->rx_bad_completions +
-				    s->tx_bad_completions));
-	return n;
+		strbuf_printf(sb, "\"%s\":%llu,", fields[i].name,
+			      (unsigned long long)field_of(s, i));
+	strbuf_printf(sb, "\"bad_completions\":%llu",
+		      (unsigned long long)(s->rx_bad_completions +
+					   s->tx_bad_completions));
 }
 
-static size_t device_json(char *buf, size_t size, const struct netdev *d)
+static void device_json(struct strbuf *sb, const struct netdev *d)
 {
 	struct netdev_stats sum;
-	size_t n = 0;
 
 	netdev_stats_sum(d, &sum);
-	APPEND("\"%s\":{\"kind\":\"%s\",\"offloads\":[", d->name, d->kind);
+	strbuf_printf(sb, "\"%s\":{\"kind\":\"%s\",\"offloads\":[", d->name,
+		      d->kind);
 	for (size_t i = 0, sep = 0; i < NOFFLOADS; i++)
 		if (d->offloads & offload_names[i].bit)
-			APPEND("%s\"%s\"", sep++ ? "," : "",
-			       offload_names[i].name);
-	APPEND("],");
-	n += stats_members(buf + (n < size ? n : size), n < size ? size - n : 0,
-			   &sum);
-	APPEND(",\"queues\":[");
+			strbuf_printf(sb, "%s\"%s\"", sep++ ? "," : "",
+				      offload_names[i].name);
+	strbuf_printf(sb, "],");
+	stats_members(sb, &sum);
+	strbuf_printf(sb, ",\"queues\":[");
 	for (int q = 0; q < d->nqueues; q++) {
 		const struct netdev_queue *dq = &d->queues[q];
 
-		APPEND("%s{\"queue\":%d,\"cpu\":%d,\"node\":%d,"
-		       "\"irq\":\"%s\",\"vector\":%d,",
-		       q ? "," : "", q, dq->cpu, dq->node,
-		       dq->irq_mode ? dq->irq_mode : "poll",
-		       dq->irq_mode ? dq->irq_vector : -1);
-		n += stats_members(buf + (n < size ? n : size),
-				   n < size ? size - n : 0, &dq->stats);
-		APPEND("}");
+		strbuf_printf(sb,
+			      "%s{\"queue\":%d,\"cpu\":%d,\"node\":%d,"
+			      "\"irq\":\"%s\",\"vector\":%d,",
+			      q ? "," : "", q, dq->cpu, dq->node,
+			      dq->irq_mode ? dq->irq_mode : "poll",
+			      dq->irq_mode ? dq->irq_vector : -1);
+		stats_members(sb, &dq->stats);
+		strbuf_printf(sb, "}");
 	}
-	APPEND("]}");
-	return n;
+	strbuf_printf(sb, "]}");
 }
 
 int netdev_stats_json(char *buf, size_t size)
 {
-	size_t n = 0;
+	struct strbuf sb;
 
-	APPEND("{");
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
 	for (int i = 0; i < nnetdevs; i++) {
-		APPEND("%s", i ? "," : "");
-		n += device_json(buf + (n < size ? n : size),
-				 n < size ? size - n : 0, netdevs[i]);
+		strbuf_printf(&sb, "%s", i ? "," : "");
+		device_json(&sb, netdevs[i]);
 	}
-	APPEND("}");
-	return (int)n;
+	strbuf_printf(&sb, "}");
+	return strbuf_done(&sb);
 }

@@ -11,10 +11,10 @@
  */
 #include "pci.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "drv_port.h"
+#include "libc/strbuf.h"
 
 #define PCI_CFG_ADDR 0xcf8
 #define PCI_CFG_DATA 0xcfc
@@ -302,18 +302,16 @@ volatile void *pci_map_bar(const struct pci_dev *d, int bar)
 
 int pci_json(char *buf, size_t size)
 {
-	size_t n = 0;
+	struct strbuf sb;
 
-	n += (size_t)snprintf(buf, size, "[");
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "[");
 	for (int i = 0; i < pci_ndevs; i++) {
 		const struct pci_dev *d = &pci_devs[i];
 
-		n += (size_t)snprintf(
-			buf + (n < size ? n : size), n < size ? size - n : 0,
-			"%s\"%02x:%02x.%x %04x:%04x\"", i ? "," : "", d->bus,
-			d->dev, d->fn, d->vendor, d->device);
+		strbuf_printf(&sb, "%s\"%02x:%02x.%x %04x:%04x\"", i ? "," : "",
+			      d->bus, d->dev, d->fn, d->vendor, d->device);
 	}
-	n += (size_t)snprintf(buf + (n < size ? n : size),
-			      n < size ? size - n : 0, "]");
-	return (int)n;
+	strbuf_printf(&sb, "]");
+	return strbuf_done(&sb);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "debug.h"
+#include "libc/strbuf.h"
 
 atomic_bool mm_debug_flag = MM_DEBUG != 0;
 static atomic_bool mm_debug_quiet;
@@ -130,19 +131,14 @@ void mm_debug_reset_counts(void)
 
 int mm_debug_json(char *buf, size_t size)
 {
-	size_t n = 0;
+	struct strbuf sb;
 
-	for (int k = 0; k < MM_DBG_NR_KINDS; k++) {
-		int w = mm_snprintf(buf + (n < size ? n : size),
-				    n < size ? size - n : 0, "%s\"%s\": %lu",
-				    k ? ", " : "{", mm_debug_keys[k],
-				    mm_debug_count((enum mm_debug_kind)k));
-		if (w < 0)
-			return w;
-		n += (size_t)w;
-	}
-	int w = mm_snprintf(buf + (n < size ? n : size),
-			    n < size ? size - n : 0, ", \"debug_on\": %s}",
-			    mm_debug_on() ? "true" : "false");
-	return w < 0 ? w : (int)(n + (size_t)w);
+	strbuf_init(&sb, buf, size);
+	for (int k = 0; k < MM_DBG_NR_KINDS; k++)
+		strbuf_printf(&sb, "%s\"%s\": %lu", k ? ", " : "{",
+			      mm_debug_keys[k],
+			      mm_debug_count((enum mm_debug_kind)k));
+	strbuf_printf(&sb, ", \"debug_on\": %s}",
+		      mm_debug_on() ? "true" : "false");
+	return strbuf_done(&sb);
 }

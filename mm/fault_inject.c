@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fault_inject.h"
+#include "libc/strbuf.h"
 
 atomic_uint mm_fault_armed;
 
@@ -318,48 +319,31 @@ static const char *site_spec(int s)
 	return site_armed(s) ? sites[s].spec : "off";
 }
 
-/* snprintf at buf + *len, keeping *len the length the whole text needs. */
-__attribute__((format(printf, 4, 5))) static void
-append(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-	size_t room = *len < size ? size - *len : 0;
-	int n;
-
-	va_start(ap, fmt);
-	n = mm_vsnprintf(room ? buf + *len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*len += (size_t)n;
-}
-
 int mm_fault_text(char *buf, size_t size)
 {
-	size_t len = 0;
+	struct strbuf sb;
 
-	if (size)
-		buf[0] = '\0';
+	strbuf_init(&sb, buf, size);
 	for (int s = 0; s < MM_FAULT_NR_SITES; s++)
-		append(buf, size, &len, "%s %s calls=%lu injected=%lu\n",
-		       site_names[s], site_spec(s), mm_fault_calls(s),
-		       mm_fault_injected(s));
-	return (int)len;
+		strbuf_printf(&sb, "%s %s calls=%lu injected=%lu\n",
+			      site_names[s], site_spec(s), mm_fault_calls(s),
+			      mm_fault_injected(s));
+	return strbuf_done(&sb);
 }
 
 int mm_fault_json(char *buf, size_t size)
 {
-	size_t len = 0;
+	struct strbuf sb;
 
-	if (size)
-		buf[0] = '\0';
-	append(buf, size, &len, "{");
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
 	for (int s = 0; s < MM_FAULT_NR_SITES; s++)
-		append(buf, size, &len,
-		       "%s\"%s\": {\"spec\": \"%s\", \"armed\": %s, "
-		       "\"calls\": %lu, \"injected\": %lu}",
-		       s ? ", " : "", site_names[s], site_spec(s),
-		       site_armed(s) ? "true" : "false", mm_fault_calls(s),
-		       mm_fault_injected(s));
-	append(buf, size, &len, "}");
-	return (int)len;
+		strbuf_printf(&sb,
+			      "%s\"%s\": {\"spec\": \"%s\", \"armed\": %s, "
+			      "\"calls\": %lu, \"injected\": %lu}",
+			      s ? ", " : "", site_names[s], site_spec(s),
+			      site_armed(s) ? "true" : "false",
+			      mm_fault_calls(s), mm_fault_injected(s));
+	strbuf_printf(&sb, "}");
+	return strbuf_done(&sb);
 }

@@ -7,41 +7,7 @@
 
 #include "mm_stats.h"
 #include "pcp.h"
-
-/* An snprintf-style accumulator: writes what fits, counts everything. */
-struct sbuf {
-	char *p;
-	size_t size;
-	size_t len;
-};
-
-__attribute__((format(printf, 2, 3))) static void
-sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	size_t room = b->len < b->size ? b->size - b->len : 0;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = mm_vsnprintf(room ? b->p + b->len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		b->len += (size_t)n;
-}
-
-static int sb_done(struct sbuf *b)
-{
-	if (b->size && b->len >= b->size)
-		b->p[b->size - 1] = '\0';
-	else if (b->size)
-		b->p[b->len] = '\0';
-	return (int)b->len;
-}
-
-static void sb_init(struct sbuf *b, char *buf, size_t size)
-{
-	*b = (struct sbuf){buf, size, 0};
-	if (size)
-		buf[0] = '\0';
-}
+#include "libc/strbuf.h"
 
 struct zone_snap {
 	unsigned long blocks[MAX_ORDER + 1];
@@ -59,36 +25,36 @@ static void snap_zone(struct zone *z, struct zone_snap *s)
 
 int buddyinfo_text(char *buf, size_t size)
 {
-	struct sbuf b;
-	sb_init(&b, buf, size);
+	struct strbuf b;
+	strbuf_init(&b, buf, size);
 	for (int n = 0; n < mm_nr_zones; n++) {
 		struct zone_snap s;
 		snap_zone(&mm_zones[n], &s);
 		/* Linux's /proc/buddyinfo, byte for byte */
-		sb_printf(&b, "Node %d, zone %8s ", n, "Normal");
+		strbuf_printf(&b, "Node %d, zone %8s ", n, "Normal");
 		for (int o = 0; o <= MAX_ORDER; o++)
-			sb_printf(&b, "%6lu ", s.blocks[o]);
-		sb_printf(&b, "\n");
+			strbuf_printf(&b, "%6lu ", s.blocks[o]);
+		strbuf_printf(&b, "\n");
 	}
-	return sb_done(&b);
+	return strbuf_done(&b);
 }
 
 int buddyinfo_json(char *buf, size_t size)
 {
-	struct sbuf b;
-	sb_init(&b, buf, size);
-	sb_printf(&b, "{");
+	struct strbuf b;
+	strbuf_init(&b, buf, size);
+	strbuf_printf(&b, "{");
 	for (int n = 0; n < mm_nr_zones; n++) {
 		struct zone_snap s;
 		snap_zone(&mm_zones[n], &s);
-		sb_printf(&b, "%s\"node%d\": {\"free_blocks\": [",
-			  n ? ", " : "", n);
+		strbuf_printf(&b, "%s\"node%d\": {\"free_blocks\": [",
+			      n ? ", " : "", n);
 		for (int o = 0; o <= MAX_ORDER; o++)
-			sb_printf(&b, "%s%lu", o ? ", " : "", s.blocks[o]);
-		sb_printf(&b, "], \"free_pages\": %lu}", s.free);
+			strbuf_printf(&b, "%s%lu", o ? ", " : "", s.blocks[o]);
+		strbuf_printf(&b, "], \"free_pages\": %lu}", s.free);
 	}
-	sb_printf(&b, "}");
-	return sb_done(&b);
+	strbuf_printf(&b, "}");
+	return strbuf_done(&b);
 }
 
 struct pcp_snap {
@@ -124,41 +90,41 @@ static int stat_cpus(void)
 
 /* One "      name value" line of a zone's counters, as Linux prints
  * them. */
-static void zone_stat_line(struct sbuf *b, const char *name, unsigned long v)
+static void zone_stat_line(struct strbuf *b, const char *name, unsigned long v)
 {
-	sb_printf(b, "\n      %-12s %lu", name, v);
+	strbuf_printf(b, "\n      %-12s %lu", name, v);
 }
 
 /* A CPU's pageset: Linux's count/high/batch (count in pages, over every
  * order; high and batch of the order-0 list, in pages as Linux's are),
  * then what only we have: each order's list and the list's counters. */
-static void zoneinfo_text_pageset(struct sbuf *b, struct zone *z, int cpu)
+static void zoneinfo_text_pageset(struct strbuf *b, struct zone *z, int cpu)
 {
 	struct pcp_snap p;
 	snap_pcp(z, cpu, &p);
-	sb_printf(b,
-		  "\n    cpu: %d"
-		  "\n              count: %lu"
-		  "\n              high:  %d"
-		  "\n              batch: %d",
-		  cpu, p.pages, z->pcp_high[0], z->pcp_batch[0]);
+	strbuf_printf(b,
+		      "\n    cpu: %d"
+		      "\n              count: %lu"
+		      "\n              high:  %d"
+		      "\n              batch: %d",
+		      cpu, p.pages, z->pcp_high[0], z->pcp_batch[0]);
 	for (int o = 0; o < NR_PCP_ORDERS; o++)
-		sb_printf(b,
-			  "\n              order%d: count %d high %d batch %d",
-			  o, p.count[o], z->pcp_high[o], z->pcp_batch[o]);
-	sb_printf(b,
-		  "\n              alloc_hit:  %lu"
-		  "\n              alloc_miss: %lu"
-		  "\n              free:       %lu"
-		  "\n              refill:     %lu"
-		  "\n              drain:      %lu"
-		  "\n              busy:       %lu",
-		  p.hit, p.miss, p.free, p.refill, p.drain, p.busy);
+		strbuf_printf(
+			b, "\n              order%d: count %d high %d batch %d",
+			o, p.count[o], z->pcp_high[o], z->pcp_batch[o]);
+	strbuf_printf(b,
+		      "\n              alloc_hit:  %lu"
+		      "\n              alloc_miss: %lu"
+		      "\n              free:       %lu"
+		      "\n              refill:     %lu"
+		      "\n              drain:      %lu"
+		      "\n              busy:       %lu",
+		      p.hit, p.miss, p.free, p.refill, p.drain, p.busy);
 }
 
 /* Linux's /proc/zoneinfo layout, with the lines we have a value for
  * (no watermarks, no reclaim: those lines are left out, not faked). */
-static void zoneinfo_text_zone(struct sbuf *b, struct zone *z)
+static void zoneinfo_text_zone(struct strbuf *b, struct zone *z)
 {
 	static const char *const numa_names[NR_NUMA_STATS] = {
 		[NUMA_HIT] = "numa_hit",	 [NUMA_MISS] = "numa_miss",
@@ -167,80 +133,81 @@ static void zoneinfo_text_zone(struct sbuf *b, struct zone *z)
 	};
 	struct zone_snap s;
 	snap_zone(z, &s);
-	sb_printf(b, "Node %d, zone %8s", z->nid, "Normal");
-	sb_printf(b,
-		  "\n  pages free     %lu"
-		  "\n        spanned  %lu"
-		  "\n        managed  %lu",
-		  s.free, z->spanned_pages, z->managed_pages);
+	strbuf_printf(b, "Node %d, zone %8s", z->nid, "Normal");
+	strbuf_printf(b,
+		      "\n  pages free     %lu"
+		      "\n        spanned  %lu"
+		      "\n        managed  %lu",
+		      s.free, z->spanned_pages, z->managed_pages);
 	zone_stat_line(b, "nr_free_pages", s.free);
 	zone_stat_line(b, "alloc_fail", mm_stat_read(&z->alloc_fail));
 	for (int i = 0; i < NR_NUMA_STATS; i++)
 		zone_stat_line(b, numa_names[i],
 			       numa_stat_read(z->nid, (enum numa_stat)i));
-	sb_printf(b, "\n  pagesets");
+	strbuf_printf(b, "\n  pagesets");
 	for (int cpu = 0; cpu < stat_cpus(); cpu++)
 		zoneinfo_text_pageset(b, z, cpu);
-	sb_printf(b, "\n  start_pfn:           %lu\n", z->start_pfn);
+	strbuf_printf(b, "\n  start_pfn:           %lu\n", z->start_pfn);
 }
 
 int zoneinfo_text(char *buf, size_t size)
 {
-	struct sbuf b;
-	sb_init(&b, buf, size);
+	struct strbuf b;
+	strbuf_init(&b, buf, size);
 	for (int n = 0; n < mm_nr_zones; n++)
 		zoneinfo_text_zone(&b, &mm_zones[n]);
-	return sb_done(&b);
+	return strbuf_done(&b);
 }
 
-static void int_array_json(struct sbuf *b, const char *key, const int *v)
+static void int_array_json(struct strbuf *b, const char *key, const int *v)
 {
-	sb_printf(b, ", \"%s\": [", key);
+	strbuf_printf(b, ", \"%s\": [", key);
 	for (int o = 0; o < NR_PCP_ORDERS; o++)
-		sb_printf(b, "%s%d", o ? ", " : "", v[o]);
-	sb_printf(b, "]");
+		strbuf_printf(b, "%s%d", o ? ", " : "", v[o]);
+	strbuf_printf(b, "]");
 }
 
-static void zoneinfo_json_zone(struct sbuf *b, struct zone *z)
+static void zoneinfo_json_zone(struct strbuf *b, struct zone *z)
 {
 	struct zone_snap s;
 	snap_zone(z, &s);
-	sb_printf(b,
-		  "\"node%d\": {\"free\": %lu, \"managed\": %lu, "
-		  "\"spanned\": %lu, \"start_pfn\": %lu, \"alloc_fail\": %lu",
-		  z->nid, s.free, z->managed_pages, z->spanned_pages,
-		  z->start_pfn, mm_stat_read(&z->alloc_fail));
+	strbuf_printf(
+		b,
+		"\"node%d\": {\"free\": %lu, \"managed\": %lu, "
+		"\"spanned\": %lu, \"start_pfn\": %lu, \"alloc_fail\": %lu",
+		z->nid, s.free, z->managed_pages, z->spanned_pages,
+		z->start_pfn, mm_stat_read(&z->alloc_fail));
 	int_array_json(b, "pcp_batch", z->pcp_batch);
 	int_array_json(b, "pcp_high", z->pcp_high);
-	sb_printf(b, ", \"pcp\": {");
+	strbuf_printf(b, ", \"pcp\": {");
 	for (int cpu = 0; cpu < stat_cpus(); cpu++) {
 		struct pcp_snap p;
 		snap_pcp(z, cpu, &p);
-		sb_printf(b, "%s\"cpu%d\": {\"count\": [", cpu ? ", " : "",
-			  cpu);
+		strbuf_printf(b, "%s\"cpu%d\": {\"count\": [", cpu ? ", " : "",
+			      cpu);
 		for (int o = 0; o < NR_PCP_ORDERS; o++)
-			sb_printf(b, "%s%d", o ? ", " : "", p.count[o]);
-		sb_printf(b,
-			  "], \"pages\": %lu, \"alloc_hit\": %lu, "
-			  "\"alloc_miss\": %lu, \"free\": %lu, "
-			  "\"refill\": %lu, \"drain\": %lu, \"busy\": %lu}",
-			  p.pages, p.hit, p.miss, p.free, p.refill, p.drain,
-			  p.busy);
+			strbuf_printf(b, "%s%d", o ? ", " : "", p.count[o]);
+		strbuf_printf(b,
+			      "], \"pages\": %lu, \"alloc_hit\": %lu, "
+			      "\"alloc_miss\": %lu, \"free\": %lu, "
+			      "\"refill\": %lu, \"drain\": %lu, \"busy\": %lu}",
+			      p.pages, p.hit, p.miss, p.free, p.refill, p.drain,
+			      p.busy);
 	}
-	sb_printf(b, "}}");
+	strbuf_printf(b, "}}");
 }
 
 int zoneinfo_json(char *buf, size_t size)
 {
-	struct sbuf b;
-	sb_init(&b, buf, size);
-	sb_printf(&b, "{");
+	struct strbuf b;
+	strbuf_init(&b, buf, size);
+	strbuf_printf(&b, "{");
 	for (int n = 0; n < mm_nr_zones; n++) {
-		sb_printf(&b, n ? ", " : "");
+		strbuf_printf(&b, n ? ", " : "");
 		zoneinfo_json_zone(&b, &mm_zones[n]);
 	}
-	sb_printf(&b, "}");
-	return sb_done(&b);
+	strbuf_printf(&b, "}");
+	return strbuf_done(&b);
 }
 
 static const char *const numa_stat_names[NR_NUMA_STATS] = {
@@ -251,73 +218,73 @@ static const char *const numa_stat_names[NR_NUMA_STATS] = {
 
 int numastat_text(char *buf, size_t size)
 {
-	struct sbuf b;
-	sb_init(&b, buf, size);
+	struct strbuf b;
+	strbuf_init(&b, buf, size);
 	/* numactl's numastat: a 16-character label, 16-character columns
 	 * (it also has interleave_hit, which we do not count) */
-	sb_printf(&b, "%-16s", "");
+	strbuf_printf(&b, "%-16s", "");
 	for (int n = 0; n < mm_nr_zones; n++) {
 		char name[16];
 		mm_snprintf(name, sizeof(name), "node%d", n);
-		sb_printf(&b, "%16s", name);
+		strbuf_printf(&b, "%16s", name);
 	}
-	sb_printf(&b, "\n");
+	strbuf_printf(&b, "\n");
 	for (int i = 0; i < NR_NUMA_STATS; i++) {
-		sb_printf(&b, "%-16s", numa_stat_names[i]);
+		strbuf_printf(&b, "%-16s", numa_stat_names[i]);
 		for (int n = 0; n < mm_nr_zones; n++)
-			sb_printf(&b, "%16lu",
-				  numa_stat_read(n, (enum numa_stat)i));
-		sb_printf(&b, "\n");
+			strbuf_printf(&b, "%16lu",
+				      numa_stat_read(n, (enum numa_stat)i));
+		strbuf_printf(&b, "\n");
 	}
-	return sb_done(&b);
+	return strbuf_done(&b);
 }
 
 int numastat_json(char *buf, size_t size)
 {
-	struct sbuf b;
-	sb_init(&b, buf, size);
-	sb_printf(&b, "{");
+	struct strbuf b;
+	strbuf_init(&b, buf, size);
+	strbuf_printf(&b, "{");
 	for (int n = 0; n < mm_nr_zones; n++) {
-		sb_printf(&b, "%s\"node%d\": {", n ? ", " : "", n);
+		strbuf_printf(&b, "%s\"node%d\": {", n ? ", " : "", n);
 		for (int i = 0; i < NR_NUMA_STATS; i++)
-			sb_printf(&b, "%s\"%s\": %lu", i ? ", " : "",
-				  numa_stat_names[i],
-				  numa_stat_read(n, (enum numa_stat)i));
-		sb_printf(&b, "}");
+			strbuf_printf(&b, "%s\"%s\": %lu", i ? ", " : "",
+				      numa_stat_names[i],
+				      numa_stat_read(n, (enum numa_stat)i));
+		strbuf_printf(&b, "}");
 	}
-	sb_printf(&b, "}");
-	return sb_done(&b);
+	strbuf_printf(&b, "}");
+	return strbuf_done(&b);
 }
 
 int pcp_text(char *buf, size_t size)
 {
-	struct sbuf b;
-	sb_init(&b, buf, size);
-	sb_printf(&b, "%-4s %-4s", "node", "cpu");
+	struct strbuf b;
+	strbuf_init(&b, buf, size);
+	strbuf_printf(&b, "%-4s %-4s", "node", "cpu");
 	for (int o = 0; o < NR_PCP_ORDERS; o++) {
 		char col[24];
 		mm_snprintf(col, sizeof(col), "order%d:cnt/high/bat", o);
-		sb_printf(&b, " %20s", col);
+		strbuf_printf(&b, " %20s", col);
 	}
-	sb_printf(&b, " %7s %10s %10s %10s %8s %8s\n", "pages", "alloc_hit",
-		  "alloc_miss", "free", "refill", "drain");
+	strbuf_printf(&b, " %7s %10s %10s %10s %8s %8s\n", "pages", "alloc_hit",
+		      "alloc_miss", "free", "refill", "drain");
 	for (int n = 0; n < mm_nr_zones; n++) {
 		struct zone *z = &mm_zones[n];
 		for (int cpu = 0; cpu < stat_cpus(); cpu++) {
 			struct pcp_snap p;
 			snap_pcp(z, cpu, &p);
-			sb_printf(&b, "%-4d %-4d", n, cpu);
+			strbuf_printf(&b, "%-4d %-4d", n, cpu);
 			for (int o = 0; o < NR_PCP_ORDERS; o++) {
 				char col[40];
 				mm_snprintf(col, sizeof(col), "%d/%d/%d",
 					    p.count[o], z->pcp_high[o],
 					    z->pcp_batch[o]);
-				sb_printf(&b, " %20s", col);
+				strbuf_printf(&b, " %20s", col);
 			}
-			sb_printf(&b, " %7lu %10lu %10lu %10lu %8lu %8lu\n",
-				  p.pages, p.hit, p.miss, p.free, p.refill,
-				  p.drain);
+			strbuf_printf(&b, " %7lu %10lu %10lu %10lu %8lu %8lu\n",
+				      p.pages, p.hit, p.miss, p.free, p.refill,
+				      p.drain);
 		}
 	}
-	return sb_done(&b);
+	return strbuf_done(&b);
 }

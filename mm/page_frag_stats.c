@@ -5,6 +5,7 @@
  * page_frag*.c (page_frag_internal.h).
  */
 #include "page_frag_internal.h"
+#include "libc/strbuf.h"
 
 /* Name of each counter, in enum page_frag_stat order, as JSON keys. */
 static const char *const page_frag_stat_names[PF_NR_STATS] = {
@@ -92,105 +93,83 @@ void page_frag_stats_read(struct page_frag_stats *out)
 		out->refills_node[nid] = page_frag_refills_node_sum(nid);
 }
 
-/* Append to buf like snprintf, tracking the length the whole text needs. */
-__attribute__((format(printf, 4, 5))) static void
-page_frag_emit(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-	size_t pos = *len < size ? *len : size;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	/* buf may be NULL (size 0, a length query): NULL + 0 is undefined */
-	n = mm_vsnprintf(pos < size ? buf + pos : NULL, size - pos, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*len += (size_t)n;
-}
-
 int page_frag_stats_text(char *buf, size_t size)
 {
 	uint64_t s[PF_NR_STATS];
-	size_t len = 0;
+	struct strbuf sb;
 
-	if (size)
-		buf[0] = '\0';
+	strbuf_init(&sb, buf, size);
 	page_frag_stats_sum(s);
 	for (int i = 0; i < PF_NR_STATS; i++)
-		page_frag_emit(buf, size, &len, "%-17s %llu\n",
-			       page_frag_stat_names[i],
-			       (unsigned long long)s[i]);
-	page_frag_emit(buf, size, &len, "%-17s", "refills_node");
+		strbuf_printf(&sb, "%-17s %llu\n", page_frag_stat_names[i],
+			      (unsigned long long)s[i]);
+	strbuf_printf(&sb, "%-17s", "refills_node");
 	for (int nid = 0; nid < page_frag_nodes_shown(); nid++)
-		page_frag_emit(
-			buf, size, &len, " %llu",
+		strbuf_printf(
+			&sb, " %llu",
 			(unsigned long long)page_frag_refills_node_sum(nid));
-	page_frag_emit(buf, size, &len, "\n");
-	return (int)len;
+	strbuf_printf(&sb, "\n");
+	return strbuf_done(&sb);
 }
 
 /* ", \"refills_node\": [n0, n1, ...]" of one CPU, or summed (cpu < 0). */
-static void page_frag_json_nodes(char *buf, size_t size, size_t *len, int cpu)
+static void page_frag_json_nodes(struct strbuf *sb, int cpu)
 {
-	page_frag_emit(buf, size, len, ", \"refills_node\": [");
+	strbuf_printf(sb, ", \"refills_node\": [");
 	for (int nid = 0; nid < page_frag_nodes_shown(); nid++)
-		page_frag_emit(
-			buf, size, len, "%s%llu", nid ? ", " : "",
+		strbuf_printf(
+			sb, "%s%llu", nid ? ", " : "",
 			(unsigned long long)(cpu < 0 ? page_frag_refills_node_sum(
 							       nid)
 						     : page_frag_cpu_refills_node(
 							       cpu, nid)));
-	page_frag_emit(buf, size, len, "]");
+	strbuf_printf(sb, "]");
 }
 
 /* ", \"refill_policy\": \"device\", \"refill_node\": 1" of cpu's caches. */
-static void page_frag_json_policy(char *buf, size_t size, size_t *len, int cpu)
+static void page_frag_json_policy(struct strbuf *sb, int cpu)
 {
 	int node;
 	enum page_frag_node_policy policy =
 		page_frag_percpu_get_policy(cpu, &node);
 
-	page_frag_emit(buf, size, len,
-		       ", \"refill_policy\": \"%s\", \"refill_node\": %d",
-		       page_frag_policy_name(policy), node);
+	strbuf_printf(sb, ", \"refill_policy\": \"%s\", \"refill_node\": %d",
+		      page_frag_policy_name(policy), node);
 }
 
 /* The counters v as a JSON object, left open for the caller to close. */
-static void page_frag_json_counters(char *buf, size_t size, size_t *len,
-				    const uint64_t *v)
+static void page_frag_json_counters(struct strbuf *sb, const uint64_t *v)
 {
-	page_frag_emit(buf, size, len, "{");
+	strbuf_printf(sb, "{");
 	for (int i = 0; i < PF_NR_STATS; i++)
-		page_frag_emit(buf, size, len, "%s\"%s\": %llu", i ? ", " : "",
-			       page_frag_stat_names[i],
-			       (unsigned long long)v[i]);
+		strbuf_printf(sb, "%s\"%s\": %llu", i ? ", " : "",
+			      page_frag_stat_names[i],
+			      (unsigned long long)v[i]);
 }
 
 int page_frag_stats_json(char *buf, size_t size)
 {
 	uint64_t s[PF_NR_STATS];
-	size_t len = 0;
+	struct strbuf sb;
 	int cpus = mm_nr_cpus() < MM_MAX_CPUS ? mm_nr_cpus() : MM_MAX_CPUS;
 
-	if (size)
-		buf[0] = '\0';
+	strbuf_init(&sb, buf, size);
 	page_frag_stats_sum(s);
-	page_frag_json_counters(buf, size, &len, s);
-	page_frag_json_nodes(buf, size, &len, -1);
-	page_frag_emit(buf, size, &len, ", \"cpu\": {");
+	page_frag_json_counters(&sb, s);
+	page_frag_json_nodes(&sb, -1);
+	strbuf_printf(&sb, ", \"cpu\": {");
 	for (int cpu = 0; cpu < cpus; cpu++) {
 		for (int i = 0; i < PF_NR_STATS; i++)
 			s[i] = atomic_load_explicit(
 				&page_frag_cpu_stats[cpu].v[i],
 				memory_order_relaxed);
 		page_frag_batch_pending_add(cpu, s);
-		page_frag_emit(buf, size, &len,
-			       "%s\"cpu%d\": ", cpu ? ", " : "", cpu);
-		page_frag_json_counters(buf, size, &len, s);
-		page_frag_json_nodes(buf, size, &len, cpu);
-		page_frag_json_policy(buf, size, &len, cpu);
-		page_frag_emit(buf, size, &len, "}");
+		strbuf_printf(&sb, "%s\"cpu%d\": ", cpu ? ", " : "", cpu);
+		page_frag_json_counters(&sb, s);
+		page_frag_json_nodes(&sb, cpu);
+		page_frag_json_policy(&sb, cpu);
+		strbuf_printf(&sb, "}");
 	}
-	page_frag_emit(buf, size, &len, "}}");
-	return (int)len;
+	strbuf_printf(&sb, "}}");
+	return strbuf_done(&sb);
 }

@@ -12,6 +12,7 @@
 #include "qmempool.h"
 #include "debug.h"
 #include "page_alloc.h"
+#include "libc/strbuf.h"
 
 /* Registry of live pools, for the statistics. */
 static struct list_head qmp_pools = LIST_HEAD_INIT(qmp_pools);
@@ -539,32 +540,6 @@ void qmempool_get_stats(const struct qmempool *pool, struct qmempool_stats *o)
 	o->outstanding = (long)(o->slab_in - held);
 }
 
-/* Append with snprintf semantics: len keeps counting past the end. */
-struct qmp_buf {
-	char *buf;
-	size_t size, len;
-};
-
-__attribute__((format(printf, 2, 3))) static void
-qmp_printf(struct qmp_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = mm_vsnprintf(b->len < b->size ? b->buf + b->len : NULL,
-			 b->len < b->size ? b->size - b->len : 0, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		b->len += (size_t)n;
-}
-
-/* vsnprintf already NUL-terminates what it cut; return the full length. */
-static int qmp_done(const struct qmp_buf *b)
-{
-	return (int)b->len;
-}
-
 /* Counter names and values in one order, shared by text and JSON. */
 #define QMP_NR_COUNTERS 10
 static const char *const qmp_counter_names[QMP_NR_COUNTERS] = {
@@ -588,84 +563,83 @@ static void qmp_counters(const struct qmempool_stats *st,
 	v[9] = st->outstanding;
 }
 
-static void qmp_text_pool(struct qmp_buf *b, const struct qmempool *pool)
+static void qmp_text_pool(struct strbuf *b, const struct qmempool *pool)
 {
 	struct qmempool_stats st;
 	long v[QMP_NR_COUNTERS];
 
 	qmempool_get_stats(pool, &st);
 	qmp_counters(&st, v);
-	qmp_printf(b, "qmempool%-4u %-16s %7lu %6u %7u %9lu ", pool->id,
-		   kmem_cache_name(pool->cache),
-		   (unsigned long)kmem_cache_size(pool->cache), pool->localq_sz,
-		   pool->sharedq_sz, st.in_localq);
+	strbuf_printf(b, "qmempool%-4u %-16s %7lu %6u %7u %9lu ", pool->id,
+		      kmem_cache_name(pool->cache),
+		      (unsigned long)kmem_cache_size(pool->cache),
+		      pool->localq_sz, pool->sharedq_sz, st.in_localq);
 	for (int nid = 0; nid < pool->nr_nodes; nid++)
-		qmp_printf(b, "%s%lu", nid ? "/" : "", st.in_sharedq[nid]);
+		strbuf_printf(b, "%s%lu", nid ? "/" : "", st.in_sharedq[nid]);
 	for (int i = 0; i < QMP_NR_COUNTERS; i++)
-		qmp_printf(b, " %s=%ld", qmp_counter_names[i], v[i]);
-	qmp_printf(b, "\n");
+		strbuf_printf(b, " %s=%ld", qmp_counter_names[i], v[i]);
+	strbuf_printf(b, "\n");
 }
 
 int qmempool_stats_text(char *buf, size_t size)
 {
-	struct qmp_buf b = {buf, size, 0};
+	struct strbuf b;
 	struct list_head *pos;
 	unsigned long flags;
 
-	if (size)
-		buf[0] = '\0';
-	qmp_printf(&b, "# pool        cache            objsize localq "
-		       "sharedq in_localq in_sharedq(per node) counters\n");
+	strbuf_init(&b, buf, size);
+	strbuf_printf(&b, "# pool        cache            objsize localq "
+			  "sharedq in_localq in_sharedq(per node) counters\n");
 	flags = mm_spin_lock_irqsave(&qmp_lock);
 	list_for_each (pos, &qmp_pools)
 		qmp_text_pool(&b, list_entry(pos, struct qmempool, list));
 	mm_spin_unlock_irqrestore(&qmp_lock, flags);
-	return qmp_done(&b);
+	return strbuf_done(&b);
 }
 
-static void qmp_json_pool(struct qmp_buf *b, const struct qmempool *pool)
+static void qmp_json_pool(struct strbuf *b, const struct qmempool *pool)
 {
 	struct qmempool_stats st;
 	long v[QMP_NR_COUNTERS];
 
 	qmempool_get_stats(pool, &st);
 	qmp_counters(&st, v);
-	qmp_printf(b,
-		   "\"qmempool%u\": {\"cache\": \"%s\", \"object_size\": %lu, "
-		   "\"localq_size\": %u, \"sharedq_size\": %u, "
-		   "\"prealloc\": %u, \"in_localq\": %lu, \"in_sharedq\": [",
-		   pool->id, kmem_cache_name(pool->cache),
-		   (unsigned long)kmem_cache_size(pool->cache), pool->localq_sz,
-		   pool->sharedq_sz, pool->prealloc, st.in_localq);
+	strbuf_printf(
+		b,
+		"\"qmempool%u\": {\"cache\": \"%s\", \"object_size\": %lu, "
+		"\"localq_size\": %u, \"sharedq_size\": %u, "
+		"\"prealloc\": %u, \"in_localq\": %lu, \"in_sharedq\": [",
+		pool->id, kmem_cache_name(pool->cache),
+		(unsigned long)kmem_cache_size(pool->cache), pool->localq_sz,
+		pool->sharedq_sz, pool->prealloc, st.in_localq);
 	for (int nid = 0; nid < pool->nr_nodes; nid++)
-		qmp_printf(b, "%s%lu", nid ? ", " : "", st.in_sharedq[nid]);
-	qmp_printf(b, "], \"in_localq_cpu\": [");
+		strbuf_printf(b, "%s%lu", nid ? ", " : "", st.in_sharedq[nid]);
+	strbuf_printf(b, "], \"in_localq_cpu\": [");
 	for (int cpu = 0; cpu < pool->nr_cpus; cpu++)
-		qmp_printf(b, "%s%u", cpu ? ", " : "",
-			   qmempool_localq_count(&pool->cpu[cpu]));
-	qmp_printf(b, "]");
+		strbuf_printf(b, "%s%u", cpu ? ", " : "",
+			      qmempool_localq_count(&pool->cpu[cpu]));
+	strbuf_printf(b, "]");
 	for (int i = 0; i < QMP_NR_COUNTERS; i++)
-		qmp_printf(b, ", \"%s\": %ld", qmp_counter_names[i], v[i]);
-	qmp_printf(b, "}");
+		strbuf_printf(b, ", \"%s\": %ld", qmp_counter_names[i], v[i]);
+	strbuf_printf(b, "}");
 }
 
 int qmempool_stats_json(char *buf, size_t size)
 {
-	struct qmp_buf b = {buf, size, 0};
+	struct strbuf b;
 	struct list_head *pos;
 	unsigned long flags;
 	bool first = true;
 
-	if (size)
-		buf[0] = '\0';
-	qmp_printf(&b, "{");
+	strbuf_init(&b, buf, size);
+	strbuf_printf(&b, "{");
 	flags = mm_spin_lock_irqsave(&qmp_lock);
 	list_for_each (pos, &qmp_pools) {
-		qmp_printf(&b, "%s", first ? "" : ", ");
+		strbuf_printf(&b, "%s", first ? "" : ", ");
 		qmp_json_pool(&b, list_entry(pos, struct qmempool, list));
 		first = false;
 	}
 	mm_spin_unlock_irqrestore(&qmp_lock, flags);
-	qmp_printf(&b, "}");
-	return qmp_done(&b);
+	strbuf_printf(&b, "}");
+	return strbuf_done(&b);
 }

@@ -7,6 +7,7 @@
  * other CPUs allocate is consistent per node but only approximate overall.
  */
 #include "slab_internal.h"
+#include "libc/strbuf.h"
 
 struct slab_snapshot {
 	unsigned long slabs, partial, empty, total, free_in_slabs, active;
@@ -53,57 +54,37 @@ static void snapshot(struct kmem_cache *s, struct slab_snapshot *o)
 	o->active = o->total > idle ? o->total - idle : 0;
 }
 
-/* Append with snprintf semantics: len keeps counting past the end. */
-struct sbuf {
-	char *buf;
-	size_t size;
-	size_t len;
-};
-
-__attribute__((format(printf, 2, 3))) static void
-sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	size_t room = b->len < b->size ? b->size - b->len : 0;
-
-	va_start(ap, fmt);
-	int n = mm_vsnprintf(room ? b->buf + b->len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		b->len += (size_t)n;
-}
-
 /* One cache in /proc/slabinfo 2.1's columns (objsize is the slot, as
  * Linux prints s->size; tunables are the per-CPU magazine's limit and
  * batch), then our own " : stats" section. */
-static void text_line(struct sbuf *b, struct kmem_cache *s)
+static void text_line(struct strbuf *b, struct kmem_cache *s)
 {
 	struct slab_snapshot o;
 	const struct kmem_cache_cpu *c0 = s->nr_cpus ? cache_cpu(s, 0) : NULL;
 
 	snapshot(s, &o);
-	sb_printf(b, "%-17s %6lu %6lu %6u %4u %4u", s->name, o.active, o.total,
-		  s->stride, s->objects, 1u << s->order);
-	sb_printf(b, " : tunables %4u %4u %4u", c0 ? c0->limit : 0,
-		  c0 ? c0->batch : 0, 0u);
-	sb_printf(b, " : slabdata %6lu %6lu %6lu", o.slabs - o.empty, o.slabs,
-		  0ul);
-	sb_printf(b,
-		  " : stats %6u %6lu %5lu %5lu %10lu %10lu %7lu %7lu %7lu "
-		  "%6lu %6lu %4lu %7lu\n",
-		  s->object_size, o.cpu_cached, o.partial, o.empty, o.allocs,
-		  o.frees, o.refills, o.flushes, o.remote, o.slab_allocs,
-		  o.slab_frees, o.fails, o.fallback);
+	strbuf_printf(b, "%-17s %6lu %6lu %6u %4u %4u", s->name, o.active,
+		      o.total, s->stride, s->objects, 1u << s->order);
+	strbuf_printf(b, " : tunables %4u %4u %4u", c0 ? c0->limit : 0,
+		      c0 ? c0->batch : 0, 0u);
+	strbuf_printf(b, " : slabdata %6lu %6lu %6lu", o.slabs - o.empty,
+		      o.slabs, 0ul);
+	strbuf_printf(b,
+		      " : stats %6u %6lu %5lu %5lu %10lu %10lu %7lu %7lu %7lu "
+		      "%6lu %6lu %4lu %7lu\n",
+		      s->object_size, o.cpu_cached, o.partial, o.empty,
+		      o.allocs, o.frees, o.refills, o.flushes, o.remote,
+		      o.slab_allocs, o.slab_frees, o.fails, o.fallback);
 }
 
 int slabinfo_text(char *buf, size_t size)
 {
-	struct sbuf b = {buf, size, 0};
+	struct strbuf b;
 	struct list_head *pos;
 
-	if (size)
-		buf[0] = '\0';
-	sb_printf(&b, "slabinfo - version: 2.1\n"
+	strbuf_init(&b, buf, size);
+	strbuf_printf(&b,
+		      "slabinfo - version: 2.1\n"
 		      "# name            <active_objs> <num_objs> <objsize> "
 		      "<objperslab> <pagesperslab> : tunables <limit> "
 		      "<batchcount> <sharedfactor> : slabdata <active_slabs> "
@@ -117,7 +98,7 @@ int slabinfo_text(char *buf, size_t size)
 		text_line(&b, list_entry(pos, struct kmem_cache, list));
 	}
 	mm_spin_unlock_irqrestore(&slab_caches_lock, f);
-	return (int)b.len;
+	return strbuf_done(&b);
 }
 
 /*
@@ -133,65 +114,64 @@ static unsigned long magazine_misses(const struct slab_snapshot *o)
 }
 
 /* Objects now in each CPU's magazine, and its capacity. */
-static void json_magazines(struct sbuf *b, struct kmem_cache *s)
+static void json_magazines(struct strbuf *b, struct kmem_cache *s)
 {
-	sb_printf(b, ", \"magazine_limit\": %u, \"magazines\": [",
-		  s->nr_cpus ? cache_cpu(s, 0)->limit : 0);
+	strbuf_printf(b, ", \"magazine_limit\": %u, \"magazines\": [",
+		      s->nr_cpus ? cache_cpu(s, 0)->limit : 0);
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
-		sb_printf(b, "%s%u", cpu ? ", " : "",
-			  cpu_avail(cache_cpu(s, cpu)));
-	sb_printf(b, "]");
+		strbuf_printf(b, "%s%u", cpu ? ", " : "",
+			      cpu_avail(cache_cpu(s, cpu)));
+	strbuf_printf(b, "]");
 }
 
-static void json_entry(struct sbuf *b, struct kmem_cache *s, bool first)
+static void json_entry(struct strbuf *b, struct kmem_cache *s, bool first)
 {
 	struct slab_snapshot o;
 
 	snapshot(s, &o);
-	sb_printf(b,
-		  "%s\"%s\": {\"object_size\": %u, \"stride\": %u, "
-		  "\"align\": %u, \"active_objs\": %lu, \"num_objs\": %lu, "
-		  "\"objs_per_slab\": %u, \"pages_per_slab\": %u, "
-		  "\"slabs\": %lu, \"partial_slabs\": %lu, "
-		  "\"empty_slabs\": %lu, \"cpu_cached\": %lu, ",
-		  first ? "" : ", ", s->name, s->object_size, s->stride,
-		  s->align, o.active, o.total, s->objects, 1u << s->order,
-		  o.slabs, o.partial, o.empty, o.cpu_cached);
-	sb_printf(b,
-		  "\"allocs\": %lu, \"frees\": %lu, \"refills\": %lu, "
-		  "\"flushes\": %lu, \"remote_frees\": %lu, "
-		  "\"alloc_remote\": %lu, \"magazine_hits\": %lu, "
-		  "\"magazine_misses\": %lu, "
-		  "\"bulk_allocs\": %lu, \"bulk_frees\": %lu, "
-		  "\"slab_page_allocs\": %lu, \"slab_page_frees\": %lu, "
-		  "\"alloc_fails\": %lu, \"fallback_allocs\": %lu, "
-		  "\"debug\": %s",
-		  o.allocs, o.frees, o.refills, o.flushes, o.remote,
-		  o.alloc_remote, o.allocs - magazine_misses(&o),
-		  magazine_misses(&o), o.bulk_allocs, o.bulk_frees,
-		  o.slab_allocs, o.slab_frees, o.fails, o.fallback,
-		  cache_debug(s) ? "true" : "false");
+	strbuf_printf(b,
+		      "%s\"%s\": {\"object_size\": %u, \"stride\": %u, "
+		      "\"align\": %u, \"active_objs\": %lu, \"num_objs\": %lu, "
+		      "\"objs_per_slab\": %u, \"pages_per_slab\": %u, "
+		      "\"slabs\": %lu, \"partial_slabs\": %lu, "
+		      "\"empty_slabs\": %lu, \"cpu_cached\": %lu, ",
+		      first ? "" : ", ", s->name, s->object_size, s->stride,
+		      s->align, o.active, o.total, s->objects, 1u << s->order,
+		      o.slabs, o.partial, o.empty, o.cpu_cached);
+	strbuf_printf(b,
+		      "\"allocs\": %lu, \"frees\": %lu, \"refills\": %lu, "
+		      "\"flushes\": %lu, \"remote_frees\": %lu, "
+		      "\"alloc_remote\": %lu, \"magazine_hits\": %lu, "
+		      "\"magazine_misses\": %lu, "
+		      "\"bulk_allocs\": %lu, \"bulk_frees\": %lu, "
+		      "\"slab_page_allocs\": %lu, \"slab_page_frees\": %lu, "
+		      "\"alloc_fails\": %lu, \"fallback_allocs\": %lu, "
+		      "\"debug\": %s",
+		      o.allocs, o.frees, o.refills, o.flushes, o.remote,
+		      o.alloc_remote, o.allocs - magazine_misses(&o),
+		      magazine_misses(&o), o.bulk_allocs, o.bulk_frees,
+		      o.slab_allocs, o.slab_frees, o.fails, o.fallback,
+		      cache_debug(s) ? "true" : "false");
 	json_magazines(b, s);
-	sb_printf(b, "}");
+	strbuf_printf(b, "}");
 }
 
 int slabinfo_json(char *buf, size_t size)
 {
-	struct sbuf b = {buf, size, 0};
+	struct strbuf b;
 	struct list_head *pos;
 	bool first = true;
 
-	if (size)
-		buf[0] = '\0';
-	sb_printf(&b, "{");
+	strbuf_init(&b, buf, size);
+	strbuf_printf(&b, "{");
 	unsigned long f = mm_spin_lock_irqsave(&slab_caches_lock);
 	list_for_each (pos, &slab_caches) {
 		json_entry(&b, list_entry(pos, struct kmem_cache, list), first);
 		first = false;
 	}
 	mm_spin_unlock_irqrestore(&slab_caches_lock, f);
-	sb_printf(&b, "}");
-	return (int)b.len;
+	strbuf_printf(&b, "}");
+	return strbuf_done(&b);
 }
 
 unsigned long slab_remote_frees(void)

@@ -40,6 +40,7 @@
 #include "kernel/poll.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
+#include "libc/strbuf.h"
 
 static spinlock_t core_lock = SPINLOCK_INIT;
 /* The holder's CPU id, -1 when free: for net_core_held() and the assert. */
@@ -176,11 +177,6 @@ void net_core_unlocked_call(const void *caller)
 			this_cpu_id(), caller);
 }
 
-#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
-#define APPEND(...)                                                         \
-	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
-			       __VA_ARGS__))
-
 /* TSC cycles to nanoseconds, without overflow for long totals. */
 static unsigned long long tsc_to_ns(uint64_t cycles)
 {
@@ -189,18 +185,17 @@ static unsigned long long tsc_to_ns(uint64_t cycles)
 	return cycles / hz * 1000000000ull + cycles % hz * 1000000000ull / hz;
 }
 
-static void stats_member(char *buf, size_t size, size_t *np, const char *name,
+static void stats_member(struct strbuf *sb, const char *name,
 			 const struct core_lock_cpu *s, bool comma)
 {
-	size_t n = *np;
-
-	APPEND("%s\"%s\":{\"acquired\":%llu,\"busy\":%llu,\"waits\":%llu,"
-	       "\"wait_ns\":%llu,\"hold_ns\":%llu,\"hold_max_ns\":%llu}",
-	       comma ? "," : "", name, (unsigned long long)s->acquired,
-	       (unsigned long long)s->busy, (unsigned long long)s->waits,
-	       (unsigned long long)s->wait_ns, tsc_to_ns(s->hold_tsc),
-	       tsc_to_ns(s->hold_max_tsc));
-	*np = n;
+	strbuf_printf(
+		sb,
+		"%s\"%s\":{\"acquired\":%llu,\"busy\":%llu,\"waits\":%llu,"
+		"\"wait_ns\":%llu,\"hold_ns\":%llu,\"hold_max_ns\":%llu}",
+		comma ? "," : "", name, (unsigned long long)s->acquired,
+		(unsigned long long)s->busy, (unsigned long long)s->waits,
+		(unsigned long long)s->wait_ns, tsc_to_ns(s->hold_tsc),
+		tsc_to_ns(s->hold_max_tsc));
 }
 
 void net_core_lock_totals(struct net_core_lock_totals *out)
@@ -219,7 +214,7 @@ int net_core_lock_stats_json(char *buf, size_t size)
 {
 	struct core_lock_cpu sum = {0};
 	char name[16];
-	size_t n = 0;
+	struct strbuf sb;
 
 	for (int c = 0; c < nr_cpus; c++) {
 		const struct core_lock_cpu *s = &lock_stats[c];
@@ -232,13 +227,15 @@ int net_core_lock_stats_json(char *buf, size_t size)
 		if (s->hold_max_tsc > sum.hold_max_tsc)
 			sum.hold_max_tsc = s->hold_max_tsc;
 	}
-	APPEND("{\"unlocked_calls\":%lu,", atomic_load(&unlocked_calls));
-	stats_member(buf, size, &n, "total", &sum, false);
-	APPEND(",\"cpu\":{");
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{\"unlocked_calls\":%lu,",
+		      atomic_load(&unlocked_calls));
+	stats_member(&sb, "total", &sum, false);
+	strbuf_printf(&sb, ",\"cpu\":{");
 	for (int c = 0; c < nr_cpus; c++) {
 		snprintf(name, sizeof(name), "cpu%d", c);
-		stats_member(buf, size, &n, name, &lock_stats[c], c > 0);
+		stats_member(&sb, name, &lock_stats[c], c > 0);
 	}
-	APPEND("}}");
-	return (int)n;
+	strbuf_printf(&sb, "}}");
+	return strbuf_done(&sb);
 }

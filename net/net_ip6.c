@@ -16,7 +16,6 @@
  */
 #include "net_ip6.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "drivers/netdev.h"
@@ -25,6 +24,7 @@
 #include "kernel/ip6_text.h"
 #include "lwip/ip6.h"
 #include "lwip/netif.h"
+#include "libc/strbuf.h"
 
 static struct netif *static_nif; /* the interface ip6=/gw6= apply to */
 static ip6_addr_t gw6;
@@ -139,23 +139,20 @@ void net_ip6_start(struct netif *nif)
 
 int net_ip6_addrs_text(struct netif *nif, char *buf, size_t size)
 {
-	size_t n = 0;
+	struct strbuf sb;
 	char text[IP6ADDR_STRLEN_MAX];
 
-	if (size)
-		buf[0] = '\0';
+	strbuf_init(&sb, buf, size);
 	for (int i = 0; i < LWIP_IPV6_NUM_ADDRESSES; i++) {
 		u8_t st = netif_ip6_addr_state(nif, i);
 
 		if (ip6_addr_isinvalid(st))
 			continue;
 		net_ip6_text(netif_ip6_addr(nif, i), text, sizeof(text));
-		n += (size_t)snprintf(buf + (n < size ? n : size),
-				      n < size ? size - n : 0, "%s%s%s",
-				      n ? " " : "", text,
-				      ip6_addr_istentative(st) ? "?" : "");
+		strbuf_printf(&sb, "%s%s%s", sb.len ? " " : "", text,
+			      ip6_addr_istentative(st) ? "?" : "");
 	}
-	return (int)n;
+	return strbuf_done(&sb);
 }
 
 const ip6_addr_t *net_ip6_gateway(struct netif *nif, const ip6_addr_t *dest)
@@ -164,28 +161,27 @@ const ip6_addr_t *net_ip6_gateway(struct netif *nif, const ip6_addr_t *dest)
 	return have_gw6 && nif == static_nif ? &gw6 : NULL;
 }
 
-#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
-#define APPEND(...)                                                         \
-	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
-			       __VA_ARGS__))
-
 int net_ip6_json(char *buf, size_t size)
 {
-	size_t n = 0;
+	struct strbuf sb;
 	struct netif *nif;
 	char text[IP6ADDR_STRLEN_MAX];
 	bool first_if = true;
 
-	APPEND("{\"gw6\":\"");
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{\"gw6\":\"");
 	if (have_gw6)
-		APPEND("%s", net_ip6_text(&gw6, text, sizeof(text)));
-	APPEND("\",\"cmdline_errors\":%d,\"netifs\":{", cmdline_errors());
+		strbuf_printf(&sb, "%s",
+			      net_ip6_text(&gw6, text, sizeof(text)));
+	strbuf_printf(&sb, "\",\"cmdline_errors\":%d,\"netifs\":{",
+		      cmdline_errors());
 	NETIF_FOREACH(nif)
 	{
 		struct netdev *dev = nif->state;
 		bool first = true;
 
-		APPEND("%s\"%s\":[", first_if ? "" : ",", dev->name);
+		strbuf_printf(&sb, "%s\"%s\":[", first_if ? "" : ",",
+			      dev->name);
 		first_if = false;
 		for (int i = 0; i < LWIP_IPV6_NUM_ADDRESSES; i++) {
 			u8_t st = netif_ip6_addr_state(nif, i);
@@ -194,14 +190,15 @@ int net_ip6_json(char *buf, size_t size)
 				continue;
 			net_ip6_text(netif_ip6_addr(nif, i), text,
 				     sizeof(text));
-			APPEND("%s{\"addr\":\"%s\",\"state\":\"%s\","
-			       "\"origin\":\"%s\"}",
-			       first ? "" : ",", text, state_name(st),
-			       addr_origin(nif, i));
+			strbuf_printf(&sb,
+				      "%s{\"addr\":\"%s\",\"state\":\"%s\","
+				      "\"origin\":\"%s\"}",
+				      first ? "" : ",", text, state_name(st),
+				      addr_origin(nif, i));
 			first = false;
 		}
-		APPEND("]");
+		strbuf_printf(&sb, "]");
 	}
-	APPEND("}}");
-	return (int)n;
+	strbuf_printf(&sb, "}}");
+	return strbuf_done(&sb);
 }

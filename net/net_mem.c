@@ -20,7 +20,6 @@
  */
 #include "net_mem.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "drivers/netdev.h"
@@ -31,6 +30,7 @@
 #include "lwip/stats.h"
 #include "mm/mm.h"
 #include "net_numa.h"
+#include "libc/strbuf.h"
 
 _Static_assert(NET_MEM_NODES == MM_MAX_NODES, "net_mem.h: NET_MEM_NODES");
 
@@ -392,34 +392,31 @@ struct pbuf *net_rx_pbuf(void *frame, uint32_t len)
 	return p;
 }
 
-static int net_mem_counters_json(char *buf, size_t size);
+static void net_mem_counters_json(struct strbuf *sb);
 
 int net_mem_stats_json(char *buf, size_t size)
 {
 	const struct net_mem_stats *s = &net_mem_stats;
 	int nodes = mm_nr_nodes() < MM_MAX_NODES ? mm_nr_nodes() : MM_MAX_NODES;
-	size_t n;
+	struct strbuf sb;
 
-	n = (size_t)net_mem_counters_json(buf, size);
-	n += (size_t)snprintf(buf + (n < size ? n : size),
-			      n < size ? size - n : 0, ",\"heap_node\":[");
+	strbuf_init(&sb, buf, size);
+	net_mem_counters_json(&sb);
+	strbuf_printf(&sb, ",\"heap_node\":[");
 	for (int i = 0; i < nodes; i++)
-		n += (size_t)snprintf(buf + (n < size ? n : size),
-				      n < size ? size - n : 0, "%s%llu",
-				      i ? "," : "",
-				      (unsigned long long)s->heap_node[i]);
-	n += (size_t)snprintf(buf + (n < size ? n : size),
-			      n < size ? size - n : 0, "]}");
-	return (int)n;
+		strbuf_printf(&sb, "%s%llu", i ? "," : "",
+			      (unsigned long long)s->heap_node[i]);
+	strbuf_printf(&sb, "]}");
+	return strbuf_done(&sb);
 }
 
 /* Every counter but heap_node, as the start of a JSON object (open). */
-static int net_mem_counters_json(char *buf, size_t size)
+static void net_mem_counters_json(struct strbuf *sb)
 {
 	const struct net_mem_stats *s = &net_mem_stats;
 
-	return snprintf(
-		buf, size,
+	strbuf_printf(
+		sb,
 		"{\"mode\":\"%s\",\"heap_alloc\":%llu,\"heap_free\":%llu,"
 		"\"heap_fail\":%llu,\"memp_alloc\":%llu,\"memp_free\":%llu,"
 		"\"memp_fail\":%llu,\"memp_limit_hits\":%llu,\"rx_wrap\":%llu,"

@@ -26,7 +26,6 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "core_lock.h"
 #include "drivers/netdev.h"
@@ -37,6 +36,7 @@
 #include "lwip/timeouts.h"
 #include "net_config.h"
 #include "netif_glue.h"
+#include "libc/strbuf.h"
 
 /* The link state is read from the device this often (it costs a device
  * register access; under QEMU an exit from translated code). */
@@ -351,45 +351,44 @@ void net_poll_start(void)
 				i, queues[i].cpu);
 }
 
-#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
-#define APPEND(...)                                                         \
-	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
-			       __VA_ARGS__))
-
 int net_poll_stats_json(char *buf, size_t size)
 {
 	uint64_t rounds = 0, ns = 0, work = 0;
-	size_t n = 0;
+	struct strbuf sb;
 
 	for (int i = 0; i < nqueues; i++) {
 		rounds += queues[i].busy_rounds;
 		ns += queues[i].busy_ns;
 		work += queues[i].work;
 	}
-	APPEND("{\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu,"
-	       "\"queues\":[",
-	       (unsigned long long)rounds, (unsigned long long)ns,
-	       (unsigned long long)work);
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb,
+		      "{\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu,"
+		      "\"queues\":[",
+		      (unsigned long long)rounds, (unsigned long long)ns,
+		      (unsigned long long)work);
 	for (int i = 0; i < nqueues; i++) {
 		const struct net_queue *q = &queues[i];
 
-		APPEND("%s{\"dev\":\"%s\",\"queue\":%d,\"cpu\":%d,"
-		       "\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu,"
-		       "\"deferred\":%llu,\"wait_max_ns\":%llu,"
-		       "\"irq\":%s,\"irq_arms\":%llu,"
-		       "\"arm_found_work\":%llu,\"wakeups\":%llu,"
-		       "\"empty_polls\":%llu}",
-		       i ? "," : "", q->dev->name, q->q, q->cpu,
-		       (unsigned long long)q->busy_rounds,
-		       (unsigned long long)q->busy_ns,
-		       (unsigned long long)q->work,
-		       (unsigned long long)q->deferred,
-		       (unsigned long long)q->wait_max_ns,
-		       q->irq ? "true" : "false", (unsigned long long)q->arms,
-		       (unsigned long long)q->arm_found_work,
-		       (unsigned long long)q->wakeups,
-		       (unsigned long long)q->empty_polls);
+		strbuf_printf(
+			&sb,
+			"%s{\"dev\":\"%s\",\"queue\":%d,\"cpu\":%d,"
+			"\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu,"
+			"\"deferred\":%llu,\"wait_max_ns\":%llu,"
+			"\"irq\":%s,\"irq_arms\":%llu,"
+			"\"arm_found_work\":%llu,\"wakeups\":%llu,"
+			"\"empty_polls\":%llu}",
+			i ? "," : "", q->dev->name, q->q, q->cpu,
+			(unsigned long long)q->busy_rounds,
+			(unsigned long long)q->busy_ns,
+			(unsigned long long)q->work,
+			(unsigned long long)q->deferred,
+			(unsigned long long)q->wait_max_ns,
+			q->irq ? "true" : "false", (unsigned long long)q->arms,
+			(unsigned long long)q->arm_found_work,
+			(unsigned long long)q->wakeups,
+			(unsigned long long)q->empty_polls);
 	}
-	APPEND("]}");
-	return (int)n;
+	strbuf_printf(&sb, "]}");
+	return strbuf_done(&sb);
 }
