@@ -24,7 +24,7 @@ HOST_VARIANTS := plain tsan asan
 # The part of libc/ that mm/ uses and the host's C library does not have
 # goes into the host library with mm/ (the rest, vsnprintf and the string
 # functions, the host has).
-LIBC_HOST_SRCS := libc/strbuf.c
+LIBC_HOST_SRCS := libc/strbuf.c libc/stat_table.c
 MM_HOST_SRCS := $(sort $(wildcard mm/*.c) $(wildcard mm/host/*.c)) \
 	$(LIBC_HOST_SRCS)
 MM_HEADERS := $(wildcard mm/*.h mm/host/*.h) $(LIBC_HOST_SRCS:.c=.h)

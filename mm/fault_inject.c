@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fault_inject.h"
-#include "libc/strbuf.h"
+#include "libc/stat_table.h"
 
 atomic_uint mm_fault_armed;
 
@@ -319,31 +319,74 @@ static const char *site_spec(int s)
 	return site_armed(s) ? sites[s].spec : "off";
 }
 
+/* One site's figures: its setting (site_info), what it did
+ * (site_counts); the text prints the second table after the spec. */
+struct site_snap {
+	const char *spec;
+	bool armed;
+	unsigned long calls, injected;
+};
+static const struct stat_desc site_info[] = {
+	STAT_INFO_AT(struct site_snap, spec, "",
+		     "the site's setting as given (off when not armed)"),
+	STAT_INFO_AT(struct site_snap, armed, "",
+		     "failures are being injected"),
+};
+static const struct stat_desc site_counts[] = {
+	STAT_COUNTER_AT(struct site_snap, calls, "calls",
+			"calls through the site while armed"),
+	STAT_COUNTER_AT(struct site_snap, injected, "calls",
+			"calls made to fail"),
+};
+static const struct stat_group fault_groups[] = {
+	STAT_GROUP("*", site_info),
+	STAT_GROUP("*", site_counts),
+};
+const struct stat_schema mm_fault_schema = STAT_SCHEMA(fault_groups);
+
+static void site_snapshot(int s, struct site_snap *o)
+{
+	*o = (struct site_snap){
+		.spec = site_spec(s),
+		.armed = site_armed(s),
+		.calls = mm_fault_calls(s),
+		.injected = mm_fault_injected(s),
+	};
+}
+
 int mm_fault_text(char *buf, size_t size)
 {
+	struct site_snap o;
 	struct strbuf sb;
 
 	strbuf_init(&sb, buf, size);
-	for (int s = 0; s < MM_FAULT_NR_SITES; s++)
-		strbuf_printf(&sb, "%s %s calls=%lu injected=%lu\n",
-			      site_names[s], site_spec(s), mm_fault_calls(s),
-			      mm_fault_injected(s));
+	for (int s = 0; s < MM_FAULT_NR_SITES; s++) {
+		site_snapshot(s, &o);
+		strbuf_printf(&sb, "%s %s", site_names[s], o.spec);
+		stat_text_pairs(&sb, site_counts, STAT_TABLE_LEN(site_counts),
+				&o);
+		strbuf_printf(&sb, "\n");
+	}
 	return strbuf_done(&sb);
 }
 
 int mm_fault_json(char *buf, size_t size)
 {
+	struct site_snap o;
 	struct strbuf sb;
 
 	strbuf_init(&sb, buf, size);
 	strbuf_printf(&sb, "{");
-	for (int s = 0; s < MM_FAULT_NR_SITES; s++)
-		strbuf_printf(&sb,
-			      "%s\"%s\": {\"spec\": \"%s\", \"armed\": %s, "
-			      "\"calls\": %lu, \"injected\": %lu}",
-			      s ? ", " : "", site_names[s], site_spec(s),
-			      site_armed(s) ? "true" : "false",
-			      mm_fault_calls(s), mm_fault_injected(s));
+	for (int s = 0; s < MM_FAULT_NR_SITES; s++) {
+		site_snapshot(s, &o);
+		strbuf_printf(&sb, "%s\"%s\":{", s ? "," : "", site_names[s]);
+		stat_json_members(&sb, site_info, STAT_TABLE_LEN(site_info),
+				  &o);
+		strbuf_printf(&sb, ",");
+		stat_json_members(&sb, site_counts, STAT_TABLE_LEN(site_counts),
+				  &o);
+		strbuf_printf(&sb, "}");
+	}
 	strbuf_printf(&sb, "}");
 	return strbuf_done(&sb);
 }

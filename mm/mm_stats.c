@@ -2,24 +2,43 @@
  * Page allocator statistics as text and JSON (formats in mm_stats.h).
  * A snapshot, not an atomic one: each zone is read under its own lock, the
  * per-CPU list lengths and the counters with relaxed loads.
+ *
+ * The tables below describe every value of the JSON documents: a zone's
+ * buddy lists (buddyinfo), its sizes, PCP limits and each CPU's list
+ * (zoneinfo), and the numastat counters; numastat's text takes its rows
+ * from its table too. The other texts keep Linux's layouts byte for byte
+ * (buddyinfo, zoneinfo with Linux's own numa_* names, the pcp table) and
+ * print from the same snapshots.
  */
 #include <string.h>
 
 #include "mm_stats.h"
 #include "pcp.h"
-#include "libc/strbuf.h"
+#include "libc/stat_table.h"
 
 struct zone_snap {
-	unsigned long blocks[MAX_ORDER + 1];
-	unsigned long free;
+	unsigned long free_blocks[MAX_ORDER + 1];
+	unsigned long free_pages;
 };
+
+/* buddyinfo: one object per node. */
+static const struct stat_desc buddy_stats[] = {
+	STAT_ARRAY(struct zone_snap, free_blocks, STAT_KIND_GAUGE, "order",
+		   "blocks", "free blocks of 2^order pages"),
+	STAT_GAUGE_AT(struct zone_snap, free_pages, "pages",
+		      "free pages in the buddy lists"),
+};
+static const struct stat_group buddy_groups[] = {
+	STAT_GROUP("*", buddy_stats),
+};
+const struct stat_schema buddyinfo_schema = STAT_SCHEMA(buddy_groups);
 
 static void snap_zone(struct zone *z, struct zone_snap *s)
 {
 	unsigned long flags = mm_spin_lock_irqsave(&z->lock);
 	for (int o = 0; o <= MAX_ORDER; o++)
-		s->blocks[o] = z->free_area[o].nr_free;
-	s->free = (unsigned long)atomic_load(&z->free_pages);
+		s->free_blocks[o] = z->free_area[o].nr_free;
+	s->free_pages = (unsigned long)atomic_load(&z->free_pages);
 	mm_spin_unlock_irqrestore(&z->lock, flags);
 }
 
@@ -33,7 +52,7 @@ int buddyinfo_text(char *buf, size_t size)
 		/* Linux's /proc/buddyinfo, byte for byte */
 		strbuf_printf(&b, "Node %d, zone %8s ", n, "Normal");
 		for (int o = 0; o <= MAX_ORDER; o++)
-			strbuf_printf(&b, "%6lu ", s.blocks[o]);
+			strbuf_printf(&b, "%6lu ", s.free_blocks[o]);
 		strbuf_printf(&b, "\n");
 	}
 	return strbuf_done(&b);
@@ -47,11 +66,10 @@ int buddyinfo_json(char *buf, size_t size)
 	for (int n = 0; n < mm_nr_zones; n++) {
 		struct zone_snap s;
 		snap_zone(&mm_zones[n], &s);
-		strbuf_printf(&b, "%s\"node%d\": {\"free_blocks\": [",
-			      n ? ", " : "", n);
-		for (int o = 0; o <= MAX_ORDER; o++)
-			strbuf_printf(&b, "%s%lu", o ? ", " : "", s.blocks[o]);
-		strbuf_printf(&b, "], \"free_pages\": %lu}", s.free);
+		strbuf_printf(&b, "%s\"node%d\":{", n ? "," : "", n);
+		stat_json_members(&b, buddy_stats, STAT_TABLE_LEN(buddy_stats),
+				  &s);
+		strbuf_printf(&b, "}");
 	}
 	strbuf_printf(&b, "}");
 	return strbuf_done(&b);
@@ -60,8 +78,53 @@ int buddyinfo_json(char *buf, size_t size)
 struct pcp_snap {
 	int count[NR_PCP_ORDERS];
 	unsigned long pages;
-	unsigned long hit, miss, free, refill, drain, busy;
+	unsigned long alloc_hit, alloc_miss, free, refill, drain, busy;
 };
+
+/* zoneinfo: one object per node, with its CPUs' lists under "pcp". */
+struct zone_info_snap {
+	unsigned long free, managed, spanned, start_pfn, alloc_fail;
+	int pcp_batch[NR_PCP_ORDERS], pcp_high[NR_PCP_ORDERS];
+};
+static const struct stat_desc zone_stats[] = {
+	STAT_GAUGE_AT(struct zone_info_snap, free, "pages", "free pages"),
+	STAT_INFO_AT(struct zone_info_snap, managed, "pages",
+		     "pages given to the buddy lists"),
+	STAT_INFO_AT(struct zone_info_snap, spanned, "pages",
+		     "pages the node spans, holes included"),
+	STAT_INFO_AT(struct zone_info_snap, start_pfn, "pages",
+		     "first page frame number of the node"),
+	STAT_COUNTER_AT(struct zone_info_snap, alloc_fail, "events",
+			"failed allocations that preferred this node"),
+	STAT_ARRAY(struct zone_info_snap, pcp_batch, STAT_KIND_INFO, "order",
+		   "blocks", "blocks one refill or drain of a CPU list moves"),
+	STAT_ARRAY(struct zone_info_snap, pcp_high, STAT_KIND_INFO, "order",
+		   "blocks", "blocks a CPU list holds before it drains"),
+};
+static const struct stat_desc pcp_stats[] = {
+	STAT_ARRAY(struct pcp_snap, count, STAT_KIND_GAUGE, "order", "blocks",
+		   "blocks on the CPU's list of each order"),
+	STAT_GAUGE_AT(struct pcp_snap, pages, "pages",
+		      "pages on the CPU's lists, all orders"),
+	STAT_COUNTER_AT(struct pcp_snap, alloc_hit, "events",
+			"allocations the CPU's list served"),
+	STAT_COUNTER_AT(struct pcp_snap, alloc_miss, "events",
+			"allocations that found the list empty (one refill)"),
+	STAT_COUNTER_AT(struct pcp_snap, free, "blocks",
+			"blocks freed onto the CPU's list"),
+	STAT_COUNTER_AT(struct pcp_snap, refill, "events",
+			"refills of the list from the buddy lists"),
+	STAT_COUNTER_AT(struct pcp_snap, drain, "events",
+			"drains of the list back to the buddy lists"),
+	STAT_COUNTER_AT(struct pcp_snap, busy, "events",
+			"list found locked (an interrupted holder, a remote "
+			"drain): the buddy lists served"),
+};
+static const struct stat_group zone_groups[] = {
+	STAT_GROUP("*", zone_stats),
+	STAT_GROUP("*.pcp.*", pcp_stats),
+};
+const struct stat_schema zoneinfo_schema = STAT_SCHEMA(zone_groups);
 
 /* A snapshot without the list's lock: a CPU must never wait for its own
  * list's lock (pcp.c), and statistics may be read from any context. Each
@@ -74,8 +137,8 @@ static void snap_pcp(struct zone *z, int cpu, struct pcp_snap *s)
 		s->count[o] = pcp_len(pcp, (unsigned int)o);
 		s->pages += (unsigned long)s->count[o] << o;
 	}
-	s->hit = pcp_alloc_hits(pcp);
-	s->miss = mm_stat_read(&pcp->stats.refill);
+	s->alloc_hit = pcp_alloc_hits(pcp);
+	s->alloc_miss = mm_stat_read(&pcp->stats.refill);
 	s->free = mm_stat_read(&pcp->stats.free);
 	s->refill = mm_stat_read(&pcp->stats.refill);
 	s->drain = mm_stat_read(&pcp->stats.drain);
@@ -119,7 +182,8 @@ static void zoneinfo_text_pageset(struct strbuf *b, struct zone *z, int cpu)
 		      "\n              refill:     %lu"
 		      "\n              drain:      %lu"
 		      "\n              busy:       %lu",
-		      p.hit, p.miss, p.free, p.refill, p.drain, p.busy);
+		      p.alloc_hit, p.alloc_miss, p.free, p.refill, p.drain,
+		      p.busy);
 }
 
 /* Linux's /proc/zoneinfo layout, with the lines we have a value for
@@ -138,8 +202,8 @@ static void zoneinfo_text_zone(struct strbuf *b, struct zone *z)
 		      "\n  pages free     %lu"
 		      "\n        spanned  %lu"
 		      "\n        managed  %lu",
-		      s.free, z->spanned_pages, z->managed_pages);
-	zone_stat_line(b, "nr_free_pages", s.free);
+		      s.free_pages, z->spanned_pages, z->managed_pages);
+	zone_stat_line(b, "nr_free_pages", s.free_pages);
 	zone_stat_line(b, "alloc_fail", mm_stat_read(&z->alloc_fail));
 	for (int i = 0; i < NR_NUMA_STATS; i++)
 		zone_stat_line(b, numa_names[i],
@@ -159,40 +223,36 @@ int zoneinfo_text(char *buf, size_t size)
 	return strbuf_done(&b);
 }
 
-static void int_array_json(struct strbuf *b, const char *key, const int *v)
+static void snap_zone_info(struct zone *z, struct zone_info_snap *s)
 {
-	strbuf_printf(b, ", \"%s\": [", key);
-	for (int o = 0; o < NR_PCP_ORDERS; o++)
-		strbuf_printf(b, "%s%d", o ? ", " : "", v[o]);
-	strbuf_printf(b, "]");
+	struct zone_snap free;
+
+	snap_zone(z, &free);
+	*s = (struct zone_info_snap){
+		.free = free.free_pages,
+		.managed = z->managed_pages,
+		.spanned = z->spanned_pages,
+		.start_pfn = z->start_pfn,
+		.alloc_fail = mm_stat_read(&z->alloc_fail),
+	};
+	memcpy(s->pcp_batch, z->pcp_batch, sizeof(s->pcp_batch));
+	memcpy(s->pcp_high, z->pcp_high, sizeof(s->pcp_high));
 }
 
 static void zoneinfo_json_zone(struct strbuf *b, struct zone *z)
 {
-	struct zone_snap s;
-	snap_zone(z, &s);
-	strbuf_printf(
-		b,
-		"\"node%d\": {\"free\": %lu, \"managed\": %lu, "
-		"\"spanned\": %lu, \"start_pfn\": %lu, \"alloc_fail\": %lu",
-		z->nid, s.free, z->managed_pages, z->spanned_pages,
-		z->start_pfn, mm_stat_read(&z->alloc_fail));
-	int_array_json(b, "pcp_batch", z->pcp_batch);
-	int_array_json(b, "pcp_high", z->pcp_high);
-	strbuf_printf(b, ", \"pcp\": {");
+	struct zone_info_snap s;
+
+	snap_zone_info(z, &s);
+	strbuf_printf(b, "\"node%d\":{", z->nid);
+	stat_json_members(b, zone_stats, STAT_TABLE_LEN(zone_stats), &s);
+	strbuf_printf(b, ",\"pcp\":{");
 	for (int cpu = 0; cpu < stat_cpus(); cpu++) {
 		struct pcp_snap p;
 		snap_pcp(z, cpu, &p);
-		strbuf_printf(b, "%s\"cpu%d\": {\"count\": [", cpu ? ", " : "",
-			      cpu);
-		for (int o = 0; o < NR_PCP_ORDERS; o++)
-			strbuf_printf(b, "%s%d", o ? ", " : "", p.count[o]);
-		strbuf_printf(b,
-			      "], \"pages\": %lu, \"alloc_hit\": %lu, "
-			      "\"alloc_miss\": %lu, \"free\": %lu, "
-			      "\"refill\": %lu, \"drain\": %lu, \"busy\": %lu}",
-			      p.pages, p.hit, p.miss, p.free, p.refill, p.drain,
-			      p.busy);
+		strbuf_printf(b, "%s\"cpu%d\":{", cpu ? "," : "", cpu);
+		stat_json_members(b, pcp_stats, STAT_TABLE_LEN(pcp_stats), &p);
+		strbuf_printf(b, "}");
 	}
 	strbuf_printf(b, "}}");
 }
@@ -203,22 +263,48 @@ int zoneinfo_json(char *buf, size_t size)
 	strbuf_init(&b, buf, size);
 	strbuf_printf(&b, "{");
 	for (int n = 0; n < mm_nr_zones; n++) {
-		strbuf_printf(&b, n ? ", " : "");
+		strbuf_printf(&b, "%s", n ? "," : "");
 		zoneinfo_json_zone(&b, &mm_zones[n]);
 	}
 	strbuf_printf(&b, "}");
 	return strbuf_done(&b);
 }
 
-static const char *const numa_stat_names[NR_NUMA_STATS] = {
-	[NUMA_HIT] = "numa_hit",	 [NUMA_MISS] = "numa_miss",
-	[NUMA_FOREIGN] = "numa_foreign", [NUMA_LOCAL] = "local_node",
-	[NUMA_OTHER] = "other_node",
+/* numastat: one object per node, and the rows of the text. */
+struct numa_snap {
+	unsigned long v[NR_NUMA_STATS];
 };
+static const struct stat_desc numa_stats[] = {
+	STAT_NAMED("numa_hit", struct numa_snap, v[NUMA_HIT], STAT_KIND_COUNTER,
+		   "pages", "on this node, the preferred one"),
+	STAT_NAMED("numa_miss", struct numa_snap, v[NUMA_MISS],
+		   STAT_KIND_COUNTER, "pages",
+		   "on this node, another was preferred"),
+	STAT_NAMED("numa_foreign", struct numa_snap, v[NUMA_FOREIGN],
+		   STAT_KIND_COUNTER, "pages",
+		   "preferred this node, got another"),
+	STAT_NAMED("local_node", struct numa_snap, v[NUMA_LOCAL],
+		   STAT_KIND_COUNTER, "pages", "on this node, for a CPU of it"),
+	STAT_NAMED("other_node", struct numa_snap, v[NUMA_OTHER],
+		   STAT_KIND_COUNTER, "pages",
+		   "on this node, for another's CPU"),
+};
+static const struct stat_group numa_groups[] = {
+	STAT_GROUP("*", numa_stats),
+};
+const struct stat_schema numastat_schema = STAT_SCHEMA(numa_groups);
+
+static void snap_numa(int nid, struct numa_snap *s)
+{
+	for (int i = 0; i < NR_NUMA_STATS; i++)
+		s->v[i] = numa_stat_read(nid, (enum numa_stat)i);
+}
 
 int numastat_text(char *buf, size_t size)
 {
+	struct numa_snap s[MM_MAX_NODES];
 	struct strbuf b;
+
 	strbuf_init(&b, buf, size);
 	/* numactl's numastat: a 16-character label, 16-character columns
 	 * (it also has interleave_hit, which we do not count) */
@@ -227,13 +313,14 @@ int numastat_text(char *buf, size_t size)
 		char name[16];
 		mm_snprintf(name, sizeof(name), "node%d", n);
 		strbuf_printf(&b, "%16s", name);
+		snap_numa(n, &s[n]);
 	}
 	strbuf_printf(&b, "\n");
-	for (int i = 0; i < NR_NUMA_STATS; i++) {
-		strbuf_printf(&b, "%-16s", numa_stat_names[i]);
+	for (size_t i = 0; i < STAT_TABLE_LEN(numa_stats); i++) {
+		strbuf_printf(&b, "%-16s", numa_stats[i].name);
 		for (int n = 0; n < mm_nr_zones; n++)
-			strbuf_printf(&b, "%16lu",
-				      numa_stat_read(n, (enum numa_stat)i));
+			strbuf_printf(&b, "%16llu",
+				      stat_value(&numa_stats[i], &s[n], 0));
 		strbuf_printf(&b, "\n");
 	}
 	return strbuf_done(&b);
@@ -245,11 +332,11 @@ int numastat_json(char *buf, size_t size)
 	strbuf_init(&b, buf, size);
 	strbuf_printf(&b, "{");
 	for (int n = 0; n < mm_nr_zones; n++) {
-		strbuf_printf(&b, "%s\"node%d\": {", n ? ", " : "", n);
-		for (int i = 0; i < NR_NUMA_STATS; i++)
-			strbuf_printf(&b, "%s\"%s\": %lu", i ? ", " : "",
-				      numa_stat_names[i],
-				      numa_stat_read(n, (enum numa_stat)i));
+		struct numa_snap s;
+		snap_numa(n, &s);
+		strbuf_printf(&b, "%s\"node%d\":{", n ? "," : "", n);
+		stat_json_members(&b, numa_stats, STAT_TABLE_LEN(numa_stats),
+				  &s);
 		strbuf_printf(&b, "}");
 	}
 	strbuf_printf(&b, "}");
@@ -282,8 +369,8 @@ int pcp_text(char *buf, size_t size)
 				strbuf_printf(&b, " %20s", col);
 			}
 			strbuf_printf(&b, " %7lu %10lu %10lu %10lu %8lu %8lu\n",
-				      p.pages, p.hit, p.miss, p.free, p.refill,
-				      p.drain);
+				      p.pages, p.alloc_hit, p.alloc_miss,
+				      p.free, p.refill, p.drain);
 		}
 	}
 	return strbuf_done(&b);
