@@ -24,8 +24,8 @@
 #include "http_server.h"
 #include "lwip/mem.h"
 #include "lwip/netif.h"
+#include "libc/stat_table.h"
 #include "stats.h"
-#include "libc/strbuf.h"
 
 /* Error pages sent, by status. */
 static const int error_statuses[] = {400, 404, 501, 503};
@@ -88,22 +88,67 @@ static struct {
 	unsigned long grown, own;
 } stats_buf;
 
-/* The "http" section of /stats.json: error pages sent per status, the
- * stats buffer, and the engine's own counters. */
+/*
+ * The "http" section of /stats.json: error pages sent per status and the
+ * stats buffer (site_stats), then the engine's own counters
+ * (server_stats, over struct http_server_stats).
+ */
+struct site_snap {
+	unsigned long err[4]; /* error_statuses' order */
+	int stats_buf_bytes;
+	unsigned long stats_buf_grown, stats_buf_own;
+};
+#define SITE_ERR(i, n, l) \
+	STAT_NAMED(n, struct site_snap, err[i], STAT_KIND_COUNTER, "events", l)
+static const struct stat_desc site_stats[] = {
+	SITE_ERR(0, "err400", "400 pages sent: a request we cannot read"),
+	SITE_ERR(1, "err404", "404 pages sent: no such page"),
+	SITE_ERR(2, "err501", "501 pages sent: a method we do not serve"),
+	SITE_ERR(3, "err503", "503 pages sent: no memory"),
+	STAT_GAUGE_AT(struct site_snap, stats_buf_bytes, "bytes",
+		      "the kept /stats.json buffer"),
+	STAT_COUNTER_AT(struct site_snap, stats_buf_grown, "events",
+			"times the kept buffer grew"),
+	STAT_COUNTER_AT(struct site_snap, stats_buf_own, "events",
+			"documents written into a buffer of their own"),
+};
+#define SERVER_COUNTER(f, l) \
+	STAT_COUNTER_AT(struct http_server_stats, f, "events", l)
+static const struct stat_desc server_stats[] = {
+	SERVER_COUNTER(connections, "connections accepted"),
+	SERVER_COUNTER(requests, "requests served"),
+	SERVER_COUNTER(reused, "requests on a connection already used"),
+	SERVER_COUNTER(refused, "connections refused for lack of memory"),
+	SERVER_COUNTER(idle_closed, "connections closed for being idle"),
+	SERVER_COUNTER(stalled, "connections aborted: an answer stalled"),
+	STAT_GAUGE_AT(struct http_server_stats, open, "",
+		      "connections open now"),
+};
+static const struct stat_group http_groups[] = {
+	STAT_GROUP("", site_stats),
+	STAT_GROUP("", server_stats),
+};
+static const struct stat_schema http_schema = STAT_SCHEMA(http_groups);
+
 static int http_stats_json(char *buf, size_t size)
 {
+	struct site_snap o = {
+		.stats_buf_bytes = stats_buf.size,
+		.stats_buf_grown = stats_buf.grown,
+		.stats_buf_own = stats_buf.own,
+	};
+	struct http_server_stats server;
 	struct strbuf sb;
 
+	for (int i = 0; i < 4; i++)
+		o.err[i] = error_count[i];
+	http_server_stats_read(&server);
 	strbuf_init(&sb, buf, size);
-	strbuf_printf(&sb,
-		      "{\"err400\":%lu,\"err404\":%lu,\"err501\":%lu,"
-		      "\"err503\":%lu,\"stats_buf_bytes\":%d,"
-		      "\"stats_buf_grown\":%lu,\"stats_buf_own\":%lu,",
-		      error_count[0], error_count[1], error_count[2],
-		      error_count[3], stats_buf.size, stats_buf.grown,
-		      stats_buf.own);
-	strbuf_skip(&sb, (size_t)http_server_stats_json(strbuf_tail(&sb),
-							strbuf_room(&sb)));
+	strbuf_printf(&sb, "{");
+	stat_json_members(&sb, site_stats, STAT_TABLE_LEN(site_stats), &o);
+	strbuf_printf(&sb, ",");
+	stat_json_members(&sb, server_stats, STAT_TABLE_LEN(server_stats),
+			  &server);
 	strbuf_printf(&sb, "}");
 	return strbuf_done(&sb);
 }
@@ -260,7 +305,7 @@ static const struct http_site site = {
 
 void app_http_start(void)
 {
-	stats_section_add("http", http_stats_json);
+	stats_section_add("http", http_stats_json, &http_schema);
 	/* The kept /stats.json buffer now, while memory is whole (why: the
 	 * comment on the kept buffer); if even this fails, the first request tries. */
 	char *body = stats_buf_take(stats_json(NULL, 0) + 512);
