@@ -6,6 +6,7 @@
  *                 static: apps/www/, compiled into the image as one table
  *                 of answers (apps/http_pages.h, mk/www.mk)
  *   /stats.json   generated at request time by stats_json()
+ *   /stats-schema.json  its description, by stats_schema_json()
  *   /iperf-client/PORT  starts lwiperf's client against the host
  *   /profile/...  the profiler's trigger and reports (apps/http_profile.c)
  *
@@ -247,6 +248,28 @@ static void serve_stats(struct http_response *resp)
 }
 
 /*
+ * /stats-schema.json: what every value of /stats.json is (unit, kind,
+ * label). The same text until an app adds a section, and read once per
+ * dashboard load: written per request into a buffer of its own.
+ */
+static void serve_schema(struct http_response *resp)
+{
+	int len = stats_schema_json(NULL, 0);
+	char *body = mem_malloc((mem_size_t)len + 1);
+
+	if (!body) {
+		site_error(503, resp);
+		return;
+	}
+	stats_schema_json(body, (size_t)len + 1);
+	resp->status = 200;
+	resp->content_type = "application/json";
+	resp->body = body;
+	resp->body_len = (uint32_t)len;
+	resp->body_owned = body;
+}
+
+/*
  * GET /iperf-client/N makes the guest run lwiperf's 10-second TCP
  * client test against port N of the default gateway (the host, under
  * QEMU's user networking): the guest->host half of the benchmark. (iperf
@@ -279,6 +302,10 @@ static void site_serve(const struct http_request *req,
 
 	if (strcmp(req->path, "/stats.json") == 0) {
 		serve_stats(resp);
+		return;
+	}
+	if (strcmp(req->path, "/stats-schema.json") == 0) {
+		serve_schema(resp);
 		return;
 	}
 	if (strncmp(req->path, "/iperf-client/", 14) == 0) {

@@ -6,6 +6,11 @@
  * qmempool, page_frag, failure injection), the NICs' counters (with one
  * entry per queue), our lwIP memory glue, the poll rounds of every queue,
  * the lwIP core lock, lwIP's own statistics, and the serial shell's.
+ *
+ * /stats-schema.json describes it: each section's writer publishes the
+ * tables it writes from (libc/stat_table.h), and stats_schema_json()
+ * walks them, so a value's unit, kind and label are said where its
+ * writer names it and nowhere else.
  */
 #include <stdio.h>
 #include <string.h>
@@ -149,6 +154,24 @@ int stats_json(char *buf, size_t size)
 
 		strbuf_printf(&sb, "%s\"%s\":", i ? "," : "", sec->name);
 		strbuf_skip(&sb, section(sec, &reported[i], &sb));
+	}
+	strbuf_printf(&sb, "}\n");
+	return strbuf_done(&sb);
+}
+
+int stats_schema_json(char *buf, size_t size)
+{
+	struct strbuf sb;
+	bool first = true;
+
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	for (int i = 0; i < NSECTIONS + napp_sections; i++) {
+		const struct stats_section *sec =
+			i < NSECTIONS ? &sections[i]
+				      : &app_sections[i - NSECTIONS];
+
+		stat_schema_json(&sb, sec->name, sec->schema, &first);
 	}
 	strbuf_printf(&sb, "}\n");
 	return strbuf_done(&sb);

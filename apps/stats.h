@@ -11,6 +11,15 @@
  * counters (the HTTP server calls it on its CPU, the shell on CPU 0). */
 int stats_json(char *buf, size_t size);
 
+/*
+ * stats_schema_json - the description of every value of the document:
+ * {"path":{"unit":..,"kind":"counter|gauge|info","label":..[,"per":..]},
+ * ...}, where a path names the value's place ("nic.*.queues[].rx_packets":
+ * "*" any key, "[]" each object of a list). snprintf semantics. Any
+ * context; the same text until an app adds a section.
+ */
+int stats_schema_json(char *buf, size_t size);
+
 struct stat_schema;
 
 /**

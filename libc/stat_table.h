@@ -19,15 +19,17 @@
  * writes those braces itself around each table walk and publishes a
  * struct stat_schema: each table with the place its members sit, as a
  * path from the component's own value ("*" a key that varies: node0,
- * cpu1, eth0, a cache's name; "[]" each element of a list).
+ * cpu1, eth0, a cache's name; "queues[]" each object of the list
+ * "queues", "*[]" of a list under a key that varies).
  *
  * Kinds: a counter only grows (the dashboard draws it as a rate); a gauge
  * goes up and down (pages free, objects cached, the longest wait so
  * far); info is set once or configured (a size, an identity, a policy).
  * A string is a const char * (point a snapshot at a char array: the
  * array itself would be read as a pointer). Units name what one counts:
- * pages, blocks, objects, bytes, packets, frames, ns, us, ms, events
- * (occurrences of what the label says), "" for a text.
+ * pages, blocks, slabs, objects, bytes, packets, buffers, fragments, ns,
+ * us, ms, calls, events (occurrences of what the label says); "" for a
+ * name or a bare number.
  */
 #ifndef LIBC_STAT_TABLE_H
 #define LIBC_STAT_TABLE_H
@@ -37,6 +39,7 @@
 
 #include "libc/strbuf.h"
 
+/* (Not STAT_COUNTER: lwIP's stats.h defines that as its counter type.) */
 enum stat_kind { STAT_KIND_COUNTER, STAT_KIND_GAUGE, STAT_KIND_INFO };
 
 /* How a value is stored (found by STAT_TYPE_OF). */
@@ -121,20 +124,18 @@ struct stat_group {
 	const struct stat_desc *desc;
 	size_t n;
 };
-#define STAT_GROUP(at, t)                \
-	{                                \
-		at, t, STAT_TABLE_LEN(t) \
-	}
+/* clang-format off */
+#define STAT_GROUP(at, t) { at, t, STAT_TABLE_LEN(t) }
+/* clang-format on */
 
 /* A component's whole description: its groups, in document order. */
 struct stat_schema {
 	const struct stat_group *group;
 	size_t n;
 };
-#define STAT_SCHEMA(groups)                    \
-	{                                      \
-		groups, STAT_TABLE_LEN(groups) \
-	}
+/* clang-format off */
+#define STAT_SCHEMA(groups) { groups, STAT_TABLE_LEN(groups) }
+/* clang-format on */
 
 /*
  * stat_json_members - t's values in src as JSON members, "key":value

@@ -92,7 +92,7 @@ static const struct stat_desc zone_stats[] = {
 		     "pages given to the buddy lists"),
 	STAT_INFO_AT(struct zone_info_snap, spanned, "pages",
 		     "pages the node spans, holes included"),
-	STAT_INFO_AT(struct zone_info_snap, start_pfn, "pages",
+	STAT_INFO_AT(struct zone_info_snap, start_pfn, "",
 		     "first page frame number of the node"),
 	STAT_COUNTER_AT(struct zone_info_snap, alloc_fail, "events",
 			"failed allocations that preferred this node"),

@@ -40,7 +40,7 @@ static const struct stat_desc slab_stats[] = {
 	SLAB_GAUGE(num_objs, "objects", "objects in all slabs"),
 	SLAB_INFO(objs_per_slab, "objects", "objects in one slab"),
 	SLAB_INFO(pages_per_slab, "pages", "pages of one slab"),
-	SLAB_GAUGE(slabs, "slabs", "slabs"),
+	SLAB_GAUGE(slabs, "slabs", "slabs of the cache"),
 	SLAB_GAUGE(partial_slabs, "slabs", "slabs partly in use"),
 	SLAB_GAUGE(empty_slabs, "slabs", "slabs with no object in use"),
 	SLAB_GAUGE(cpu_cached, "objects", "objects in the CPUs' magazines"),

@@ -144,6 +144,9 @@ static void test_walker_reports_paths_and_leaves(void **state)
 	assert_true(json_path_matches("*.pcp.*", "node0.pcp.cpu1"));
 	assert_false(json_path_matches("*", ""));
 	assert_false(json_path_matches("*.pcp.*", "node0.pcp"));
+	assert_true(json_path_matches("netifs.*[]", "netifs.eth0[]"));
+	assert_false(json_path_matches("netifs.*[]", "netifs.eth0"));
+	assert_false(json_path_matches("*.queues[]", "eth0.queues"));
 	assert_int_equal(json_walk("{\"a\":}", members, MAX_MEMBERS), -1);
 }
 

@@ -152,14 +152,30 @@ int json_walk(const char *text, struct json_member *out, int max)
 	return w.n < max ? w.n : max;
 }
 
+/* One component: "*" any key, "*[]" any key's list of objects. */
+static bool component_matches(const char *p, size_t pl, const char *c,
+			      size_t cl)
+{
+	bool plist = pl >= 2 && !strncmp(p + pl - 2, "[]", 2);
+	bool clist = cl >= 2 && !strncmp(c + cl - 2, "[]", 2);
+
+	if (plist != clist)
+		return false;
+	if (plist) {
+		pl -= 2;
+		cl -= 2;
+	}
+	if (pl == 1 && *p == '*')
+		return cl > 0;
+	return pl == cl && !strncmp(p, c, pl);
+}
+
 bool json_path_matches(const char *pattern, const char *path)
 {
 	for (;;) {
 		size_t pl = strcspn(pattern, "."), sl = strcspn(path, ".");
 
-		bool any = pl == 1 && *pattern == '*' && sl > 0;
-
-		if (!any && (pl != sl || strncmp(pattern, path, pl)))
+		if (!component_matches(pattern, pl, path, sl))
 			return false;
 		pattern += pl;
 		path += sl;

@@ -30,7 +30,7 @@ struct json_member {
 int json_walk(const char *text, struct json_member *out, int max);
 
 /* json_path_matches - does path fit pattern, component by component,
- * "*" matching any one component? */
+ * "*" matching any one key and "*[]" any key's list of objects? */
 bool json_path_matches(const char *pattern, const char *path);
 
 #endif /* TESTS_JSON_WALK_H */
