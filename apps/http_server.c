@@ -61,10 +61,7 @@ struct http_conn {
 
 static const struct http_site *site;
 
-static struct {
-	uint64_t connections, requests, reused, refused, idle_closed, stalled;
-	int64_t open;
-} stats;
+static struct http_server_stats stats;
 
 static const char conn_keep[] = "Connection: keep-alive\r\n\r\n";
 static const char conn_close_line[] = "Connection: close\r\n\r\n";
@@ -554,17 +551,7 @@ int http_server_start(uint16_t port, const struct http_site *s)
 	return 0;
 }
 
-int http_server_stats_json(char *buf, size_t size)
+void http_server_stats_read(struct http_server_stats *out)
 {
-	return snprintf(
-		buf, size,
-		"\"connections\":%llu,\"requests\":%llu,\"reused\":%llu,"
-		"\"refused\":%llu,\"idle_closed\":%llu,\"stalled\":%llu,"
-		"\"open\":%lld",
-		(unsigned long long)stats.connections,
-		(unsigned long long)stats.requests,
-		(unsigned long long)stats.reused,
-		(unsigned long long)stats.refused,
-		(unsigned long long)stats.idle_closed,
-		(unsigned long long)stats.stalled, (long long)stats.open);
+	*out = stats;
 }

@@ -100,12 +100,18 @@ struct http_site {
  */
 int http_server_start(uint16_t port, const struct http_site *site);
 
-/**
- * http_server_stats_json - the engine's counters as the members of a JSON
- * object (no braces), snprintf semantics: connections accepted, requests
- * served, requests on a reused connection, connections refused for lack
- * of memory, idle and stalled connections closed, connections open now.
- */
-int http_server_stats_json(char *buf, size_t size);
+/* The engine's counters, read by the site for its /stats.json section. */
+struct http_server_stats {
+	uint64_t connections; /* accepted */
+	uint64_t requests;    /* served */
+	uint64_t reused;      /* requests on a connection already used */
+	uint64_t refused;     /* connections refused for lack of memory */
+	uint64_t idle_closed; /* connections closed for being idle */
+	uint64_t stalled;     /* connections aborted: an answer stalled */
+	int64_t open;	      /* connections open now */
+};
+
+/* http_server_stats_read - a copy of the counters. Context: net CPU. */
+void http_server_stats_read(struct http_server_stats *out);
 
 #endif /* APPS_HTTP_SERVER_H */

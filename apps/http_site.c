@@ -6,6 +6,7 @@
  *                 static: apps/www/, compiled into the image as one table
  *                 of answers (apps/http_pages.h, mk/www.mk)
  *   /stats.json   generated at request time by stats_json()
+ *   /stats-schema.json  its description, by stats_schema_json()
  *   /iperf-client/PORT  starts lwiperf's client against the host
  *   /profile/...  the profiler's trigger and reports (apps/http_profile.c)
  *
@@ -24,6 +25,7 @@
 #include "http_server.h"
 #include "lwip/mem.h"
 #include "lwip/netif.h"
+#include "libc/stat_table.h"
 #include "stats.h"
 
 /* Error pages sent, by status. */
@@ -87,22 +89,69 @@ static struct {
 	unsigned long grown, own;
 } stats_buf;
 
-/* The "http" section of /stats.json: error pages sent per status, the
- * stats buffer, and the engine's own counters. */
+/*
+ * The "http" section of /stats.json: error pages sent per status and the
+ * stats buffer (site_stats), then the engine's own counters
+ * (server_stats, over struct http_server_stats).
+ */
+struct site_snap {
+	unsigned long err[4]; /* error_statuses' order */
+	int stats_buf_bytes;
+	unsigned long stats_buf_grown, stats_buf_own;
+};
+#define SITE_ERR(i, n, l) \
+	STAT_NAMED(n, struct site_snap, err[i], STAT_KIND_COUNTER, "events", l)
+static const struct stat_desc site_stats[] = {
+	SITE_ERR(0, "err400", "400 pages sent: a request we cannot read"),
+	SITE_ERR(1, "err404", "404 pages sent: no such page"),
+	SITE_ERR(2, "err501", "501 pages sent: a method we do not serve"),
+	SITE_ERR(3, "err503", "503 pages sent: no memory"),
+	STAT_GAUGE_AT(struct site_snap, stats_buf_bytes, "bytes",
+		      "the kept /stats.json buffer"),
+	STAT_COUNTER_AT(struct site_snap, stats_buf_grown, "events",
+			"times the kept buffer grew"),
+	STAT_COUNTER_AT(struct site_snap, stats_buf_own, "events",
+			"documents written into a buffer of their own"),
+};
+#define SERVER_COUNTER(f, l) \
+	STAT_COUNTER_AT(struct http_server_stats, f, "events", l)
+static const struct stat_desc server_stats[] = {
+	SERVER_COUNTER(connections, "connections accepted"),
+	SERVER_COUNTER(requests, "requests served"),
+	SERVER_COUNTER(reused, "requests on a connection already used"),
+	SERVER_COUNTER(refused, "connections refused for lack of memory"),
+	SERVER_COUNTER(idle_closed, "connections closed for being idle"),
+	SERVER_COUNTER(stalled, "connections aborted: an answer stalled"),
+	STAT_GAUGE_AT(struct http_server_stats, open, "",
+		      "connections open now"),
+};
+static const struct stat_group http_groups[] = {
+	STAT_GROUP("", site_stats),
+	STAT_GROUP("", server_stats),
+};
+static const struct stat_schema http_schema = STAT_SCHEMA(http_groups);
+
 static int http_stats_json(char *buf, size_t size)
 {
-	int n = snprintf(buf, size,
-			 "{\"err400\":%lu,\"err404\":%lu,\"err501\":%lu,"
-			 "\"err503\":%lu,\"stats_buf_bytes\":%d,"
-			 "\"stats_buf_grown\":%lu,\"stats_buf_own\":%lu,",
-			 error_count[0], error_count[1], error_count[2],
-			 error_count[3], stats_buf.size, stats_buf.grown,
-			 stats_buf.own);
-	size_t used = (size_t)n < size ? (size_t)n : size;
+	struct site_snap o = {
+		.stats_buf_bytes = stats_buf.size,
+		.stats_buf_grown = stats_buf.grown,
+		.stats_buf_own = stats_buf.own,
+	};
+	struct http_server_stats server;
+	struct strbuf sb;
 
-	n += http_server_stats_json(buf + used, size - used);
-	used = (size_t)n < size ? (size_t)n : size;
-	return n + snprintf(buf + used, size - used, "}");
+	for (int i = 0; i < 4; i++)
+		o.err[i] = error_count[i];
+	http_server_stats_read(&server);
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	stat_json_members(&sb, site_stats, STAT_TABLE_LEN(site_stats), &o);
+	strbuf_printf(&sb, ",");
+	stat_json_members(&sb, server_stats, STAT_TABLE_LEN(server_stats),
+			  &server);
+	strbuf_printf(&sb, "}");
+	return strbuf_done(&sb);
 }
 
 /*
@@ -199,6 +248,28 @@ static void serve_stats(struct http_response *resp)
 }
 
 /*
+ * /stats-schema.json: what every value of /stats.json is (unit, kind,
+ * label). The same text until an app adds a section, and read once per
+ * dashboard load: written per request into a buffer of its own.
+ */
+static void serve_schema(struct http_response *resp)
+{
+	int len = stats_schema_json(NULL, 0);
+	char *body = mem_malloc((mem_size_t)len + 1);
+
+	if (!body) {
+		site_error(503, resp);
+		return;
+	}
+	stats_schema_json(body, (size_t)len + 1);
+	resp->status = 200;
+	resp->content_type = "application/json";
+	resp->body = body;
+	resp->body_len = (uint32_t)len;
+	resp->body_owned = body;
+}
+
+/*
  * GET /iperf-client/N makes the guest run lwiperf's 10-second TCP
  * client test against port N of the default gateway (the host, under
  * QEMU's user networking): the guest->host half of the benchmark. (iperf
@@ -233,6 +304,10 @@ static void site_serve(const struct http_request *req,
 		serve_stats(resp);
 		return;
 	}
+	if (strcmp(req->path, "/stats-schema.json") == 0) {
+		serve_schema(resp);
+		return;
+	}
 	if (strncmp(req->path, "/iperf-client/", 14) == 0) {
 		serve_iperf_client(req->path + 14, resp);
 		return;
@@ -257,7 +332,7 @@ static const struct http_site site = {
 
 void app_http_start(void)
 {
-	stats_section_add("http", http_stats_json);
+	stats_section_add("http", http_stats_json, &http_schema);
 	/* The kept /stats.json buffer now, while memory is whole (why: the
 	 * comment on the kept buffer); if even this fails, the first request tries. */
 	char *body = stats_buf_take(stats_json(NULL, 0) + 512);

@@ -6,6 +6,11 @@
  * qmempool, page_frag, failure injection), the NICs' counters (with one
  * entry per queue), our lwIP memory glue, the poll rounds of every queue,
  * the lwIP core lock, lwIP's own statistics, and the serial shell's.
+ *
+ * /stats-schema.json describes it: each section's writer publishes the
+ * tables it writes from (libc/stat_table.h), and stats_schema_json()
+ * walks them, so a value's unit, kind and label are said where its
+ * writer names it and nowhere else.
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,37 +32,66 @@
 #include "net/net_poll.h"
 #include "net/net_numa.h"
 #include "net/net_oom.h"
+#include "libc/stat_table.h"
 
 typedef int (*json_fn)(char *buf, size_t size);
 
-static int uptime_json(char *buf, size_t size);
+/* Milliseconds since boot (lwIP's clock, the one its timers use): the
+ * section's whole value is this one number. */
+struct uptime_snap {
+	unsigned long ms;
+};
+static const struct stat_desc uptime_stats[] = {
+	STAT_NAMED("", struct uptime_snap, ms, STAT_KIND_COUNTER, "ms",
+		   "time since boot (lwIP's clock): what rates divide by"),
+};
+static const struct stat_group uptime_groups[] = {
+	STAT_GROUP("", uptime_stats),
+};
+static const struct stat_schema uptime_schema = STAT_SCHEMA(uptime_groups);
 
+static int uptime_json(char *buf, size_t size)
+{
+	struct uptime_snap o = {sys_now()};
+	struct strbuf sb;
+
+	strbuf_init(&sb, buf, size);
+	stat_json_value(&sb, &uptime_stats[0], &o);
+	return strbuf_done(&sb);
+}
+
+/* A member of the document: its writer, and the description of what it
+ * writes (libc/stat_table.h). */
 struct stats_section {
 	const char *name;
 	json_fn fn;
+	const struct stat_schema *schema;
 };
 
 static const struct stats_section sections[] = {
-	{"uptime_ms", uptime_json}, /* first: clients take rates from it */
-	{"buddyinfo", buddyinfo_json},
-	{"zoneinfo", zoneinfo_json},
-	{"numastat", numastat_json},
-	{"slabinfo", slabinfo_json},
-	{"mm_debug", mm_debug_json}, /* misuse reports by kind */
-	{"qmempool", qmempool_stats_json},
-	{"page_frag", page_frag_stats_json},
-	{"fault_inject", mm_fault_json},
-	{"cpus", cpustat_json},
-	{"nic", netdev_stats_json},
-	{"net_mem", net_mem_stats_json},
-	{"net_numa", net_numa_json},
-	{"net_oom", net_oom_stats_json},
-	{"poll", net_poll_stats_json},
-	{"core_lock", net_core_lock_stats_json},
-	{"lwip", net_lwip_stats_json},
-	{"ip6", net_ip6_json}, /* addresses; lwIP's IPv6 counters are in lwip */
-	{"pci", pci_json},
-	{"shell", shell_stats_json},
+	/* first: clients take rates from it */
+	{"uptime_ms", uptime_json, &uptime_schema},
+	{"buddyinfo", buddyinfo_json, &buddyinfo_schema},
+	{"zoneinfo", zoneinfo_json, &zoneinfo_schema},
+	{"numastat", numastat_json, &numastat_schema},
+	{"slabinfo", slabinfo_json, &slabinfo_schema},
+	/* misuse reports by kind */
+	{"mm_debug", mm_debug_json, &mm_debug_schema},
+	{"qmempool", qmempool_stats_json, &qmempool_schema},
+	{"page_frag", page_frag_stats_json, &page_frag_schema},
+	{"fault_inject", mm_fault_json, &mm_fault_schema},
+	{"cpus", cpustat_json, &cpustat_schema},
+	{"nic", netdev_stats_json, &netdev_stats_schema},
+	{"net_mem", net_mem_stats_json, &net_mem_schema},
+	{"net_numa", net_numa_json, &net_numa_schema},
+	{"net_oom", net_oom_stats_json, &net_oom_schema},
+	{"poll", net_poll_stats_json, &net_poll_schema},
+	{"core_lock", net_core_lock_stats_json, &net_core_lock_schema},
+	{"lwip", net_lwip_stats_json, &net_lwip_schema},
+	/* addresses; lwIP's IPv6 counters are in lwip */
+	{"ip6", net_ip6_json, &net_ip6_schema},
+	{"pci", pci_json, &pci_schema},
+	{"shell", shell_stats_json, &shell_stats_schema},
 };
 
 #define NSECTIONS ((int)(sizeof(sections) / sizeof(sections[0])))
@@ -68,27 +102,16 @@ static const struct stats_section sections[] = {
 static struct stats_section app_sections[STATS_APP_SECTIONS];
 static int napp_sections;
 
-int stats_section_add(const char *name, int (*fn)(char *buf, size_t size))
+int stats_section_add(const char *name, int (*fn)(char *buf, size_t size),
+		      const struct stat_schema *schema)
 {
 	if (napp_sections == STATS_APP_SECTIONS) {
 		kprintf("stats: no room for section %s\n", name);
 		return -1;
 	}
-	app_sections[napp_sections].name = name;
-	app_sections[napp_sections].fn = fn;
+	app_sections[napp_sections] = (struct stats_section){name, fn, schema};
 	napp_sections++;
 	return 0;
-}
-
-#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
-#define APPEND(...)                                                         \
-	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
-			       __VA_ARGS__))
-
-/* Milliseconds since boot (lwIP's clock, the one its timers use). */
-static int uptime_json(char *buf, size_t size)
-{
-	return snprintf(buf, size, "%lu", (unsigned long)sys_now());
 }
 
 /*
@@ -98,8 +121,10 @@ static int uptime_json(char *buf, size_t size)
  * which section misreported.
  */
 static size_t section(const struct stats_section *sec, bool *reported,
-		      char *buf, size_t size)
+		      struct strbuf *sb)
 {
+	char *buf = strbuf_tail(sb);
+	size_t size = strbuf_room(sb);
 	int r = sec->fn(buf, size);
 	size_t wrote = size ? strnlen(buf, size) : 0;
 
@@ -118,18 +143,36 @@ static size_t section(const struct stats_section *sec, bool *reported,
 int stats_json(char *buf, size_t size)
 {
 	static bool reported[NSECTIONS + STATS_APP_SECTIONS];
-	size_t n = 0;
+	struct strbuf sb;
 
-	APPEND("{");
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
 	for (int i = 0; i < NSECTIONS + napp_sections; i++) {
 		const struct stats_section *sec =
 			i < NSECTIONS ? &sections[i]
 				      : &app_sections[i - NSECTIONS];
 
-		APPEND("%s\"%s\":", i ? "," : "", sec->name);
-		n += section(sec, &reported[i], buf + CLAMP(n, size),
-			     size - CLAMP(n, size));
+		strbuf_printf(&sb, "%s\"%s\":", i ? "," : "", sec->name);
+		strbuf_skip(&sb, section(sec, &reported[i], &sb));
 	}
-	APPEND("}\n");
-	return (int)n;
+	strbuf_printf(&sb, "}\n");
+	return strbuf_done(&sb);
+}
+
+int stats_schema_json(char *buf, size_t size)
+{
+	struct strbuf sb;
+	bool first = true;
+
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	for (int i = 0; i < NSECTIONS + napp_sections; i++) {
+		const struct stats_section *sec =
+			i < NSECTIONS ? &sections[i]
+				      : &app_sections[i - NSECTIONS];
+
+		stat_schema_json(&sb, sec->name, sec->schema, &first);
+	}
+	strbuf_printf(&sb, "}\n");
+	return strbuf_done(&sb);
 }

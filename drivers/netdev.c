@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "drv_port.h"
+#include "libc/stat_table.h"
 
 static struct netdev *netdevs[NETDEV_MAX];
 static int nnetdevs;
@@ -39,53 +40,88 @@ struct netdev *netdev_get(int i)
 	return i >= 0 && i < nnetdevs ? netdevs[i] : NULL;
 }
 
-/* Every counter, by name and place: one table for sums and JSON alike. */
-/* clang-format off */
-#define FIELD(f) {#f, offsetof(struct netdev_stats, f)}
-/* clang-format on */
-static const struct {
-	const char *name;
-	size_t off;
-} fields[] = {
-	FIELD(rx_packets),	  FIELD(rx_bytes),
-	FIELD(rx_dropped),	  FIELD(rx_bad_len),
-	FIELD(rx_refills),	  FIELD(rx_refill_fail),
-	FIELD(rx_errors),	  FIELD(rx_missed),
-	FIELD(rx_bufs_posted),	  FIELD(rx_bad_completions),
-	FIELD(tx_packets),	  FIELD(tx_bytes),
-	FIELD(tx_busy),		  FIELD(tx_completed),
-	FIELD(tx_inflight),	  FIELD(tx_bad_completions),
-	FIELD(link_changes),	  FIELD(rx_csum_valid),
-	FIELD(rx_csum_partial),	  FIELD(rx_gso_frames),
-	FIELD(rx_mrg_chains),	  FIELD(rx_bad_hdr),
-	FIELD(tx_csum_offloaded), FIELD(interrupts),
-	FIELD(rx_notifies),	  FIELD(rx_notifies_suppressed),
-	FIELD(tx_notifies),	  FIELD(tx_notifies_suppressed),
-	FIELD(tx_doorbells),	  FIELD(link_interrupts),
-	FIELD(tx_gso_frames),	  FIELD(tx_gso_segs),
-	FIELD(rx_csum_sw),	  FIELD(rx_csum_sw_bad),
-	FIELD(rx_gro_packets),	  FIELD(rx_gro_segs),
+/*
+ * Every counter of struct netdev_stats: one table for the sums, the JSON
+ * of a device's totals and of each queue, and /stats-schema.json. What
+ * the fields' comments in netdev.h explain at length, the labels say in
+ * a line.
+ */
+#define NETDEV_COUNTER(f, u, l) STAT_COUNTER_AT(struct netdev_stats, f, u, l)
+#define NETDEV_GAUGE(f, u, l)	STAT_GAUGE_AT(struct netdev_stats, f, u, l)
+static const struct stat_desc netdev_counters[] = {
+	NETDEV_COUNTER(rx_packets, "packets", "frames received"),
+	NETDEV_COUNTER(rx_bytes, "bytes", "bytes received"),
+	NETDEV_COUNTER(rx_dropped, "packets",
+		       "frames dropped: the stack had no memory, or link down"),
+	NETDEV_COUNTER(rx_bad_len, "packets",
+		       "frames of a length the driver refuses"),
+	NETDEV_COUNTER(rx_refills, "buffers", "buffers posted to the ring"),
+	NETDEV_COUNTER(rx_refill_fail, "events",
+		       "napi_alloc_frag() found no buffer"),
+	NETDEV_COUNTER(rx_errors, "packets", "frames the device flagged bad"),
+	NETDEV_COUNTER(rx_missed, "packets",
+		       "frames the device had no buffer for"),
+	NETDEV_GAUGE(rx_bufs_posted, "buffers",
+		     "RX buffers the device holds now"),
+	NETDEV_COUNTER(rx_bad_completions, "events",
+		       "RX completions naming a buffer never given"),
+	NETDEV_COUNTER(tx_packets, "packets", "frames sent"),
+	NETDEV_COUNTER(tx_bytes, "bytes", "bytes sent"),
+	NETDEV_COUNTER(tx_busy, "packets", "frames refused: ring full"),
+	NETDEV_COUNTER(tx_completed, "packets", "frames the device finished"),
+	NETDEV_GAUGE(tx_inflight, "packets",
+		     "frames given to the device, not yet done"),
+	NETDEV_COUNTER(tx_bad_completions, "events",
+		       "TX completions naming a buffer never given"),
+	NETDEV_COUNTER(link_changes, "events", "link went up or down"),
+	NETDEV_COUNTER(rx_csum_valid, "packets",
+		       "frames whose sum the device checked"),
+	NETDEV_COUNTER(rx_csum_partial, "packets",
+		       "frames that never crossed a wire (NEEDS_CSUM)"),
+	NETDEV_COUNTER(rx_gso_frames, "packets",
+		       "coalesced TCP segments from the device"),
+	NETDEV_COUNTER(rx_mrg_chains, "packets",
+		       "frames over more than one buffer"),
+	NETDEV_COUNTER(rx_bad_hdr, "packets",
+		       "frames with a malformed device header: dropped"),
+	NETDEV_COUNTER(tx_csum_offloaded, "packets",
+		       "frames whose sum the device fills"),
+	NETDEV_COUNTER(interrupts, "events",
+		       "interrupts that woke the queue's CPU"),
+	NETDEV_COUNTER(rx_notifies, "events", "RX ring kicks sent"),
+	NETDEV_COUNTER(rx_notifies_suppressed, "events",
+		       "RX kicks the device said it needs none of"),
+	NETDEV_COUNTER(tx_notifies, "events", "TX ring kicks sent"),
+	NETDEV_COUNTER(tx_notifies_suppressed, "events",
+		       "TX kicks the device said it needs none of"),
+	NETDEV_COUNTER(tx_doorbells, "events", "TX tail register writes"),
+	NETDEV_COUNTER(link_interrupts, "events", "link changes signalled"),
+	NETDEV_COUNTER(tx_gso_frames, "packets", "merged TCP chains posted"),
+	NETDEV_COUNTER(tx_gso_segs, "packets",
+		       "the stack's frames in those chains"),
+	NETDEV_COUNTER(rx_csum_sw, "packets",
+		       "frames the glue checked in software: sums right"),
+	NETDEV_COUNTER(rx_csum_sw_bad, "packets",
+		       "frames the glue checked in software: sums wrong"),
+	NETDEV_COUNTER(rx_gro_packets, "packets",
+		       "packets the glue joined from TCP segments"),
+	NETDEV_COUNTER(rx_gro_segs, "packets", "the frames in those packets"),
 };
-#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
-_Static_assert(NFIELDS * sizeof(uint64_t) == sizeof(struct netdev_stats),
-	       "every counter of struct netdev_stats is in fields[]");
-
-static uint64_t *field(struct netdev_stats *s, size_t i)
-{
-	return (uint64_t *)((char *)s + fields[i].off);
-}
-
-static uint64_t field_of(const struct netdev_stats *s, size_t i)
-{
-	return *(const uint64_t *)((const char *)s + fields[i].off);
-}
+_Static_assert(STAT_TABLE_LEN(netdev_counters) * sizeof(uint64_t) ==
+		       sizeof(struct netdev_stats),
+	       "every counter of struct netdev_stats is in netdev_counters[]");
 
 /* Adds every queue of dev into out. */
 static void stats_add(const struct netdev *dev, struct netdev_stats *out)
 {
 	for (int q = 0; q < dev->nqueues; q++)
-		for (size_t i = 0; i < NFIELDS; i++)
-			*field(out, i) += field_of(&dev->queues[q].stats, i);
+		for (size_t i = 0; i < STAT_TABLE_LEN(netdev_counters); i++) {
+			size_t off = netdev_counters[i].off;
+			const char *from = (const char *)&dev->queues[q].stats;
+
+			*(uint64_t *)((char *)out + off) +=
+				*(const uint64_t *)(from + off);
+		}
 }
 
 void netdev_stats_sum(const struct netdev *dev, struct netdev_stats *out)
@@ -112,68 +148,118 @@ static const struct {
 };
 #define NOFFLOADS (sizeof(offload_names) / sizeof(offload_names[0]))
 
-/* Appends to buf at *n with snprintf semantics (never past size). */
-#define APPEND(...)                                         \
-	(n += (size_t)snprintf(buf + (n < size ? n : size), \
-			       n < size ? size - n : 0, __VA_ARGS__))
+/* What a device and a queue are, beside their counters. */
+struct device_snap {
+	const char *kind;
+	unsigned int offloads;
+};
+struct queue_snap {
+	int queue, cpu, node;
+	const char *irq;
+	int vector;
+};
 
-/* The counters of s as JSON members, without braces; bad_completions is
- * the two rings' sum (the name /stats.json has always used). */
-static size_t stats_members(char *buf, size_t size,
-			    const struct netdev_stats *s)
+static void put_offloads(struct strbuf *sb, const void *src)
 {
-	size_t n = 0;
+	const struct device_snap *d = src;
 
-	for (size_t i = 0; i < NFIELDS; i++)
-		APPEND("\"%s\":%llu,", fields[i].name,
-		       (unsigned long long)field_of(s, i));
-	APPEND("\"bad_completions\":%llu",
-	       (unsigned long long)(s->rx_bad_completions +
-				    s->tx_bad_completions));
-	return n;
-}
-
-static size_t device_json(char *buf, size_t size, const struct netdev *d)
-{
-	struct netdev_stats sum;
-	size_t n = 0;
-
-	netdev_stats_sum(d, &sum);
-	APPEND("\"%s\":{\"kind\":\"%s\",\"offloads\":[", d->name, d->kind);
+	strbuf_printf(sb, "[");
 	for (size_t i = 0, sep = 0; i < NOFFLOADS; i++)
 		if (d->offloads & offload_names[i].bit)
-			APPEND("%s\"%s\"", sep++ ? "," : "",
-			       offload_names[i].name);
-	APPEND("],");
-	n += stats_members(buf + (n < size ? n : size), n < size ? size - n : 0,
-			   &sum);
-	APPEND(",\"queues\":[");
-	for (int q = 0; q < d->nqueues; q++) {
-		const struct netdev_queue *dq = &d->queues[q];
+			strbuf_printf(sb, "%s\"%s\"", sep++ ? "," : "",
+				      offload_names[i].name);
+	strbuf_printf(sb, "]");
+}
 
-		APPEND("%s{\"queue\":%d,\"cpu\":%d,\"node\":%d,"
-		       "\"irq\":\"%s\",\"vector\":%d,",
-		       q ? "," : "", q, dq->cpu, dq->node,
-		       dq->irq_mode ? dq->irq_mode : "poll",
-		       dq->irq_mode ? dq->irq_vector : -1);
-		n += stats_members(buf + (n < size ? n : size),
-				   n < size ? size - n : 0, &dq->stats);
-		APPEND("}");
+static const struct stat_desc device_stats[] = {
+	STAT_INFO_AT(struct device_snap, kind, "", "the driver"),
+	STAT_FN("offloads", put_offloads, STAT_KIND_INFO, "offload", "",
+		"what the device does for the stack"),
+};
+static const struct stat_desc queue_stats[] = {
+	STAT_INFO_AT(struct queue_snap, queue, "", "the queue pair's number"),
+	STAT_INFO_AT(struct queue_snap, cpu, "", "the CPU that polls it"),
+	STAT_INFO_AT(struct queue_snap, node, "",
+		     "its NUMA node: rings and RX buffers come from there"),
+	STAT_INFO_AT(struct queue_snap, irq, "",
+		     "how it signals work: msix, msi, intx or poll"),
+	STAT_INFO_AT(struct queue_snap, vector, "",
+		     "its interrupt vector (-1: none)"),
+};
+/* The two rings' bad completions summed: the name /stats.json has always
+ * used, after the counters. */
+struct bad_snap {
+	uint64_t bad_completions;
+};
+static const struct stat_desc bad_stats[] = {
+	STAT_COUNTER_AT(struct bad_snap, bad_completions, "events",
+			"completions naming a buffer never given (RX + TX)"),
+};
+static const struct stat_group netdev_groups[] = {
+	STAT_GROUP("*", device_stats),
+	STAT_GROUP("*", netdev_counters),
+	STAT_GROUP("*", bad_stats),
+	STAT_GROUP("*.queues[]", queue_stats),
+	STAT_GROUP("*.queues[]", netdev_counters),
+	STAT_GROUP("*.queues[]", bad_stats),
+};
+const struct stat_schema netdev_stats_schema = STAT_SCHEMA(netdev_groups);
+
+/* ",counters...,bad_completions" of s. */
+static void counters_json(struct strbuf *sb, const struct netdev_stats *s)
+{
+	struct bad_snap bad = {s->rx_bad_completions + s->tx_bad_completions};
+
+	strbuf_printf(sb, ",");
+	stat_json_members(sb, netdev_counters, STAT_TABLE_LEN(netdev_counters),
+			  s);
+	strbuf_printf(sb, ",");
+	stat_json_members(sb, bad_stats, STAT_TABLE_LEN(bad_stats), &bad);
+}
+
+static void queue_json(struct strbuf *sb, const struct netdev_queue *dq, int q)
+{
+	struct queue_snap o = {
+		.queue = q,
+		.cpu = dq->cpu,
+		.node = dq->node,
+		.irq = dq->irq_mode ? dq->irq_mode : "poll",
+		.vector = dq->irq_mode ? dq->irq_vector : -1,
+	};
+
+	strbuf_printf(sb, "{");
+	stat_json_members(sb, queue_stats, STAT_TABLE_LEN(queue_stats), &o);
+	counters_json(sb, &dq->stats);
+	strbuf_printf(sb, "}");
+}
+
+static void device_json(struct strbuf *sb, const struct netdev *d)
+{
+	struct netdev_stats sum;
+	struct device_snap o = {.kind = d->kind, .offloads = d->offloads};
+
+	netdev_stats_sum(d, &sum);
+	strbuf_printf(sb, "\"%s\":{", d->name);
+	stat_json_members(sb, device_stats, STAT_TABLE_LEN(device_stats), &o);
+	counters_json(sb, &sum);
+	strbuf_printf(sb, ",\"queues\":[");
+	for (int q = 0; q < d->nqueues; q++) {
+		strbuf_printf(sb, "%s", q ? "," : "");
+		queue_json(sb, &d->queues[q], q);
 	}
-	APPEND("]}");
-	return n;
+	strbuf_printf(sb, "]}");
 }
 
 int netdev_stats_json(char *buf, size_t size)
 {
-	size_t n = 0;
+	struct strbuf sb;
 
-	APPEND("{");
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
 	for (int i = 0; i < nnetdevs; i++) {
-		APPEND("%s", i ? "," : "");
-		n += device_json(buf + (n < size ? n : size),
-				 n < size ? size - n : 0, netdevs[i]);
+		strbuf_printf(&sb, "%s", i ? "," : "");
+		device_json(&sb, netdevs[i]);
 	}
-	APPEND("}");
-	return (int)n;
+	strbuf_printf(&sb, "}");
+	return strbuf_done(&sb);
 }

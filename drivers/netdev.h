@@ -276,7 +276,10 @@ void netdev_stats_sum_all(struct netdev_stats *out);
  * keyed by device name: the totals, then "queues", one object per queue
  * with its queue number, CPU and node. snprintf semantics: returns the
  * length that would have been written, never writes past buf[size-1].
+ * netdev_stats_schema describes every member (libc/stat_table.h).
  */
 int netdev_stats_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema netdev_stats_schema;
 
 #endif /* DRIVERS_NETDEV_H */

@@ -11,10 +11,10 @@
  */
 #include "pci.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "drv_port.h"
+#include "libc/stat_table.h"
 
 #define PCI_CFG_ADDR 0xcf8
 #define PCI_CFG_DATA 0xcfc
@@ -300,20 +300,35 @@ volatile void *pci_map_bar(const struct pci_dev *d, int bar)
 	return drv_map_mmio(b->addr, (size_t)b->size);
 }
 
-int pci_json(char *buf, size_t size)
+/* The functions found, "bus:dev.fn vendor:device" each. */
+static void put_functions(struct strbuf *sb, const void *src)
 {
-	size_t n = 0;
-
-	n += (size_t)snprintf(buf, size, "[");
+	(void)src;
+	strbuf_printf(sb, "[");
 	for (int i = 0; i < pci_ndevs; i++) {
 		const struct pci_dev *d = &pci_devs[i];
 
-		n += (size_t)snprintf(
-			buf + (n < size ? n : size), n < size ? size - n : 0,
-			"%s\"%02x:%02x.%x %04x:%04x\"", i ? "," : "", d->bus,
-			d->dev, d->fn, d->vendor, d->device);
+		strbuf_printf(sb, "%s\"%02x:%02x.%x %04x:%04x\"", i ? "," : "",
+			      d->bus, d->dev, d->fn, d->vendor, d->device);
 	}
-	n += (size_t)snprintf(buf + (n < size ? n : size),
-			      n < size ? size - n : 0, "]");
-	return (int)n;
+	strbuf_printf(sb, "]");
+}
+
+/* The section's whole value is this one list. */
+static const struct stat_desc pci_stats[] = {
+	STAT_FN("", put_functions, STAT_KIND_INFO, "function", "",
+		"PCI functions found: bus:dev.fn vendor:device"),
+};
+static const struct stat_group pci_groups[] = {
+	STAT_GROUP("", pci_stats),
+};
+const struct stat_schema pci_schema = STAT_SCHEMA(pci_groups);
+
+int pci_json(char *buf, size_t size)
+{
+	struct strbuf sb;
+
+	strbuf_init(&sb, buf, size);
+	stat_json_value(&sb, &pci_stats[0], NULL);
+	return strbuf_done(&sb);
 }

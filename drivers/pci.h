@@ -133,7 +133,10 @@ static inline int pci_msix_vector(volatile uint32_t *table, int entry, int cpu,
  * set stay masked as reset left them. Context: boot. */
 void pci_msix_enable(const struct pci_dev *d);
 
-/* The device list as JSON (array of "bb:dd.f vvvv:dddd" strings). */
+/* The device list as JSON (array of "bb:dd.f vvvv:dddd" strings), and
+ * its description (libc/stat_table.h). snprintf semantics. */
 int pci_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema pci_schema;
 
 #endif /* DRIVERS_PCI_H */

@@ -13,7 +13,7 @@
 #include "kernel/mm_boot.h"
 #include "kernel/percpu.h"
 #include "kernel/time.h"
-#include <stdio.h>
+#include "libc/strbuf.h"
 #include <string.h>
 
 static uint64_t mib(uint64_t bytes)
@@ -24,10 +24,10 @@ static uint64_t mib(uint64_t bytes)
 /* "0-1,4" for the CPUs on node; "none" if there are none. */
 static void cpu_list(int node, char *buf, size_t size)
 {
-	size_t len = 0;
+	struct strbuf sb;
 	int i = 0;
 
-	buf[0] = 0;
+	strbuf_init(&sb, buf, size);
 	while (i < nr_cpus) {
 		int j;
 
@@ -37,13 +37,13 @@ static void cpu_list(int node, char *buf, size_t size)
 		}
 		for (j = i; j + 1 < nr_cpus && cpus[j + 1].node == node; j++)
 			;
-		len += (size_t)snprintf(buf + len, size > len ? size - len : 0,
-					j > i ? "%s%d-%d" : "%s%d",
-					len ? "," : "", i, j);
+		strbuf_printf(&sb, j > i ? "%s%d-%d" : "%s%d",
+			      sb.len ? "," : "", i, j);
 		i = j + 1;
 	}
-	if (!buf[0])
-		snprintf(buf, size, "none");
+	if (!sb.len)
+		strbuf_printf(&sb, "none");
+	strbuf_done(&sb);
 }
 
 static void report_nodes(void)
@@ -54,7 +54,7 @@ static void report_nodes(void)
 
 	for (int node = 0; node < acpi.nr_nodes; node++) {
 		char dist[8 * MAX_NODES];
-		size_t len = 0;
+		struct strbuf sb;
 
 		cpu_list(node, list, sizeof(list));
 		kprintf("node %d: cpus=%s memory=%lluMiB\n", node, list,
@@ -64,10 +64,11 @@ static void report_nodes(void)
 				kprintf("node %d: range 0x%lx-0x%lx\n", node,
 					(unsigned long)r[i].start,
 					(unsigned long)r[i].end);
+		strbuf_init(&sb, dist, sizeof(dist));
 		for (int j = 0; j < acpi.nr_nodes; j++)
-			len += (size_t)snprintf(dist + len, sizeof(dist) - len,
-						"%s%u", j ? "," : "",
-						acpi.distance[node][j]);
+			strbuf_printf(&sb, "%s%u", j ? "," : "",
+				      acpi.distance[node][j]);
+		strbuf_done(&sb);
 		kprintf("node %d: distance=%s%s\n", node, dist,
 			acpi.has_slit ? "" : " (no SLIT: assumed)");
 	}
@@ -105,13 +106,12 @@ static void report_host_bridges(void)
 static void report_acpi(void)
 {
 	char names[ACPI_MAX_TABLES * 5 + 1];
-	size_t len = 0;
+	struct strbuf sb;
 
-	names[0] = 0;
+	strbuf_init(&sb, names, sizeof(names));
 	for (int i = 0; i < acpi.nr_tables; i++)
-		len += (size_t)snprintf(names + len, sizeof(names) - len,
-					"%s%s", i ? " " : "",
-					acpi.table_names[i]);
+		strbuf_printf(&sb, "%s%s", i ? " " : "", acpi.table_names[i]);
+	strbuf_done(&sb);
 	kprintf("acpi: %s rev %d tables: %s\n", acpi.found ? "rsdp" : "none",
 		acpi.revision, names);
 	for (int i = 0; i < acpi.nr_ioapics; i++)

@@ -1,58 +1,80 @@
 /*
  * Per-CPU poll loop counters as text and JSON (kernel/cpu_stats.h). The
  * counters are written only by their own CPU; a reader on another CPU
- * sees a recent value, which is all a statistic needs.
+ * sees a recent value, which is all a statistic needs. cpu_stats below
+ * describes every member of a CPU's object and every pair of its line.
  */
 #include "kernel/cpu_stats.h"
 #include "kernel/percpu.h"
-#include <stdarg.h>
-#include <stdio.h>
+#include "libc/stat_table.h"
 
-/* Appends to buf at *len with snprintf semantics: *len keeps counting
- * what the whole output needs, bytes are stored only while they fit. */
-__attribute__((format(printf, 4, 5))) static void
-append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+struct cpu_snap {
+	int node;
+	uint64_t polls, idle_halts, ticks;
+	int pollers;
+	uint64_t halted_ns, timer_reprograms;
+};
+
+static const struct stat_desc cpu_stats[] = {
+	STAT_INFO_AT(struct cpu_snap, node, "", "the CPU's NUMA node"),
+	STAT_COUNTER_AT(struct cpu_snap, polls, "events", "poll loop rounds"),
+	STAT_COUNTER_AT(struct cpu_snap, idle_halts, "events",
+			"times the poll loop halted"),
+	STAT_COUNTER_AT(struct cpu_snap, ticks, "events",
+			"LAPIC timer interrupts taken"),
+	STAT_GAUGE_AT(struct cpu_snap, pollers, "", "pollers registered"),
+	STAT_COUNTER_AT(struct cpu_snap, halted_ns, "ns",
+			"time halted in the poll loop"),
+	STAT_COUNTER_AT(struct cpu_snap, timer_reprograms, "events",
+			"switches between the tick and one-shot timer"),
+};
+static const struct stat_group cpu_groups[] = {
+	STAT_GROUP("*", cpu_stats),
+};
+const struct stat_schema cpustat_schema = STAT_SCHEMA(cpu_groups);
+
+static void snap_cpu(int c, struct cpu_snap *o)
 {
-	va_list ap;
-	size_t at = *len < size ? *len : size;
-
-	va_start(ap, fmt);
-	*len += (size_t)vsnprintf(buf ? buf + at : NULL, size - at, fmt, ap);
-	va_end(ap);
+	*o = (struct cpu_snap){
+		.node = cpus[c].node,
+		.polls = cpus[c].polls,
+		.idle_halts = cpus[c].idle_halts,
+		.ticks = cpus[c].ticks,
+		.pollers = atomic_load(&cpus[c].nr_pollers),
+		.halted_ns = cpus[c].halted_ns,
+		.timer_reprograms = cpus[c].timer_reprograms,
+	};
 }
 
 int cpustat_text(char *buf, size_t size)
 {
-	size_t len = 0;
+	struct cpu_snap o;
+	struct strbuf sb;
 
-	for (int c = 0; c < nr_cpus; c++)
-		append(buf, size, &len,
-		       "cpu %d: node=%d polls=%llu idle_halts=%llu ticks=%llu "
-		       "pollers=%d\n",
-		       c, cpus[c].node, (unsigned long long)cpus[c].polls,
-		       (unsigned long long)cpus[c].idle_halts,
-		       (unsigned long long)cpus[c].ticks,
-		       atomic_load(&cpus[c].nr_pollers));
-	return (int)len;
+	strbuf_init(&sb, buf, size);
+	for (int c = 0; c < nr_cpus; c++) {
+		snap_cpu(c, &o);
+		strbuf_printf(&sb, "cpu %d:", c);
+		stat_text_pairs(&sb, cpu_stats, STAT_TABLE_LEN(cpu_stats), &o);
+		strbuf_printf(&sb, "\n");
+	}
+	return strbuf_done(&sb);
 }
 
 int cpustat_json(char *buf, size_t size)
 {
-	size_t len = 0;
+	struct cpu_snap o;
+	struct strbuf sb;
 
-	append(buf, size, &len, "{");
-	for (int c = 0; c < nr_cpus; c++)
-		append(buf, size, &len,
-		       "%s\"cpu%d\":{\"node\":%d,\"polls\":%llu,"
-		       "\"idle_halts\":%llu,\"ticks\":%llu,\"pollers\":%d,"
-		       "\"halted_ns\":%llu,\"timer_reprograms\":%llu}",
-		       c ? "," : "", c, cpus[c].node,
-		       (unsigned long long)cpus[c].polls,
-		       (unsigned long long)cpus[c].idle_halts,
-		       (unsigned long long)cpus[c].ticks,
-		       atomic_load(&cpus[c].nr_pollers),
-		       (unsigned long long)cpus[c].halted_ns,
-		       (unsigned long long)cpus[c].timer_reprograms);
-	append(buf, size, &len, "}");
-	return (int)len;
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	for (int c = 0; c < nr_cpus; c++) {
+		snap_cpu(c, &o);
+		strbuf_printf(&sb, "%s\"cpu%d\":{", c ? "," : "", c);
+		stat_json_members(&sb, cpu_stats, STAT_TABLE_LEN(cpu_stats),
+				  &o);
+		strbuf_printf(&sb, "}");
+	}
+	strbuf_printf(&sb, "}");
+	return strbuf_done(&sb);
 }

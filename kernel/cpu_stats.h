@@ -3,9 +3,13 @@
  * (snprintf semantics: the length that would have been written; never
  * overflows buf). For the boot report, shells and /stats.json.
  *
- *   cpustat_text: "cpu N: node=M polls=P idle_halts=H ticks=T pollers=K"
+ *   cpustat_text: "cpu N: node=M polls=P idle_halts=H ticks=T pollers=K
+ *                  halted_ns=NS timer_reprograms=R"
  *   cpustat_json: {"cpu0":{"node":0,"polls":..,"idle_halts":..,
- *                  "ticks":..,"pollers":..},...}
+ *                  "ticks":..,"pollers":..,"halted_ns":..,
+ *                  "timer_reprograms":..},...}
+ *   cpustat_schema: the description of a CPU's members
+ *                  (libc/stat_table.h).
  */
 #ifndef KERNEL_CPU_STATS_H
 #define KERNEL_CPU_STATS_H
@@ -14,5 +18,7 @@
 
 int cpustat_text(char *buf, size_t size);
 int cpustat_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema cpustat_schema;
 
 #endif

@@ -19,9 +19,8 @@
 #include "kernel/percpu.h"
 #include "kernel/profile_internal.h"
 #include "mm/mm.h"
-#include <stdarg.h>
+#include "libc/strbuf.h"
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 
 /* One distinct stack on one CPU. count 0: a free slot. */
@@ -169,19 +168,6 @@ static void fold_update(void)
 	}
 }
 
-/* Appends to buf at *len with snprintf semantics: *len keeps counting
- * what the whole report needs, bytes are stored only while they fit. */
-__attribute__((format(printf, 4, 5))) static void
-append(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-	size_t at = *len < size ? *len : size;
-
-	va_start(ap, fmt);
-	*len += (size_t)vsnprintf(buf ? buf + at : NULL, size - at, fmt, ap);
-	va_end(ap);
-}
-
 static const char *fn_name(uint32_t fn)
 {
 	uintptr_t off;
@@ -191,107 +177,111 @@ static const char *fn_name(uint32_t fn)
 }
 
 /* The frames of slot by name, root first, between sep and in quotes. */
-static void append_frames(char *buf, size_t size, size_t *len,
-			  const struct fold_slot *slot, const char *sep,
-			  const char *quote)
+static void append_frames(struct strbuf *sb, const struct fold_slot *slot,
+			  const char *sep, const char *quote)
 {
 	for (int f = slot->depth - 1; f >= 0; f--)
-		append(buf, size, len, "%s%s%s%s",
-		       f == slot->depth - 1 ? "" : sep, quote,
-		       fn_name(slot->fn[f]), quote);
+		strbuf_printf(sb, "%s%s%s%s", f == slot->depth - 1 ? "" : sep,
+			      quote, fn_name(slot->fn[f]), quote);
 }
 
-static void header_text(char *buf, size_t size, size_t *len)
+static void header_text(struct strbuf *sb)
 {
-	append(buf, size, len,
-	       "# profile session=%u running=%d hz=%u cpus=%d capacity=%u "
-	       "frames=%d alloc_failures=%lu fold_table=%s\n",
-	       fold.session, atomic_load(&profile_hz) != 0, profile_rate,
-	       nr_cpus, profile_capacity, PROFILE_FRAMES,
-	       profile_alloc_failures, fold.no_memory ? "no-memory" : "ok");
+	strbuf_printf(
+		sb,
+		"# profile session=%u running=%d hz=%u cpus=%d capacity=%u "
+		"frames=%d alloc_failures=%lu fold_table=%s\n",
+		fold.session, atomic_load(&profile_hz) != 0, profile_rate,
+		nr_cpus, profile_capacity, PROFILE_FRAMES,
+		profile_alloc_failures, fold.no_memory ? "no-memory" : "ok");
 	for (int c = 0; c < nr_cpus; c++)
-		append(buf, size, len,
-		       "# cpu%d samples=%u idle=%lu dropped=%lu truncated=%lu "
-		       "unfolded=%lu\n",
-		       c, fold.cpu[c].samples, fold.cpu[c].idle,
-		       fold.cpu[c].dropped, fold.cpu[c].truncated,
-		       fold.cpu[c].unfolded);
+		strbuf_printf(
+			sb,
+			"# cpu%d samples=%u idle=%lu dropped=%lu truncated=%lu "
+			"unfolded=%lu\n",
+			c, fold.cpu[c].samples, fold.cpu[c].idle,
+			fold.cpu[c].dropped, fold.cpu[c].truncated,
+			fold.cpu[c].unfolded);
 }
 
 int profile_report_text(char *buf, size_t size)
 {
-	size_t len = 0;
+	struct strbuf sb;
 
+	strbuf_init(&sb, buf, size);
 	spin_lock(&profile_lock);
 	fold_update();
-	header_text(buf, size, &len);
+	header_text(&sb);
 	for (unsigned int i = 0; fold.slots && i < fold.nslots; i++) {
 		const struct fold_slot *s = &fold.slots[i];
 
 		if (!s->count)
 			continue;
-		append(buf, size, &len, "cpu%d;%s", s->cpu,
-		       s->flags ? "(truncated);" : "");
-		append_frames(buf, size, &len, s, ";", "");
-		append(buf, size, &len, " %u\n", s->count);
+		strbuf_printf(&sb, "cpu%d;%s", s->cpu,
+			      s->flags ? "(truncated);" : "");
+		append_frames(&sb, s, ";", "");
+		strbuf_printf(&sb, " %u\n", s->count);
 	}
 	for (int c = 0; c < nr_cpus; c++) {
 		if (fold.cpu[c].idle)
-			append(buf, size, &len, "cpu%d;(idle) %lu\n", c,
-			       fold.cpu[c].idle);
+			strbuf_printf(&sb, "cpu%d;(idle) %lu\n", c,
+				      fold.cpu[c].idle);
 		if (fold.cpu[c].unfolded)
-			append(buf, size, &len, "cpu%d;(unfolded) %lu\n", c,
-			       fold.cpu[c].unfolded);
+			strbuf_printf(&sb, "cpu%d;(unfolded) %lu\n", c,
+				      fold.cpu[c].unfolded);
 	}
 	spin_unlock(&profile_lock);
-	return (int)len;
+	return strbuf_done(&sb);
 }
 
 /* Each CPU's counters, and the rate its timer runs at now (the sampling
  * rate while a session runs, once the CPU has ticked since the start). */
-static void cpus_json(char *buf, size_t size, size_t *len)
+static void cpus_json(struct strbuf *sb)
 {
 	for (int c = 0; c < nr_cpus; c++)
-		append(buf, size, len,
-		       "%s{\"cpu\":%d,\"samples\":%u,\"idle\":%lu,"
-		       "\"dropped\":%lu,\"truncated\":%lu,\"unfolded\":%lu,"
-		       "\"timer_hz\":%u}",
-		       c ? "," : "", c, fold.cpu[c].samples, fold.cpu[c].idle,
-		       fold.cpu[c].dropped, fold.cpu[c].truncated,
-		       fold.cpu[c].unfolded, cpus[c].timer_hz);
+		strbuf_printf(
+			sb,
+			"%s{\"cpu\":%d,\"samples\":%u,\"idle\":%lu,"
+			"\"dropped\":%lu,\"truncated\":%lu,\"unfolded\":%lu,"
+			"\"timer_hz\":%u}",
+			c ? "," : "", c, fold.cpu[c].samples, fold.cpu[c].idle,
+			fold.cpu[c].dropped, fold.cpu[c].truncated,
+			fold.cpu[c].unfolded, cpus[c].timer_hz);
 }
 
 int profile_report_json(char *buf, size_t size)
 {
-	size_t len = 0;
+	struct strbuf sb;
 	bool first = true;
 
+	strbuf_init(&sb, buf, size);
 	spin_lock(&profile_lock);
 	fold_update();
-	append(buf, size, &len,
-	       "{\"session\":%u,\"running\":%s,\"hz\":%u,\"nr_cpus\":%d,"
-	       "\"capacity\":%u,\"frames\":%d,\"alloc_failures\":%lu,"
-	       "\"fold_table\":\"%s\",\"cpus\":[",
-	       fold.session, atomic_load(&profile_hz) ? "true" : "false",
-	       profile_rate, nr_cpus, profile_capacity, PROFILE_FRAMES,
-	       profile_alloc_failures, fold.no_memory ? "no-memory" : "ok");
-	cpus_json(buf, size, &len);
-	append(buf, size, &len, "],\"stacks\":[");
+	strbuf_printf(&sb,
+		      "{\"session\":%u,\"running\":%s,\"hz\":%u,\"nr_cpus\":%d,"
+		      "\"capacity\":%u,\"frames\":%d,\"alloc_failures\":%lu,"
+		      "\"fold_table\":\"%s\",\"cpus\":[",
+		      fold.session, atomic_load(&profile_hz) ? "true" : "false",
+		      profile_rate, nr_cpus, profile_capacity, PROFILE_FRAMES,
+		      profile_alloc_failures,
+		      fold.no_memory ? "no-memory" : "ok");
+	cpus_json(&sb);
+	strbuf_printf(&sb, "],\"stacks\":[");
 	for (unsigned int i = 0; fold.slots && i < fold.nslots; i++) {
 		const struct fold_slot *s = &fold.slots[i];
 
 		if (!s->count)
 			continue;
-		append(buf, size, &len,
-		       "%s{\"cpu\":%d,\"count\":%u,\"truncated\":%s,"
-		       "\"frames\":[",
-		       first ? "" : ",", s->cpu, s->count,
-		       s->flags ? "true" : "false");
-		append_frames(buf, size, &len, s, ",", "\"");
-		append(buf, size, &len, "]}");
+		strbuf_printf(&sb,
+			      "%s{\"cpu\":%d,\"count\":%u,\"truncated\":%s,"
+			      "\"frames\":[",
+			      first ? "" : ",", s->cpu, s->count,
+			      s->flags ? "true" : "false");
+		append_frames(&sb, s, ",", "\"");
+		strbuf_printf(&sb, "]}");
 		first = false;
 	}
-	append(buf, size, &len, "]}");
+	strbuf_printf(&sb, "]}");
 	spin_unlock(&profile_lock);
-	return (int)len;
+	return strbuf_done(&sb);
 }

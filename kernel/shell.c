@@ -32,6 +32,7 @@
 #include "kernel/shell_tunables.h"
 #include "kernel/shell_words.h"
 #include "kernel/time.h"
+#include "libc/stat_table.h"
 #include "mm/slab.h"
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -584,45 +585,109 @@ void shell_start(void)
 		rx_irq ? "receive interrupt on IRQ 4" : "polled, no interrupt");
 }
 
+/*
+ * The "shell" object of /stats.json: the shell's own counters and
+ * COM1's input (shell_stats), the last finished command ("last":
+ * last_cmd_stats over struct cmd_figures), and the console's line
+ * discipline ("console": console_stats over struct com1_line_stats).
+ */
+struct shell_snap {
+	uint64_t commands, unknown, bad_args, too_long, cancelled;
+	uint64_t interrupted, ignored_bytes, rx_bytes, rx_errors;
+	uint64_t rx_overruns;
+	bool rx_irq;
+	uint64_t uart_looks, output_bytes, output_refused;
+	uint64_t max_round_us, max_slice_us;
+};
+#define SHELL_COUNTER(f, u, l) STAT_COUNTER_AT(struct shell_snap, f, u, l)
+static const struct stat_desc shell_stats[] = {
+	SHELL_COUNTER(commands, "events", "command lines run"),
+	SHELL_COUNTER(unknown, "events", "lines naming no command"),
+	SHELL_COUNTER(bad_args, "events", "commands refused their arguments"),
+	SHELL_COUNTER(too_long, "events", "lines longer than the editor"),
+	SHELL_COUNTER(cancelled, "events", "lines cancelled with Ctrl-C"),
+	SHELL_COUNTER(interrupted, "events",
+		      "running commands stopped with Ctrl-C"),
+	SHELL_COUNTER(ignored_bytes, "bytes", "input bytes the editor ignored"),
+	SHELL_COUNTER(rx_bytes, "bytes", "bytes read from COM1"),
+	SHELL_COUNTER(rx_errors, "events", "COM1 line status errors"),
+	SHELL_COUNTER(rx_overruns, "bytes", "bytes COM1 lost: read too late"),
+	STAT_INFO_AT(struct shell_snap, rx_irq, "",
+		     "input comes by interrupt (else polled)"),
+	SHELL_COUNTER(uart_looks, "events", "COM1 line status reads"),
+	SHELL_COUNTER(output_bytes, "bytes", "bytes the commands printed"),
+	SHELL_COUNTER(output_refused, "events",
+		      "outputs refused: over the limit or no memory"),
+	STAT_GAUGE_AT(struct shell_snap, max_round_us, "us",
+		      "longest poll round of the shell"),
+	STAT_GAUGE_AT(struct shell_snap, max_slice_us, "us",
+		      "longest output slice of one round"),
+};
+static const struct stat_desc last_cmd_stats[] = {
+	STAT_INFO_AT(struct cmd_figures, name, "", "the command"),
+	STAT_GAUGE_AT(struct cmd_figures, run_us, "us", "time in its run()"),
+	STAT_NAMED("output_bytes", struct cmd_figures, bytes, STAT_KIND_GAUGE,
+		   "bytes", "bytes it printed"),
+	STAT_GAUGE_AT(struct cmd_figures, done_us, "us",
+		      "time until its output had all left"),
+	STAT_GAUGE_AT(struct cmd_figures, rounds, "events",
+		      "poll rounds its output took"),
+	STAT_GAUGE_AT(struct cmd_figures, max_slice_us, "us",
+		      "longest of those rounds' output slices"),
+};
+#define CONSOLE_COUNTER(f, l) \
+	STAT_COUNTER_AT(struct com1_line_stats, f, "events", l)
+static const struct stat_desc console_stats[] = {
+	CONSOLE_COUNTER(held, "log writes held behind an open output line"),
+	CONSOLE_COUNTER(output_breaks, "output lines broken: held text "
+				       "overflowed"),
+	CONSOLE_COUNTER(log_breaks, "log lines ended for a writer that went"),
+	CONSOLE_COUNTER(input_redraws, "line being typed redrawn after a log "
+				       "line"),
+};
+static const struct stat_group shell_groups[] = {
+	STAT_GROUP("", shell_stats),
+	STAT_GROUP("last", last_cmd_stats),
+	STAT_GROUP("console", console_stats),
+};
+const struct stat_schema shell_stats_schema = STAT_SCHEMA(shell_groups);
+
 int shell_stats_json(char *buf, size_t size)
 {
 	struct serial_rx_stats rx;
 	struct com1_line_stats cl;
-	const struct cmd_figures *l = &st.last;
+	struct shell_snap o;
+	struct strbuf sb;
 
 	serial_rx_stats_read(&rx);
 	console_line_stats_read(&cl);
-	return snprintf(
-		buf, size,
-		"{\"commands\":%llu,\"unknown\":%llu,\"bad_args\":%llu,"
-		"\"too_long\":%llu,\"cancelled\":%llu,\"interrupted\":%llu,"
-		"\"ignored_bytes\":%llu,\"rx_bytes\":%llu,\"rx_errors\":%llu,"
-		"\"rx_overruns\":%llu,\"rx_irq\":%s,\"uart_looks\":%llu,"
-		"\"output_bytes\":%llu,"
-		"\"output_refused\":%llu,\"max_round_us\":%llu,"
-		"\"max_slice_us\":%llu,"
-		"\"last\":{\"name\":\"%s\",\"run_us\":%llu,"
-		"\"output_bytes\":%llu,\"done_us\":%llu,\"rounds\":%llu,"
-		"\"max_slice_us\":%llu},"
-		"\"console\":{\"held\":%llu,\"output_breaks\":%llu,"
-		"\"log_breaks\":%llu,\"input_redraws\":%llu}}",
-		(unsigned long long)st.commands, (unsigned long long)st.unknown,
-		(unsigned long long)st.bad_args,
-		(unsigned long long)st.too_long,
-		(unsigned long long)st.cancelled,
-		(unsigned long long)st.interrupted,
-		(unsigned long long)ed.ignored, (unsigned long long)rx.bytes,
-		(unsigned long long)rx.errors, (unsigned long long)rx.overruns,
-		rx_irq ? "true" : "false", (unsigned long long)st.uart_looks,
-		(unsigned long long)st.output_bytes,
-		(unsigned long long)st.output_refused,
-		(unsigned long long)st.max_round_us,
-		(unsigned long long)st.max_slice_us, l->name ? l->name : "",
-		(unsigned long long)l->run_us, (unsigned long long)l->bytes,
-		(unsigned long long)l->done_us, (unsigned long long)l->rounds,
-		(unsigned long long)l->max_slice_us,
-		(unsigned long long)cl.held,
-		(unsigned long long)cl.output_breaks,
-		(unsigned long long)cl.log_breaks,
-		(unsigned long long)cl.input_redraws);
+	o = (struct shell_snap){
+		.commands = st.commands,
+		.unknown = st.unknown,
+		.bad_args = st.bad_args,
+		.too_long = st.too_long,
+		.cancelled = st.cancelled,
+		.interrupted = st.interrupted,
+		.ignored_bytes = ed.ignored,
+		.rx_bytes = rx.bytes,
+		.rx_errors = rx.errors,
+		.rx_overruns = rx.overruns,
+		.rx_irq = rx_irq,
+		.uart_looks = st.uart_looks,
+		.output_bytes = st.output_bytes,
+		.output_refused = st.output_refused,
+		.max_round_us = st.max_round_us,
+		.max_slice_us = st.max_slice_us,
+	};
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	stat_json_members(&sb, shell_stats, STAT_TABLE_LEN(shell_stats), &o);
+	strbuf_printf(&sb, ",\"last\":{");
+	stat_json_members(&sb, last_cmd_stats, STAT_TABLE_LEN(last_cmd_stats),
+			  &st.last);
+	strbuf_printf(&sb, "},\"console\":{");
+	stat_json_members(&sb, console_stats, STAT_TABLE_LEN(console_stats),
+			  &cl);
+	strbuf_printf(&sb, "}}");
+	return strbuf_done(&sb);
 }

@@ -76,7 +76,9 @@ void shell_start(void);
 
 /* The shell's counters (commands, refusals, input, output, timings) and
  * COM1's line discipline counters, as JSON. snprintf semantics. Any
- * context. */
+ * context. shell_stats_schema describes its members (libc/stat_table.h). */
 int shell_stats_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema shell_stats_schema;
 
 #endif

@@ -25,7 +25,7 @@ FUZZ_TEST_SECS ?= 4
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -g -O1 $(HOST_WARN) -D_GNU_SOURCE -pthread \
-	-DMM_DEBUG=0 -Imm -Imm/host $(FUZZ_SAN)
+	-DMM_DEBUG=0 -Imm -Imm/host $(LIBC_QUOTE) $(FUZZ_SAN)
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_HARNESSES := $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out \
 	tests/fuzz/fuzz_common.c,$(wildcard tests/fuzz/fuzz_*.c)))

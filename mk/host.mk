@@ -9,16 +9,25 @@
 
 HOST_CC ?= cc
 HOST_WARN := -Wall -Wextra -Werror
+# libc/'s own headers (libc/strbuf.h) are included by their path from the
+# top of the tree, as the kernel's are; -iquote . finds them without
+# putting anything in front of the host's <stdio.h> and <limits.h>.
+LIBC_QUOTE := -iquote .
 HOST_CFLAGS_COMMON := -std=c11 -g $(HOST_WARN) -D_GNU_SOURCE -pthread \
-	-DMM_DEBUG=$(MM_DEBUG) -Imm -Imm/host
+	-DMM_DEBUG=$(MM_DEBUG) -Imm -Imm/host $(LIBC_QUOTE)
 HOST_CFLAGS_plain := -O2
 HOST_CFLAGS_tsan := -O1 -fsanitize=thread
 HOST_CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 HOST_VARIANTS := plain tsan asan
 
-MM_HOST_SRCS := $(sort $(wildcard mm/*.c) $(wildcard mm/host/*.c))
-MM_HEADERS := $(wildcard mm/*.h mm/host/*.h)
+# The part of libc/ that mm/ uses and the host's C library does not have
+# goes into the host library with mm/ (the rest, vsnprintf and the string
+# functions, the host has).
+LIBC_HOST_SRCS := libc/strbuf.c libc/stat_table.c
+MM_HOST_SRCS := $(sort $(wildcard mm/*.c) $(wildcard mm/host/*.c)) \
+	$(LIBC_HOST_SRCS)
+MM_HEADERS := $(wildcard mm/*.h mm/host/*.h) $(LIBC_HOST_SRCS:.c=.h)
 # Tests of other folders' code run on the host too, under tests/host/FOLDER/
 # (tests/host/drivers/test_e1000.c): their binaries keep that folder.
 HOST_TESTS := $(patsubst tests/host/%.c,%,$(wildcard tests/host/test_*.c \

@@ -30,7 +30,7 @@ KERNEL_SRCS := $(sort $(wildcard boot/*.S boot/*.c kernel/*.c kernel/*/*.c libc/
 	mm/*.c drivers/*.c net/*.c apps/*.c))
 KERNEL_OBJS := $(patsubst %,$(KOBJ)/%.o,$(KERNEL_SRCS))
 KERNEL_HEADERS := $(wildcard boot/*.h kernel/*.h kernel/*/*.h \
-	libc/include/*.h mm/*.h drivers/*.h net/*.h apps/*.h)
+	libc/*.h libc/include/*.h mm/*.h drivers/*.h net/*.h apps/*.h)
 
 # The framebuffer console's font: a PSF from Debian's console-setup-linux
 # (tools/setup-deps kernel), linked in as _binary_font_psf_start/_end.

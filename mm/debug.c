@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "debug.h"
+#include "libc/stat_table.h"
 
 atomic_bool mm_debug_flag = MM_DEBUG != 0;
 static atomic_bool mm_debug_quiet;
@@ -15,28 +16,37 @@ static _Atomic(const void *) mm_debug_caller;
 static char mm_debug_last[MM_DEBUG_REPORT_MAX];
 static mm_spinlock_t mm_debug_last_lock = MM_SPINLOCK_INIT;
 
-static const char *const mm_debug_names[MM_DBG_NR_KINDS] = {
-	[MM_DBG_DOUBLE_FREE] = "double free",
-	[MM_DBG_NOT_ALLOCATED] = "free of memory not allocated",
-	[MM_DBG_WRONG_ORDER] = "wrong order on free",
-	[MM_DBG_WRONG_ZONE] = "wrong zone",
-	[MM_DBG_OTHER] = "allocator misuse",
-	[MM_DBG_INVALID_FREE] = "free of a pointer that is not a block start",
-	[MM_DBG_WRITE_AFTER_FREE] = "write after free",
-	[MM_DBG_RED_ZONE] = "red zone overwritten",
+/*
+ * Every kind: its /stats.json key, and as its label the name a report
+ * prints. The counts are copied into a snapshot (struct mm_debug_snap),
+ * with whether the checks are on.
+ */
+struct mm_debug_snap {
+	unsigned long count[MM_DBG_NR_KINDS];
+	bool debug_on;
 };
-
-/* The JSON keys of the kinds, in enum order. */
-static const char *const mm_debug_keys[MM_DBG_NR_KINDS] = {
-	[MM_DBG_DOUBLE_FREE] = "double_free",
-	[MM_DBG_NOT_ALLOCATED] = "not_allocated",
-	[MM_DBG_WRONG_ORDER] = "wrong_order",
-	[MM_DBG_WRONG_ZONE] = "wrong_zone",
-	[MM_DBG_OTHER] = "other",
-	[MM_DBG_INVALID_FREE] = "invalid_free",
-	[MM_DBG_WRITE_AFTER_FREE] = "write_after_free",
-	[MM_DBG_RED_ZONE] = "red_zone",
+#define MM_DBG_KIND(k, key, l)                                \
+	[k] = STAT_NAMED(key, struct mm_debug_snap, count[k], \
+			 STAT_KIND_COUNTER, "events", l)
+static const struct stat_desc mm_debug_stats[MM_DBG_NR_KINDS + 1] = {
+	MM_DBG_KIND(MM_DBG_DOUBLE_FREE, "double_free", "double free"),
+	MM_DBG_KIND(MM_DBG_NOT_ALLOCATED, "not_allocated",
+		    "free of memory not allocated"),
+	MM_DBG_KIND(MM_DBG_WRONG_ORDER, "wrong_order", "wrong order on free"),
+	MM_DBG_KIND(MM_DBG_WRONG_ZONE, "wrong_zone", "wrong zone"),
+	MM_DBG_KIND(MM_DBG_OTHER, "other", "allocator misuse"),
+	MM_DBG_KIND(MM_DBG_INVALID_FREE, "invalid_free",
+		    "free of a pointer that is not a block start"),
+	MM_DBG_KIND(MM_DBG_WRITE_AFTER_FREE, "write_after_free",
+		    "write after free"),
+	MM_DBG_KIND(MM_DBG_RED_ZONE, "red_zone", "red zone overwritten"),
+	[MM_DBG_NR_KINDS] = STAT_INFO_AT(struct mm_debug_snap, debug_on, "",
+					 "the checks are on (mm_debug=1)"),
 };
+static const struct stat_group mm_debug_groups[] = {
+	STAT_GROUP("", mm_debug_stats),
+};
+const struct stat_schema mm_debug_schema = STAT_SCHEMA(mm_debug_groups);
 
 atomic_uint mm_debug_epoch_now = 1;
 
@@ -79,8 +89,9 @@ void mm_debug_report(enum mm_debug_kind kind, const void *caller,
 		return;
 
 	char who[64];
-	mm_printf("mm: BUG: %s: %s (caller %s, cpu %d)\n", mm_debug_names[kind],
-		  msg, mm_symbolize(caller, who, sizeof(who)), mm_this_cpu());
+	mm_printf("mm: BUG: %s: %s (caller %s, cpu %d)\n",
+		  mm_debug_stats[kind].label, msg,
+		  mm_symbolize(caller, who, sizeof(who)), mm_this_cpu());
 }
 
 void mm_debug_last_report(char *buf, size_t size)
@@ -130,19 +141,15 @@ void mm_debug_reset_counts(void)
 
 int mm_debug_json(char *buf, size_t size)
 {
-	size_t n = 0;
+	struct mm_debug_snap o = {.debug_on = mm_debug_on()};
+	struct strbuf sb;
 
-	for (int k = 0; k < MM_DBG_NR_KINDS; k++) {
-		int w = mm_snprintf(buf + (n < size ? n : size),
-				    n < size ? size - n : 0, "%s\"%s\": %lu",
-				    k ? ", " : "{", mm_debug_keys[k],
-				    mm_debug_count((enum mm_debug_kind)k));
-		if (w < 0)
-			return w;
-		n += (size_t)w;
-	}
-	int w = mm_snprintf(buf + (n < size ? n : size),
-			    n < size ? size - n : 0, ", \"debug_on\": %s}",
-			    mm_debug_on() ? "true" : "false");
-	return w < 0 ? w : (int)(n + (size_t)w);
+	for (int k = 0; k < MM_DBG_NR_KINDS; k++)
+		o.count[k] = mm_debug_count((enum mm_debug_kind)k);
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	stat_json_members(&sb, mm_debug_stats, STAT_TABLE_LEN(mm_debug_stats),
+			  &o);
+	strbuf_printf(&sb, "}");
+	return strbuf_done(&sb);
 }

@@ -93,7 +93,10 @@ void mm_debug_set_quiet(bool quiet);
  * mm_debug_json - the detections of every kind since boot, one JSON
  * object keyed by kind ("double_free", "not_allocated", ...), for
  * /stats.json and the boot report. snprintf semantics. Any context.
+ * mm_debug_schema describes its members (libc/stat_table.h).
  */
 int mm_debug_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema mm_debug_schema;
 
 #endif /* MM_DEBUG_H */

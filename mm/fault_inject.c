@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fault_inject.h"
+#include "libc/stat_table.h"
 
 atomic_uint mm_fault_armed;
 
@@ -318,48 +319,74 @@ static const char *site_spec(int s)
 	return site_armed(s) ? sites[s].spec : "off";
 }
 
-/* snprintf at buf + *len, keeping *len the length the whole text needs. */
-__attribute__((format(printf, 4, 5))) static void
-append(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-	size_t room = *len < size ? size - *len : 0;
-	int n;
+/* One site's figures: its setting (site_info), what it did
+ * (site_counts); the text prints the second table after the spec. */
+struct site_snap {
+	const char *spec;
+	bool armed;
+	unsigned long calls, injected;
+};
+static const struct stat_desc site_info[] = {
+	STAT_INFO_AT(struct site_snap, spec, "",
+		     "the site's setting as given (off when not armed)"),
+	STAT_INFO_AT(struct site_snap, armed, "",
+		     "failures are being injected"),
+};
+static const struct stat_desc site_counts[] = {
+	STAT_COUNTER_AT(struct site_snap, calls, "calls",
+			"calls through the site while armed"),
+	STAT_COUNTER_AT(struct site_snap, injected, "calls",
+			"calls made to fail"),
+};
+static const struct stat_group fault_groups[] = {
+	STAT_GROUP("*", site_info),
+	STAT_GROUP("*", site_counts),
+};
+const struct stat_schema mm_fault_schema = STAT_SCHEMA(fault_groups);
 
-	va_start(ap, fmt);
-	n = mm_vsnprintf(room ? buf + *len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*len += (size_t)n;
+static void site_snapshot(int s, struct site_snap *o)
+{
+	*o = (struct site_snap){
+		.spec = site_spec(s),
+		.armed = site_armed(s),
+		.calls = mm_fault_calls(s),
+		.injected = mm_fault_injected(s),
+	};
 }
 
 int mm_fault_text(char *buf, size_t size)
 {
-	size_t len = 0;
+	struct site_snap o;
+	struct strbuf sb;
 
-	if (size)
-		buf[0] = '\0';
-	for (int s = 0; s < MM_FAULT_NR_SITES; s++)
-		append(buf, size, &len, "%s %s calls=%lu injected=%lu\n",
-		       site_names[s], site_spec(s), mm_fault_calls(s),
-		       mm_fault_injected(s));
-	return (int)len;
+	strbuf_init(&sb, buf, size);
+	for (int s = 0; s < MM_FAULT_NR_SITES; s++) {
+		site_snapshot(s, &o);
+		strbuf_printf(&sb, "%s %s", site_names[s], o.spec);
+		stat_text_pairs(&sb, site_counts, STAT_TABLE_LEN(site_counts),
+				&o);
+		strbuf_printf(&sb, "\n");
+	}
+	return strbuf_done(&sb);
 }
 
 int mm_fault_json(char *buf, size_t size)
 {
-	size_t len = 0;
+	struct site_snap o;
+	struct strbuf sb;
 
-	if (size)
-		buf[0] = '\0';
-	append(buf, size, &len, "{");
-	for (int s = 0; s < MM_FAULT_NR_SITES; s++)
-		append(buf, size, &len,
-		       "%s\"%s\": {\"spec\": \"%s\", \"armed\": %s, "
-		       "\"calls\": %lu, \"injected\": %lu}",
-		       s ? ", " : "", site_names[s], site_spec(s),
-		       site_armed(s) ? "true" : "false", mm_fault_calls(s),
-		       mm_fault_injected(s));
-	append(buf, size, &len, "}");
-	return (int)len;
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	for (int s = 0; s < MM_FAULT_NR_SITES; s++) {
+		site_snapshot(s, &o);
+		strbuf_printf(&sb, "%s\"%s\":{", s ? "," : "", site_names[s]);
+		stat_json_members(&sb, site_info, STAT_TABLE_LEN(site_info),
+				  &o);
+		strbuf_printf(&sb, ",");
+		stat_json_members(&sb, site_counts, STAT_TABLE_LEN(site_counts),
+				  &o);
+		strbuf_printf(&sb, "}");
+	}
+	strbuf_printf(&sb, "}");
+	return strbuf_done(&sb);
 }

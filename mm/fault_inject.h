@@ -124,10 +124,13 @@ unsigned long mm_fault_injected(enum mm_fault_site site);
 /*
  * mm_fault_text / mm_fault_json - every site: its spec ("off" if not
  * armed), calls and injected. Text: one line per site, "NAME SPEC
- * calls=N injected=N". JSON: {"NAME": {"spec": "...", "armed": bool,
- * "calls": N, "injected": N}, ...}. snprintf semantics.
+ * calls=N injected=N". JSON: {"NAME":{"spec":"...","armed":bool,
+ * "calls":N,"injected":N},...}. snprintf semantics. mm_fault_schema
+ * describes a site's members (libc/stat_table.h).
  */
 int mm_fault_text(char *buf, size_t size);
 int mm_fault_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema mm_fault_schema;
 
 #endif /* MM_FAULT_INJECT_H */

@@ -382,10 +382,13 @@ void page_frag_stats_read(struct page_frag_stats *out);
  * or one JSON object: the sums, then (JSON) "cpu": {"cpu0": {...}, ...},
  * the same counters per CPU (the CPU that counted). snprintf semantics:
  * returns the length the whole text needs; writes at most size bytes,
- * NUL-terminated when size > 0.
+ * NUL-terminated when size > 0. page_frag_schema describes every member
+ * (libc/stat_table.h).
  */
 int page_frag_stats_text(char *buf, size_t size);
 int page_frag_stats_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema page_frag_schema;
 
 /*
  * page_frag_force_order0 - benchmark tunable: when on, refills skip the

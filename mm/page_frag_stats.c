@@ -1,31 +1,78 @@
 /*
  * Counters of the page fragment allocator, summed over CPUs (and, in JSON,
- * per CPU with its refill policy), as text and JSON (the one statistics shape of mm/: NAME_text / NAME_json with
- * snprintf semantics). The counters themselves are bumped per CPU by
- * page_frag*.c (page_frag_internal.h).
+ * per CPU with its refill policy), as text and JSON (the one statistics
+ * shape of mm/: NAME_text / NAME_json with snprintf semantics). The
+ * counters themselves are bumped per CPU by page_frag*.c
+ * (page_frag_internal.h).
+ *
+ * pf_stats describes every counter, in enum page_frag_stat order, and the
+ * new blocks per node: the members of the totals' JSON object and of each
+ * CPU's, and the lines of the text; pf_policy_stats the refill policy a
+ * CPU's object adds.
  */
 #include "page_frag_internal.h"
+#include "libc/stat_table.h"
 
-/* Name of each counter, in enum page_frag_stat order, as JSON keys. */
-static const char *const page_frag_stat_names[PF_NR_STATS] = {
-	[PF_FRAGMENTS] = "fragments",
-	[PF_REFILLS_ORDER3] = "refills_order3",
-	[PF_REFILLS_ORDER0] = "refills_order0",
-	[PF_ORDER3_FALLBACKS] = "order3_fallbacks",
-	[PF_REFILLS_REMOTE] = "refills_remote",
-	[PF_RECYCLES] = "recycles",
-	[PF_FREES] = "frees",
-	[PF_REMOTE_FREES] = "remote_frees",
-	[PF_BLOCKS_RETURNED] = "blocks_returned",
-	[PF_PAGES_RETURNED] = "pages_returned",
-	[PF_DRAINS] = "drains",
-	[PF_ERR_OVERSIZE] = "err_oversize",
-	[PF_ERR_BAD_ALIGN] = "err_bad_align",
-	[PF_ALLOC_FAILED] = "alloc_failed",
-	[PF_TX_MISUSE] = "tx_misuse",
-	[PF_FREE_ATOMICS] = "free_atomics",
-	[PF_FREES_BUSY] = "frees_busy",
+struct pf_snap {
+	uint64_t v[PF_NR_STATS];
+	uint64_t refills_node[MM_MAX_NODES];
+	int nr_nodes;
+	const char *refill_policy;
+	int refill_node;
 };
+
+#define PF_STAT(n, i, u, l) \
+	[i] = STAT_NAMED(n, struct pf_snap, v[i], STAT_KIND_COUNTER, u, l)
+static const struct stat_desc pf_stats[PF_NR_STATS + 1] = {
+	PF_STAT("fragments", PF_FRAGMENTS, "fragments",
+		"fragments handed out (alloc, commit)"),
+	PF_STAT("refills_order3", PF_REFILLS_ORDER3, "blocks",
+		"refills served by a 32 KiB block"),
+	PF_STAT("refills_order0", PF_REFILLS_ORDER0, "blocks",
+		"refills served by one page"),
+	PF_STAT("order3_fallbacks", PF_ORDER3_FALLBACKS, "events",
+		"order 3 refused, order 0 tried"),
+	PF_STAT("refills_remote", PF_REFILLS_REMOTE, "blocks",
+		"order-0 refills from another node than the policy's"),
+	PF_STAT("recycles", PF_RECYCLES, "blocks",
+		"blocks reused in place, no allocator"),
+	PF_STAT("frees", PF_FREES, "fragments", "page_frag_free() calls"),
+	PF_STAT("remote_frees", PF_REMOTE_FREES, "fragments",
+		"frees on a CPU of another node than the block's"),
+	PF_STAT("blocks_returned", PF_BLOCKS_RETURNED, "blocks",
+		"blocks given back to the page allocator"),
+	PF_STAT("pages_returned", PF_PAGES_RETURNED, "pages",
+		"the same, in 4 KiB pages"),
+	PF_STAT("drains", PF_DRAINS, "events",
+		"page_frag_cache_drain() calls that held a block"),
+	PF_STAT("err_oversize", PF_ERR_OVERSIZE, "events",
+		"requests of 0 bytes or more than a page"),
+	PF_STAT("err_bad_align", PF_ERR_BAD_ALIGN, "events",
+		"alignments not a power of two or above a page"),
+	PF_STAT("alloc_failed", PF_ALLOC_FAILED, "events",
+		"no block of any order available"),
+	PF_STAT("tx_misuse", PF_TX_MISUSE, "events", "refused commit or abort"),
+	PF_STAT("free_atomics", PF_FREE_ATOMICS, "events",
+		"locked operations of the free side on blocks' counts"),
+	PF_STAT("frees_busy", PF_FREES_BUSY, "fragments",
+		"frees that found their batch busy (an interrupt inside it, or "
+		"a drain): unbatched"),
+	[PF_NR_STATS] = STAT_ARRAY_N(struct pf_snap, refills_node, nr_nodes,
+				     STAT_KIND_COUNTER, "node", "blocks",
+				     "new blocks by the node they came from"),
+};
+static const struct stat_desc pf_policy_stats[] = {
+	STAT_INFO_AT(struct pf_snap, refill_policy, "",
+		     "where the CPU's refills take blocks from"),
+	STAT_INFO_AT(struct pf_snap, refill_node, "",
+		     "the node of a node policy (-1: none)"),
+};
+static const struct stat_group pf_groups[] = {
+	STAT_GROUP("", pf_stats),
+	STAT_GROUP("cpu.*", pf_stats),
+	STAT_GROUP("cpu.*", pf_policy_stats),
+};
+const struct stat_schema page_frag_schema = STAT_SCHEMA(pf_groups);
 
 uint64_t page_frag_cpu_refills_node(int cpu, int nid)
 {
@@ -92,105 +139,57 @@ void page_frag_stats_read(struct page_frag_stats *out)
 		out->refills_node[nid] = page_frag_refills_node_sum(nid);
 }
 
-/* Append to buf like snprintf, tracking the length the whole text needs. */
-__attribute__((format(printf, 4, 5))) static void
-page_frag_emit(char *buf, size_t size, size_t *len, const char *fmt, ...)
+/* Every CPU's counters summed (cpu < 0), or cpu's own with its policy. */
+static void pf_snapshot(int cpu, struct pf_snap *o)
 {
-	size_t pos = *len < size ? *len : size;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	/* buf may be NULL (size 0, a length query): NULL + 0 is undefined */
-	n = mm_vsnprintf(pos < size ? buf + pos : NULL, size - pos, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*len += (size_t)n;
+	*o = (struct pf_snap){.nr_nodes = page_frag_nodes_shown()};
+	if (cpu < 0) {
+		page_frag_stats_sum(o->v);
+		for (int nid = 0; nid < o->nr_nodes; nid++)
+			o->refills_node[nid] = page_frag_refills_node_sum(nid);
+		return;
+	}
+	for (int i = 0; i < PF_NR_STATS; i++)
+		o->v[i] = atomic_load_explicit(&page_frag_cpu_stats[cpu].v[i],
+					       memory_order_relaxed);
+	page_frag_free_pending_add(cpu, o->v);
+	for (int nid = 0; nid < o->nr_nodes; nid++)
+		o->refills_node[nid] = page_frag_cpu_refills_node(cpu, nid);
+	o->refill_policy = page_frag_policy_name(
+		page_frag_percpu_get_policy(cpu, &o->refill_node));
 }
 
 int page_frag_stats_text(char *buf, size_t size)
 {
-	uint64_t s[PF_NR_STATS];
-	size_t len = 0;
+	struct pf_snap o;
+	struct strbuf sb;
 
-	if (size)
-		buf[0] = '\0';
-	page_frag_stats_sum(s);
-	for (int i = 0; i < PF_NR_STATS; i++)
-		page_frag_emit(buf, size, &len, "%-17s %llu\n",
-			       page_frag_stat_names[i],
-			       (unsigned long long)s[i]);
-	page_frag_emit(buf, size, &len, "%-17s", "refills_node");
-	for (int nid = 0; nid < page_frag_nodes_shown(); nid++)
-		page_frag_emit(
-			buf, size, &len, " %llu",
-			(unsigned long long)page_frag_refills_node_sum(nid));
-	page_frag_emit(buf, size, &len, "\n");
-	return (int)len;
-}
-
-/* ", \"refills_node\": [n0, n1, ...]" of one CPU, or summed (cpu < 0). */
-static void page_frag_json_nodes(char *buf, size_t size, size_t *len, int cpu)
-{
-	page_frag_emit(buf, size, len, ", \"refills_node\": [");
-	for (int nid = 0; nid < page_frag_nodes_shown(); nid++)
-		page_frag_emit(
-			buf, size, len, "%s%llu", nid ? ", " : "",
-			(unsigned long long)(cpu < 0 ? page_frag_refills_node_sum(
-							       nid)
-						     : page_frag_cpu_refills_node(
-							       cpu, nid)));
-	page_frag_emit(buf, size, len, "]");
-}
-
-/* ", \"refill_policy\": \"device\", \"refill_node\": 1" of cpu's caches. */
-static void page_frag_json_policy(char *buf, size_t size, size_t *len, int cpu)
-{
-	int node;
-	enum page_frag_node_policy policy =
-		page_frag_percpu_get_policy(cpu, &node);
-
-	page_frag_emit(buf, size, len,
-		       ", \"refill_policy\": \"%s\", \"refill_node\": %d",
-		       page_frag_policy_name(policy), node);
-}
-
-/* The counters v as a JSON object, left open for the caller to close. */
-static void page_frag_json_counters(char *buf, size_t size, size_t *len,
-				    const uint64_t *v)
-{
-	page_frag_emit(buf, size, len, "{");
-	for (int i = 0; i < PF_NR_STATS; i++)
-		page_frag_emit(buf, size, len, "%s\"%s\": %llu", i ? ", " : "",
-			       page_frag_stat_names[i],
-			       (unsigned long long)v[i]);
+	strbuf_init(&sb, buf, size);
+	pf_snapshot(-1, &o);
+	stat_text_lines(&sb, pf_stats, STAT_TABLE_LEN(pf_stats), &o, 17);
+	return strbuf_done(&sb);
 }
 
 int page_frag_stats_json(char *buf, size_t size)
 {
-	uint64_t s[PF_NR_STATS];
-	size_t len = 0;
+	struct pf_snap o;
+	struct strbuf sb;
 	int cpus = mm_nr_cpus() < MM_MAX_CPUS ? mm_nr_cpus() : MM_MAX_CPUS;
 
-	if (size)
-		buf[0] = '\0';
-	page_frag_stats_sum(s);
-	page_frag_json_counters(buf, size, &len, s);
-	page_frag_json_nodes(buf, size, &len, -1);
-	page_frag_emit(buf, size, &len, ", \"cpu\": {");
+	strbuf_init(&sb, buf, size);
+	pf_snapshot(-1, &o);
+	strbuf_printf(&sb, "{");
+	stat_json_members(&sb, pf_stats, STAT_TABLE_LEN(pf_stats), &o);
+	strbuf_printf(&sb, ",\"cpu\":{");
 	for (int cpu = 0; cpu < cpus; cpu++) {
-		for (int i = 0; i < PF_NR_STATS; i++)
-			s[i] = atomic_load_explicit(
-				&page_frag_cpu_stats[cpu].v[i],
-				memory_order_relaxed);
-		page_frag_free_pending_add(cpu, s);
-		page_frag_emit(buf, size, &len,
-			       "%s\"cpu%d\": ", cpu ? ", " : "", cpu);
-		page_frag_json_counters(buf, size, &len, s);
-		page_frag_json_nodes(buf, size, &len, cpu);
-		page_frag_json_policy(buf, size, &len, cpu);
-		page_frag_emit(buf, size, &len, "}");
+		pf_snapshot(cpu, &o);
+		strbuf_printf(&sb, "%s\"cpu%d\":{", cpu ? "," : "", cpu);
+		stat_json_members(&sb, pf_stats, STAT_TABLE_LEN(pf_stats), &o);
+		strbuf_printf(&sb, ",");
+		stat_json_members(&sb, pf_policy_stats,
+				  STAT_TABLE_LEN(pf_policy_stats), &o);
+		strbuf_printf(&sb, "}");
 	}
-	page_frag_emit(buf, size, &len, "}}");
-	return (int)len;
+	strbuf_printf(&sb, "}}");
+	return strbuf_done(&sb);
 }

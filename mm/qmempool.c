@@ -12,6 +12,7 @@
 #include "qmempool.h"
 #include "debug.h"
 #include "page_alloc.h"
+#include "libc/stat_table.h"
 
 /* Registry of live pools, for the statistics. */
 static struct list_head qmp_pools = LIST_HEAD_INIT(qmp_pools);
@@ -539,133 +540,142 @@ void qmempool_get_stats(const struct qmempool *pool, struct qmempool_stats *o)
 	o->outstanding = (long)(o->slab_in - held);
 }
 
-/* Append with snprintf semantics: len keeps counting past the end. */
-struct qmp_buf {
-	char *buf;
-	size_t size, len;
+/*
+ * What a pool is and holds (qmp_pool_stats, over a snapshot) and what it
+ * did (qmp_counter_stats, over struct qmempool_stats): together every
+ * member of a pool's JSON object; the text line prints the counters from
+ * the second table after its own columns.
+ */
+struct qmp_snap {
+	const char *cache;
+	unsigned long object_size;
+	uint32_t localq_size, sharedq_size, prealloc;
+	unsigned long in_localq, in_sharedq[MM_MAX_NODES];
+	uint32_t in_localq_cpu[MM_MAX_CPUS];
+	int nr_nodes, nr_cpus;
 };
-
-__attribute__((format(printf, 2, 3))) static void
-qmp_printf(struct qmp_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = mm_vsnprintf(b->len < b->size ? b->buf + b->len : NULL,
-			 b->len < b->size ? b->size - b->len : 0, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		b->len += (size_t)n;
-}
-
-/* vsnprintf already NUL-terminates what it cut; return the full length. */
-static int qmp_done(const struct qmp_buf *b)
-{
-	return (int)b->len;
-}
-
-/* Counter names and values in one order, shared by text and JSON. */
-#define QMP_NR_COUNTERS 10
-static const char *const qmp_counter_names[QMP_NR_COUNTERS] = {
-	"alloc",	 "localq_hit",	"sharedq_refill", "slab_refill",
-	"sharedq_spill", "slab_free",	"remote_free",	  "alloc_fail",
-	"slab_in",	 "outstanding",
+static const struct stat_desc qmp_pool_stats[] = {
+	STAT_INFO_AT(struct qmp_snap, cache, "",
+		     "the slab cache behind the pool"),
+	STAT_INFO_AT(struct qmp_snap, object_size, "bytes", "object size"),
+	STAT_INFO_AT(struct qmp_snap, localq_size, "objects",
+		     "objects each CPU's localq holds"),
+	STAT_INFO_AT(struct qmp_snap, sharedq_size, "objects",
+		     "objects each node's sharedq holds"),
+	STAT_INFO_AT(struct qmp_snap, prealloc, "objects",
+		     "objects put in each sharedq at creation"),
+	STAT_GAUGE_AT(struct qmp_snap, in_localq, "objects",
+		      "objects in the localqs, all CPUs"),
+	STAT_ARRAY_N(struct qmp_snap, in_sharedq, nr_nodes, STAT_KIND_GAUGE,
+		     "node", "objects", "objects in each node's sharedq"),
+	STAT_ARRAY_N(struct qmp_snap, in_localq_cpu, nr_cpus, STAT_KIND_GAUGE,
+		     "cpu", "objects", "objects in each CPU's localq"),
 };
+#define QMP_COUNTER(f, l) \
+	STAT_COUNTER_AT(struct qmempool_stats, f, "objects", l)
+static const struct stat_desc qmp_counter_stats[] = {
+	QMP_COUNTER(alloc, "objects handed out"),
+	QMP_COUNTER(localq_hit, "allocations the CPU's localq served"),
+	QMP_COUNTER(sharedq_refill, "allocations after a refill from the "
+				    "node's sharedq"),
+	QMP_COUNTER(slab_refill, "allocations after a refill from the slab"),
+	QMP_COUNTER(sharedq_spill, "frees that spilled to the sharedq"),
+	QMP_COUNTER(slab_free, "objects given back to the slab"),
+	QMP_COUNTER(remote_free, "frees of another node's objects"),
+	QMP_COUNTER(alloc_fail, "allocations that failed"),
+	QMP_COUNTER(slab_in, "objects ever taken from the slab"),
+	STAT_GAUGE_AT(struct qmempool_stats, outstanding, "objects",
+		      "objects handed out now"),
+};
+static const struct stat_group qmp_groups[] = {
+	STAT_GROUP("*", qmp_pool_stats),
+	STAT_GROUP("*", qmp_counter_stats),
+};
+const struct stat_schema qmempool_schema = STAT_SCHEMA(qmp_groups);
 
-static void qmp_counters(const struct qmempool_stats *st,
-			 long v[QMP_NR_COUNTERS])
+static void qmp_snapshot(const struct qmempool *pool,
+			 const struct qmempool_stats *st, struct qmp_snap *o)
 {
-	v[0] = (long)st->alloc;
-	v[1] = (long)st->localq_hit;
-	v[2] = (long)st->sharedq_refill;
-	v[3] = (long)st->slab_refill;
-	v[4] = (long)st->sharedq_spill;
-	v[5] = (long)st->slab_free;
-	v[6] = (long)st->remote_free;
-	v[7] = (long)st->alloc_fail;
-	v[8] = (long)st->slab_in;
-	v[9] = st->outstanding;
+	*o = (struct qmp_snap){
+		.cache = kmem_cache_name(pool->cache),
+		.object_size = (unsigned long)kmem_cache_size(pool->cache),
+		.localq_size = pool->localq_sz,
+		.sharedq_size = pool->sharedq_sz,
+		.prealloc = pool->prealloc,
+		.in_localq = st->in_localq,
+		.nr_nodes = pool->nr_nodes,
+		.nr_cpus = pool->nr_cpus,
+	};
+	for (int nid = 0; nid < pool->nr_nodes; nid++)
+		o->in_sharedq[nid] = st->in_sharedq[nid];
+	for (int cpu = 0; cpu < pool->nr_cpus; cpu++)
+		o->in_localq_cpu[cpu] = qmempool_localq_count(&pool->cpu[cpu]);
 }
 
-static void qmp_text_pool(struct qmp_buf *b, const struct qmempool *pool)
+static void qmp_text_pool(struct strbuf *b, const struct qmempool *pool)
 {
 	struct qmempool_stats st;
-	long v[QMP_NR_COUNTERS];
 
 	qmempool_get_stats(pool, &st);
-	qmp_counters(&st, v);
-	qmp_printf(b, "qmempool%-4u %-16s %7lu %6u %7u %9lu ", pool->id,
-		   kmem_cache_name(pool->cache),
-		   (unsigned long)kmem_cache_size(pool->cache), pool->localq_sz,
-		   pool->sharedq_sz, st.in_localq);
+	strbuf_printf(b, "qmempool%-4u %-16s %7lu %6u %7u %9lu ", pool->id,
+		      kmem_cache_name(pool->cache),
+		      (unsigned long)kmem_cache_size(pool->cache),
+		      pool->localq_sz, pool->sharedq_sz, st.in_localq);
 	for (int nid = 0; nid < pool->nr_nodes; nid++)
-		qmp_printf(b, "%s%lu", nid ? "/" : "", st.in_sharedq[nid]);
-	for (int i = 0; i < QMP_NR_COUNTERS; i++)
-		qmp_printf(b, " %s=%ld", qmp_counter_names[i], v[i]);
-	qmp_printf(b, "\n");
+		strbuf_printf(b, "%s%lu", nid ? "/" : "", st.in_sharedq[nid]);
+	stat_text_pairs(b, qmp_counter_stats, STAT_TABLE_LEN(qmp_counter_stats),
+			&st);
+	strbuf_printf(b, "\n");
 }
 
 int qmempool_stats_text(char *buf, size_t size)
 {
-	struct qmp_buf b = {buf, size, 0};
+	struct strbuf b;
 	struct list_head *pos;
 	unsigned long flags;
 
-	if (size)
-		buf[0] = '\0';
-	qmp_printf(&b, "# pool        cache            objsize localq "
-		       "sharedq in_localq in_sharedq(per node) counters\n");
+	strbuf_init(&b, buf, size);
+	strbuf_printf(&b, "# pool        cache            objsize localq "
+			  "sharedq in_localq in_sharedq(per node) counters\n");
 	flags = mm_spin_lock_irqsave(&qmp_lock);
 	list_for_each (pos, &qmp_pools)
 		qmp_text_pool(&b, list_entry(pos, struct qmempool, list));
 	mm_spin_unlock_irqrestore(&qmp_lock, flags);
-	return qmp_done(&b);
+	return strbuf_done(&b);
 }
 
-static void qmp_json_pool(struct qmp_buf *b, const struct qmempool *pool)
+static void qmp_json_pool(struct strbuf *b, const struct qmempool *pool)
 {
 	struct qmempool_stats st;
-	long v[QMP_NR_COUNTERS];
+	struct qmp_snap o;
 
 	qmempool_get_stats(pool, &st);
-	qmp_counters(&st, v);
-	qmp_printf(b,
-		   "\"qmempool%u\": {\"cache\": \"%s\", \"object_size\": %lu, "
-		   "\"localq_size\": %u, \"sharedq_size\": %u, "
-		   "\"prealloc\": %u, \"in_localq\": %lu, \"in_sharedq\": [",
-		   pool->id, kmem_cache_name(pool->cache),
-		   (unsigned long)kmem_cache_size(pool->cache), pool->localq_sz,
-		   pool->sharedq_sz, pool->prealloc, st.in_localq);
-	for (int nid = 0; nid < pool->nr_nodes; nid++)
-		qmp_printf(b, "%s%lu", nid ? ", " : "", st.in_sharedq[nid]);
-	qmp_printf(b, "], \"in_localq_cpu\": [");
-	for (int cpu = 0; cpu < pool->nr_cpus; cpu++)
-		qmp_printf(b, "%s%u", cpu ? ", " : "",
-			   qmempool_localq_count(&pool->cpu[cpu]));
-	qmp_printf(b, "]");
-	for (int i = 0; i < QMP_NR_COUNTERS; i++)
-		qmp_printf(b, ", \"%s\": %ld", qmp_counter_names[i], v[i]);
-	qmp_printf(b, "}");
+	qmp_snapshot(pool, &st, &o);
+	strbuf_printf(b, "\"qmempool%u\":{", pool->id);
+	stat_json_members(b, qmp_pool_stats, STAT_TABLE_LEN(qmp_pool_stats),
+			  &o);
+	strbuf_printf(b, ",");
+	stat_json_members(b, qmp_counter_stats,
+			  STAT_TABLE_LEN(qmp_counter_stats), &st);
+	strbuf_printf(b, "}");
 }
 
 int qmempool_stats_json(char *buf, size_t size)
 {
-	struct qmp_buf b = {buf, size, 0};
+	struct strbuf b;
 	struct list_head *pos;
 	unsigned long flags;
 	bool first = true;
 
-	if (size)
-		buf[0] = '\0';
-	qmp_printf(&b, "{");
+	strbuf_init(&b, buf, size);
+	strbuf_printf(&b, "{");
 	flags = mm_spin_lock_irqsave(&qmp_lock);
 	list_for_each (pos, &qmp_pools) {
-		qmp_printf(&b, "%s", first ? "" : ", ");
+		strbuf_printf(&b, "%s", first ? "" : ",");
 		qmp_json_pool(&b, list_entry(pos, struct qmempool, list));
 		first = false;
 	}
 	mm_spin_unlock_irqrestore(&qmp_lock, flags);
-	qmp_printf(&b, "}");
-	return qmp_done(&b);
+	strbuf_printf(&b, "}");
+	return strbuf_done(&b);
 }

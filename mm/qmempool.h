@@ -221,11 +221,14 @@ static inline uint32_t qmempool_localq_count(const struct qmempool_cpu *pc)
  * sharedq, objects handed out, and the
  * counters summed over CPUs: alloc, localq_hit, sharedq_refill,
  * slab_refill, sharedq_spill, slab_free, remote_free, alloc_fail, slab_in.
- * snprintf semantics.
+ * snprintf semantics. qmempool_schema describes every member of a
+ * pool's JSON object (libc/stat_table.h).
  * Any context; counters are read without stopping other CPUs.
  */
 int qmempool_stats_text(char *buf, size_t size);
 int qmempool_stats_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema qmempool_schema;
 
 /*
  * qmempool_get_stats - a snapshot of one pool: counters summed over CPUs

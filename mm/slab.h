@@ -217,10 +217,13 @@ size_t ksize(const void *obj);
  * the magazine view: magazine_hits / magazine_misses (a miss is an
  * allocation that found the magazine empty, one refill, or wanted another
  * node), magazine_limit and "magazines": objects now in each CPU's
- * magazine. snprintf semantics.
+ * magazine. snprintf semantics. slabinfo_schema describes every member
+ * of a cache's JSON object (libc/stat_table.h).
  */
 int slabinfo_text(char *buf, size_t size);
 int slabinfo_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema slabinfo_schema;
 
 /* slab_remote_frees - frees of another node's objects (sent back to their
  * home node), all caches and CPUs summed. Any context but an interrupt

@@ -30,7 +30,6 @@
 #include "core_lock.h"
 
 #include <stdatomic.h>
-#include <stdio.h>
 
 #include "drivers/netdev.h"
 #include "kernel/arch.h"
@@ -40,6 +39,7 @@
 #include "kernel/poll.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
+#include "libc/stat_table.h"
 
 static spinlock_t core_lock = SPINLOCK_INIT;
 /* The holder's CPU id, -1 when free: for net_core_held() and the assert. */
@@ -176,11 +176,6 @@ void net_core_unlocked_call(const void *caller)
 			this_cpu_id(), caller);
 }
 
-#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
-#define APPEND(...)                                                         \
-	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
-			       __VA_ARGS__))
-
 /* TSC cycles to nanoseconds, without overflow for long totals. */
 static unsigned long long tsc_to_ns(uint64_t cycles)
 {
@@ -189,18 +184,55 @@ static unsigned long long tsc_to_ns(uint64_t cycles)
 	return cycles / hz * 1000000000ull + cycles % hz * 1000000000ull / hz;
 }
 
-static void stats_member(char *buf, size_t size, size_t *np, const char *name,
-			 const struct core_lock_cpu *s, bool comma)
-{
-	size_t n = *np;
+/*
+ * The "core_lock" object of /stats.json: the calls made without the lock,
+ * then one lock_stats object for all CPUs ("total") and one per CPU
+ * ("cpu": {"cpu0": ...}), its cycles turned into nanoseconds.
+ */
+struct lock_snap {
+	uint64_t acquired, busy, waits, wait_ns;
+	unsigned long long hold_ns, hold_max_ns;
+};
+static const struct stat_desc lock_stats_desc[] = {
+	STAT_COUNTER_AT(struct lock_snap, acquired, "events",
+			"times the CPU took the lock"),
+	STAT_COUNTER_AT(struct lock_snap, busy, "events",
+			"tries that found it held (trylock failed)"),
+	STAT_COUNTER_AT(struct lock_snap, waits, "events",
+			"times the CPU waited for it"),
+	STAT_COUNTER_AT(struct lock_snap, wait_ns, "ns", "time spent waiting"),
+	STAT_COUNTER_AT(struct lock_snap, hold_ns, "ns", "time it was held"),
+	STAT_GAUGE_AT(struct lock_snap, hold_max_ns, "ns", "longest hold"),
+};
+struct lock_calls {
+	unsigned long unlocked_calls;
+};
+static const struct stat_desc lock_call_stats[] = {
+	STAT_COUNTER_AT(struct lock_calls, unlocked_calls, "calls",
+			"calls into lwIP without the lock (a bug if not 0)"),
+};
+static const struct stat_group lock_groups[] = {
+	STAT_GROUP("", lock_call_stats),
+	STAT_GROUP("total", lock_stats_desc),
+	STAT_GROUP("cpu.*", lock_stats_desc),
+};
+const struct stat_schema net_core_lock_schema = STAT_SCHEMA(lock_groups);
 
-	APPEND("%s\"%s\":{\"acquired\":%llu,\"busy\":%llu,\"waits\":%llu,"
-	       "\"wait_ns\":%llu,\"hold_ns\":%llu,\"hold_max_ns\":%llu}",
-	       comma ? "," : "", name, (unsigned long long)s->acquired,
-	       (unsigned long long)s->busy, (unsigned long long)s->waits,
-	       (unsigned long long)s->wait_ns, tsc_to_ns(s->hold_tsc),
-	       tsc_to_ns(s->hold_max_tsc));
-	*np = n;
+static void lock_object(struct strbuf *sb, const struct core_lock_cpu *s)
+{
+	struct lock_snap o = {
+		.acquired = s->acquired,
+		.busy = s->busy,
+		.waits = s->waits,
+		.wait_ns = s->wait_ns,
+		.hold_ns = tsc_to_ns(s->hold_tsc),
+		.hold_max_ns = tsc_to_ns(s->hold_max_tsc),
+	};
+
+	strbuf_printf(sb, "{");
+	stat_json_members(sb, lock_stats_desc, STAT_TABLE_LEN(lock_stats_desc),
+			  &o);
+	strbuf_printf(sb, "}");
 }
 
 void net_core_lock_totals(struct net_core_lock_totals *out)
@@ -218,8 +250,8 @@ void net_core_lock_totals(struct net_core_lock_totals *out)
 int net_core_lock_stats_json(char *buf, size_t size)
 {
 	struct core_lock_cpu sum = {0};
-	char name[16];
-	size_t n = 0;
+	struct lock_calls calls = {atomic_load(&unlocked_calls)};
+	struct strbuf sb;
 
 	for (int c = 0; c < nr_cpus; c++) {
 		const struct core_lock_cpu *s = &lock_stats[c];
@@ -232,13 +264,17 @@ int net_core_lock_stats_json(char *buf, size_t size)
 		if (s->hold_max_tsc > sum.hold_max_tsc)
 			sum.hold_max_tsc = s->hold_max_tsc;
 	}
-	APPEND("{\"unlocked_calls\":%lu,", atomic_load(&unlocked_calls));
-	stats_member(buf, size, &n, "total", &sum, false);
-	APPEND(",\"cpu\":{");
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	stat_json_members(&sb, lock_call_stats, STAT_TABLE_LEN(lock_call_stats),
+			  &calls);
+	strbuf_printf(&sb, ",\"total\":");
+	lock_object(&sb, &sum);
+	strbuf_printf(&sb, ",\"cpu\":{");
 	for (int c = 0; c < nr_cpus; c++) {
-		snprintf(name, sizeof(name), "cpu%d", c);
-		stats_member(buf, size, &n, name, &lock_stats[c], c > 0);
+		strbuf_printf(&sb, "%s\"cpu%d\":", c ? "," : "", c);
+		lock_object(&sb, &lock_stats[c]);
 	}
-	APPEND("}}");
-	return (int)n;
+	strbuf_printf(&sb, "}}");
+	return strbuf_done(&sb);
 }

@@ -78,8 +78,11 @@ void net_core_unlocked_call(const void *caller);
 	} while (0)
 
 /* Acquisitions, trylock failures, waits and hold times, per CPU and in
- * total, as JSON. snprintf semantics. Any context. */
+ * total, as JSON, and its description (libc/stat_table.h). snprintf
+ * semantics. Any context. */
 int net_core_lock_stats_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema net_core_lock_schema;
 
 /* The lock's counters summed over the CPUs (the boot report of the net
  * self-test prints them). Any context; relaxed reads. */

@@ -1,94 +1,162 @@
 /*
  * lwIP's statistics (lwip_stats: per protocol, heap, memory pools) as the
  * "lwip" object of /stats.json; see lwip_stats.h.
+ *
+ * The tables read lwIP's own structs where the members are lwIP's
+ * counters (struct stats_proto for each protocol, struct stats_igmp for
+ * MLD), and snapshots where our figures join them (the heap, each pool
+ * with its limit). Which protocols are shown is the list below, one
+ * schema group each.
  */
 #include "lwip_stats.h"
 
 #include <stdbool.h>
-#include <stdio.h>
 
+#include "libc/stat_table.h"
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
 #include "net_mem.h"
 #include "tcp_syn_guard.h"
 
-#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
-#define APPEND(...)                                                         \
-	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
-			       __VA_ARGS__))
-
-static int proto_json(char *buf, size_t size, const char *name,
-		      const struct stats_proto *p, bool comma)
-{
-	return snprintf(buf, size,
-			"%s\"%s\":{\"xmit\":%u,\"recv\":%u,\"drop\":%u,"
-			"\"chkerr\":%u,\"memerr\":%u,\"err\":%u}",
-			comma ? "," : "", name, p->xmit, p->recv, p->drop,
-			p->chkerr, p->memerr, p->err);
-}
+#define PROTO(f, l) STAT_COUNTER_AT(struct stats_proto, f, "packets", l)
+static const struct stat_desc proto_stats[] = {
+	PROTO(xmit, "sent"),
+	PROTO(recv, "received"),
+	PROTO(drop, "dropped"),
+	PROTO(chkerr, "dropped: checksum wrong"),
+	PROTO(memerr, "dropped: no memory"),
+	PROTO(err, "other errors"),
+};
 
 /* MLD keeps IGMP's counter set: reports and queries seen and sent. */
-static int mld6_json(char *buf, size_t size)
-{
-	const struct stats_igmp *m = &lwip_stats.mld6;
+#define MLD(f, l) STAT_COUNTER_AT(struct stats_igmp, f, "packets", l)
+static const struct stat_desc mld6_stats[] = {
+	MLD(xmit, "sent"),
+	MLD(recv, "received"),
+	MLD(drop, "dropped"),
+	MLD(chkerr, "dropped: checksum wrong"),
+	MLD(lenerr, "dropped: length wrong"),
+	MLD(memerr, "dropped: no memory"),
+	MLD(proterr, "dropped: protocol error"),
+	MLD(rx_group, "group-specific queries received"),
+	MLD(rx_general, "general queries received"),
+	MLD(rx_report, "reports received"),
+	MLD(tx_join, "joins sent"),
+	MLD(tx_leave, "leaves sent"),
+	MLD(tx_report, "reports sent"),
+};
 
-	return snprintf(buf, size,
-			",\"mld6\":{\"xmit\":%u,\"recv\":%u,\"drop\":%u,"
-			"\"chkerr\":%u,\"lenerr\":%u,\"memerr\":%u,"
-			"\"proterr\":%u,\"rx_group\":%u,\"rx_general\":%u,"
-			"\"rx_report\":%u,\"tx_join\":%u,\"tx_leave\":%u,"
-			"\"tx_report\":%u}",
-			m->xmit, m->recv, m->drop, m->chkerr, m->lenerr,
-			m->memerr, m->proterr, m->rx_group, m->rx_general,
-			m->rx_report, m->tx_join, m->tx_leave, m->tx_report);
-}
+struct lwip_heap_snap {
+	unsigned long used, max;
+	unsigned int err;
+};
+static const struct stat_desc heap_stats[] = {
+	STAT_GAUGE_AT(struct lwip_heap_snap, used, "bytes", "lwIP heap in use"),
+	STAT_GAUGE_AT(struct lwip_heap_snap, max, "bytes", "most ever in use"),
+	STAT_COUNTER_AT(struct lwip_heap_snap, err, "events",
+			"allocations failed"),
+};
+
+struct lwip_top_snap {
+	unsigned long tcp_syn_evicted;
+};
+static const struct stat_desc top_stats[] = {
+	STAT_COUNTER_AT(struct lwip_top_snap, tcp_syn_evicted, "events",
+			"half-open connections evicted (SYN guard)"),
+};
+
+struct memp_snap {
+	unsigned long used, max;
+	unsigned int err, limit;
+	uint64_t limit_hits;
+};
+static const struct stat_desc memp_stats[] = {
+	STAT_GAUGE_AT(struct memp_snap, used, "objects", "objects in use"),
+	STAT_GAUGE_AT(struct memp_snap, max, "objects", "most ever in use"),
+	STAT_COUNTER_AT(struct memp_snap, err, "events", "allocations failed"),
+	STAT_INFO_AT(struct memp_snap, limit, "objects",
+		     "the pool's bound (net_mem.c)"),
+	STAT_COUNTER_AT(struct memp_snap, limit_hits, "events",
+			"allocations refused at the bound"),
+};
+
+static const struct {
+	const char *name;
+	const struct stats_proto *stats;
+} protos[] = {
+	{"link", &lwip_stats.link},	    {"ip", &lwip_stats.ip},
+	{"icmp", &lwip_stats.icmp},	    {"udp", &lwip_stats.udp},
+	{"tcp", &lwip_stats.tcp},	    {"ip_frag", &lwip_stats.ip_frag},
+	{"ip6", &lwip_stats.ip6},	    {"icmp6", &lwip_stats.icmp6},
+	{"ip6_frag", &lwip_stats.ip6_frag}, {"nd6", &lwip_stats.nd6},
+};
+
+static const struct stat_group lwip_groups[] = {
+	STAT_GROUP("link", proto_stats),     STAT_GROUP("ip", proto_stats),
+	STAT_GROUP("icmp", proto_stats),     STAT_GROUP("udp", proto_stats),
+	STAT_GROUP("tcp", proto_stats),	     STAT_GROUP("ip_frag", proto_stats),
+	STAT_GROUP("ip6", proto_stats),	     STAT_GROUP("icmp6", proto_stats),
+	STAT_GROUP("ip6_frag", proto_stats), STAT_GROUP("nd6", proto_stats),
+	STAT_GROUP("mld6", mld6_stats),	     STAT_GROUP("heap", heap_stats),
+	STAT_GROUP("", top_stats),	     STAT_GROUP("memp.*", memp_stats),
+};
+const struct stat_schema net_lwip_schema = STAT_SCHEMA(lwip_groups);
 
 static const char *const memp_names[] = {
 #define LWIP_MEMPOOL(name, num, size, desc) #name,
 #include "lwip/priv/memp_std.h"
 };
 
-int net_lwip_stats_json(char *buf, size_t size)
+/* sep, then "name":{the members of t in src}. */
+static void object(struct strbuf *sb, const char *sep, const char *name,
+		   const struct stat_desc *t, size_t n, const void *src)
 {
-	size_t n = 0;
+	strbuf_printf(sb, "%s\"%s\":{", sep, name);
+	stat_json_members(sb, t, n, src);
+	strbuf_printf(sb, "}");
+}
 
-	APPEND("{");
-	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
-				"link", &lwip_stats.link, false);
-	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
-				"ip", &lwip_stats.ip, true);
-	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
-				"icmp", &lwip_stats.icmp, true);
-	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
-				"udp", &lwip_stats.udp, true);
-	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
-				"tcp", &lwip_stats.tcp, true);
-	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
-				"ip_frag", &lwip_stats.ip_frag, true);
-	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
-				"ip6", &lwip_stats.ip6, true);
-	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
-				"icmp6", &lwip_stats.icmp6, true);
-	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
-				"ip6_frag", &lwip_stats.ip6_frag, true);
-	n += (size_t)proto_json(buf + CLAMP(n, size), size - CLAMP(n, size),
-				"nd6", &lwip_stats.nd6, true);
-	n += (size_t)mld6_json(buf + CLAMP(n, size), size - CLAMP(n, size));
-	APPEND(",\"heap\":{\"used\":%lu,\"max\":%lu,\"err\":%u}",
-	       (unsigned long)lwip_stats.mem.used,
-	       (unsigned long)lwip_stats.mem.max, lwip_stats.mem.err);
-	APPEND(",\"tcp_syn_evicted\":%lu", net_tcp_syn_evicted());
-	APPEND(",\"memp\":{");
+static void memp_json(struct strbuf *sb)
+{
+	strbuf_printf(sb, ",\"memp\":{");
 	for (int t = 0; t < MEMP_MAX; t++) {
 		const struct stats_mem *m = memp_pools[t]->stats;
+		struct memp_snap o = {
+			.used = m->used,
+			.max = m->max,
+			.err = m->err,
+			.limit = net_memp_limit(t),
+			.limit_hits = net_memp_limit_hits(t),
+		};
 
-		APPEND("%s\"%s\":{\"used\":%lu,\"max\":%lu,\"err\":%u,"
-		       "\"limit\":%u,\"limit_hits\":%llu}",
-		       t ? "," : "", memp_names[t], (unsigned long)m->used,
-		       (unsigned long)m->max, m->err, net_memp_limit(t),
-		       (unsigned long long)net_memp_limit_hits(t));
+		object(sb, t ? "," : "", memp_names[t], memp_stats,
+		       STAT_TABLE_LEN(memp_stats), &o);
 	}
-	APPEND("}}");
-	return (int)n;
+	strbuf_printf(sb, "}");
+}
+
+int net_lwip_stats_json(char *buf, size_t size)
+{
+	struct lwip_heap_snap heap = {
+		.used = lwip_stats.mem.used,
+		.max = lwip_stats.mem.max,
+		.err = lwip_stats.mem.err,
+	};
+	struct lwip_top_snap top = {net_tcp_syn_evicted()};
+	struct strbuf sb;
+
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
+		object(&sb, i ? "," : "", protos[i].name, proto_stats,
+		       STAT_TABLE_LEN(proto_stats), protos[i].stats);
+	object(&sb, ",", "mld6", mld6_stats, STAT_TABLE_LEN(mld6_stats),
+	       &lwip_stats.mld6);
+	object(&sb, ",", "heap", heap_stats, STAT_TABLE_LEN(heap_stats), &heap);
+	strbuf_printf(&sb, ",");
+	stat_json_members(&sb, top_stats, STAT_TABLE_LEN(top_stats), &top);
+	memp_json(&sb);
+	strbuf_printf(&sb, "}");
+	return strbuf_done(&sb);
 }

@@ -8,7 +8,10 @@
 
 #include <stddef.h>
 
-/* The object. snprintf semantics. Any context (reads counters only). */
+/* The object, and its description (libc/stat_table.h). snprintf
+ * semantics. Any context (reads counters only). */
 int net_lwip_stats_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema net_lwip_schema;
 
 #endif /* NET_LWIP_STATS_H */

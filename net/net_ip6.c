@@ -16,7 +16,6 @@
  */
 #include "net_ip6.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "drivers/netdev.h"
@@ -25,6 +24,7 @@
 #include "kernel/console.h"
 #include "lwip/ip6.h"
 #include "lwip/netif.h"
+#include "libc/stat_table.h"
 
 static struct netif *static_nif; /* the interface ip6=/gw6= apply to */
 static ip6_addr_t gw6;
@@ -180,23 +180,20 @@ void net_ip6_start(struct netif *nif)
 
 int net_ip6_addrs_text(struct netif *nif, char *buf, size_t size)
 {
-	size_t n = 0;
+	struct strbuf sb;
 	char text[IP6ADDR_STRLEN_MAX];
 
-	if (size)
-		buf[0] = '\0';
+	strbuf_init(&sb, buf, size);
 	for (int i = 0; i < LWIP_IPV6_NUM_ADDRESSES; i++) {
 		u8_t st = netif_ip6_addr_state(nif, i);
 
 		if (ip6_addr_isinvalid(st))
 			continue;
 		net_ip6_text(netif_ip6_addr(nif, i), text, sizeof(text));
-		n += (size_t)snprintf(buf + (n < size ? n : size),
-				      n < size ? size - n : 0, "%s%s%s",
-				      n ? " " : "", text,
-				      ip6_addr_istentative(st) ? "?" : "");
+		strbuf_printf(&sb, "%s%s%s", sb.len ? " " : "", text,
+			      ip6_addr_istentative(st) ? "?" : "");
 	}
-	return (int)n;
+	return strbuf_done(&sb);
 }
 
 const ip6_addr_t *net_ip6_gateway(struct netif *nif, const ip6_addr_t *dest)
@@ -205,44 +202,83 @@ const ip6_addr_t *net_ip6_gateway(struct netif *nif, const ip6_addr_t *dest)
 	return have_gw6 && nif == static_nif ? &gw6 : NULL;
 }
 
-#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
-#define APPEND(...)                                                         \
-	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
-			       __VA_ARGS__))
+/*
+ * The "ip6" object of /stats.json: the static gateway and the command
+ * line's refusals (ip6_stats), then each interface's list of addresses
+ * (ip6_addr_stats, one object per address).
+ */
+struct ip6_snap {
+	const char *gw6;
+	int cmdline_errors;
+};
+static const struct stat_desc ip6_stats[] = {
+	STAT_INFO_AT(struct ip6_snap, gw6, "", "gw6=: the static gateway"),
+	STAT_INFO_AT(struct ip6_snap, cmdline_errors, "events",
+		     "values the command line refused at boot"),
+};
+struct ip6_addr_snap {
+	const char *addr, *state, *origin;
+};
+static const struct stat_desc ip6_addr_stats[] = {
+	STAT_INFO_AT(struct ip6_addr_snap, addr, "", "the address"),
+	STAT_INFO_AT(struct ip6_addr_snap, state, "",
+		     "tentative, preferred, deprecated..."),
+	STAT_INFO_AT(struct ip6_addr_snap, origin, "",
+		     "link-local, static (ip6=) or SLAAC"),
+};
+static const struct stat_group ip6_groups[] = {
+	STAT_GROUP("", ip6_stats),
+	STAT_GROUP("netifs.*[]", ip6_addr_stats),
+};
+const struct stat_schema net_ip6_schema = STAT_SCHEMA(ip6_groups);
+
+/* nif's valid addresses, one object each. */
+static void addrs_json(struct strbuf *sb, struct netif *nif)
+{
+	char text[IP6ADDR_STRLEN_MAX];
+	bool first = true;
+
+	for (int i = 0; i < LWIP_IPV6_NUM_ADDRESSES; i++) {
+		u8_t st = netif_ip6_addr_state(nif, i);
+		struct ip6_addr_snap o;
+
+		if (ip6_addr_isinvalid(st))
+			continue;
+		o = (struct ip6_addr_snap){net_ip6_text(netif_ip6_addr(nif, i),
+							text, sizeof(text)),
+					   state_name(st), addr_origin(nif, i)};
+		strbuf_printf(sb, "%s{", first ? "" : ",");
+		stat_json_members(sb, ip6_addr_stats,
+				  STAT_TABLE_LEN(ip6_addr_stats), &o);
+		strbuf_printf(sb, "}");
+		first = false;
+	}
+}
 
 int net_ip6_json(char *buf, size_t size)
 {
-	size_t n = 0;
+	char gw[IP6ADDR_STRLEN_MAX];
+	struct ip6_snap o = {
+		.gw6 = have_gw6 ? net_ip6_text(&gw6, gw, sizeof(gw)) : "",
+		.cmdline_errors = cmdline_errors(),
+	};
+	struct strbuf sb;
 	struct netif *nif;
-	char text[IP6ADDR_STRLEN_MAX];
-	bool first_if = true;
+	bool first = true;
 
-	APPEND("{\"gw6\":\"");
-	if (have_gw6)
-		APPEND("%s", net_ip6_text(&gw6, text, sizeof(text)));
-	APPEND("\",\"cmdline_errors\":%d,\"netifs\":{", cmdline_errors());
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	stat_json_members(&sb, ip6_stats, STAT_TABLE_LEN(ip6_stats), &o);
+	strbuf_printf(&sb, ",\"netifs\":{");
 	NETIF_FOREACH(nif)
 	{
 		struct netdev *dev = nif->state;
-		bool first = true;
 
-		APPEND("%s\"%s\":[", first_if ? "" : ",", dev->name);
-		first_if = false;
-		for (int i = 0; i < LWIP_IPV6_NUM_ADDRESSES; i++) {
-			u8_t st = netif_ip6_addr_state(nif, i);
-
-			if (ip6_addr_isinvalid(st))
-				continue;
-			net_ip6_text(netif_ip6_addr(nif, i), text,
-				     sizeof(text));
-			APPEND("%s{\"addr\":\"%s\",\"state\":\"%s\","
-			       "\"origin\":\"%s\"}",
-			       first ? "" : ",", text, state_name(st),
-			       addr_origin(nif, i));
-			first = false;
-		}
-		APPEND("]");
+		strbuf_printf(&sb, "%s\"%s\":[", first ? "" : ",", dev->name);
+		addrs_json(&sb, nif);
+		strbuf_printf(&sb, "]");
+		first = false;
 	}
-	APPEND("}}");
-	return (int)n;
+	strbuf_printf(&sb, "}}");
+	return strbuf_done(&sb);
 }

@@ -45,8 +45,11 @@ const ip6_addr_t *net_ip6_gateway(struct netif *nif, const ip6_addr_t *dest);
 /**
  * net_ip6_json - the "ip6" section of /stats.json: per interface its
  * addresses with their state ("tentative", "preferred", ...), and the
- * bad ip6=/gw6= values refused at boot.
+ * bad ip6=/gw6= values refused at boot. net_ip6_schema describes every
+ * member (libc/stat_table.h).
  */
 int net_ip6_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema net_ip6_schema;
 
 #endif /* NET_NET_IP6_H */

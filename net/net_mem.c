@@ -20,7 +20,6 @@
  */
 #include "net_mem.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "drivers/netdev.h"
@@ -31,6 +30,7 @@
 #include "lwip/stats.h"
 #include "mm/mm.h"
 #include "net_numa.h"
+#include "libc/stat_table.h"
 
 _Static_assert(NET_MEM_NODES == MM_MAX_NODES, "net_mem.h: NET_MEM_NODES");
 
@@ -392,49 +392,63 @@ struct pbuf *net_rx_pbuf(void *frame, uint32_t len)
 	return p;
 }
 
-static int net_mem_counters_json(char *buf, size_t size);
+/*
+ * The "net_mem" object of /stats.json: the mode and every counter of
+ * struct net_mem_stats, from a copy (the counters are written under the
+ * core lock; a statistic reads them without it).
+ */
+struct net_mem_snap {
+	const char *mode;
+	struct net_mem_stats s;
+	int nr_nodes;
+};
+#define NET_MEM(f, k, u, l)	 STAT_NAMED(#f, struct net_mem_snap, s.f, k, u, l)
+#define NET_MEM_COUNTER(f, u, l) NET_MEM(f, STAT_KIND_COUNTER, u, l)
+static const struct stat_desc net_mem_stat_desc[] = {
+	STAT_INFO_AT(struct net_mem_snap, mode, "",
+		     "net_alloc=: native (our allocators) or stock (lwIP's)"),
+	NET_MEM_COUNTER(heap_alloc, "events", "lwIP heap allocations"),
+	NET_MEM_COUNTER(heap_free, "events", "lwIP heap frees"),
+	NET_MEM_COUNTER(heap_fail, "events", "lwIP heap allocations failed"),
+	NET_MEM_COUNTER(memp_alloc, "objects", "lwIP pool allocations"),
+	NET_MEM_COUNTER(memp_free, "objects", "lwIP pool frees"),
+	NET_MEM_COUNTER(memp_fail, "events", "lwIP pool allocations failed"),
+	NET_MEM_COUNTER(memp_limit_hits, "events",
+			"pool allocations refused at the pool's bound"),
+	NET_MEM_COUNTER(rx_wrap, "packets",
+			"received frames wrapped into a pbuf (no copy)"),
+	NET_MEM_COUNTER(rx_copy, "packets",
+			"received frames copied into lwIP's pbufs"),
+	NET_MEM_COUNTER(rx_fail, "packets", "received frames dropped: no pbuf"),
+	NET_MEM_COUNTER(rx_limit_hits, "packets",
+			"wraps refused at PBUF_POOL_SIZE"),
+	NET_MEM(rx_pbufs_in_use, STAT_KIND_GAUGE, "packets",
+		"wrapped RX pbufs not yet freed"),
+	NET_MEM_COUNTER(rx_frees_other_cpu, "packets",
+			"wrapped RX pbufs freed on another CPU"),
+	STAT_NAMED_ARRAY_N("heap_node", struct net_mem_snap, s.heap_node,
+			   nr_nodes, STAT_KIND_COUNTER, "node", "events",
+			   "heap (TX pbuf) allocations by their node"),
+};
+static const struct stat_group net_mem_groups[] = {
+	STAT_GROUP("", net_mem_stat_desc),
+};
+const struct stat_schema net_mem_schema = STAT_SCHEMA(net_mem_groups);
 
 int net_mem_stats_json(char *buf, size_t size)
 {
-	const struct net_mem_stats *s = &net_mem_stats;
-	int nodes = mm_nr_nodes() < MM_MAX_NODES ? mm_nr_nodes() : MM_MAX_NODES;
-	size_t n;
+	struct net_mem_snap o = {
+		.mode = net_alloc_name(),
+		.s = net_mem_stats,
+		.nr_nodes = mm_nr_nodes() < MM_MAX_NODES ? mm_nr_nodes()
+							 : MM_MAX_NODES,
+	};
+	struct strbuf sb;
 
-	n = (size_t)net_mem_counters_json(buf, size);
-	n += (size_t)snprintf(buf + (n < size ? n : size),
-			      n < size ? size - n : 0, ",\"heap_node\":[");
-	for (int i = 0; i < nodes; i++)
-		n += (size_t)snprintf(buf + (n < size ? n : size),
-				      n < size ? size - n : 0, "%s%llu",
-				      i ? "," : "",
-				      (unsigned long long)s->heap_node[i]);
-	n += (size_t)snprintf(buf + (n < size ? n : size),
-			      n < size ? size - n : 0, "]}");
-	return (int)n;
-}
-
-/* Every counter but heap_node, as the start of a JSON object (open). */
-static int net_mem_counters_json(char *buf, size_t size)
-{
-	const struct net_mem_stats *s = &net_mem_stats;
-
-	return snprintf(
-		buf, size,
-		"{\"mode\":\"%s\",\"heap_alloc\":%llu,\"heap_free\":%llu,"
-		"\"heap_fail\":%llu,\"memp_alloc\":%llu,\"memp_free\":%llu,"
-		"\"memp_fail\":%llu,\"memp_limit_hits\":%llu,\"rx_wrap\":%llu,"
-		"\"rx_copy\":%llu,\"rx_fail\":%llu,\"rx_limit_hits\":%llu,"
-		"\"rx_pbufs_in_use\":%lld,\"rx_frees_other_cpu\":%llu",
-		net_alloc_name(), (unsigned long long)s->heap_alloc,
-		(unsigned long long)s->heap_free,
-		(unsigned long long)s->heap_fail,
-		(unsigned long long)s->memp_alloc,
-		(unsigned long long)s->memp_free,
-		(unsigned long long)s->memp_fail,
-		(unsigned long long)s->memp_limit_hits,
-		(unsigned long long)s->rx_wrap, (unsigned long long)s->rx_copy,
-		(unsigned long long)s->rx_fail,
-		(unsigned long long)s->rx_limit_hits,
-		(long long)s->rx_pbufs_in_use,
-		(unsigned long long)s->rx_frees_other_cpu);
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	stat_json_members(&sb, net_mem_stat_desc,
+			  STAT_TABLE_LEN(net_mem_stat_desc), &o);
+	strbuf_printf(&sb, "}");
+	return strbuf_done(&sb);
 }

@@ -70,7 +70,11 @@ struct pbuf;
  */
 struct pbuf *net_rx_pbuf(void *frame, uint32_t len);
 
+/* The "net_mem" object of /stats.json, and its description
+ * (libc/stat_table.h). snprintf semantics. Any context. */
 int net_mem_stats_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema net_mem_schema;
 
 /**
  * net_memp_limit - the most objects of lwIP memp type @type (a memp_t)

@@ -19,6 +19,7 @@
 #include "drivers/netdev.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "libc/stat_table.h"
 #include "mm/mm.h"
 
 struct net_numa_policy net_rx_policy = {PAGE_FRAG_NODE_LOCAL, -1};
@@ -170,14 +171,52 @@ int net_numa_errors(void)
 	return errors;
 }
 
+/* The "net_numa" object of /stats.json: settings, and their errors. */
+struct numa_snap {
+	const char *rx_alloc;
+	int rx_node;
+	const char *tx_alloc;
+	int tx_node, nic_node;
+	const char *nic_node_from;
+	int errors;
+};
+static const struct stat_desc numa_stats[] = {
+	STAT_INFO_AT(struct numa_snap, rx_alloc, "",
+		     "rx_alloc=: where RX buffers come from"),
+	STAT_INFO_AT(struct numa_snap, rx_node, "",
+		     "the node of a node:N policy (-1: none)"),
+	STAT_INFO_AT(struct numa_snap, tx_alloc, "",
+		     "tx_alloc=: where TX buffers come from"),
+	STAT_INFO_AT(struct numa_snap, tx_node, "",
+		     "the node of a node:N policy (-1: none)"),
+	STAT_INFO_AT(struct numa_snap, nic_node, "",
+		     "the node rx_alloc=device takes buffers from"),
+	STAT_INFO_AT(struct numa_snap, nic_node_from, "",
+		     "who said so: firmware, nic_node= or none"),
+	STAT_INFO_AT(struct numa_snap, errors, "events",
+		     "policies that could not apply, since boot"),
+};
+static const struct stat_group numa_groups[] = {
+	STAT_GROUP("", numa_stats),
+};
+const struct stat_schema net_numa_schema = STAT_SCHEMA(numa_groups);
+
 int net_numa_json(char *buf, size_t size)
 {
-	return snprintf(buf, size,
-			"{\"rx_alloc\":\"%s\",\"rx_node\":%d,"
-			"\"tx_alloc\":\"%s\",\"tx_node\":%d,\"nic_node\":%d,"
-			"\"nic_node_from\":\"%s\",\"errors\":%d}",
-			page_frag_policy_name(net_rx_policy.policy),
-			net_rx_policy.node,
-			page_frag_policy_name(net_tx_policy.policy),
-			net_tx_policy.node, nic_node, nic_node_from, errors);
+	struct numa_snap o = {
+		.rx_alloc = page_frag_policy_name(net_rx_policy.policy),
+		.rx_node = net_rx_policy.node,
+		.tx_alloc = page_frag_policy_name(net_tx_policy.policy),
+		.tx_node = net_tx_policy.node,
+		.nic_node = nic_node,
+		.nic_node_from = nic_node_from,
+		.errors = errors,
+	};
+	struct strbuf sb;
+
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	stat_json_members(&sb, numa_stats, STAT_TABLE_LEN(numa_stats), &o);
+	strbuf_printf(&sb, "}");
+	return strbuf_done(&sb);
 }

@@ -51,8 +51,10 @@ int net_numa_nic_node(void);
 /* Policies that could not apply, since boot. */
 int net_numa_errors(void);
 
-/* The policies and the NIC node as JSON, for /stats.json. snprintf
- * semantics. */
+/* The policies and the NIC node as JSON, for /stats.json, and its
+ * description (libc/stat_table.h). snprintf semantics. */
 int net_numa_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema net_numa_schema;
 
 #endif /* NET_NET_NUMA_H */

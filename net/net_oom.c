@@ -53,10 +53,9 @@
  */
 #include "net_oom.h"
 
-#include <stdio.h>
-
 #include "drivers/netdev.h"
 #include "kernel/console.h"
+#include "libc/stat_table.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
 #include "lwip/sys.h"
@@ -78,7 +77,7 @@
  * of lwIP's 500 ms ticks. */
 #define NET_OOM_STALL_MS  2500
 
-static struct {
+static struct oom_state {
 	uint64_t checks, dry_rings, aborts, none_to_abort, stalled_aborts;
 	uint64_t reclaims, slabs_reclaimed, qmempool_objs_reclaimed;
 	uint64_t last_refill_fail[NETDEV_MAX];
@@ -302,22 +301,38 @@ void net_oom_start(void)
 	sys_timeout(NET_OOM_CHECK_MS, oom_check, NULL);
 }
 
+/* The "net_oom" object of /stats.json, read from the state itself. */
+#define OOM_COUNTER(f, u, l) STAT_COUNTER_AT(struct oom_state, f, u, l)
+static const struct stat_desc oom_stats[] = {
+	OOM_COUNTER(checks, "events", "checks of every ring"),
+	OOM_COUNTER(dry_rings, "events",
+		    "rings found short of buffers with refills failing"),
+	OOM_COUNTER(aborts, "events",
+		    "connections aborted: the heaviest, for a dry ring"),
+	OOM_COUNTER(stalled_aborts, "events",
+		    "connections aborted: stalled through a long squeeze"),
+	OOM_COUNTER(none_to_abort, "events",
+		    "dry rings with no connection to abort"),
+	OOM_COUNTER(reclaims, "events",
+		    "caches given back to the page allocator"),
+	OOM_COUNTER(slabs_reclaimed, "slabs", "slabs those gave back"),
+	OOM_COUNTER(qmempool_objs_reclaimed, "objects",
+		    "qmempool objects those gave back"),
+	OOM_COUNTER(squeezes_reported, "events",
+		    "reports of a lasting squeeze on the console"),
+};
+static const struct stat_group oom_groups[] = {
+	STAT_GROUP("", oom_stats),
+};
+const struct stat_schema net_oom_schema = STAT_SCHEMA(oom_groups);
+
 int net_oom_stats_json(char *buf, size_t size)
 {
-	return snprintf(buf, size,
-			"{\"checks\":%llu,\"dry_rings\":%llu,\"aborts\":%llu,"
-			"\"stalled_aborts\":%llu,"
-			"\"none_to_abort\":%llu,\"reclaims\":%llu,"
-			"\"slabs_reclaimed\":%llu,"
-			"\"qmempool_objs_reclaimed\":%llu,"
-			"\"squeezes_reported\":%llu}",
-			(unsigned long long)oom.checks,
-			(unsigned long long)oom.dry_rings,
-			(unsigned long long)oom.aborts,
-			(unsigned long long)oom.stalled_aborts,
-			(unsigned long long)oom.none_to_abort,
-			(unsigned long long)oom.reclaims,
-			(unsigned long long)oom.slabs_reclaimed,
-			(unsigned long long)oom.qmempool_objs_reclaimed,
-			(unsigned long long)oom.squeezes_reported);
+	struct strbuf sb;
+
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	stat_json_members(&sb, oom_stats, STAT_TABLE_LEN(oom_stats), &oom);
+	strbuf_printf(&sb, "}");
+	return strbuf_done(&sb);
 }

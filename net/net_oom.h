@@ -16,9 +16,12 @@
 void net_oom_start(void);
 
 /*
- * net_oom_stats_json - {"checks":N,"dry_rings":N,"aborts":N,"none_to_abort":N}
- * into buf (snprintf semantics). Context: any, single writer.
+ * net_oom_stats_json - {"checks":N,"dry_rings":N,"aborts":N,...} into buf
+ * (snprintf semantics); net_oom_schema describes every member
+ * (libc/stat_table.h). Context: any, single writer.
  */
 int net_oom_stats_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema net_oom_schema;
 
 #endif /* NET_NET_OOM_H */

@@ -26,7 +26,6 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "core_lock.h"
 #include "drivers/netdev.h"
@@ -37,6 +36,7 @@
 #include "lwip/timeouts.h"
 #include "net_config.h"
 #include "netif_glue.h"
+#include "libc/stat_table.h"
 
 /* The link state is read from the device this often (it costs a device
  * register access; under QEMU an exit from translated code). */
@@ -351,45 +351,77 @@ void net_poll_start(void)
 				i, queues[i].cpu);
 }
 
-#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
-#define APPEND(...)                                                         \
-	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
-			       __VA_ARGS__))
+/*
+ * The "poll" object of /stats.json: the busy time of every queue summed
+ * (poll_totals), and each queue's counters read from struct net_queue
+ * itself (poll_queue_stats; written by the queue's CPU only).
+ */
+struct poll_totals {
+	uint64_t busy_rounds, busy_ns, work;
+};
+static const struct stat_desc poll_total_stats[] = {
+	STAT_COUNTER_AT(struct poll_totals, busy_rounds, "events",
+			"poll rounds that did work, all queues"),
+	STAT_COUNTER_AT(struct poll_totals, busy_ns, "ns",
+			"time in those rounds, all queues"),
+	STAT_COUNTER_AT(struct poll_totals, work, "events",
+			"frames and completions handled, all queues"),
+};
+
+static void put_dev_name(struct strbuf *sb, const void *src)
+{
+	stat_json_string(sb, ((const struct net_queue *)src)->dev->name);
+}
+
+#define QUEUE(n, f, k, u, l)   STAT_NAMED(n, struct net_queue, f, k, u, l)
+#define QUEUE_COUNTER(f, u, l) QUEUE(#f, f, STAT_KIND_COUNTER, u, l)
+static const struct stat_desc poll_queue_stats[] = {
+	STAT_FN("dev", put_dev_name, STAT_KIND_INFO, NULL, "", "the device"),
+	QUEUE("queue", q, STAT_KIND_INFO, "", "the queue pair's number"),
+	QUEUE("cpu", cpu, STAT_KIND_INFO, "", "the CPU that polls it"),
+	QUEUE_COUNTER(busy_rounds, "events", "poll rounds that did work"),
+	QUEUE_COUNTER(busy_ns, "ns", "time in those rounds"),
+	QUEUE_COUNTER(work, "events", "frames and completions handled"),
+	QUEUE_COUNTER(deferred, "events",
+		      "rounds that found the core lock busy with work"),
+	QUEUE("wait_max_ns", wait_max_ns, STAT_KIND_GAUGE, "ns",
+	      "longest such wait, from the first try"),
+	QUEUE("irq", irq, STAT_KIND_INFO, "",
+	      "the queue sleeps on an interrupt (net_irq=on)"),
+	QUEUE("irq_arms", arms, STAT_KIND_COUNTER, "events",
+	      "times the interrupt was unmasked"),
+	QUEUE_COUNTER(arm_found_work, "events",
+		      "... and the look after it found work"),
+	QUEUE_COUNTER(wakeups, "events", "rounds with work right after an arm"),
+	QUEUE_COUNTER(empty_polls, "events", "rounds that found nothing"),
+};
+static const struct stat_group poll_groups[] = {
+	STAT_GROUP("", poll_total_stats),
+	STAT_GROUP("queues[]", poll_queue_stats),
+};
+const struct stat_schema net_poll_schema = STAT_SCHEMA(poll_groups);
 
 int net_poll_stats_json(char *buf, size_t size)
 {
-	uint64_t rounds = 0, ns = 0, work = 0;
-	size_t n = 0;
+	struct poll_totals t = {0};
+	struct strbuf sb;
 
 	for (int i = 0; i < nqueues; i++) {
-		rounds += queues[i].busy_rounds;
-		ns += queues[i].busy_ns;
-		work += queues[i].work;
+		t.busy_rounds += queues[i].busy_rounds;
+		t.busy_ns += queues[i].busy_ns;
+		t.work += queues[i].work;
 	}
-	APPEND("{\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu,"
-	       "\"queues\":[",
-	       (unsigned long long)rounds, (unsigned long long)ns,
-	       (unsigned long long)work);
+	strbuf_init(&sb, buf, size);
+	strbuf_printf(&sb, "{");
+	stat_json_members(&sb, poll_total_stats,
+			  STAT_TABLE_LEN(poll_total_stats), &t);
+	strbuf_printf(&sb, ",\"queues\":[");
 	for (int i = 0; i < nqueues; i++) {
-		const struct net_queue *q = &queues[i];
-
-		APPEND("%s{\"dev\":\"%s\",\"queue\":%d,\"cpu\":%d,"
-		       "\"busy_rounds\":%llu,\"busy_ns\":%llu,\"work\":%llu,"
-		       "\"deferred\":%llu,\"wait_max_ns\":%llu,"
-		       "\"irq\":%s,\"irq_arms\":%llu,"
-		       "\"arm_found_work\":%llu,\"wakeups\":%llu,"
-		       "\"empty_polls\":%llu}",
-		       i ? "," : "", q->dev->name, q->q, q->cpu,
-		       (unsigned long long)q->busy_rounds,
-		       (unsigned long long)q->busy_ns,
-		       (unsigned long long)q->work,
-		       (unsigned long long)q->deferred,
-		       (unsigned long long)q->wait_max_ns,
-		       q->irq ? "true" : "false", (unsigned long long)q->arms,
-		       (unsigned long long)q->arm_found_work,
-		       (unsigned long long)q->wakeups,
-		       (unsigned long long)q->empty_polls);
+		strbuf_printf(&sb, "%s{", i ? "," : "");
+		stat_json_members(&sb, poll_queue_stats,
+				  STAT_TABLE_LEN(poll_queue_stats), &queues[i]);
+		strbuf_printf(&sb, "}");
 	}
-	APPEND("]}");
-	return (int)n;
+	strbuf_printf(&sb, "]}");
+	return strbuf_done(&sb);
 }

@@ -53,7 +53,10 @@ int net_poll_queue(int i);
 int net_poll_run(int i);
 
 /* Busy poll rounds, their guest time and work done, in total and per
- * queue, as JSON. snprintf semantics. Any context. */
+ * queue, as JSON, and its description (libc/stat_table.h). snprintf
+ * semantics. Any context. */
 int net_poll_stats_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema net_poll_schema;
 
 #endif /* NET_NET_POLL_H */

@@ -11,8 +11,16 @@
  * few hundred lines of SVG, and the guest serves the whole page as a few
  * static files (docs/dashboard.md).
  *
+ * What each value is comes from the guest too: /stats-schema.json, read
+ * once, gives every value of /stats.json its unit, its kind (a counter
+ * only grows and is shown as a rate; a gauge or a setting as it is) and a
+ * label, so the cards show the units beside the numbers and the labels
+ * as tooltips (over each line of text, each bar and legend) without a
+ * copy of them here. Until it has loaded, values show bare.
+ *
  * Every chart sets data-points (values drawn) and data-updated (update
- * number) on its <svg>, which the browser test reads.
+ * number) on its <svg>, which the browser test reads; the body's
+ * data-described is the number of values the schema described.
  */
 'use strict';
 
@@ -67,6 +75,87 @@ function fmt(v) {
 	return v.toFixed(1);
 }
 
+/* ---- what each value is: /stats-schema.json ---------------------------- */
+
+/* [path pattern split at '.', {unit, kind, label, per}] for every value;
+ * a pattern's "*" is any key, "queues[]" the objects of a list. */
+let schema = null;
+const described = new Map();
+
+async function loadSchema() {
+	try {
+		const r = await fetch('/stats-schema.json', {cache: 'no-store'});
+		if (!r.ok)
+			return;
+		const s = await r.json();
+		schema = Object.keys(s).map((k) => [k.split('.'), s[k]]);
+		described.clear();
+		document.body.setAttribute('data-described', schema.length);
+	} catch (e) {
+		/* values show bare; the next update asks again */
+	}
+}
+
+/* Does component c of a path fit p of a pattern ("*" any key, "*[]" any
+ * key's list of objects)? */
+function fits(p, c) {
+	if (p.endsWith('[]') || c.endsWith('[]'))
+		return p.endsWith('[]') && c.endsWith('[]') && fits(p.slice(0, -2), c.slice(0, -2));
+	return p === c || (p === '*' && c !== '');
+}
+
+/* The description of the value at path ("nic.eth0.queues[].rx_packets"),
+ * or null. */
+function describe(path) {
+	if (!schema)
+		return null;
+	if (!described.has(path)) {
+		const parts = path.split('.');
+		const hit = schema.find(([p]) => p.length === parts.length && p.every((c, i) => fits(c, parts[i])));
+		described.set(path, hit ? hit[1] : null);
+	}
+	return described.get(path);
+}
+
+function unit(path) {
+	const d = describe(path);
+	return d ? d.unit : '';
+}
+
+/* A counter is shown as a rate; without the schema, everything asked. */
+function isCounter(path) {
+	const d = describe(path);
+	return !d || d.kind === 'counter';
+}
+
+/* "frames received (packets, counter)" for a tooltip; "" if unknown. */
+function tooltip(path) {
+	const d = describe(path);
+	return d ? d.label + ' (' + (d.unit ? d.unit + ', ' : '') + d.kind + ')' : '';
+}
+
+/* The rate of counter path as text with its unit: "1.2k packets/s". */
+function rateText(path, key) {
+	if (!isCounter(path))
+		return '';
+	const u = unit(path);
+	return fmt(rate(key)) + (u ? ' ' + u : '') + '/s';
+}
+
+/* The text beside a chart: lines, each with the tooltip of the value it
+ * shows (tip: a schema path, or none). */
+class Lines {
+	constructor() {
+		this.lines = [];
+	}
+	add(text, tip) {
+		this.lines.push([text, tip ? tooltip(tip) : '']);
+	}
+	text() {
+		return this.lines.map(([t]) => t).join('\n');
+	}
+}
+
 /* ---- charts ---------------------------------------------------------- */
 
 function frame(svg) {
@@ -79,10 +168,20 @@ function frame(svg) {
 function legend(svg, series) {
 	let x = PAD_L;
 	for (const s of series) {
-		el('rect', {x: x, y: 3, width: 9, height: 9, fill: s.color}, svg);
-		el('text', {x: x + 12, y: 11}, svg, s.name);
+		const g = el('g', {}, svg);
+		el('rect', {x: x, y: 3, width: 9, height: 9, fill: s.color}, g);
+		el('text', {x: x + 12, y: 11}, g, s.name);
+		if (s.tip)
+			el('title', {}, g, tooltip(s.tip));
 		x += 18 + 6.2 * s.name.length;
 	}
+}
+
+/* The y axis' unit, written along it ("packets/s", "pages"). */
+function axisTitle(svg, text) {
+	if (text)
+		el('text', {'text-anchor': 'middle',
+			transform: 'translate(9,' + (H - PAD_B + PAD_T) / 2 + ') rotate(-90)'}, svg, text);
 }
 
 /* y position of value v on a 0..max axis, linear or log10(1 + v). */
@@ -140,7 +239,8 @@ function bars(svg, opt) {
 				return;
 			const x = gx + si * bw;
 			el('rect', {x: x, y: y(v), width: Math.max(1, bw - 1), height: H - PAD_B - y(v),
-				fill: s.color}, svg).appendChild(el('title', {}, null, s.name + ' ' + g + ': ' + v));
+				fill: s.color}, svg).appendChild(el('title', {}, null, s.name + ' ' + g + ': ' + v +
+				(s.tip ? '\n' + tooltip(s.tip) : '')));
 			for (const [mv, cls] of (s.marks && s.marks[gi]) || [])
 				el('line', {x1: x, x2: x + bw - 1, y1: y(mv), y2: y(mv), class: cls}, svg);
 			n++;
@@ -149,6 +249,7 @@ function bars(svg, opt) {
 	});
 	if (opt.xlabel)
 		el('text', {x: (W + PAD_L) / 2, y: H - 4, 'text-anchor': 'middle'}, svg, opt.xlabel);
+	axisTitle(svg, opt.ytitle);
 	legend(svg, opt.series);
 	return n;
 }
@@ -213,6 +314,7 @@ function lines(svg, opt) {
 	}
 	el('text', {x: W - PAD_R, y: H - PAD_B + 12, 'text-anchor': 'end'}, svg, 'now');
 	el('text', {x: PAD_L, y: H - PAD_B + 12}, svg, '-' + Math.round(span) + ' s');
+	axisTitle(svg, opt.ytitle);
 	legend(svg, opt.series);
 	return n;
 }
@@ -242,27 +344,35 @@ function rate(k) {
 	return a && a.length ? a[a.length - 1] : null;
 }
 
-/* The counters whose rates the cards plot, flattened to "a.b.c" names. */
+/* The NIC counters the NIC card lists, and the lwIP ones per protocol. */
+const NIC_KEYS = ['rx_packets', 'tx_packets', 'rx_bytes', 'tx_bytes', 'rx_dropped',
+	'rx_errors', 'rx_missed', 'rx_refill_fail', 'rx_bad_len', 'tx_busy'];
+const LWIP_KEYS = ['recv', 'xmit', 'drop', 'err', 'memerr'];
+
+/* The counters whose rates the cards plot, flattened to "a.b.c" names
+ * (a gauge has no rate: the schema says which is which). */
 function counters(st) {
 	const c = {};
+	const add = (key, path, v) => {
+		if (v !== undefined && isCounter(path))
+			c[key] = v;
+	};
 	for (const nic of numKeys(st.nic)) {
 		const d = st.nic[nic];
-		for (const k of ['rx_packets', 'tx_packets', 'rx_bytes', 'tx_bytes', 'rx_dropped',
-			'rx_errors', 'rx_missed', 'rx_refill_fail', 'tx_busy', 'rx_bad_len'])
-			if (k in d)
-				c[nic + '.' + k] = d[k];
+		for (const k of NIC_KEYS)
+			add(nic + '.' + k, 'nic.' + nic + '.' + k, d[k]);
 		for (const q of d.queues || [])
 			for (const k of ['rx_packets', 'tx_packets'])
-				c[nic + '.q' + q.queue + '.' + k] = q[k];
+				add(nic + '.q' + q.queue + '.' + k, 'nic.' + nic + '.queues[].' + k, q[k]);
 	}
 	if (st.lwip)
 		for (const p of ['link', 'ip', 'tcp', 'udp', 'icmp'])
-			for (const k of ['recv', 'xmit', 'drop', 'err', 'memerr'])
+			for (const k of LWIP_KEYS)
 				if (st.lwip[p])
-					c['lwip.' + p + '.' + k] = st.lwip[p][k];
+					add('lwip.' + p + '.' + k, 'lwip.' + p + '.' + k, st.lwip[p][k]);
 	if (st.page_frag)
 		for (const k of ['fragments', 'frees'])
-			c['frag.' + k] = st.page_frag[k];
+			add('frag.' + k, 'page_frag.' + k, st.page_frag[k]);
 	return c;
 }
 
@@ -305,11 +415,16 @@ function drawBuddy(st) {
 	const nodes = numKeys(b);
 	const orders = Math.max(...nodes.map((n) => b[n].free_blocks.length));
 	const groups = [...Array(orders).keys()].map(String);
-	const series = nodes.map((n, i) => ({name: n, color: COLORS[i], values: b[n].free_blocks}));
-	const text = nodes.map((n) => 'Node ' + n.replace(/\D/g, '') + ', zone   Normal' +
-		b[n].free_blocks.map((v) => ' ' + pad(v, 6)).join('') +
-		'\n  free pages ' + b[n].free_pages).join('\n');
-	return {n: bars(this.svg, {groups, series, log: true, xlabel: 'order (2^order pages)'}), text};
+	const series = nodes.map((n, i) => ({name: n, color: COLORS[i], values: b[n].free_blocks,
+		tip: 'buddyinfo.' + n + '.free_blocks'}));
+	const out = new Lines();
+	for (const n of nodes) {
+		out.add('Node ' + n.replace(/\D/g, '') + ', zone   Normal' +
+			b[n].free_blocks.map((v) => ' ' + pad(v, 6)).join(''), 'buddyinfo.' + n + '.free_blocks');
+		out.add('  free pages ' + b[n].free_pages, 'buddyinfo.' + n + '.free_pages');
+	}
+	return {n: bars(this.svg, {groups, series, log: true, xlabel: 'order (2^order pages)',
+		ytitle: unit('buddyinfo.node0.free_blocks')}), text: out};
 }
 
 function drawPcp(st) {
@@ -317,10 +432,11 @@ function drawPcp(st) {
 	if (!z)
 		return {n: 0, text: 'zoneinfo: not in /stats.json'};
 	const groups = [], per = [[], [], [], []], marks = [[], [], [], []];
-	let text = '';
+	const out = new Lines();
 	for (const node of numKeys(z)) {
 		const zn = z[node];
-		text += node + ': batch ' + zn.pcp_batch.join('/') + '  high ' + zn.pcp_high.join('/') + '\n';
+		out.add(node + ': batch ' + zn.pcp_batch.join('/') + '  high ' + zn.pcp_high.join('/'),
+			'zoneinfo.' + node + '.pcp_high');
 		for (const cpu of numKeys(zn.pcp)) {
 			const p = zn.pcp[cpu];
 			groups.push(node.replace('node', 'n') + '/' + cpu.replace('cpu', 'c'));
@@ -329,13 +445,21 @@ function drawPcp(st) {
 				per[o].push(100 * c / high);
 				marks[o].push([[100, 'limit'], [100 * zn.pcp_batch[o] / high, 'batch']]);
 			});
-			text += '  ' + cpu + ' count ' + p.count.map((c, o) => c + '/' + zn.pcp_high[o]).join(' ') +
+			out.add('  ' + cpu + ' count ' + p.count.map((c, o) => c + '/' + zn.pcp_high[o]).join(' ') +
 				'  pages ' + p.pages + ' hit ' + p.alloc_hit + ' miss ' + p.alloc_miss +
-				' refill ' + p.refill + ' drain ' + p.drain + '\n';
+				' refill ' + p.refill + ' drain ' + p.drain, 'zoneinfo.' + node + '.pcp.' + cpu + '.count');
 		}
 	}
 	const series = per.map((v, o) => ({name: 'order ' + o, color: COLORS[o], values: v, marks: marks[o]}));
-	return {n: bars(this.svg, {groups, series, max: 100, unit: '%', xlabel: 'node/cpu'}), text};
+	return {n: bars(this.svg, {groups, series, max: 100, unit: '%', xlabel: 'node/cpu',
+		ytitle: '% of high'}), text: out};
+}
+
+/* numastat's rows: the schema's values of a node, in its order. */
+function numaKeys(m, node) {
+	const keys = schema ? schema.filter(([p]) => p.length === 3 && p[0] === 'numastat')
+		.map(([p]) => p[2]) : [];
+	return keys.length ? keys : Object.keys(m[node] || {});
 }
 
 function drawNuma(st) {
@@ -343,12 +467,14 @@ function drawNuma(st) {
 	if (!m)
 		return {n: 0, text: 'numastat: not in /stats.json'};
 	const nodes = numKeys(m);
-	const keys = ['numa_hit', 'numa_miss', 'numa_foreign', 'local_node', 'other_node'];
+	const keys = numaKeys(m, nodes[0]);
 	const series = nodes.map((n, i) => ({name: n, color: COLORS[i], values: keys.map((k) => m[n][k])}));
-	let text = padR('', 16) + nodes.map((n) => pad(n, 16)).join('') + '\n';
+	const out = new Lines();
+	out.add(padR('', 16) + nodes.map((n) => pad(n, 16)).join(''));
 	for (const k of keys)
-		text += padR(k, 16) + nodes.map((n) => pad(m[n][k], 16)).join('') + '\n';
-	return {n: bars(this.svg, {groups: keys.map((k) => k.replace('numa_', '')), series, log: true}), text};
+		out.add(padR(k, 16) + nodes.map((n) => pad(m[n][k], 16)).join(''), 'numastat.node0.' + k);
+	return {n: bars(this.svg, {groups: keys.map((k) => k.replace('numa_', '')), series, log: true,
+		ytitle: unit('numastat.node0.' + keys[0])}), text: out};
 }
 
 function magazineHit(c) {
@@ -366,15 +492,17 @@ function drawSlab(st) {
 		return {name: k, total: c.num_objs, used: c.active_objs,
 			note: c.active_objs + '/' + c.num_objs + (hit === null ? '' : '  ' + hit.toFixed(1) + '% hit')};
 	});
-	let text = '# ' + padR('name', 20) + pad('active', 7) + pad('total', 7) + pad('slabs', 6) +
-		pad('cpu', 6) + pad('allocs', 9) + pad('hit%', 6) + pad('remote', 7) + '\n';
+	const objs = names.length ? unit('slabinfo.' + names[0] + '.active_objs') : '';
+	const out = new Lines();
+	out.add('# ' + padR('name', 20) + pad('active', 7) + pad('total', 7) + pad('slabs', 6) +
+		pad('cpu', 6) + pad('allocs', 9) + pad('hit%', 6) + pad('remote', 7) + (objs ? '  (' + objs + ')' : ''));
 	for (const k of names) {
 		const c = s[k], hit = magazineHit(c);
-		text += padR(k, 22) + pad(c.active_objs, 7) + pad(c.num_objs, 7) + pad(c.slabs, 6) +
+		out.add(padR(k, 22) + pad(c.active_objs, 7) + pad(c.num_objs, 7) + pad(c.slabs, 6) +
 			pad(c.cpu_cached, 6) + pad(c.allocs, 9) + pad(hit === null ? '-' : hit.toFixed(1), 6) +
-			pad(c.remote_frees, 7) + '\n';
+			pad(c.remote_frees, 7), 'slabinfo.' + k + '.active_objs');
 	}
-	return {n: gauges(this.svg, {rows}), text};
+	return {n: gauges(this.svg, {rows}), text: out};
 }
 
 function drawQmempool(st) {
@@ -385,13 +513,16 @@ function drawQmempool(st) {
 	if (!pools.length)
 		return {n: noData(this.svg, 'no pool (net_alloc=stock)'), text: 'no qmempool in use'};
 	const keys = ['localq_hit', 'sharedq_refill', 'slab_refill', 'remote_free'];
-	const series = keys.map((k, i) => ({name: k, color: COLORS[i], values: pools.map((p) => q[p][k])}));
+	const series = keys.map((k, i) => ({name: k, color: COLORS[i], values: pools.map((p) => q[p][k]),
+		tip: 'qmempool.' + pools[0] + '.' + k}));
 	const label = (p) => q[p].cache.replace(/^lwip_/, '').slice(0, 9);
-	let text = '# ' + padR('pool', 30) + keys.map((k) => pad(k, 15)).join('') + pad('localq', 8) + '\n';
+	const out = new Lines();
+	out.add('# ' + padR('pool', 30) + keys.map((k) => pad(k, 15)).join('') + pad('localq', 8));
 	for (const p of pools)
-		text += padR(p + ' ' + q[p].cache, 32) + keys.map((k) => pad(q[p][k], 15)).join('') +
-			pad((q[p].in_localq_cpu || [q[p].in_localq]).join('/'), 8) + '\n';
-	return {n: bars(this.svg, {groups: pools.map(label), series, log: true}), text};
+		out.add(padR(p + ' ' + q[p].cache, 32) + keys.map((k) => pad(q[p][k], 15)).join('') +
+			pad((q[p].in_localq_cpu || [q[p].in_localq]).join('/'), 8), 'qmempool.' + p + '.in_localq_cpu');
+	return {n: bars(this.svg, {groups: pools.map(label), series, log: true,
+		ytitle: unit('qmempool.' + pools[0] + '.' + keys[0])}), text: out};
 }
 
 function drawFrag(st) {
@@ -402,66 +533,77 @@ function drawFrag(st) {
 	const cpus = numKeys(f.cpu || {});
 	const src = cpus.length ? cpus.map((c) => f.cpu[c]) : [f];
 	const groups = cpus.length ? cpus : ['all'];
-	const series = keys.map((k, i) => ({name: k, color: COLORS[i], values: src.map((s) => s[k])}));
-	let text = 'fragments ' + f.fragments + ' (' + fmt(rate('frag.fragments')) + '/s)  frees ' +
-		f.frees + ' (' + fmt(rate('frag.frees')) + '/s)\n';
-	text += '# ' + padR('cpu', 6) + keys.map((k) => pad(k, 15)).join('') + '\n';
+	const series = keys.map((k, i) => ({name: k, color: COLORS[i], values: src.map((s) => s[k]),
+		tip: 'page_frag.' + k}));
+	const out = new Lines();
+	out.add('fragments ' + f.fragments + ' (' + rateText('page_frag.fragments', 'frag.fragments') + ')',
+		'page_frag.fragments');
+	out.add('frees ' + f.frees + ' (' + rateText('page_frag.frees', 'frag.frees') + ')', 'page_frag.frees');
+	out.add('# ' + padR('cpu', 6) + keys.map((k) => pad(k, 15)).join(''));
 	groups.forEach((g, i) => {
-		text += padR(g, 8) + keys.map((k) => pad(src[i][k], 15)).join('') + '\n';
+		out.add(padR(g, 8) + keys.map((k) => pad(src[i][k], 15)).join(''));
 	});
-	text += 'order-3 fallbacks ' + f.order3_fallbacks + '  alloc_failed ' + f.alloc_failed;
-	return {n: bars(this.svg, {groups, series, log: true}), text};
+	out.add('order-3 fallbacks ' + f.order3_fallbacks, 'page_frag.order3_fallbacks');
+	out.add('alloc_failed ' + f.alloc_failed, 'page_frag.alloc_failed');
+	return {n: bars(this.svg, {groups, series, log: true}), text: out};
 }
 
 function drawNic(st) {
 	const nics = numKeys(st.nic);
 	const series = [];
-	let text = '';
+	const out = new Lines();
 	nics.forEach((nic, i) => {
-		series.push({name: nic + ' rx', color: COLORS[2 * i], points: hist.series[nic + '.rx_packets'] || []});
-		series.push({name: nic + ' tx', color: COLORS[2 * i + 1], points: hist.series[nic + '.tx_packets'] || []});
+		series.push({name: nic + ' rx', color: COLORS[2 * i], points: hist.series[nic + '.rx_packets'] || [],
+			tip: 'nic.' + nic + '.rx_packets'});
+		series.push({name: nic + ' tx', color: COLORS[2 * i + 1], points: hist.series[nic + '.tx_packets'] || [],
+			tip: 'nic.' + nic + '.tx_packets'});
 		const d = st.nic[nic];
-		text += nic + ' (' + d.kind + ')\n';
-		for (const k of ['rx_packets', 'tx_packets', 'rx_bytes', 'tx_bytes', 'rx_dropped', 'rx_errors',
-			'rx_missed', 'rx_refill_fail', 'rx_bad_len', 'tx_busy'])
+		out.add(nic + ' (' + d.kind + ')', 'nic.' + nic + '.kind');
+		for (const k of NIC_KEYS)
 			if (k in d)
-				text += '  ' + padR(k, 15) + pad(d[k], 12) + pad(fmt(rate(nic + '.' + k)) + '/s', 10) + '\n';
+				out.add('  ' + padR(k, 15) + pad(d[k], 12) + '  ' + rateText('nic.' + nic + '.' + k, nic + '.' + k),
+					'nic.' + nic + '.' + k);
 	});
 	if (!nics.length)
 		return {n: noData(this.svg, 'no NIC'), text: 'no NIC'};
-	return {n: lines(this.svg, {times: hist.times, series, unit: ''}), text};
+	return {n: lines(this.svg, {times: hist.times, series, unit: '',
+		ytitle: unit('nic.' + nics[0] + '.rx_packets') + '/s'}), text: out};
 }
 
 function drawQueues(st) {
 	const groups = [], rx = [], tx = [];
-	let text = '# ' + padR('queue', 10) + padR('cpu/node', 9) + ['rx_packets', 'tx_packets', 'rx/s', 'tx/s',
-		'refills', 'dropped'].map((k) => pad(k, 11)).join('') + '\n';
+	const out = new Lines();
+	out.add('# ' + padR('queue', 10) + padR('cpu/node', 9) + ['rx_packets', 'tx_packets', 'rx/s', 'tx/s',
+		'refills', 'dropped'].map((k) => pad(k, 11)).join(''));
 	for (const nic of numKeys(st.nic))
 		for (const q of st.nic[nic].queues || []) {
 			const name = nic + ' q' + q.queue;
 			groups.push(name.replace('eth', 'e') + '/c' + q.cpu);
 			rx.push(q.rx_packets);
 			tx.push(q.tx_packets);
-			text += padR(name, 12) + padR(q.cpu + '/' + q.node, 9) + [q.rx_packets, q.tx_packets,
+			out.add(padR(name, 12) + padR(q.cpu + '/' + q.node, 9) + [q.rx_packets, q.tx_packets,
 				fmt(rate(nic + '.q' + q.queue + '.rx_packets')), fmt(rate(nic + '.q' + q.queue + '.tx_packets')),
-				q.rx_refills, q.rx_dropped].map((v) => pad(v, 11)).join('') + '\n';
+				q.rx_refills, q.rx_dropped].map((v) => pad(v, 11)).join(''), 'nic.' + nic + '.queues[].rx_packets');
 		}
 	const l = st.core_lock;
 	if (l) {
-		text += '\ncore lock  ' + ['acquired', 'busy', 'waits', 'hold_us'].map((k) => pad(k, 11)).join('') + '\n';
+		out.add('');
+		out.add('core lock  ' + ['acquired', 'busy', 'waits', 'hold_us'].map((k) => pad(k, 11)).join(''));
 		for (const c of numKeys(l.cpu)) {
 			const v = l.cpu[c];
 			if (v.acquired || v.busy)
-				text += padR(c, 11) + [v.acquired, v.busy, v.waits,
-					(v.hold_ns / Math.max(1, v.acquired) / 1000).toFixed(1)].map((x) => pad(x, 11)).join('') + '\n';
+				out.add(padR(c, 11) + [v.acquired, v.busy, v.waits,
+					(v.hold_ns / Math.max(1, v.acquired) / 1000).toFixed(1)].map((x) => pad(x, 11)).join(''),
+				'core_lock.cpu.' + c + '.acquired');
 		}
-		text += 'calls into lwIP without the lock: ' + l.unlocked_calls + '\n';
+		out.add('calls into lwIP without the lock: ' + l.unlocked_calls, 'core_lock.unlocked_calls');
 	}
 	if (!groups.length)
 		return {n: noData(this.svg, 'no NIC'), text: 'no NIC'};
-	const series = [{name: 'rx_packets', color: COLORS[0], values: rx},
-		{name: 'tx_packets', color: COLORS[1], values: tx}];
-	return {n: bars(this.svg, {groups, series, log: true}), text};
+	const series = [{name: 'rx_packets', color: COLORS[0], values: rx, tip: 'nic.eth0.queues[].rx_packets'},
+		{name: 'tx_packets', color: COLORS[1], values: tx, tip: 'nic.eth0.queues[].tx_packets'}];
+	return {n: bars(this.svg, {groups, series, log: true, ytitle: unit('nic.eth0.queues[].rx_packets')}),
+		text: out};
 }
 
 function drawLwip(st) {
@@ -469,19 +611,24 @@ function drawLwip(st) {
 	if (!l)
 		return {n: 0, text: 'lwip: not in /stats.json'};
 	const series = [['tcp', 'recv'], ['tcp', 'xmit'], ['udp', 'recv'], ['udp', 'xmit'], ['ip', 'drop']]
-		.map(([p, k], i) => ({name: p + ' ' + k, color: COLORS[i], points: hist.series['lwip.' + p + '.' + k] || []}));
-	let text = '# ' + padR('proto', 6) + ['recv', 'xmit', 'drop', 'err', 'memerr'].map((k) => pad(k, 10)).join('') + '  (recv/s xmit/s)\n';
+		.map(([p, k], i) => ({name: p + ' ' + k, color: COLORS[i], points: hist.series['lwip.' + p + '.' + k] || [],
+			tip: 'lwip.' + p + '.' + k}));
+	const per = unit('lwip.tcp.recv');
+	const out = new Lines();
+	out.add('# ' + padR('proto', 6) + LWIP_KEYS.map((k) => pad(k, 10)).join('') +
+		'  (recv/s xmit/s' + (per ? ', ' + per : '') + ')');
 	for (const p of ['link', 'ip', 'icmp', 'udp', 'tcp'])
 		if (l[p])
-			text += padR(p, 8) + ['recv', 'xmit', 'drop', 'err', 'memerr'].map((k) => pad(l[p][k], 10)).join('') +
-				'  ' + fmt(rate('lwip.' + p + '.recv')) + ' ' + fmt(rate('lwip.' + p + '.xmit')) + '\n';
+			out.add(padR(p, 8) + LWIP_KEYS.map((k) => pad(l[p][k], 10)).join('') +
+				'  ' + fmt(rate('lwip.' + p + '.recv')) + ' ' + fmt(rate('lwip.' + p + '.xmit')), 'lwip.' + p + '.recv');
 	if (l.heap)
-		text += 'heap used ' + l.heap.used + ' max ' + l.heap.max + ' err ' + l.heap.err + '\n';
+		out.add('heap used ' + l.heap.used + ' max ' + l.heap.max + ' err ' + l.heap.err +
+			(unit('lwip.heap.used') ? ' (' + unit('lwip.heap.used') + ')' : ''), 'lwip.heap.used');
 	for (const k of numKeys(l.memp))
 		if (l.memp[k].max || l.memp[k].err)
-			text += '  memp ' + padR(k, 15) + ' used ' + pad(l.memp[k].used, 5) + ' max ' + pad(l.memp[k].max, 5) +
-				' err ' + l.memp[k].err + '\n';
-	return {n: lines(this.svg, {times: hist.times, series}), text};
+			out.add('  memp ' + padR(k, 15) + ' used ' + pad(l.memp[k].used, 5) + ' max ' + pad(l.memp[k].max, 5) +
+				' err ' + l.memp[k].err, 'lwip.memp.' + k + '.used');
+	return {n: lines(this.svg, {times: hist.times, series, ytitle: per ? per + '/s' : ''}), text: out};
 }
 
 /* ---- the update loop ------------------------------------------------- */
@@ -508,6 +655,23 @@ function build() {
 	}
 }
 
+/* The values text: a plain string, or Lines, each line a span whose
+ * tooltip is the label of what it shows. */
+function showText(pre, text) {
+	if (!(text instanceof Lines)) {
+		pre.textContent = text;
+		return;
+	}
+	pre.textContent = '';
+	text.lines.forEach(([t, tip], i) => {
+		const span = document.createElement('span');
+		span.textContent = t + (i + 1 < text.lines.length ? '\n' : '');
+		if (tip)
+			span.title = tip;
+		pre.appendChild(span);
+	});
+}
+
 let prev = null, prevT = 0, updates = 0, busy = false;
 
 function render(st) {
@@ -527,7 +691,7 @@ function render(st) {
 		}
 		c.svg.setAttribute('data-points', r.n);
 		c.svg.setAttribute('data-updated', updates);
-		c.pre.textContent = r.text;
+		showText(c.pre, r.text);
 	}
 	document.body.setAttribute('data-updates', updates);
 }
@@ -542,6 +706,8 @@ async function tick() {
 	if (busy)
 		return; /* one request at a time: the guest is never queued up */
 	busy = true;
+	if (!schema)
+		await loadSchema();
 	const t0 = performance.now();
 	try {
 		const r = await fetch('/stats.json', {cache: 'no-store'});

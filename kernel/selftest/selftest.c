@@ -20,7 +20,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/power.h"
-#include <stdio.h>
+#include "libc/strbuf.h"
 #include <string.h>
 
 struct selftest {
@@ -112,16 +112,13 @@ int selftest_run_named(const char *name)
 
 int selftest_names(char *buf, size_t size, bool after_boot)
 {
-	size_t n = 0;
+	struct strbuf sb;
 
-	if (size)
-		buf[0] = '\0';
+	strbuf_init(&sb, buf, size);
 	for (unsigned int i = 0; test_at(i); i++) {
 		if (test_at(i)->after_boot != after_boot)
 			continue;
-		n += (size_t)snprintf(buf + (n < size ? n : size),
-				      n < size ? size - n : 0, "%s%s",
-				      n ? " " : "", test_at(i)->name);
+		strbuf_printf(&sb, "%s%s", sb.len ? " " : "", test_at(i)->name);
 	}
-	return (int)n;
+	return strbuf_done(&sb);
 }

@@ -615,12 +615,12 @@ static long json_active(const char *json, const char *name)
 	char key[32];
 	const char *at, *a;
 
-	snprintf(key, sizeof(key), "\"%s\": {", name);
+	snprintf(key, sizeof(key), "\"%s\":{", name);
 	at = strstr(json, key);
 	if (!at)
 		return -1;
-	a = strstr(at, "\"active_objs\": ");
-	return a ? strtol(a + 15, NULL, 10) : -1;
+	a = strstr(at, "\"active_objs\":");
+	return a ? strtol(a + 14, NULL, 10) : -1;
 }
 
 static void check_cache_counts(void)

@@ -278,9 +278,9 @@ static void churn_with_reader(void)
 	static char buf[1 << 16];
 	slabinfo_json(buf, sizeof(buf));
 	long active = 0;
-	for (char *p = strstr(buf, "\"active_objs\": "); p;
-	     p = strstr(p + 1, "\"active_objs\": "))
-		active += strtol(p + 15, NULL, 10);
+	for (char *p = strstr(buf, "\"active_objs\":"); p;
+	     p = strstr(p + 1, "\"active_objs\":"))
+		active += strtol(p + 14, NULL, 10);
 	CHECK(active == 0);
 	CHECK(settled_free_pages() < baseline);
 	CHECK(mm_test_inject_check("stress_slab") == 0);

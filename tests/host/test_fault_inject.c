@@ -155,9 +155,9 @@ static long cache_fails(const char *name)
 	snprintf(key, sizeof(key), "\"%s\"", name);
 	p = strstr(buf, key);
 	assert_non_null(p);
-	p = strstr(p, "\"alloc_fails\": ");
+	p = strstr(p, "\"alloc_fails\":");
 	assert_non_null(p);
-	return strtol(p + strlen("\"alloc_fails\": "), NULL, 10);
+	return strtol(p + strlen("\"alloc_fails\":"), NULL, 10);
 }
 
 static void failslab_fails_every_entry(void **state)
@@ -307,11 +307,11 @@ static void text_and_json_report_sites(void **state)
 				    "injected=0\n"));
 	n = mm_fault_json(buf, sizeof(buf));
 	assert_int_equal(n, (int)strlen(buf));
-	assert_non_null(strstr(buf, "\"failslab\": {\"spec\": "
-				    "\"every:2,times:9\", \"armed\": true, "
-				    "\"calls\": 2, \"injected\": 1}"));
-	assert_non_null(strstr(buf, "\"fail_qmempool\": {\"spec\": \"off\", "
-				    "\"armed\": false"));
+	assert_non_null(strstr(buf, "\"failslab\":{\"spec\":"
+				    "\"every:2,times:9\",\"armed\":true,"
+				    "\"calls\":2,\"injected\":1}"));
+	assert_non_null(strstr(buf, "\"fail_qmempool\":{\"spec\":\"off\","
+				    "\"armed\":false"));
 	/* snprintf semantics: a short buffer still gets the full length. */
 	assert_int_equal(mm_fault_json(buf, 10), n);
 	assert_int_equal(strlen(buf), 9);

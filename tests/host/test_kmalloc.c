@@ -212,12 +212,12 @@ static void test_slabinfo_json_counts_objects(void **state)
 	for (int i = 0; i < 3; i++)
 		p[i] = kmalloc(600, 0);
 	slabinfo_json(buf, sizeof(buf));
-	const char *c = strstr(buf, "\"kmalloc-1k\": {");
+	const char *c = strstr(buf, "\"kmalloc-1k\":{");
 	assert_non_null(c);
-	assert_non_null(strstr(c, "\"object_size\": 1024"));
-	assert_int_equal(strtol(strstr(c, "\"active_objs\": ") + 15, NULL, 10),
+	assert_non_null(strstr(c, "\"object_size\":1024"));
+	assert_int_equal(strtol(strstr(c, "\"active_objs\":") + 14, NULL, 10),
 			 3);
-	assert_int_equal(strtol(strstr(c, "\"allocs\": ") + 10, NULL, 10), 3);
+	assert_int_equal(strtol(strstr(c, "\"allocs\":") + 9, NULL, 10), 3);
 	assert_int_equal(buf[0], '{');
 	assert_int_equal(buf[strlen(buf) - 1], '}');
 	for (int i = 0; i < 3; i++)

@@ -149,8 +149,8 @@ static void test_buddyinfo_json_matches_the_free_lists(void **state)
 	struct page *p = alloc_pages(GFP_KERNEL, 0); /* splits one block */
 	char buf[1024], want[64];
 	buddyinfo_json(buf, sizeof(buf));
-	assert_non_null(strstr(buf, "{\"node0\": {\"free_blocks\": ["));
-	snprintf(want, sizeof(want), "\"free_pages\": %lu}}", nr_free_pages());
+	assert_non_null(strstr(buf, "{\"node0\":{\"free_blocks\":["));
+	snprintf(want, sizeof(want), "\"free_pages\":%lu}}", nr_free_pages());
 	assert_non_null(strstr(buf, want));
 	char text[512];
 	buddyinfo_text(text, sizeof(text));
@@ -164,10 +164,10 @@ static void test_zoneinfo_shows_per_cpu_list_lengths(void **state)
 	struct page *p = alloc_pages(GFP_KERNEL, 0);
 	char buf[4096], want[64];
 	zoneinfo_json(buf, sizeof(buf));
-	snprintf(want, sizeof(want), "\"cpu0\": {\"count\": [%d, 0, 0, 0]",
+	snprintf(want, sizeof(want), "\"cpu0\":{\"count\":[%d,0,0,0]",
 		 pcp_batch(0, 0) - 1);
 	assert_non_null(strstr(buf, want));
-	assert_non_null(strstr(buf, "\"alloc_miss\": 1"));
+	assert_non_null(strstr(buf, "\"alloc_miss\":1"));
 	__free_pages(p, 0);
 }
 
@@ -177,10 +177,10 @@ static void test_numastat_json_counts_pages(void **state)
 	struct page *p = alloc_pages(GFP_KERNEL, 2);
 	char buf[1024];
 	numastat_json(buf, sizeof(buf));
-	assert_non_null(
-		strstr(buf, "{\"node0\": {\"numa_hit\": 4, \"numa_miss\": 0, "
-			    "\"numa_foreign\": 0, \"local_node\": 4, "
-			    "\"other_node\": 0}}"));
+	assert_non_null(strstr(buf,
+			       "{\"node0\":{\"numa_hit\":4,\"numa_miss\":0,"
+			       "\"numa_foreign\":0,\"local_node\":4,"
+			       "\"other_node\":0}}"));
 	__free_pages(p, 2);
 }
 

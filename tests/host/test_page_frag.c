@@ -397,7 +397,7 @@ static void test_stats_text_and_json_show_counters(void **s)
 	assert_int_equal(n, (int)strlen(json));
 	assert_int_equal(json[0], '{');
 	assert_int_equal(json[n - 1], '}');
-	snprintf(want, sizeof(want), "\"fragments\": %llu",
+	snprintf(want, sizeof(want), "\"fragments\":%llu",
 		 (unsigned long long)now.fragments);
 	assert_non_null(strstr(json, want));
 	/* Truncation: never past the buffer, same length reported. */

@@ -349,18 +349,18 @@ static void test_stats_json_shows_policy_and_nodes(void **s)
 	a = napi_alloc_frag(64);
 	page_frag_stats_read(&st);
 	assert_true(page_frag_stats_json(buf, sizeof(buf)) < (int)sizeof(buf));
-	snprintf(want, sizeof(want), "\"refills_node\": [%llu, %llu], \"cpu\"",
+	snprintf(want, sizeof(want), "\"refills_node\":[%llu,%llu],\"cpu\"",
 		 (unsigned long long)st.refills_node[0],
 		 (unsigned long long)st.refills_node[1]);
 	assert_non_null(strstr(buf, want));
 	snprintf(want, sizeof(want),
-		 "\"refills_node\": [%llu, %llu], \"refill_policy\": "
-		 "\"device\", \"refill_node\": 1}",
+		 "\"refills_node\":[%llu,%llu],\"refill_policy\":"
+		 "\"device\",\"refill_node\":1}",
 		 (unsigned long long)refills(0, 0),
 		 (unsigned long long)refills(0, 1));
 	assert_non_null(strstr(buf, want));
-	assert_non_null(strstr(buf, "\"refill_policy\": \"local\", "
-				    "\"refill_node\": -1}"));
+	assert_non_null(strstr(buf, "\"refill_policy\":\"local\","
+				    "\"refill_node\":-1}"));
 	page_frag_stats_text(buf, sizeof(buf));
 	snprintf(want, sizeof(want), "refills_node      %llu %llu\n",
 		 (unsigned long long)st.refills_node[0],

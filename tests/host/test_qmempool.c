@@ -703,13 +703,13 @@ static void stats_json_has_one_object_per_pool_with_counters(void **state)
 	(void)state;
 	assert_int_equal(len, (int)strlen(buf));
 	assert_int_equal(buf[0], '{');
-	snprintf(key, sizeof(key), "\"qmempool%u\": {", a->id);
+	snprintf(key, sizeof(key), "\"qmempool%u\":{", a->id);
 	assert_non_null(strstr(buf, key));
-	snprintf(key, sizeof(key), "\"qmempool%u\": {", b->id);
+	snprintf(key, sizeof(key), "\"qmempool%u\":{", b->id);
 	assert_non_null(strstr(buf, key));
-	assert_non_null(strstr(buf, "\"cache\": \"qmp_test\""));
-	assert_non_null(strstr(buf, "\"slab_refill\": 1"));
-	assert_non_null(strstr(buf, "\"in_sharedq\": [8]"));
+	assert_non_null(strstr(buf, "\"cache\":\"qmp_test\""));
+	assert_non_null(strstr(buf, "\"slab_refill\":1"));
+	assert_non_null(strstr(buf, "\"in_sharedq\":[8]"));
 	qmempool_free(a, obj);
 	qmempool_destroy(a);
 	qmempool_destroy(b);

@@ -49,7 +49,7 @@ static int count_samples(const char *label, int *labelled)
 		assert_non_null(strstr(line, "\"t_ms\": "));
 		assert_non_null(strstr(line, "\"buddyinfo\": {\"node0\""));
 		assert_non_null(strstr(line, "\"zoneinfo\": {\"node0\""));
-		assert_non_null(strstr(line, "\"pcp\": {\"cpu0\""));
+		assert_non_null(strstr(line, "\"pcp\":{\"cpu0\""));
 		assert_non_null(strstr(line, "\"numastat\": {"));
 		assert_non_null(strstr(line, "\"page_frag\": {"));
 		assert_non_null(strstr(line, "\"slabinfo\": {"));

@@ -83,7 +83,7 @@ static void test_debug_flag_gives_red_zones_and_poison(void **state)
 	(void)state;
 	struct kmem_cache *s = kmem_cache_create("dbg-layout", 100, 0, 0, NULL);
 	slabinfo_json(buf, sizeof(buf));
-	assert_non_null(strstr(buf, "\"debug\": true"));
+	assert_non_null(strstr(buf, "\"debug\":true"));
 	unsigned char *p = kmem_cache_alloc(s, 0);
 	assert_int_equal(p[-1], 0xbb);	/* red zone before */
 	assert_int_equal(p[100], 0xbb); /* red zone after */

@@ -22,7 +22,7 @@ static long json_num(const char *doc, const char *anchor, const char *key)
 	const char *at = strstr(doc, anchor);
 
 	assert_non_null(at);
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
 	at = strstr(at, pat);
 	assert_non_null(at);
 	return strtol(at + strlen(pat), NULL, 10);
@@ -42,9 +42,9 @@ static void test_slab_first_alloc_misses_then_magazine_hits(void **state)
 	assert_true(slab_test_field("mag", "magazine_limit") > 0);
 	slabinfo_json(json, sizeof(json));
 	char want[64];
-	snprintf(want, sizeof(want), "\"magazines\": [%ld, 0]",
+	snprintf(want, sizeof(want), "\"magazines\":[%ld,0]",
 		 slab_test_field("mag", "cpu_cached"));
-	assert_non_null(strstr(strstr(json, "\"mag\": {"), want));
+	assert_non_null(strstr(strstr(json, "\"mag\":{"), want));
 	for (int i = 0; i < 10; i++)
 		kmem_cache_free(s, obj[i]);
 	kmem_cache_destroy(s);
@@ -92,7 +92,7 @@ static void test_frag_free_on_another_nodes_cpu_is_remote(void **state)
 	page_frag_stats_json(json, sizeof(json));
 	after = json_num(json, "{", "remote_frees");
 	assert_int_equal(after, before + 1);
-	assert_int_equal(json_num(json, "\"cpu1\": {", "remote_frees"), 1);
+	assert_int_equal(json_num(json, "\"cpu1\":{", "remote_frees"), 1);
 	/* A free on the block's own node is not remote. */
 	frag = page_frag_alloc(&frag_nc, 256, GFP_KERNEL);
 	page_frag_free(frag);
@@ -107,15 +107,15 @@ static void test_frag_json_counts_per_cpu(void **state)
 
 	(void)state;
 	page_frag_stats_json(json, sizeof(json));
-	cpu0 = json_num(json, "\"cpu0\": {", "fragments");
-	cpu1 = json_num(json, "\"cpu1\": {", "fragments");
+	cpu0 = json_num(json, "\"cpu0\":{", "fragments");
+	cpu1 = json_num(json, "\"cpu1\":{", "fragments");
 	sum = json_num(json, "{", "fragments");
 	assert_int_equal(sum, cpu0 + cpu1);
 	mm_test_on_cpu(1, alloc_frag, NULL);
 	mm_test_on_cpu(1, free_frag, NULL);
 	page_frag_stats_json(json, sizeof(json));
-	assert_int_equal(json_num(json, "\"cpu0\": {", "fragments"), cpu0);
-	assert_int_equal(json_num(json, "\"cpu1\": {", "fragments"), cpu1 + 1);
+	assert_int_equal(json_num(json, "\"cpu0\":{", "fragments"), cpu0);
+	assert_int_equal(json_num(json, "\"cpu1\":{", "fragments"), cpu1 + 1);
 	assert_int_equal(json_num(json, "{", "fragments"), sum + 1);
 	assert_null(strstr(json, "\"cpu2\""));
 	/* snprintf semantics with the per-CPU part too. */
@@ -139,7 +139,7 @@ static void test_qmempool_json_shows_each_cpus_localq(void **state)
 	qmempool_stats_json(json, sizeof(json));
 	/* One bulk from the slab: one object out, the rest in CPU 0's
 	 * localq, none in CPU 1's. */
-	snprintf(want, sizeof(want), "\"in_localq_cpu\": [%d, 0]",
+	snprintf(want, sizeof(want), "\"in_localq_cpu\":[%d,0]",
 		 QMEMPOOL_BULK - 1);
 	assert_non_null(strstr(json, want));
 	qmempool_free(pool, obj);

@@ -12,6 +12,7 @@ The error pages are checked with plain HTTP too: status code, our page,
 none of lwIP's sample files.
 """
 import base64
+import json
 import os
 import re
 import shutil
@@ -144,6 +145,15 @@ def test_dashboard_charts_fill_and_move_with_traffic(guest, chrome):
         assert card_text(chrome, c).strip(), "chart %s has no values text" % c
     assert "Node 0, zone   Normal" in card_text(chrome, "buddy")
     assert "Node 1, zone   Normal" in card_text(chrome, "buddy")
+    # What each value is comes from the guest's /stats-schema.json: the
+    # page loaded it, and a line of values carries its label.
+    schema = json.loads(raw_http(guest.http, b"GET /stats-schema.json HTTP/1.0\r\n\r\n")[2])
+    assert int(chrome.execute_script(
+        "return document.body.getAttribute('data-described')")) == len(schema)
+    label = schema["nic.*.rx_packets"]["label"]
+    titles = chrome.execute_script(
+        "return [...document.querySelectorAll('#nic pre.values span')].map(s => s.title)")
+    assert any(t.startswith(label + " (packets, counter)") for t in titles), titles
 
     # Traffic: the NIC and lwIP numbers must change between updates.
     before_nic, before_lwip = card_text(chrome, "nic"), card_text(chrome, "lwip")
@@ -162,9 +172,10 @@ def test_dashboard_charts_fill_and_move_with_traffic(guest, chrome):
     # The queues card names each queue with the CPU that polls it.
     assert re.search(r"^eth0 q0\s+0/0\s+[1-9]", card_text(chrome, "queues"), re.M), \
         card_text(chrome, "queues")
-    # The rate chart saw packets per second above zero.
-    assert re.search(r"rx_packets\s+\d+\s+[1-9][\d.]*k?/s", after_nic) or \
-        re.search(r"tx_packets\s+\d+\s+[1-9][\d.]*k?/s", after_nic), after_nic
+    # The rate chart saw packets per second above zero, in the unit
+    # /stats-schema.json gives the counter.
+    assert re.search(r"rx_packets\s+\d+\s+[1-9][\d.]*k? packets/s", after_nic) or \
+        re.search(r"tx_packets\s+\d+\s+[1-9][\d.]*k? packets/s", after_nic), after_nic
     # The page runs at its default pace, one update a second (its status
     # line says so; the pace itself is not timed here).
     assert "every 1000 ms" in chrome.find_element("id", "status").text

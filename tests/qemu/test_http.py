@@ -175,3 +175,68 @@ def test_wrk_reuses_its_connections(guest):
     connections = after["connections"] - before["connections"] - 1
     assert requests >= int(m.group(1)) >= 20, (out, before, after)
     assert connections <= 2 + 2, (before, after)  # wrk's 2 (+ a reconnect each)
+
+
+UNITS = {"", "pages", "blocks", "objects", "slabs", "bytes", "packets",
+         "buffers", "fragments", "ns", "us", "ms", "events", "calls"}
+
+
+def members(doc):
+    """(object path, key, value) of every member of every object in doc;
+    the objects of a list get the list's path with "[]" appended."""
+    out = []
+
+    def walk(v, path):
+        if isinstance(v, dict):
+            for k, x in v.items():
+                out.append((path, k, x))
+                walk(x, path + [k])
+        elif isinstance(v, list):
+            for x in v:
+                if isinstance(x, dict):
+                    walk(x, path[:-1] + [path[-1] + "[]"])
+    walk(doc, [])
+    return out
+
+
+def component_matches(p, c):
+    """"*" is any key, "*[]" any key's list of objects."""
+    if p.endswith("[]") or c.endswith("[]"):
+        return p.endswith("[]") and c.endswith("[]") and \
+            component_matches(p[:-2], c[:-2])
+    return p == c or (p == "*" and c != "")
+
+
+def matches(pattern, path):
+    return len(pattern) == len(path) and all(map(component_matches, pattern, path))
+
+
+def is_leaf(v):
+    return not isinstance(v, dict) and not (
+        isinstance(v, list) and any(isinstance(x, (dict, list)) for x in v))
+
+
+def test_stats_schema_describes_every_value_of_stats_json(guest):
+    """/stats-schema.json and /stats.json agree: every value of the
+    document is described (unit, kind, label), and every described value
+    is in every object its path names."""
+    guest.tcp_echo(b"x" * 4096)  # every counter group has moved once
+    schema = json.loads(guest.curl("/stats-schema.json"))
+    doc = guest.stats()
+    entries = [(k.split("."), d) for k, d in schema.items()]
+    for key, d in schema.items():
+        assert d["kind"] in ("counter", "gauge", "info"), (key, d)
+        assert d["unit"] in UNITS and d["label"], (key, d)
+    found = members(doc)
+    undescribed = [".".join(p + [k]) for p, k, v in found
+                   if is_leaf(v) and v != []
+                   and not any(matches(e, p + [k]) for e, _ in entries)]
+    assert not undescribed, undescribed
+    objects = {tuple(p) for p, _, _ in found}
+    keys = {(tuple(p), k) for p, k, _ in found}
+    missing = [(".".join(o), e[-1]) for e, _ in entries for o in objects
+               if matches(e[:-1], list(o)) and (o, e[-1]) not in keys]
+    assert not missing, missing
+    # Every section is described, the apps' own (http) too.
+    sections = {e[0] for e, _ in entries}
+    assert sections == set(doc), sorted(set(doc) ^ sections)

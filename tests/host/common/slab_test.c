@@ -36,11 +36,11 @@ long slab_test_field(const char *name, const char *key)
 	char pat[128];
 
 	slabinfo_json(buf, sizeof(buf));
-	snprintf(pat, sizeof(pat), "\"%s\": {", name);
+	snprintf(pat, sizeof(pat), "\"%s\":{", name);
 	const char *obj = strstr(buf, pat);
 	if (!obj)
 		return -1;
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
 	const char *f = strstr(obj, pat);
 	if (!f || f > strchr(obj, '}'))
 		return -1;

@@ -455,7 +455,7 @@ static void on_alarm(int sig)
 static long slab_active_objs(void)
 {
 	static char buf[1 << 16];
-	const char *key = "\"active_objs\": ";
+	const char *key = "\"active_objs\":";
 	long sum = 0;
 
 	assert_true(slabinfo_json(buf, sizeof(buf)) < (int)sizeof(buf));
