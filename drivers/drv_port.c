@@ -78,6 +78,11 @@ int drv_irq_msi(int cpu, drv_irq_fn fn, void *arg, uint64_t *addr,
 	return v;
 }
 
+void drv_irq_free(int vector)
+{
+	irq_free_vector(vector);
+}
+
 void drv_irq_wake(int cpu)
 {
 	poll_wake(cpu);

@@ -56,6 +56,10 @@ int drv_irq_line(uint8_t line, int cpu, drv_irq_fn fn, void *arg);
 int drv_irq_msi(int cpu, drv_irq_fn fn, void *arg, uint64_t *addr,
 		uint32_t *data);
 
+/* Give back a vector from drv_irq_msi() that will not be used after
+ * all (a set-up that failed half-way). Boot. */
+void drv_irq_free(int vector);
+
 /* Make @cpu run its poll loop's next round (kernel/poll.h poll_wake).
  * Any context. */
 void drv_irq_wake(int cpu);

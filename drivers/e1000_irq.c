@@ -32,6 +32,8 @@
  * written, raises the interrupt (at once if the cause came first).
  * Either way the poller runs again.
  */
+#include <string.h>
+
 #include "e1000_internal.h"
 
 #include "e1000_regs.h"
@@ -114,9 +116,15 @@ static int e1000e_msix_setup(struct e1000 *e)
 		pci_msix_vector(table, MSIX_TX0, cpu, e1000e_queue_irq, e);
 	e->msix_vec[MSIX_OTHER] =
 		pci_msix_vector(table, MSIX_OTHER, cpu, e1000e_other_irq, e);
-	for (int i = 0; i < E1000E_IVAR_VECTORS; i++)
-		if (e->msix_vec[i] < 0)
-			return -1;
+	for (int i = 0; i < E1000E_IVAR_VECTORS; i++) {
+		if (e->msix_vec[i] >= 0)
+			continue;
+		/* give back the ones taken: MSI or INTx gets its own */
+		for (int j = 0; j < E1000E_IVAR_VECTORS; j++)
+			if (e->msix_vec[j] >= 0)
+				drv_irq_free(e->msix_vec[j]);
+		return -1;
+	}
 	pci_msix_enable(e->pci);
 	e1000_wr32(e, E1000E_EIAC, E1000E_QUEUE_CAUSES);
 	e1000_wr32(e, E1000_ICR, 0xffffffffu);
@@ -125,7 +133,9 @@ static int e1000e_msix_setup(struct e1000 *e)
 	return 0;
 }
 
-/* MSI, else the INTx line: one vector. Returns it, or -1. */
+/* MSI, else the INTx line: one vector. Returns it, or -1. An MSI
+ * vector the function cannot use (no 64-bit address) is given back and
+ * the line is tried instead. */
 static int e1000_single_setup(struct e1000 *e)
 {
 	struct netdev_queue *nq = &e->dev.queues[0];
@@ -135,14 +145,17 @@ static int e1000_single_setup(struct e1000 *e)
 
 	if (e->pci->cap_msi) {
 		v = drv_irq_msi(nq->cpu, e1000_irq, e, &addr, &data);
-		if (v >= 0 && pci_msi_enable(e->pci, addr, data) == 0)
+		if (v >= 0 && pci_msi_enable(e->pci, addr, data) == 0) {
 			nq->irq_mode = "msi";
-	} else {
-		v = drv_irq_line(e->pci->irq_line, nq->cpu, e1000_irq, e);
+			return v;
+		}
 		if (v >= 0)
-			nq->irq_mode = "intx";
+			drv_irq_free(v);
 	}
-	return nq->irq_mode ? v : -1;
+	v = drv_irq_line(e->pci->irq_line, nq->cpu, e1000_irq, e);
+	if (v >= 0)
+		nq->irq_mode = "intx";
+	return v;
 }
 
 int e1000_irq_setup(struct netdev *dev)
@@ -172,7 +185,8 @@ int e1000_irq_setup(struct netdev *dev)
 	}
 	drv_printf("%s: %s queue 0: %s vector 0x%x cpu %d%s\n", dev->kind,
 		   dev->name, nq->irq_mode, nq->irq_vector, nq->cpu,
-		   e->pci->cap_msi ? "" : " (line shared, level)");
+		   !strcmp(nq->irq_mode, "intx") ? " (line shared, level)"
+						 : "");
 	return 0;
 }
 

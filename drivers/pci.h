@@ -91,6 +91,9 @@ volatile void *pci_map_bar(const struct pci_dev *d, int bar);
 
 /* Set the command register's interrupt-disable bit: INTx stays quiet. */
 void pci_intx_disable(const struct pci_dev *d);
+/* Clear it: the function may assert its INTx pin again (the way back
+ * when MSI or MSI-X could not be set up after all). */
+void pci_intx_enable(const struct pci_dev *d);
 
 /**
  * pci_msi_enable - program the MSI capability with one message and turn
@@ -132,6 +135,10 @@ static inline int pci_msix_vector(volatile uint32_t *table, int entry, int cpu,
 /* Turn MSI-X on with the function mask clear (and INTx off). Entries not
  * set stay masked as reset left them. Context: boot. */
 void pci_msix_enable(const struct pci_dev *d);
+
+/* Turn MSI-X off again (function mask set): the function falls back to
+ * its INTx pin, which the caller turns on with pci_intx_enable(). */
+void pci_msix_disable(const struct pci_dev *d);
 
 /* The device list as JSON (array of "bb:dd.f vvvv:dddd" strings), and
  * its description (libc/stat_table.h). snprintf semantics. */

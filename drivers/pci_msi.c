@@ -41,6 +41,13 @@ void pci_intx_disable(const struct pci_dev *d)
 		(uint16_t)(pci_read16(d, PCI_COMMAND) | PCI_CMD_INTX_DISABLE));
 }
 
+void pci_intx_enable(const struct pci_dev *d)
+{
+	pci_write16(
+		d, PCI_COMMAND,
+		(uint16_t)(pci_read16(d, PCI_COMMAND) & ~PCI_CMD_INTX_DISABLE));
+}
+
 int pci_msi_enable(const struct pci_dev *d, uint64_t addr, uint32_t data)
 {
 	unsigned int c = d->cap_msi;
@@ -107,6 +114,14 @@ void pci_msix_entry_set(volatile uint32_t *table, int entry, uint64_t addr,
 	e[1] = (uint32_t)(addr >> 32);
 	e[2] = data;
 	e[3] = 0;
+}
+
+void pci_msix_disable(const struct pci_dev *d)
+{
+	uint16_t ctrl = pci_read16(d, d->cap_msix + MSIX_CTRL);
+
+	pci_write16(d, d->cap_msix + MSIX_CTRL,
+		    (uint16_t)((ctrl & ~MSIX_CTRL_EN) | MSIX_CTRL_MASK));
 }
 
 void pci_msix_enable(const struct pci_dev *d)

@@ -69,38 +69,97 @@ static void vnet_intx_irq(void *arg)
 	}
 }
 
-static int vnet_msix_setup(struct vnet *vn)
+/*
+ * Undo a half-done MSI-X set-up so that INTx can take over: the device
+ * told to use no vector, MSI-X off and the INTx pin on again, and every
+ * vector taken so far given back. Without this a device that refuses a
+ * vector once MSI-X is on stays with MSI-X on and INTx off, and no queue
+ * gets an interrupt again.
+ */
+static void vnet_msix_undo(struct vnet *vn, int config_vec, int queues_done)
 {
 	struct netdev *dev = &vn->dev;
-	volatile uint32_t *table;
 
-	if (!vn->vp.modern ||
-	    pci_msix_size(vn->vp.pci) < VNET_MSIX_PAIR0 + dev->nqueues)
-		return -1;
-	table = pci_msix_map(vn->vp.pci);
-	if (!table ||
-	    pci_msix_vector(table, VNET_MSIX_CONFIG, dev->queues[0].cpu,
-			    vnet_config_irq, vn) < 0)
-		return -1;
+	(void)virtio_pci_config_vector(&vn->vp, VIRTIO_MSI_NO_VECTOR);
+	for (int q = 0; q < dev->nqueues; q++) {
+		(void)virtio_pci_queue_vector(&vn->vp, VNET_RXQ(q),
+					      VIRTIO_MSI_NO_VECTOR);
+		(void)virtio_pci_queue_vector(&vn->vp, VNET_TXQ(q),
+					      VIRTIO_MSI_NO_VECTOR);
+	}
+	pci_msix_disable(vn->vp.pci);
+	pci_intx_enable(vn->vp.pci);
+	if (config_vec >= 0)
+		drv_irq_free(config_vec);
+	for (int q = 0; q < queues_done; q++) {
+		drv_irq_free(dev->queues[q].irq_vector);
+		dev->queues[q].irq_vector = -1;
+	}
+}
+
+/* The table's vectors: entry 0 for the configuration, 1 + q for pair q.
+ * Returns the vectors taken for pairs (all of them on success), and the
+ * configuration's vector in *config_vec (-1: none). */
+static int vnet_msix_vectors(struct vnet *vn, volatile uint32_t *table,
+			     int *config_vec)
+{
+	struct netdev *dev = &vn->dev;
+
+	*config_vec = pci_msix_vector(table, VNET_MSIX_CONFIG,
+				      dev->queues[0].cpu, vnet_config_irq, vn);
+	if (*config_vec < 0)
+		return 0;
 	for (int q = 0; q < dev->nqueues; q++) {
 		vn->irq[q] = (struct vnet_irq){vn, q};
 		dev->queues[q].irq_vector = pci_msix_vector(
 			table, VNET_MSIX_PAIR0 + q, dev->queues[q].cpu,
 			vnet_pair_irq, &vn->irq[q]);
 		if (dev->queues[q].irq_vector < 0)
-			return -1;
+			return q;
 	}
-	pci_msix_enable(vn->vp.pci);
+	return dev->nqueues;
+}
+
+/* Tell the device which entry signals what; false when it refuses one
+ * (reads back VIRTIO_MSI_NO_VECTOR: out of vectors). */
+static bool vnet_msix_route(struct vnet *vn)
+{
 	if (virtio_pci_config_vector(&vn->vp, VNET_MSIX_CONFIG) != 0)
-		return -1;
-	for (int q = 0; q < dev->nqueues; q++) {
+		return false;
+	for (int q = 0; q < vn->dev.nqueues; q++) {
 		uint16_t e = (uint16_t)(VNET_MSIX_PAIR0 + q);
 
 		if (virtio_pci_queue_vector(&vn->vp, VNET_RXQ(q), e) != 0 ||
 		    virtio_pci_queue_vector(&vn->vp, VNET_TXQ(q), e) != 0)
-			return -1;
-		dev->queues[q].irq_mode = "msix";
+			return false;
 	}
+	return true;
+}
+
+static int vnet_msix_setup(struct vnet *vn)
+{
+	struct netdev *dev = &vn->dev;
+	volatile uint32_t *table;
+	int config_vec, done;
+
+	if (!vn->vp.modern ||
+	    pci_msix_size(vn->vp.pci) < VNET_MSIX_PAIR0 + dev->nqueues)
+		return -1;
+	table = pci_msix_map(vn->vp.pci);
+	if (!table)
+		return -1;
+	done = vnet_msix_vectors(vn, table, &config_vec);
+	if (done < dev->nqueues) {
+		vnet_msix_undo(vn, config_vec, done);
+		return -1;
+	}
+	pci_msix_enable(vn->vp.pci);
+	if (!vnet_msix_route(vn)) {
+		vnet_msix_undo(vn, config_vec, done);
+		return -1;
+	}
+	for (int q = 0; q < dev->nqueues; q++)
+		dev->queues[q].irq_mode = "msix";
 	return 0;
 }
 
@@ -137,7 +196,8 @@ int vnet_irq_setup(struct netdev *dev)
 			dev->queues[q].irq_mode = NULL;
 		if (vn->vp.modern && vn->vp.pci->cap_msix)
 			drv_printf("virtio-net: %s: MSI-X not usable (%d "
-				   "entries for %d pairs + config), INTx\n",
+				   "entries for %d pairs + config, or a "
+				   "vector refused), INTx\n",
 				   dev->name, pci_msix_size(vn->vp.pci),
 				   dev->nqueues);
 		if (vnet_intx_setup(vn) != 0) {

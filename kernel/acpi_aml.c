@@ -29,7 +29,9 @@
  * AML_MAX_DEPTH. An opcode the walker does not know would leave it
  * unable to find the next term; it then byte-scans the rest of that range
  * for Device() openings that parse (and, inside a device, for the Names it
- * wants), and counts the fallback. A Name() inside a Scope() that adds to
+ * wants), and counts the fallback. The scan stays linear in the table's
+ * size (real DSDTs are 100-500 KiB): a string's end is looked for once
+ * per run of bytes without a NUL, not once per candidate. A Name() inside a Scope() that adds to
  * a device declared elsewhere is not attached to that device.
  */
 #include "kernel/acpi_aml.h"
@@ -89,6 +91,9 @@ struct aml_scan {
 	struct acpi_host_bridge *out;
 	int max, n;
 	struct aml_scan_stats st;
+	/* [nul_from, nul_at) holds no NUL, and nul_at is the first NUL
+	 * after it or the table's end (aml_find_nul) */
+	const uint8_t *table_end, *nul_from, *nul_at;
 };
 
 static void aml_terms(struct aml_scan *s, const uint8_t *p, const uint8_t *end,
@@ -233,9 +238,31 @@ struct aml_value {
 	char str[9]; /* a string's first 8 bytes */
 };
 
+/*
+ * The first NUL at or after @from, or NULL when there is none before
+ * @end. A byte scan asks from rising positions, and in a range with no
+ * NUL every Name() candidate would read to the end again: remembering
+ * the last answer (valid for every start between that query and the NUL
+ * it found) keeps the whole scan linear.
+ */
+static const uint8_t *aml_find_nul(struct aml_scan *s, const uint8_t *from,
+				   const uint8_t *end)
+{
+	if (!(from >= s->nul_from && from <= s->nul_at)) {
+		const uint8_t *p = from;
+
+		while (p < s->table_end && *p)
+			p++;
+		s->st.steps += (unsigned long)(p - from);
+		s->nul_from = from;
+		s->nul_at = p;
+	}
+	return s->nul_at < end ? s->nul_at : NULL;
+}
+
 /* DataObject at c->p: an integer, a string, or a buffer or package
  * (skipped: their contents are not needed). */
-static bool aml_data(struct aml *c, struct aml_value *val)
+static bool aml_data(struct aml_scan *s, struct aml *c, struct aml_value *val)
 {
 	memset(val, 0, sizeof(*val));
 	if (aml_integer(c, &val->v)) {
@@ -246,11 +273,9 @@ static bool aml_data(struct aml *c, struct aml_value *val)
 		return false;
 	switch (c->p[0]) {
 	case AML_STRING: {
-		const uint8_t *nul = ++c->p;
+		const uint8_t *nul = aml_find_nul(s, ++c->p, c->end);
 
-		while (nul < c->end && *nul)
-			nul++;
-		if (nul == c->end)
+		if (!nul)
 			return false;
 		val->is_str = true;
 		memcpy(val->str, c->p,
@@ -295,12 +320,12 @@ static void aml_dev_name(struct aml_dev *dev, const char *seg,
 }
 
 /* Name (NameOp already taken): NameString DataObject. */
-static bool aml_name(struct aml *c, struct aml_dev *dev)
+static bool aml_name(struct aml_scan *s, struct aml *c, struct aml_dev *dev)
 {
 	struct aml_value val;
 	char seg[5];
 
-	if (!aml_name_string(c, seg) || !aml_data(c, &val))
+	if (!aml_name_string(c, seg) || !aml_data(s, c, &val))
 		return false;
 	if (dev)
 		aml_dev_name(dev, seg, &val);
@@ -420,7 +445,7 @@ static bool aml_term(struct aml_scan *s, struct aml *c, struct aml_dev *dev,
 	case AML_SCOPE:
 		return aml_scope(s, c, depth);
 	case AML_NAME:
-		return aml_name(c, dev);
+		return aml_name(s, c, dev);
 	case AML_METHOD:
 		return aml_method(c, dev);
 	case AML_EXT:
@@ -453,6 +478,7 @@ static void aml_byte_scan(struct aml_scan *s, const uint8_t *p,
 	while (p < end) {
 		struct aml c = {p + 1, end};
 
+		s->st.steps++;
 		if (p[0] == AML_EXT && c.p < end && c.p[0] == AML_DEVICE) {
 			c.p++;
 			if (aml_device(s, &c, depth)) {
@@ -460,7 +486,7 @@ static void aml_byte_scan(struct aml_scan *s, const uint8_t *p,
 				continue;
 			}
 		} else if (p[0] == AML_NAME && dev) {
-			aml_name(&c, dev);
+			aml_name(s, &c, dev);
 		}
 		p++;
 	}
@@ -494,6 +520,7 @@ int aml_find_host_bridges(const uint8_t *aml, size_t len,
 	memset(&s, 0, sizeof(s));
 	s.out = out;
 	s.max = max > 0 ? max : 0;
+	s.table_end = aml + len;
 	if (aml && len)
 		aml_terms(&s, aml, aml + len, NULL, 0);
 	if (st)

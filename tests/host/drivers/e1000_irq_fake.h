@@ -32,6 +32,9 @@ static struct fake_irq {
 static int nfake_irqs;
 static int fake_wakes, fake_wake_cpu = -1;
 static bool fake_msi_enabled, fake_msix_enabled;
+static int fake_msi_fail_after; /* drv_irq_msi fails after this many, +1 */
+static int fake_msi_taken, fake_vectors_freed;
+static bool fake_msi_refused; /* pci_msi_enable refuses (no 64-bit) */
 static int fake_msix_entries = FAKE_MSIX_ENTRIES; /* the table's size */
 static uint32_t fake_msix_table[FAKE_MSIX_ENTRIES * PCI_MSIX_ENTRY / 4];
 
@@ -42,6 +45,8 @@ static inline void fake_irq_reset(void)
 	fake_wakes = 0;
 	fake_wake_cpu = -1;
 	fake_msi_enabled = fake_msix_enabled = false;
+	fake_msi_fail_after = fake_msi_taken = fake_vectors_freed = 0;
+	fake_msi_refused = false;
 	fake_msix_entries = FAKE_MSIX_ENTRIES;
 	memset(fake_msix_table, 0, sizeof(fake_msix_table));
 }
@@ -81,9 +86,18 @@ int drv_irq_msi(int cpu, drv_irq_fn fn, void *arg, uint64_t *addr,
 {
 	int v = 0x31 + nfake_irqs;
 
+	if (fake_msi_fail_after && fake_msi_taken == fake_msi_fail_after - 1)
+		return -1; /* the kernel is out of vectors */
+	fake_msi_taken++;
 	*addr = 0xFEE00000u | (uint64_t)cpu << 12;
 	*data = (uint32_t)v;
 	return fake_irq_add(cpu, fn, arg, v);
+}
+
+void drv_irq_free(int vector)
+{
+	(void)vector;
+	fake_vectors_freed++;
 }
 
 void drv_irq_wake(int cpu)
@@ -96,7 +110,7 @@ int pci_msi_enable(const struct pci_dev *d, uint64_t addr, uint32_t data)
 {
 	(void)addr;
 	(void)data;
-	if (!d->cap_msi)
+	if (!d->cap_msi || fake_msi_refused)
 		return -1;
 	fake_msi_enabled = true;
 	return 0;

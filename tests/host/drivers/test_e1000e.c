@@ -530,6 +530,39 @@ static void test_msix_link_vector_notes_the_change_masks_nothing(void **state)
 	assert_int_equal(dev->queues[0].stats.link_interrupts, 1);
 }
 
+/* The kernel runs out of vectors at the third MSI-X one: the two taken
+ * are given back (none is left behind), MSI finds none either, and the
+ * INTx line serves. */
+static void test_msix_short_of_vectors_gives_them_back(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_msix();
+	fake_msi_fail_after = 3;
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_string_equal(dev->queues[0].irq_mode, "intx");
+	assert_false(fake_msix_enabled);
+	assert_int_equal(fake_msi_taken, 2);
+	assert_int_equal(fake_vectors_freed, 2);
+}
+
+/* An MSI message the function cannot take (only 32-bit addresses): its
+ * vector is given back and the INTx line serves instead of no interrupt
+ * at all. */
+static void test_refused_msi_falls_back_to_the_line(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_msix();
+	fake_msix_entries = 2;
+	fake_msi_refused = true;
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_string_equal(dev->queues[0].irq_mode, "intx");
+	assert_int_equal(fake_vectors_freed, 1);
+}
+
 static void test_too_small_msix_table_falls_back_to_msi(void **state)
 {
 	struct netdev *dev;
@@ -569,6 +602,8 @@ int main(void)
 		T(test_msix_queue_vectors_mask_queue_causes_and_wake),
 		T(test_msix_link_vector_notes_the_change_masks_nothing),
 		T(test_too_small_msix_table_falls_back_to_msi),
+		T(test_msix_short_of_vectors_gives_them_back),
+		T(test_refused_msi_falls_back_to_the_line),
 		T(test_i219_and_other_family_parts_are_refused_by_name),
 		T(test_8254x_and_other_vendors_are_left_silently),
 		T(test_the_82574l_next_to_a_refused_part_still_binds),

@@ -359,6 +359,60 @@ static void test_intx_setup_acknowledges_a_stale_isr(void **state)
 	assert_int_equal(hw.isr, 0);
 }
 
+/* MSI-X is given up when the device refuses a queue's vector after MSI-X
+ * is on: MSI-X off again, the INTx pin on, the device told to use no
+ * vector, every vector given back, and the line requested instead. */
+static void test_a_refused_vector_falls_back_to_intx_whole(void **state)
+{
+	(void)state;
+	hw.msix_size = 2;
+	hw.refuse_q_vector = VNET_TXQ(0) + 1;
+	probe_event_idx(true);
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_false(hw.msix_on);
+	assert_false(hw.intx_off);
+	assert_true(hw.line_requested);
+	assert_string_equal(dev->queues[0].irq_mode, "intx");
+	assert_int_equal(hw.vectors_taken, 2);
+	assert_int_equal(hw.vectors_freed, 2);
+	assert_int_equal(hw.cfg_vec, VIRTIO_MSI_NO_VECTOR);
+	assert_int_equal(hw.q_vec[VNET_RXQ(0)], VIRTIO_MSI_NO_VECTOR);
+	assert_int_equal(hw.q_vec[VNET_TXQ(0)], VIRTIO_MSI_NO_VECTOR);
+	/* and the line works: the device's interrupt wakes the queue */
+	hw.isr = 1;
+	irq_fn[0](irq_arg[0]);
+	assert_int_equal(hw.wakes[0], 1);
+}
+
+/* Out of kernel vectors half-way: the ones taken are given back and
+ * MSI-X is never turned on. */
+static void test_running_out_of_vectors_gives_back_the_taken_ones(void **s)
+{
+	(void)s;
+	hw.msix_size = 2;
+	hw.msi_fail_after = 2; /* the config's vector, not the pair's */
+	probe_event_idx(true);
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_false(hw.msix_on);
+	assert_false(hw.intx_off);
+	assert_int_equal(hw.vectors_taken, 1);
+	assert_int_equal(hw.vectors_freed, 1);
+	assert_string_equal(dev->queues[0].irq_mode, "intx");
+}
+
+/* MSI-X that works keeps its vectors and INTx off. */
+static void test_msix_set_up_keeps_its_vectors(void **state)
+{
+	(void)state;
+	hw.msix_size = 2;
+	probe_event_idx(true);
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_true(hw.msix_on);
+	assert_true(hw.intx_off);
+	assert_int_equal(hw.vectors_freed, 0);
+	assert_string_equal(dev->queues[0].irq_mode, "msix");
+}
+
 /* Kicks sent and suppressed, per queue, in the stats and their JSON. */
 static void test_notify_counters_reach_the_stats(void **state)
 {
@@ -414,6 +468,9 @@ int main(void)
 		TB(test_event_idx_not_offered_is_not_negotiated),
 		TB(test_pair_interrupt_masks_and_arms_by_used_event),
 		TB(test_intx_setup_acknowledges_a_stale_isr),
+		TB(test_a_refused_vector_falls_back_to_intx_whole),
+		TB(test_running_out_of_vectors_gives_back_the_taken_ones),
+		TB(test_msix_set_up_keeps_its_vectors),
 		TB(test_notify_counters_reach_the_stats),
 	};
 

@@ -127,6 +127,10 @@ static struct {
 	uint8_t isr;
 	int wakes[8];
 	bool line_requested;
+	bool intx_off;	     /* the command register's interrupt-disable */
+	int refuse_q_vector; /* queue whose vector the device refuses, +1 */
+	int msi_fail_after;  /* drv_irq_msi fails after this many, +1 */
+	int vectors_taken, vectors_freed;
 } hw;
 
 static drv_irq_fn irq_fn[16];
@@ -146,13 +150,24 @@ int drv_irq_line(uint8_t line, int cpu, drv_irq_fn fn, void *arg)
 int drv_irq_msi(int cpu, drv_irq_fn fn, void *arg, uint64_t *addr,
 		uint32_t *data)
 {
-	int v = next_vector++;
+	int v;
+
+	if (hw.msi_fail_after && hw.vectors_taken == hw.msi_fail_after - 1)
+		return -1; /* the kernel is out of vectors */
+	v = next_vector++;
+	hw.vectors_taken++;
 
 	*addr = 0xFEE00000u | (uint64_t)cpu << 12;
 	*data = (uint32_t)(0x40 + v);
 	irq_fn[v] = fn;
 	irq_arg[v] = arg;
 	return 0x40 + v;
+}
+
+void drv_irq_free(int vector)
+{
+	assert_in_range(vector, 0x40, 0x40 + next_vector - 1);
+	hw.vectors_freed++;
 }
 
 void drv_irq_wake(int cpu)
@@ -187,6 +202,19 @@ void pci_msix_enable(const struct pci_dev *d)
 {
 	(void)d;
 	hw.msix_on = true;
+	hw.intx_off = true; /* as the real one does */
+}
+
+void pci_msix_disable(const struct pci_dev *d)
+{
+	(void)d;
+	hw.msix_on = false;
+}
+
+void pci_intx_enable(const struct pci_dev *d)
+{
+	(void)d;
+	hw.intx_off = false;
 }
 
 uint8_t virtio_pci_isr(struct virtio_pci *vp)
@@ -205,11 +233,17 @@ int virtio_pci_config_vector(struct virtio_pci *vp, uint16_t entry)
 	return entry < hw.msix_size ? 0 : -1;
 }
 
+/* A device out of vectors reads back VIRTIO_MSI_NO_VECTOR. */
 int virtio_pci_queue_vector(struct virtio_pci *vp, uint16_t q, uint16_t entry)
 {
 	(void)vp;
+	if (entry != VIRTIO_MSI_NO_VECTOR &&
+	    (entry >= hw.msix_size || q + 1 == hw.refuse_q_vector)) {
+		hw.q_vec[q] = VIRTIO_MSI_NO_VECTOR;
+		return -1;
+	}
 	hw.q_vec[q] = entry;
-	return entry < hw.msix_size ? 0 : -1;
+	return 0;
 }
 
 static const uint8_t test_mac[6] = {0x52, 0x54, 0x00, 0xab, 0xcd, 0xef};

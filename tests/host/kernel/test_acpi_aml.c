@@ -380,6 +380,41 @@ static void test_more_bridges_than_room_are_counted(void **s)
 	assert_int_equal(aml_find_host_bridges(NULL, 0, br, 2, &st), 0);
 }
 
+/*
+ * Real DSDTs are 100-500 KiB. A device body the walker cannot follow is
+ * byte-scanned; if every byte there opens a Name() whose string has no
+ * end, a scan that looks for each string's NUL anew reads the rest of
+ * the table at every candidate: quadratic (1.6 s for 256 KiB). The work
+ * must grow linearly: a few steps per byte, however the bytes are laid.
+ */
+static void test_a_byte_scan_without_string_ends_is_linear(void **s)
+{
+	static const uint8_t name_str[] = {0x08, 'A', 'A', 'A', 'A', 0x0D};
+	const size_t body = 256 * 1024, len = 2 + 4 + 4 + 1 + body;
+	uint8_t *t = malloc(len), *p = t;
+	struct acpi_host_bridge br[2];
+	struct aml_scan_stats st;
+	size_t pkg = 4 + 4 + 1 + body; /* PkgLength, NameSeg, Store, body */
+
+	(void)s;
+	*p++ = 0x5B;
+	*p++ = 0x82; /* Device */
+	*p++ = (uint8_t)(0xC0 | (pkg & 0x0f));
+	*p++ = (uint8_t)(pkg >> 4);
+	*p++ = (uint8_t)(pkg >> 12);
+	*p++ = (uint8_t)(pkg >> 20);
+	memcpy(p, "DEV0", 4);
+	p += 4;
+	*p++ = 0x70; /* Store: not walked, so the body is byte-scanned */
+	for (size_t i = 0; i < body; i++)
+		*p++ = name_str[i % sizeof(name_str)];
+	assert_int_equal(aml_find_host_bridges(t, len, br, 2, &st), 0);
+	assert_int_equal(st.fallbacks, 1);
+	assert_true(st.steps >= body);
+	assert_true(st.steps <= 4 * len);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +430,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_opcode_falls_back_to_a_byte_scan),
 		cmocka_unit_test(test_nesting_is_bounded),
 		cmocka_unit_test(test_more_bridges_than_room_are_counted),
+		cmocka_unit_test(
+			test_a_byte_scan_without_string_ends_is_linear),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
