@@ -135,7 +135,7 @@ def test_http_unknown_path_is_404(netvm):
 def test_stats_json_has_every_section(netvm):
     st = netvm.stats()
     for key in ("buddyinfo", "zoneinfo", "numastat", "slabinfo", "mm_debug",
-                "qmempool", "page_frag", "nic", "net_mem", "lwip"):
+                "qmempool", "page_frag", "nic", "net_mem", "tcp_ooseq", "lwip"):
         assert st.get(key) is not None, "section %s missing or null: %s" % (key, list(st))
     # A clean run reports no allocator misuse of any kind.
     assert set(st["mm_debug"]) >= {"double_free", "invalid_free", "not_allocated",
