@@ -24,7 +24,7 @@ Usage: hostile_frames.py --iface tap0 --guest-ip IP --guest-mac MAC
            [--seed S] [--probe SECS] [--settle SECS]
 Phases: ether arp ipv4 icmp tcp udp frags syn-flood udp-flood icmp-flood
         ipv6 frags6 (the last two need --guest-ip6, the guest's address on
-        the tap's /64) tcp-window (or "all": each in turn). COUNT frames per phase. With --probe, the
+        the tap's /64) (or "all": each in turn), tcp-window. COUNT frames per phase. With --probe, the
 guest is checked after each phase (netns_probe.probe) and the result is
 in "probes".
 
@@ -664,7 +664,9 @@ def main():
     a = ap.parse_args()
     ctx = Ctx(a)
     known = sorted(list(PHASES) + list(CONVERSATIONS))
-    names = known if a.phase == "all" else a.phase.split(",")
+    # "all" is every set of frames; a conversation is asked for by name
+    # (its COUNT is connections, not frames).
+    names = sorted(PHASES) if a.phase == "all" else a.phase.split(",")
     if not a.guest_ip6:
         if a.phase == "all":
             names = [n for n in names if n not in ("ipv6", "frags6")]
