@@ -4,7 +4,8 @@
  * allocators' own *_json functions (buddyinfo, zoneinfo with the PCP
  * lists, numastat, slabinfo, the allocators' misuse reports by kind,
  * qmempool, page_frag, failure injection), the NICs' counters (with one
- * entry per queue), our lwIP memory glue, the poll rounds of every queue,
+ * entry per queue), our lwIP memory glue, its memory-pressure recovery
+ * and TCP's out-of-order bounds, the poll rounds of every queue,
  * the lwIP core lock, lwIP's own statistics, and the serial shell's.
  *
  * /stats-schema.json describes it: each section's writer publishes the
@@ -32,6 +33,7 @@
 #include "net/net_poll.h"
 #include "net/net_numa.h"
 #include "net/net_oom.h"
+#include "net/tcp_ooseq.h"
 #include "libc/stat_table.h"
 
 typedef int (*json_fn)(char *buf, size_t size);
@@ -85,6 +87,7 @@ static const struct stats_section sections[] = {
 	{"net_mem", net_mem_stats_json, &net_mem_schema},
 	{"net_numa", net_numa_json, &net_numa_schema},
 	{"net_oom", net_oom_stats_json, &net_oom_schema},
+	{"tcp_ooseq", net_tcp_ooseq_stats_json, &net_tcp_ooseq_schema},
 	{"poll", net_poll_stats_json, &net_poll_schema},
 	{"core_lock", net_core_lock_stats_json, &net_core_lock_schema},
 	{"lwip", net_lwip_stats_json, &net_lwip_schema},

@@ -49,9 +49,9 @@ LWIPU_TESTS := lwip_unittests.c arch/sys_arch.c api/test_sockets.c \
 LWIPU_OBJS := $(patsubst %.c,$(LWIPU_DIR)/src/%.o,$(LWIPU_SRCS)) \
 	$(patsubst %.c,$(LWIPU_DIR)/test/%.o,$(LWIPU_TESTS)) \
 	$(LWIPU_DIR)/stock/mem.o $(LWIPU_DIR)/stock/memp.o \
-	$(LWIPU_DIR)/net_mem.o $(LWIPU_DIR)/main.o
+	$(LWIPU_DIR)/net_mem.o $(LWIPU_DIR)/tcp_ooseq.o $(LWIPU_DIR)/main.o
 LWIPU_HEADERS := $(wildcard tests/lwip/*.h tests/lwip/arch/*.h) \
-	net/net_mem.h net/net_numa.h
+	net/net_mem.h net/net_numa.h net/tcp_ooseq.h
 
 deps-lwip:
 	@tools/setup-deps host lwip
@@ -73,6 +73,10 @@ $(LWIPU_DIR)/test/%.o: $(LWIP_DIR)/test/unit/%.c $(LWIPU_HEADERS) | $(LWIP_STAMP
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(LWIPU_FLAGS) $(LWIPU_TEST_FLAGS) -c $< -o $@
 $(LWIPU_DIR)/net_mem.o: net/net_mem.c $(LWIPU_HEADERS) $(MM_HEADERS) | $(LWIP_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(LWIPU_FLAGS) -c $< -o $@
+# The out-of-order reclaim net_mem.c calls when the receive buffers run out.
+$(LWIPU_DIR)/tcp_ooseq.o: net/tcp_ooseq.c $(LWIPU_HEADERS) | $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(LWIPU_FLAGS) -c $< -o $@
 $(LWIPU_DIR)/main.o: tests/lwip/main.c $(LWIPU_HEADERS) $(MM_HEADERS) | $(LWIP_STAMP)

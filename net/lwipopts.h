@@ -191,6 +191,27 @@ signed char net_tcp_gro_ack(struct tcp_pcb *pcb);
  * TCP_SND_BUF changed (MEMP_NUM_TCP_SEG must stay >= this). */
 #define TCP_SND_QUEUELEN (4 * TCP_SND_BUF / TCP_MSS)
 
+/* Out-of-order data (net/tcp_ooseq.c). A segment past a hole waits in the
+ * receive buffer it came in, whatever its length, so one connection could
+ * hold every buffer with one-byte segments. lwIP drops the tail of a
+ * connection's queue past either bound. Both let a whole window of
+ * full-sized segments wait behind one lost segment: 32 buffers (one per
+ * full-sized segment, in either mode) and TCP_WND bytes. What lies past
+ * them the sender retransmits; one connection holds at most 32 of the
+ * 512 receive buffers (PBUF_POOL_SIZE). The hook counts what lwIP drops. */
+#define TCP_OOSEQ_MAX_PBUFS	   (TCP_WND / TCP_MSS)
+#define TCP_OOSEQ_MAX_BYTES	   TCP_WND
+#define TCP_OOSEQ_PBUFS_LIMIT(pcb) net_tcp_ooseq_pbufs_limit(pcb)
+#ifndef __ASSEMBLER__
+unsigned short net_tcp_ooseq_pbufs_limit(const struct tcp_pcb *pcb);
+#endif
+/* Connections together: when a received frame finds every receive buffer
+ * held, net/net_mem.c has out-of-order queues dropped (net/tcp_ooseq.c),
+ * in both allocator modes. lwIP's own way (drop one queue when PBUF_POOL
+ * is found empty, from the next timer check) would serve stock mode only:
+ * native receive buffers are not PBUF_POOL. */
+#define PBUF_POOL_FREE_OOSEQ 0
+
 /* ---- Netif ---- */
 /* net/netif_glue.c announces "eth0 up ip=..." from the status callback. */
 #define LWIP_NETIF_STATUS_CALLBACK     1

@@ -31,6 +31,7 @@
 #include "mm/mm.h"
 #include "net_numa.h"
 #include "libc/stat_table.h"
+#include "tcp_ooseq.h"
 
 _Static_assert(NET_MEM_NODES == MM_MAX_NODES, "net_mem.h: NET_MEM_NODES");
 
@@ -347,6 +348,35 @@ static void rx_pbuf_free(struct pbuf *p)
 	page_frag_free(rp);
 }
 
+/* Receive buffers lwIP holds: wrapped frames (native), PBUF_POOL pbufs
+ * (stock). At most PBUF_POOL_SIZE in either mode. */
+static unsigned int rx_buffers_held(void)
+{
+	if (net_alloc_mode == NET_ALLOC_NATIVE)
+		return (unsigned int)net_mem_stats.rx_pbufs_in_use;
+	return memp_pools[MEMP_PBUF_POOL]->stats->used;
+}
+
+/*
+ * A received frame found every receive buffer held. What lwIP can give
+ * back at once is out-of-order TCP data (its senders retransmit it):
+ * drop such queues (net/tcp_ooseq.c) until half the buffers are free, so
+ * that one reclaim serves many poll rounds instead of running again at
+ * the next frame. Without it, one connection's one-byte segments past a
+ * hole held all 512 and every frame after was dropped. Called before the
+ * frame goes into lwIP, so no queue is being walked. Return: whether any
+ * buffer came back.
+ */
+#define RX_RECLAIM_TO (PBUF_POOL_SIZE / 2)
+
+static bool rx_reclaim(void)
+{
+	unsigned int held = rx_buffers_held();
+
+	return held > RX_RECLAIM_TO &&
+	       net_tcp_ooseq_reclaim(held - RX_RECLAIM_TO) > 0;
+}
+
 static struct pbuf *rx_wrap(void *frame, uint32_t len)
 {
 	uintptr_t at =
@@ -356,7 +386,8 @@ static struct pbuf *rx_wrap(void *frame, uint32_t len)
 
 	if (net_mem_stats.rx_pbufs_in_use >= PBUF_POOL_SIZE) {
 		net_mem_stats.rx_limit_hits++;
-		return NULL;
+		if (!rx_reclaim())
+			return NULL;
 	}
 	rp->cpu = mm_this_cpu();
 	rp->pc.custom_free_function = rx_pbuf_free;
@@ -371,6 +402,8 @@ static struct pbuf *rx_copy(void *frame, uint32_t len)
 {
 	struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_POOL);
 
+	if (!p && rx_reclaim())
+		p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_POOL);
 	if (!p)
 		return NULL;
 	pbuf_take(p, frame, (u16_t)len);

@@ -40,7 +40,9 @@ struct net_mem_stats {
 	uint64_t memp_alloc, memp_free, memp_fail;
 	uint64_t memp_limit_hits; /* refusals at a pool's bound, all types */
 	uint64_t rx_wrap, rx_copy, rx_fail;
-	uint64_t rx_limit_hits;	 /* native RX refused at PBUF_POOL_SIZE */
+	/* native RX at PBUF_POOL_SIZE: out-of-order data is reclaimed
+	 * (net/tcp_ooseq.c), the frame dropped if none came back */
+	uint64_t rx_limit_hits;
 	int64_t rx_pbufs_in_use; /* custom RX pbufs not yet freed */
 	/* native RX pbufs freed on another CPU than the one that received
 	 * them (page_frag_free then runs on the freeing CPU: page_frag's own
@@ -66,6 +68,8 @@ struct pbuf;
  * @len: frame length, already checked by the driver.
  * Context: poll context, core lock held (net/core_lock.h): like lwIP's
  * own state, everything here is serialised by it.
+ * When every receive buffer is held (PBUF_POOL_SIZE, either mode), TCP's
+ * out-of-order queues are dropped first (net/tcp_ooseq.h).
  * Return: the pbuf, or NULL on allocation failure (frame freed, counted).
  */
 struct pbuf *net_rx_pbuf(void *frame, uint32_t len);

@@ -259,7 +259,7 @@ SERIAL = {
     "test_hostile.py", "test_ipv6.py::test_hostile_ipv6_leaves_ping6_answering_and_buffers_back",
     "test_net_oom.py", "test_memory_pressure.py", "test_irq.py", "test_irq_intel.py",
     "test_profile.py", "test_dashboard.py", "test_net_multiqueue.py",
-    "test_net_connections.py", "test_vs_linux.py",
+    "test_net_connections.py", "test_vs_linux.py", "test_tcp_ooseq.py",
 }
 # Files whose tests share one guest (a module-scoped fixture) or results
 # (test_net_cost's figures, measured by its first tests and compared by

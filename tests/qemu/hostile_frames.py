@@ -24,9 +24,15 @@ Usage: hostile_frames.py --iface tap0 --guest-ip IP --guest-mac MAC
            [--seed S] [--probe SECS] [--settle SECS]
 Phases: ether arp ipv4 icmp tcp udp frags syn-flood udp-flood icmp-flood
         ipv6 frags6 (the last two need --guest-ip6, the guest's address on
-        the tap's /64) (or "all": each in turn). COUNT frames per phase. With --probe, the
+        the tap's /64) (or "all": each in turn), tcp-window. COUNT frames per phase. With --probe, the
 guest is checked after each phase (netns_probe.probe) and the result is
 in "probes".
+
+tcp-window is not a set of frames but a conversation: COUNT real
+connections to the echo port, one after the other, each taken step by
+step through hostile segments inside its window (tests/qemu/tcp_in_window.py
+says which and what each must do); its entry in "phases" carries every
+connection's steps and whether each held ("ok").
 """
 import argparse
 import errno
@@ -47,7 +53,9 @@ from scapy.layers.inet6 import (HBHOptUnknown, ICMPv6EchoRequest, ICMPv6MLQuery,
                                 IPv6ExtHdrRouting, PadN, fragment6)
 
 import netns_probe
+import tcp_in_window
 from netns_tap import buffers_in_use
+from raw_tcp import Link
 
 conf.verb = 0
 
@@ -498,6 +506,20 @@ def phase_frags6(ctx):
     return out
 
 
+def phase_tcp_window(ctx, connections):
+    """tcp_in_window.run on `connections` connections from an address of
+    the subnet no one else uses (.78), each from its own port. Returns
+    {"ok", "sent", "connections": [each run's result]}."""
+    link = Link(ctx.iface, ctx.gip, ctx.gmac)
+    runs = [tcp_in_window.run(link, ctx.prefix + ".78", ctx.rng.randrange(20000, 60000))
+            for _ in range(connections)]
+    return {"ok": all(r["ok"] for r in runs), "sent": sum(r["sent"] for r in runs),
+            "connections": runs}
+
+
+# Phases that hold a conversation instead of sending a set of frames.
+CONVERSATIONS = {"tcp-window": phase_tcp_window}
+
 PHASES = {
     "ether": phase_ether, "arp": phase_arp, "ipv4": phase_ipv4, "icmp": phase_icmp,
     "tcp": phase_tcp, "udp": phase_udp, "frags": phase_frags,
@@ -581,6 +603,17 @@ def send(iface, frames, count, rate, adaptive=False):
     return sent, errors, time.monotonic() - start, tap_dropped(iface) - drops0
 
 
+def converse(phase, ctx, count):
+    """A conversation phase, timed and with the tap's drops, as send()
+    reports a phase of frames."""
+    drops0 = tap_dropped(ctx.iface)
+    start = time.monotonic()
+    ph = phase(ctx, count)
+    ph.update(secs=round(time.monotonic() - start, 2), distinct=0,
+              tap_dropped=tap_dropped(ctx.iface) - drops0)
+    return ph
+
+
 def buffers_now(ip):
     """The guest's in-use packet buffers and pools (netns_tap.buffers_in_use
     of its /stats.json), or None if it did not answer."""
@@ -613,7 +646,8 @@ def main():
     ap.add_argument("--guest-ip6", help="the guest's address on the tap's /64 "
                     "(ipv6, frags6): PREFIX::N")
     ap.add_argument("--phase", required=True,
-                    help="comma-separated phases, or all: " + " ".join(sorted(PHASES)))
+                    help="comma-separated phases, or all: "
+                    + " ".join(sorted(list(PHASES) + list(CONVERSATIONS))))
     ap.add_argument("--probe", type=float, default=0,
                     help="after each phase, check the guest answers (netns_probe.py), "
                     "retrying up to this many seconds")
@@ -629,6 +663,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     ctx = Ctx(a)
+    known = sorted(list(PHASES) + list(CONVERSATIONS))
+    # "all" is every set of frames; a conversation is asked for by name
+    # (its COUNT is connections, not frames).
     names = sorted(PHASES) if a.phase == "all" else a.phase.split(",")
     if not a.guest_ip6:
         if a.phase == "all":
@@ -636,7 +673,7 @@ def main():
         elif "ipv6" in names or "frags6" in names:
             ap.error("phases ipv6 and frags6 need --guest-ip6")
     for name in names:
-        if name not in PHASES:
+        if name not in known:
             ap.error("unknown phase %r" % name)
     if a.settle and not a.probe:
         ap.error("--settle needs --probe")
@@ -652,15 +689,18 @@ def main():
             return
         baseline = buffers_in_use(first["stats"])
     for name in names:
-        frames = PHASES[name](ctx)
-        sent, errors, secs, dropped = send(a.iface, frames, a.count, a.rate, a.adaptive)
-        total["sent"] += sent
-        total["errors"] += errors
-        total["tap_dropped"] += dropped
-        total["distinct"] += len(frames)
-        total["secs"] += secs
-        ph = {"sent": sent, "tap_dropped": dropped, "secs": round(secs, 2),
-              "distinct": len(frames)}
+        if name in CONVERSATIONS:
+            ph = converse(CONVERSATIONS[name], ctx, a.count)
+        else:
+            frames = PHASES[name](ctx)
+            sent, errors, secs, dropped = send(a.iface, frames, a.count, a.rate, a.adaptive)
+            total["errors"] += errors
+            ph = {"sent": sent, "tap_dropped": dropped, "secs": round(secs, 2),
+                  "distinct": len(frames)}
+        total["sent"] += ph["sent"]
+        total["tap_dropped"] += ph["tap_dropped"]
+        total["distinct"] += ph["distinct"]
+        total["secs"] += ph["secs"]
         total["phases"][name] = ph
         if a.probe:
             total["probes"][name] = netns_probe.probe(a.guest_ip, a.probe)

@@ -3,7 +3,8 @@ network namespace the test creates and removes (tests/qemu/netns_tap.py),
 frames crafted with scapy (tests/qemu/hostile_frames.py): malformed
 Ethernet/ARP/IPv4/ICMP/TCP/UDP (runts, torn and oversize frames, lying
 lengths, bad checksums, bad options, overlapping and never-completing
-fragments) and SYN/UDP/ICMP floods.
+fragments), SYN/UDP/ICMP floods, and hostile segments inside the window
+of real connections (tests/qemu/tcp_in_window.py).
 
 After every phase the guest must still answer ping, HTTP, TCP and UDP echo
 (tests/qemu/netns_probe.py); at the end the in-use packet buffers and
@@ -149,3 +150,41 @@ def test_syn_flood_from_silent_sources_leaves_new_connections_served(tap_net, tm
         (before["memp"]["TCP_PCB"], after["memp"]["TCP_PCB"])
     print("syn flood %s: answered in %s s, %d half-open pcbs evicted"
           % (nic, p["secs"], after["tcp_syn_evicted"] - before["tcp_syn_evicted"]))
+
+
+WINDOW_CONNECTIONS = 3
+
+
+@pytest.mark.parametrize("nic,alloc", [("virtio", "native"), ("e1000", "stock")])
+def test_hostile_segments_inside_an_open_connections_window(tap_net, tmp_path, nic, alloc):
+    """The other TCP phases meet no connection. tcp-window opens real ones
+    to the echo port and sends each, step by step, resets and SYNs inside
+    the window, data with wrong checksums, outside and before the window,
+    overlapping data and flag mixes (tests/qemu/tcp_in_window.py): every
+    step must do what the RFCs ask where lwIP does it (a challenge ACK for
+    a reset or SYN in the window, RFC 5961; nothing taken from a segment
+    that must be dropped; only new bytes of an overlap), the echo must
+    carry exactly the bytes the guest should have taken, the guest must
+    still serve, and its buffers must come back."""
+    g = tap_net.start_guest(str(tmp_path), nic=nic, alloc=alloc)
+    try:
+        g.wait_ready()
+    except GuestError as e:
+        pytest.fail(str(e), pytrace=False)
+    baseline = buffers_in_use(probe_or_fail(g, "boot")["stats"])
+    r = g.send_hostile(["tcp-window"], WINDOW_CONNECTIONS, RATE, seed=13, probe=20)
+    ph = r["phases"].get("tcp-window", {})
+    runs = ph.get("connections", [])
+    failed = [c["steps"] for c in runs if not c["ok"]]
+    assert len(runs) == WINDOW_CONNECTIONS and not failed, \
+        "steps that did not hold: %s\n%s" % (failed or r, g.describe())
+    p = r["probes"].get("tcp-window")
+    assert p and p["ok"] and g.alive(), \
+        "no answer after the in-window segments: %s\n%s" % (p and p["errors"], g.describe())
+    now = wait_buffers_back(g, baseline, timeout=45)
+    assert now == baseline, "buffers %s, baseline %s\n%s" % (now, baseline, g.describe())
+    log = g.log()
+    assert "panic" not in log and "exception:" not in log, g.describe()
+    outcomes = sorted({o for c in runs for o in c["outcomes"]})
+    print("in-window %s/%s: %d connections, %d segments, every step held; %s"
+          % (nic, alloc, len(runs), ph["sent"], outcomes))
