@@ -25,6 +25,7 @@
 #include "kernel/console.h"
 #include "lwip/ip6.h"
 #include "lwip/netif.h"
+#include "nd6_guard.h"
 
 static struct netif *static_nif; /* the interface ip6=/gw6= apply to */
 static ip6_addr_t gw6;
@@ -220,7 +221,9 @@ int net_ip6_json(char *buf, size_t size)
 	APPEND("{\"gw6\":\"");
 	if (have_gw6)
 		APPEND("%s", net_ip6_text(&gw6, text, sizeof(text)));
-	APPEND("\",\"cmdline_errors\":%d,\"netifs\":{", cmdline_errors());
+	APPEND("\",\"cmdline_errors\":%d,", cmdline_errors());
+	n += (size_t)net_nd6_json(buf + CLAMP(n, size), size - CLAMP(n, size));
+	APPEND(",\"netifs\":{");
 	NETIF_FOREACH(nif)
 	{
 		struct netdev *dev = nif->state;
