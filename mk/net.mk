@@ -102,6 +102,11 @@ $(NET_HOST_TEST_RX_CSUM): net/rx_csum.c net/rx_csum.h net/chksum.c net/chksum.h
 NET_HOST_TEST_IP6_TEXT := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_ip6_text)
 $(NET_HOST_TEST_IP6_TEXT): net/ip6_text.c net/ip6_text.h
 
+# tests/host/net/test_nd6_check.c compiles net/nd6_check.c (RFC 4861's
+# validity checks for neighbour discovery, plain C) into itself.
+NET_HOST_TEST_ND6_CHECK := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_nd6_check)
+$(NET_HOST_TEST_ND6_CHECK): net/nd6_check.c net/nd6_check.h
+
 # tests/host/net/test_rx_gro.c compiles net/rx_gro.c into itself (no lwIP).
 NET_HOST_TEST_RX_GRO := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_rx_gro)
 $(NET_HOST_TEST_RX_GRO): net/rx_gro.c net/rx_gro.h

@@ -155,6 +155,20 @@ const struct ip6_addr *net_ip6_gateway(struct netif *nif,
 				       const struct ip6_addr *dest);
 #endif
 #define LWIP_HOOK_ND6_GET_GW(nif, dest) net_ip6_gateway(nif, dest)
+/* Neighbour discovery's defences (net/nd6_guard.c, docs/ipv6.md): every ND
+ * message passes RFC 4861's validity checks before lwIP uses it, and lwIP
+ * tells us what it ignored or gave up on, to count. Both hooks are ours
+ * (net/lwip-patches/0005, 0006). */
+#ifndef __ASSEMBLER__
+#include "nd6_guard.h"
+#endif
+#define LWIP_HOOK_ND6_INPUT(p, inp) net_nd6_accept(p, inp)
+#define LWIP_HOOK_ND6_NOTE(event)   net_nd6_note(NET_ND6_##event)
+/* An RA may not change the ND timers or the link MTU: lwIP took its
+ * reachable time unbounded (a forged RA with 0xffffffff ms kept a lied-
+ * about MAC believed for 49 days) and its MTU option could only lower
+ * the MTU, for good. Our links are Ethernet with lwIP's RFC defaults. */
+#define LWIP_ND6_ALLOW_RA_UPDATES   0
 
 /* A SYN flood holds at most a listener's backlog of pcbs, and a SYN to a
  * full backlog evicts the oldest half-open one (net/tcp_syn_guard.c). */

@@ -25,6 +25,7 @@
 #include "lwip/ip6.h"
 #include "lwip/netif.h"
 #include "libc/stat_table.h"
+#include "nd6_guard.h"
 
 static struct netif *static_nif; /* the interface ip6=/gw6= apply to */
 static ip6_addr_t gw6;
@@ -228,6 +229,8 @@ static const struct stat_desc ip6_addr_stats[] = {
 };
 static const struct stat_group ip6_groups[] = {
 	STAT_GROUP("", ip6_stats),
+	STAT_GROUP("nd6_refused", net_nd6_refused_stats),
+	STAT_GROUP("nd6_events", net_nd6_event_stats),
 	STAT_GROUP("netifs.*[]", ip6_addr_stats),
 };
 const struct stat_schema net_ip6_schema = STAT_SCHEMA(ip6_groups);
@@ -269,6 +272,8 @@ int net_ip6_json(char *buf, size_t size)
 	strbuf_init(&sb, buf, size);
 	strbuf_printf(&sb, "{");
 	stat_json_members(&sb, ip6_stats, STAT_TABLE_LEN(ip6_stats), &o);
+	strbuf_printf(&sb, ",");
+	net_nd6_json(&sb);
 	strbuf_printf(&sb, ",\"netifs\":{");
 	NETIF_FOREACH(nif)
 	{

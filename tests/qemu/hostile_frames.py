@@ -24,7 +24,10 @@ Usage: hostile_frames.py --iface tap0 --guest-ip IP --guest-mac MAC
            [--seed S] [--probe SECS] [--settle SECS]
 Phases: ether arp ipv4 icmp tcp udp frags syn-flood udp-flood icmp-flood
         ipv6 frags6 (the last two need --guest-ip6, the guest's address on
-        the tap's /64) (or "all": each in turn), tcp-window. COUNT frames per phase. With --probe, the
+        the tap's /64) nd6 (tests/qemu/hostile_nd6.py: needs --guest-ip6,
+        --router6, the real router's link-local address, and --offlink6, an
+        address the guest reaches through it) (or "all": each in turn),
+        tcp-window. COUNT frames per phase. With --probe, the
 guest is checked after each phase (netns_probe.probe) and the result is
 in "probes".
 
@@ -36,6 +39,7 @@ connection's steps and whether each held ("ok").
 """
 import argparse
 import errno
+import ipaddress
 import json
 import random
 import socket
@@ -54,6 +58,7 @@ from scapy.layers.inet6 import (HBHOptUnknown, ICMPv6EchoRequest, ICMPv6MLQuery,
 
 import netns_probe
 import tcp_in_window
+from hostile_nd6 import eui64_link_local, phase_nd6
 from netns_tap import buffers_in_use
 from raw_tcp import Link
 
@@ -74,8 +79,12 @@ class Ctx:
         self.rng = random.Random(a.seed)
         self.gip6 = a.guest_ip6
         if self.gip6:
-            self.prefix6 = self.gip6.rsplit("::", 1)[0] + "::"
+            # the /64's first address ends in "::" (its low 64 bits are 0)
+            self.prefix6 = str(ipaddress.IPv6Network(self.gip6 + "/64", strict=False)
+                               .network_address)
             self.hip6 = self.prefix6 + "1"
+        self.gll = eui64_link_local(a.guest_mac)
+        self.rll, self.offlink6 = a.router6, a.offlink6
 
     def peer_ip(self):
         """A source in the guest's subnet that no one answers ARP for
@@ -526,7 +535,9 @@ PHASES = {
     "syn-flood": phase_syn_flood, "syn-flood-unanswered": phase_syn_flood_unanswered,
     "udp-flood": phase_udp_flood, "csum": phase_csum,
     "icmp-flood": phase_icmp_flood, "ipv6": phase_ipv6, "frags6": phase_frags6,
+    "nd6": phase_nd6,
 }
+IP6_PHASES = ("ipv6", "frags6", "nd6")
 
 
 def tap_dropped(iface):
@@ -645,6 +656,9 @@ def main():
     ap.add_argument("--guest-mac", required=True)
     ap.add_argument("--guest-ip6", help="the guest's address on the tap's /64 "
                     "(ipv6, frags6): PREFIX::N")
+    ap.add_argument("--router6", help="nd6: the real router's link-local address")
+    ap.add_argument("--offlink6", help="nd6: an address the guest reaches through "
+                    "the router")
     ap.add_argument("--phase", required=True,
                     help="comma-separated phases, or all: "
                     + " ".join(sorted(list(PHASES) + list(CONVERSATIONS))))
@@ -667,11 +681,16 @@ def main():
     # "all" is every set of frames; a conversation is asked for by name
     # (its COUNT is connections, not frames).
     names = sorted(PHASES) if a.phase == "all" else a.phase.split(",")
+    if not (a.guest_ip6 and a.router6 and a.offlink6):
+        if a.phase == "all":
+            names = [n for n in names if n != "nd6"]
+        elif "nd6" in names:
+            ap.error("phase nd6 needs --guest-ip6, --router6 and --offlink6")
     if not a.guest_ip6:
         if a.phase == "all":
-            names = [n for n in names if n not in ("ipv6", "frags6")]
-        elif "ipv6" in names or "frags6" in names:
-            ap.error("phases ipv6 and frags6 need --guest-ip6")
+            names = [n for n in names if n not in IP6_PHASES]
+        elif set(names) & set(IP6_PHASES):
+            ap.error("phases %s need --guest-ip6" % " ".join(IP6_PHASES))
     for name in names:
         if name not in known:
             ap.error("unknown phase %r" % name)

@@ -175,10 +175,12 @@ class TapGuest(qemu_guest.Guest):
                   "udp-flood", "icmp-flood", "csum"]
 
     def send_hostile(self, phases, count, rate, seed=1, probe=0, ip6=None, adaptive=False,
-                     settle=0, timeout=None):
+                     settle=0, timeout=None, router6=None, offlink6=None):
         """tests/qemu/hostile_frames.py in the namespace: count frames of
         each phase (a list), the guest probed after each if probe > 0 (s);
-        ip6: the guest's address on the tap's /64 (phases ipv6, frags6);
+        ip6: the guest's address on the tap's /64 (phases ipv6, frags6,
+        nd6); router6, offlink6: the real router's link-local address and
+        an address reached through it (phase nd6);
         adaptive: pace to what the guest takes in, rate at most; settle > 0:
         after each phase wait up to that long for the buffers to be back at
         the baseline read before the first phase. timeout: the whole run's
@@ -193,6 +195,8 @@ class TapGuest(qemu_guest.Guest):
                           "--rate", str(rate), "--seed", str(seed), "--probe", str(probe),
                           "--settle", str(settle)]
                          + (["--guest-ip6", ip6] if ip6 else [])
+                         + (["--router6", router6] if router6 else [])
+                         + (["--offlink6", offlink6] if offlink6 else [])
                          + (["--adaptive"] if adaptive else []),
                          timeout=timeout)
         try:
