@@ -9,10 +9,11 @@
  *   /iperf-client/PORT  starts lwiperf's client against the host
  *   /profile/...  the profiler's trigger and reports (apps/http_profile.c)
  *
- * Any other path gets our /404.html; the engine asks for /400.html and
- * /501.html when it cannot read a request or does not implement its
- * method. When a dynamic answer cannot be given (no memory for the body,
- * lwiperf cannot start) the answer is our 503 page, never a cut document.
+ * Any other path gets our /404.html, a method a path does not take our
+ * /405.html (with Allow); the engine asks for /400.html, /501.html and
+ * the other pages of a request it refuses. When a dynamic answer cannot
+ * be given (no memory for the body, lwiperf cannot start) the answer is
+ * our 503 page, never a cut document.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -27,8 +28,10 @@
 #include "stats.h"
 
 /* Error pages sent, by status. */
-static const int error_statuses[] = {400, 404, 501, 503};
-static unsigned long error_count[4];
+static const int error_statuses[] = {400, 404, 405, 413, 414,
+				     431, 501, 503, 505};
+#define NR_ERROR_STATUSES (sizeof(error_statuses) / sizeof(error_statuses[0]))
+static unsigned long error_count[NR_ERROR_STATUSES];
 
 /* The page at @path, or NULL. Lengths first: most pages differ there. */
 static const struct http_page *page_find(const char *path)
@@ -46,7 +49,7 @@ static const struct http_page *page_find(const char *path)
 
 static void count_status(int status)
 {
-	for (size_t i = 0; i < sizeof(error_statuses) / sizeof(int); i++)
+	for (size_t i = 0; i < NR_ERROR_STATUSES; i++)
 		if (status == error_statuses[i])
 			error_count[i]++;
 }
@@ -61,6 +64,7 @@ static void page_response(const struct http_page *pg,
 	resp->head = pg->head;
 	resp->head_len = pg->head_len;
 	resp->status = pg->status;
+	resp->content_type = pg->content_type;
 	resp->body = pg->body;
 	resp->body_len = pg->body_len;
 	count_status(pg->status);
@@ -79,6 +83,13 @@ static void site_error(int status, struct http_response *resp)
 	page_response(pg, resp);
 }
 
+/* Our 405 page: @allow names the methods the path takes. */
+static void method_not_allowed(const char *allow, struct http_response *resp)
+{
+	site_error(405, resp);
+	resp->allow = allow;
+}
+
 /* The kept /stats.json buffer (serve_stats below). */
 static struct {
 	char *buf;
@@ -87,19 +98,24 @@ static struct {
 	unsigned long grown, own;
 } stats_buf;
 
-/* The "http" section of /stats.json: error pages sent per status, the
- * stats buffer, and the engine's own counters. */
+/* The "http" section of /stats.json: error pages sent per status
+ * ("err404"), the stats buffer, and the engine's own counters. */
 static int http_stats_json(char *buf, size_t size)
 {
-	int n = snprintf(buf, size,
-			 "{\"err400\":%lu,\"err404\":%lu,\"err501\":%lu,"
-			 "\"err503\":%lu,\"stats_buf_bytes\":%d,"
-			 "\"stats_buf_grown\":%lu,\"stats_buf_own\":%lu,",
-			 error_count[0], error_count[1], error_count[2],
-			 error_count[3], stats_buf.size, stats_buf.grown,
-			 stats_buf.own);
-	size_t used = (size_t)n < size ? (size_t)n : size;
+	int n = snprintf(buf, size, "{");
+	size_t used;
 
+	for (size_t i = 0; i < NR_ERROR_STATUSES; i++) {
+		used = (size_t)n < size ? (size_t)n : size;
+		n += snprintf(buf + used, size - used, "\"err%d\":%lu,",
+			      error_statuses[i], error_count[i]);
+	}
+	used = (size_t)n < size ? (size_t)n : size;
+	n += snprintf(buf + used, size - used,
+		      "\"stats_buf_bytes\":%d,\"stats_buf_grown\":%lu,"
+		      "\"stats_buf_own\":%lu,",
+		      stats_buf.size, stats_buf.grown, stats_buf.own);
+	used = (size_t)n < size ? (size_t)n : size;
 	n += http_server_stats_json(buf + used, size - used);
 	used = (size_t)n < size ? (size_t)n : size;
 	return n + snprintf(buf + used, size - used, "}");
@@ -229,6 +245,10 @@ static void site_serve(const struct http_request *req,
 	const struct http_page *pg;
 	int status;
 
+	if (req->method == HTTP_POST) { /* no path here takes one */
+		method_not_allowed("GET, HEAD", resp);
+		return;
+	}
 	if (strcmp(req->path, "/stats.json") == 0) {
 		serve_stats(resp);
 		return;

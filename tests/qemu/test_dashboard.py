@@ -225,9 +225,17 @@ def raw_http(port, request, timeout=20):
     (b"GET /no-such-page HTTP/1.0\r\n\r\n", 404, b"404 Not Found"),
     (b"GET /img/sics.gif HTTP/1.0\r\n\r\n", 404, b"404 Not Found"),
     (b"GET /iperf-client/notaport HTTP/1.0\r\n\r\n", 400, b"400 Bad Request"),
-    (b"GET /" + b"a" * 1500, 400, b"400 Bad Request"),
+    (b"GET /" + b"a" * 1500, 414, b"414 URI Too Long"),
+    (b"GET / HTTP/1.1\r\nHost: g\r\nX-A: " + b"a" * 1500, 431,
+     b"431 Request Header Fields Too Large"),
+    (b"GET / HTTP/1.1\r\n\r\n", 400, b"400 Bad Request"),
     (b"DELETE / HTTP/1.0\r\n\r\n", 501, b"501 Not Implemented"),
-], ids=["unknown", "lwip-sample-file", "bad-port", "overlong-request", "method"])
+    (b"GET / HTTP/2.0\r\n\r\n", 505, b"505 HTTP Version Not Supported"),
+    (b"POST /dashboard HTTP/1.0\r\n\r\n", 405, b"405 Method Not Allowed"),
+    (b"POST / HTTP/1.0\r\nContent-Length: 100000\r\n\r\n", 413,
+     b"413 Content Too Large"),
+], ids=["unknown", "lwip-sample-file", "bad-port", "overlong-request-line",
+        "overlong-headers", "no-host", "method", "version", "post", "body"])
 def test_error_answers_are_our_pages_with_their_status(guest, request_bytes, status, title):
     guest.stats()  # first connection done (ARP for the host)
     got, headers, body = raw_http(guest.http, request_bytes)

@@ -98,6 +98,57 @@ def test_pipelined_requests_are_answered_in_order(guest):
     c.close()
 
 
+def test_300_pipelined_requests_in_one_send_are_all_answered(guest):
+    """300 GETs in one send(), 9.6 KB: many times the server's 1 KiB
+    request buffer, delivered to it in segments that receive coalescing
+    joins. Every request is answered, in order, on the one connection,
+    and the bytes that did not fit waited unacknowledged (held_back)
+    instead of being acknowledged and dropped."""
+    before = guest.stats()["http"]
+    paths = ["/", "/dashboard.css", "/no-such-page", "/favicon.svg"]
+    c = Conn(guest.http)
+    c.s.sendall(b"".join(get(paths[i % 4]) for i in range(300)))
+    statuses = [c.answer()[0] for _ in range(300)]
+    assert statuses == [200, 200, 404, 200] * 75
+    c.send(get("/"))
+    status, headers, _ = c.answer()
+    assert status == 200 and headers["connection"] == "keep-alive"
+    c.close()
+    after = guest.stats()["http"]
+    assert after["held_back"] > before["held_back"], (before, after)
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"POST / HTTP/1.1\r\nHost: g\r\nContent-Length : 24\r\n\r\n"
+    b"GET /smuggled HTTP/1.1\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: g\r\nContent-Length: 24\r\n"
+    b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: g\r\nContent-Length: 0\r\nContent-Length: 44\r\n\r\n"
+    b"GET /smuggled HTTP/1.1\r\nHost: g\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: g\r\nX-A: 1\r\n Content-Length: 5\r\n\r\n",
+], ids=["space-before-colon", "te-and-cl", "two-cl", "obs-fold"])
+def test_ambiguous_framing_gets_400_and_the_connection_closes(guest, request_bytes):
+    """Requests whose end a proxy in front could read differently (the
+    body smuggles a second request past it): refused, and nothing after
+    them is read."""
+    c = Conn(guest.http)
+    c.send(request_bytes)
+    status, headers, _ = c.answer()
+    assert status == 400 and headers["connection"] == "close", headers
+    assert c.closed_by_server(), c.buf
+
+
+def test_post_to_a_page_gets_405_naming_get_and_head(guest):
+    c = Conn(guest.http)
+    c.send(get("/", b"Content-Length: 3\r\n", method=b"POST") + b"a=1" + get("/"))
+    status, headers, body = c.answer()
+    assert status == 405 and headers["allow"] == "GET, HEAD", headers
+    assert b"<title>405 Method Not Allowed</title>" in body
+    status, _, _ = c.answer()  # the body was skipped, the next one read
+    assert status == 200
+    c.close()
+
+
 def test_http11_connection_close_is_honoured(guest):
     c = Conn(guest.http)
     c.send(get("/", b"Connection: close\r\n"))
