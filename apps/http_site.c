@@ -6,8 +6,10 @@
  *                 static: apps/www/, compiled into the image as one table
  *                 of answers (apps/http_pages.h, mk/www.mk)
  *   /stats.json   generated at request time by stats_json()
- *   /iperf-client/PORT  starts lwiperf's client against the host
- *   /profile/...  the profiler's trigger and reports (apps/http_profile.c)
+ *   /iperf-client/PORT  POST: starts lwiperf's client against the host
+ *                 (apps/http_control.c, behind its gate: http_control=1)
+ *   /profile/...  the profiler's trigger (behind the same gate) and
+ *                 reports (apps/http_profile.c)
  *
  * Any other path gets our /404.html, a method a path does not take our
  * /405.html (with Allow); the engine asks for /400.html, /501.html and
@@ -17,19 +19,18 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "apps.h"
+#include "http_control.h"
 #include "http_pages.h"
 #include "http_server.h"
 #include "lwip/mem.h"
-#include "lwip/netif.h"
 #include "stats.h"
 
 /* Error pages sent, by status. */
-static const int error_statuses[] = {400, 404, 405, 413, 414,
-				     431, 501, 503, 505};
+static const int error_statuses[] = {400, 403, 404, 405, 409, 413,
+				     414, 431, 501, 503, 505};
 #define NR_ERROR_STATUSES (sizeof(error_statuses) / sizeof(error_statuses[0]))
 static unsigned long error_count[NR_ERROR_STATUSES];
 
@@ -214,53 +215,27 @@ static void serve_stats(struct http_response *resp)
 	site_error(503, resp);
 }
 
-/*
- * GET /iperf-client/N makes the guest run lwiperf's 10-second TCP
- * client test against port N of the default gateway (the host, under
- * QEMU's user networking): the guest->host half of the benchmark. (iperf
- * 2.1's -r/-d reverse modes do not interoperate with lwiperf 2.1.3.)
- */
-static void serve_iperf_client(const char *arg, struct http_response *resp)
-{
-	static const char ok[] = "started\n";
-	char *end;
-	long port = strtol(arg, &end, 10);
-
-	if (end == arg || *end || port <= 0 || port > 65535) {
-		site_error(400, resp);
-		return;
-	}
-	if (app_iperf_client(netif_ip4_gw(netif_default), (uint16_t)port)) {
-		site_error(503, resp);
-		return;
-	}
-	resp->status = 200;
-	resp->body = ok;
-	resp->body_len = sizeof(ok) - 1;
-}
-
 static void site_serve(const struct http_request *req,
 		       struct http_response *resp)
 {
 	const struct http_page *pg;
-	int status;
+	int status = 0;
 
-	if (req->method == HTTP_POST) { /* no path here takes one */
+	if (strncmp(req->path, "/iperf-client/", 14) == 0)
+		status = http_control_iperf(req, req->path + 14, resp);
+	else
+		status = app_profile_serve(req, resp);
+	if (status) {
+		if (status != 200)
+			site_error(status, resp); /* keeps a 405's Allow */
+		return;
+	}
+	if (req->method == HTTP_POST) { /* the rest only reads */
 		method_not_allowed("GET, HEAD", resp);
 		return;
 	}
 	if (strcmp(req->path, "/stats.json") == 0) {
 		serve_stats(resp);
-		return;
-	}
-	if (strncmp(req->path, "/iperf-client/", 14) == 0) {
-		serve_iperf_client(req->path + 14, resp);
-		return;
-	}
-	status = app_profile_serve(req->path, resp);
-	if (status) {
-		if (status != 200)
-			site_error(status, resp);
 		return;
 	}
 	pg = page_find(req->path);

@@ -87,6 +87,9 @@ static const struct key keys[] = {
 	 "host port forwarded to echo (printed as the nc command to type)"},
 	{"iperf_hostport", "", v_uint, "1-65535",
 	 "host port forwarded to iperf (printed as the iperf command to type)"},
+	{"http_control", "0", v_choice, "0|1",
+	 "HTTP actions that start work on the guest (POST /iperf-client/PORT, "
+	 "/profile/start, /profile/stop; README.md, Safety): off unless 1"},
 	{"hostname", "unikernel", v_name, "letters, digits, '-' (1-63)",
 	 "DHCP host name"},
 	{"mm_debug", "0", v_choice, "0|1", "allocator debug checks"},

@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from conftest import free_port
 from test_net import ALLOC_MODES, NetVM
 
 TIMEOUT = 20
@@ -226,3 +227,55 @@ def test_wrk_reuses_its_connections(guest):
     connections = after["connections"] - before["connections"] - 1
     assert requests >= int(m.group(1)) >= 20, (out, before, after)
     assert connections <= 2 + 2, (before, after)  # wrk's 2 (+ a reconnect each)
+
+
+def control_lines(vm):
+    return re.findall(r"^http: control: iperf client to 10\.0\.2\.2:(\d+) for 10 s "
+                      r"\(asked by 10\.0\.2\.2\)$", vm.vm.log(), re.M)
+
+
+def test_iperf_client_is_off_unless_enabled_at_boot(guest):
+    """POST /iperf-client/PORT starts a 10 s flood from the guest: without
+    http_control=1 it is refused (403, any method) with a page that says
+    how to enable it, and nothing starts."""
+    for method in (b"POST", b"GET"):
+        c = Conn(guest.http)
+        c.send(get("/iperf-client/5001", method=method))
+        status, headers, body = c.answer()
+        assert status == 403 and b"http_control=1" in body, (status, body)
+        c.close()
+    assert "iperf: " not in guest.vm.log() and not control_lines(guest)
+    assert guest.stats()["http"]["err403"] == 2
+
+
+def test_iperf_client_takes_post_runs_one_at_a_time_and_logs_once(qemu):
+    vm = NetVM(qemu, "native", append="http_control=1")
+    c = Conn(vm.http)
+    c.send(get("/iperf-client/5001"))
+    status, headers, _ = c.answer()
+    assert status == 405 and headers["allow"] == "POST", headers
+    c.send(get("/iperf-client/notaport", b"Content-Length: 0\r\n", method=b"POST"))
+    assert c.answer()[0] == 400
+    port = free_port()
+    srv = subprocess.Popen(["iperf", "-s", "-p", str(port)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        assert vm.post("/iperf-client/%d" % port) == b"started\n"
+        # While it runs, more starts (even to another port) are refused,
+        # and print nothing.
+        for p in (port, port + 1, port + 2):
+            c.send(get("/iperf-client/%d" % p, b"Content-Length: 0\r\n", method=b"POST"))
+            status, _, body = c.answer()
+            assert status == 409 and b"409 Conflict" in body, (status, body)
+        vm.vm.wait_for(r"^iperf: done-client 10\.0\.2\.2:%d " % port, 40)
+    finally:
+        srv.terminate()
+        srv.wait()
+    # Its report freed the place: the next one starts (against a closed
+    # port: the host resets it at once).
+    closed = free_port()
+    assert vm.post("/iperf-client/%d" % closed) == b"started\n"
+    vm.vm.wait_for(r"^iperf: aborted-remote 10\.0\.2\.2:%d " % closed, 30)
+    assert control_lines(vm) == [str(port), str(closed)]
+    assert vm.stats()["http"]["err409"] == 3
