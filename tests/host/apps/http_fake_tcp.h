@@ -19,6 +19,8 @@
  * bytes sends a RST). A delivery the engine refuses is kept and offered
  * again, as lwIP does with its refused_data.
  *
+ * The client's calls are static inline: each binary uses some of them.
+ *
  * A misuse of the fake's contract (a byte acknowledged twice, a write
  * on a closed connection) is FAKE_FAIL (abort by default; a cmocka test
  * defines it as fail_msg before including this file).
@@ -145,7 +147,7 @@ void memp_free(memp_t type, void *mem)
 
 /* ---- the TCP calls the engine makes ---- */
 
-static struct fake_conn *fake_of(struct tcp_pcb *pcb)
+static inline struct fake_conn *fake_of(struct tcp_pcb *pcb)
 {
 	return (struct fake_conn *)pcb; /* pcb is the first member */
 }
@@ -258,7 +260,7 @@ void tcp_abort(struct tcp_pcb *pcb)
 /* ---- the client's side ---- */
 
 /* A new connection, accepted by the engine (http_server_start() first). */
-static struct fake_conn *fake_connect(void)
+static inline struct fake_conn *fake_connect(void)
 {
 	struct fake_conn *fc = calloc(1, sizeof(*fc));
 
@@ -271,7 +273,7 @@ static struct fake_conn *fake_connect(void)
 }
 
 /* Whether the engine still holds the connection. */
-static bool fake_open(const struct fake_conn *fc)
+static inline bool fake_open(const struct fake_conn *fc)
 {
 	return !fc->closed && !fc->aborted;
 }
@@ -279,7 +281,7 @@ static bool fake_open(const struct fake_conn *fc)
 /* Hand @p to the engine, as lwIP's tcp_input() does; after the close,
  * lwIP acknowledges and drops what comes (tcp_recv_null), and so does
  * this. Returns false if the engine refused it (kept in fc->refused). */
-static bool fake_recv(struct fake_conn *fc, struct pbuf *p)
+static inline bool fake_recv(struct fake_conn *fc, struct pbuf *p)
 {
 	if (fc->closed) {
 		fc->recved += p->tot_len;
@@ -294,7 +296,7 @@ static bool fake_recv(struct fake_conn *fc, struct pbuf *p)
 }
 
 /* Offer the refused delivery again. Returns true when none is left. */
-static bool fake_retry_refused(struct fake_conn *fc)
+static inline bool fake_retry_refused(struct fake_conn *fc)
 {
 	struct pbuf *p = fc->refused;
 
@@ -310,8 +312,8 @@ static bool fake_retry_refused(struct fake_conn *fc)
  * (the last shorter; 0: one pbuf). Nothing new is taken while a refused
  * delivery is still refused. Returns the bytes delivered.
  */
-static size_t fake_deliver(struct fake_conn *fc, const void *data, size_t len,
-			   size_t seg)
+static inline size_t fake_deliver(struct fake_conn *fc, const void *data,
+				  size_t len, size_t seg)
 {
 	size_t room = TCP_WND - (fc->delivered - fc->recved), done = 0;
 	struct pbuf *chain = NULL;
@@ -342,7 +344,7 @@ static size_t fake_deliver(struct fake_conn *fc, const void *data, size_t len,
 
 /* The client acknowledges everything written: the send buffer is free
  * again and the engine hears of it (its sent callback). */
-static void fake_ack(struct fake_conn *fc)
+static inline void fake_ack(struct fake_conn *fc)
 {
 	size_t n = fc->unacked;
 
@@ -356,7 +358,7 @@ static void fake_ack(struct fake_conn *fc)
 }
 
 /* The client closes its side (FIN). */
-static void fake_fin(struct fake_conn *fc)
+static inline void fake_fin(struct fake_conn *fc)
 {
 	if (fake_open(fc))
 		fc->pcb.recv(fc->pcb.callback_arg, &fc->pcb, NULL, ERR_OK);
@@ -364,7 +366,7 @@ static void fake_fin(struct fake_conn *fc)
 
 /* One of lwIP's polls (every HTTP_POLL_INTERVAL x 500 ms); lwIP's
  * timers offer a refused delivery again too. */
-static void fake_poll(struct fake_conn *fc)
+static inline void fake_poll(struct fake_conn *fc)
 {
 	fake_retry_refused(fc);
 	if (fake_open(fc) && fc->pcb.poll)
@@ -372,7 +374,7 @@ static void fake_poll(struct fake_conn *fc)
 }
 
 /* The client goes away: the engine lets go of what it held. */
-static void fake_drop(struct fake_conn *fc)
+static inline void fake_drop(struct fake_conn *fc)
 {
 	if (fake_open(fc))
 		tcp_abort(&fc->pcb);
