@@ -289,8 +289,8 @@ static ssize_t read_proc(const char *name, char *buf, size_t size)
 	return len;
 }
 
-/* Answers one request for path into c->out: POST for /iperf-client/,
- * GET for the rest. Returns false if it did not fit. */
+/* Answers one request (GET or POST) for path into c->out: POST for
+ * /iperf-client/, GET for the rest. Returns false if it did not fit. */
 static bool answer(struct conn *c, const char *method, const char *path)
 {
 	static char procbuf[PROC_MAX];
@@ -299,8 +299,7 @@ static bool answer(struct conn *c, const char *method, const char *path)
 	bool post = strcmp(method, "POST") == 0;
 	ssize_t n;
 
-	if (post != (strncmp(path, "/iperf-client/", 14) == 0) ||
-	    (!post && strcmp(method, "GET") != 0))
+	if (post != (strncmp(path, "/iperf-client/", 14) == 0))
 		return queue_answer(c, "405 Method Not Allowed", "text/plain",
 				    wrong, sizeof(wrong) - 1);
 
@@ -338,7 +337,7 @@ static bool wants_close(const char *head)
 /*
  * Answers every complete request head in c->in (pipelining), keeping the
  * partial tail. Returns false when the connection must be dropped (a
- * malformed or oversized request).
+ * malformed or oversized request, a method other than GET and POST).
  */
 static bool parse_requests(struct conn *c)
 {
@@ -349,7 +348,8 @@ static bool parse_requests(struct conn *c)
 		char method[8], path[512];
 
 		*end = '\0';
-		if (sscanf(start, "%7s %511s HTTP/", method, path) != 2)
+		if (sscanf(start, "%7s %511s HTTP/", method, path) != 2 ||
+		    (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0))
 			return false;
 		c->close_after = wants_close(start);
 		if (!answer(c, method, path))
