@@ -28,15 +28,44 @@ struct fields {
 
 /* ---- characters (RFC 9110 section 5.6.2, RFC 3986) ---- */
 
-static bool in_set(char ch, const char *set)
+/* The classes of every byte value, one bit each: a table built once from
+ * the sets in char_classes_build(), so each byte of a head costs one
+ * lookup rather than a scan of its set. */
+enum {
+	CH_TOKEN = 1,  /* a method or a field name */
+	CH_TARGET = 2, /* the request target: path and query */
+	CH_HOST = 4,   /* Host: a name or an IP literal, and a port */
+	CH_VALUE = 8,  /* a field value: visible, obs-text, SP, HTAB */
+};
+static uint8_t char_class[256];
+
+static void mark(const char *set, uint8_t cls)
 {
-	return ch != '\0' && strchr(set, ch) != NULL;
+	for (; *set; set++)
+		char_class[(unsigned char)*set] |= cls;
 }
 
-static bool is_alnum(char ch)
+static void char_classes_build(void)
 {
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	       (ch >= '0' && ch <= '9');
+	mark("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+	     CH_TOKEN | CH_TARGET | CH_HOST);
+	mark("!#$%&'*+-.^_`|~", CH_TOKEN);
+	/* unreserved and sub-delims, and '%' of an escape */
+	mark("-._~!$&'()*+,;=%", CH_TARGET | CH_HOST);
+	mark(":@/?", CH_TARGET);
+	mark(":[]", CH_HOST);
+	for (int c = 0; c < 256; c++)
+		if (c >= 0x80 || (c >= 0x20 && c != 0x7f) || c == '\t')
+			char_class[c] |= CH_VALUE;
+}
+
+/* Whether every byte of [s, e) is of class @cls. */
+static bool all_of(const char *s, const char *e, uint8_t cls)
+{
+	for (; s < e; s++)
+		if (!(char_class[(unsigned char)*s] & cls))
+			return false;
+	return true;
 }
 
 static bool is_hex(char ch)
@@ -45,49 +74,9 @@ static bool is_hex(char ch)
 	       (ch >= 'A' && ch <= 'F');
 }
 
-/* A character of a token: a method or a field name. */
-static bool is_tchar(char ch)
-{
-	return is_alnum(ch) || in_set(ch, "!#$%&'*+-.^_`|~");
-}
-
-/* URI characters: unreserved and sub-delims; the target adds the path
- * and query delimiters, Host the IP-literal brackets and the port. */
-static bool is_uri_char(char ch)
-{
-	return is_alnum(ch) || in_set(ch, "-._~!$&'()*+,;=%");
-}
-
-static bool is_target_char(char ch)
-{
-	return is_uri_char(ch) || in_set(ch, ":@/?");
-}
-
-static bool is_host_char(char ch)
-{
-	return is_uri_char(ch) || in_set(ch, ":[]");
-}
-
 static bool is_ows(char ch)
 {
 	return ch == ' ' || ch == '\t';
-}
-
-/* A field value may hold visible characters, obs-text (0x80-0xff),
- * spaces and tabs: no other control, so no NUL and no bare CR. */
-static bool is_value_char(char ch)
-{
-	unsigned char u = (unsigned char)ch;
-
-	return u >= 0x80 || (u >= 0x20 && u != 0x7f) || u == '\t';
-}
-
-static bool all_of(const char *s, const char *e, bool (*ok)(char))
-{
-	for (; s < e; s++)
-		if (!ok(*s))
-			return false;
-	return true;
 }
 
 /* Whether the @n bytes at @s are @word (lower case), ignoring ASCII case. */
@@ -183,7 +172,7 @@ static int parse_target(char *s, char *e, struct http_request *req)
 {
 	char *q;
 
-	if (!all_of(s, e, is_target_char) || !escapes_ok(s, e))
+	if (!all_of(s, e, CH_TARGET) || !escapes_ok(s, e))
 		return -400;
 	req->path = NULL;
 	if (e - s > 7 && same_word(s, 7, "http://")) {
@@ -219,7 +208,7 @@ static int parse_request_line(struct line l, struct http_request *req)
 		return -400;
 	sp2 = memchr(sp1 + 1, ' ', (size_t)(l.e - sp1 - 1));
 	if (!sp2 || memchr(sp2 + 1, ' ', (size_t)(l.e - sp2 - 1)) ||
-	    sp1 == l.s || !all_of(l.s, sp1, is_tchar))
+	    sp1 == l.s || !all_of(l.s, sp1, CH_TOKEN))
 		return -400;
 	status = parse_version(sp2 + 1, l.e, &req->minor_version);
 	if (!status)
@@ -275,7 +264,7 @@ static void parse_field(struct line l, struct fields *f)
 	char *colon = memchr(l.s, ':', (size_t)(l.e - l.s)), *v, *e = l.e;
 	size_t n;
 
-	if (!colon || colon == l.s || !all_of(l.s, colon, is_tchar)) {
+	if (!colon || colon == l.s || !all_of(l.s, colon, CH_TOKEN)) {
 		f->bad = true;
 		return;
 	}
@@ -284,7 +273,7 @@ static void parse_field(struct line l, struct fields *f)
 		;
 	while (e > v && is_ows(e[-1]))
 		e--;
-	if (!all_of(v, e, is_value_char)) {
+	if (!all_of(v, e, CH_VALUE)) {
 		f->bad = true;
 	} else if (same_word(l.s, n, "content-length")) {
 		f->content_lengths++;
@@ -293,7 +282,7 @@ static void parse_field(struct line l, struct fields *f)
 		f->transfer_encoding = true;
 	} else if (same_word(l.s, n, "host")) {
 		f->hosts++;
-		f->bad |= v == e || !all_of(v, e, is_host_char);
+		f->bad |= v == e || !all_of(v, e, CH_HOST);
 	} else if (same_word(l.s, n, "connection")) {
 		parse_connection(v, e, f);
 	}
@@ -324,6 +313,8 @@ int http_parse_request(char *buf, size_t len, struct http_request *req)
 
 	if (!end)
 		return 0;
+	if (!char_class['a'])
+		char_classes_build();
 	req->peer = NULL;
 	status = parse_request_line(next_line(&p, stop), req);
 	if (status)
