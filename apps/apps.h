@@ -1,6 +1,6 @@
 /*
  * The apps on top of the network stack (echo.c, http_site.c, iperf.c,
- * http_profile.c in this folder), started by apps_boot() (boot.c) as the
+ * http_profile.c, http_control.c in this folder), started by apps_boot() (boot.c) as the
  * command line's app= asks. Net CPU only, like everything that calls into
  * lwIP.
  */
@@ -15,16 +15,20 @@ void app_echo_start(void);
 void app_http_start(void);
 void app_iperf_start(void);
 
+struct http_request;
 struct http_response;
 /* The profiler's HTTP answers (apps/http_profile.c): for one of its paths,
  * fills @resp and returns 200, or returns the status of the error page to
- * send instead (400 bad rate, 503 no memory); 0 when @path is not its.
- * The HTTP engine's serve callback only (net CPU). */
-int app_profile_serve(const char *path, struct http_response *resp);
+ * send instead (400 bad rate, 503 no memory, the control gate's 403, 405
+ * and 409: apps/http_control.h); 0 when the path is not its. The HTTP
+ * engine's serve callback only (net CPU). */
+int app_profile_serve(const struct http_request *req,
+		      struct http_response *resp);
 
 struct ip4_addr;
 /* Start lwiperf's 10 s TCP client test towards server:port (host order
- * port). Net CPU only. Returns 0, or -1 when it cannot start. */
+ * port). Net CPU only. Returns 0, -1 when it cannot start, -2 while the
+ * client started before still runs (one at a time). */
 int app_iperf_client(const struct ip4_addr *server, uint16_t port);
 
 #endif /* APPS_APPS_H */

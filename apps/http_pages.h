@@ -25,6 +25,7 @@ struct http_page {
 	uint16_t status;
 	const char *head;
 	uint16_t head_len;
+	const char *content_type; /* as in @head */
 	const char *body;
 	uint32_t body_len;
 	/* The whole answer, head to body, for a connection that closes [0]

@@ -12,15 +12,22 @@
  * One connection is one struct http_conn (from mem_malloc: lwIP's heap in
  * net_alloc=stock, kmalloc in native), made at accept, freed at close:
  *
- *   recv:  bytes go into req[] (at most HTTP_REQ_MAX), acknowledged at once
- *          (tcp_recved), so the window never closes on a client.
- *   work:  while a whole request (up to its blank line) is buffered and no
- *          response is being queued, parse it, let the site fill in the
- *          response, queue it with tcp_write(): the head and the
+ *   recv:  lwIP's pbufs are kept as they come, unread. Bytes move from
+ *          them into req[] (at most HTTP_REQ_MAX) only when no response
+ *          is being queued and req[] has room, and only the bytes moved
+ *          are acknowledged (tcp_recved). So a pipelined burst larger
+ *          than req[] waits in its pbufs, and a client that sends faster
+ *          than it reads the answers sees its window close: no byte is
+ *          ever acknowledged and then dropped.
+ *   work:  while a whole request head is in req[] and no response is
+ *          being queued, parse it (apps/http_parse.c), let the site fill
+ *          in the response, queue it with tcp_write(): the head and the
  *          Connection line copied (with the checksum in the same pass),
  *          a static body by reference, an owned body copied and freed.
  *          What does not fit the send buffer now is queued from the sent
- *          callback. Pipelined requests are answered in order.
+ *          callback, which then goes on with the next request.
+ *          Pipelined requests are answered in order; a request's body is
+ *          skipped.
  *   close: after a response that ends the connection, when the peer has
  *          closed its side and nothing is left to answer, or after
  *          HTTP_IDLE_POLLS seconds idle. An idle persistent connection has
@@ -34,7 +41,12 @@
 
 #include "kernel/console.h"
 #include "lwip/mem.h"
+#include "lwip/pbuf.h"
 #include "lwip/tcp.h"
+
+/* The unread pbufs of a connection are one chain, whose tot_len is a
+ * u16_t: they never exceed the receive window, as none is acknowledged. */
+_Static_assert(TCP_WND <= 0xffff, "unread bytes must fit a pbuf chain");
 
 /* A run of bytes to queue; flags are tcp_write()'s (copy or reference). */
 struct http_piece {
@@ -54,8 +66,10 @@ struct http_conn {
 	bool peer_closed; /* FIN received */
 	uint8_t idle_polls;
 	uint32_t requests;
+	struct pbuf *unread; /* received, not yet in req[] nor acknowledged */
+	uint32_t body_left;  /* of the last request's body, still to skip */
 	uint16_t req_len;
-	char head[224]; /* a head the engine writes */
+	char head[256]; /* a head the engine writes */
 	char req[HTTP_REQ_MAX];
 };
 
@@ -73,12 +87,26 @@ static const char *reason(int status)
 		return "OK";
 	case 400:
 		return "Bad Request";
+	case 403:
+		return "Forbidden";
 	case 404:
 		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 409:
+		return "Conflict";
+	case 413:
+		return "Content Too Large";
+	case 414:
+		return "URI Too Long";
+	case 431:
+		return "Request Header Fields Too Large";
 	case 501:
 		return "Not Implemented";
 	case 503:
 		return "Service Unavailable";
+	case 505:
+		return "HTTP Version Not Supported";
 	default:
 		return "Unknown";
 	}
@@ -99,18 +127,27 @@ static void body_give_back(struct http_conn *c)
 static void conn_free(struct http_conn *c)
 {
 	body_give_back(c);
+	if (c->unread)
+		pbuf_free(c->unread);
 	mem_free(c);
 	stats.open--;
 }
 
 static err_t close_retry_poll(void *arg, struct tcp_pcb *pcb);
 
-/* Detach from the PCB and close it (FIN after what is queued). lwIP
- * answers anything the peer still sends (tcp_recv_null). */
+/*
+ * Detach from the PCB and close it (FIN after what is queued). What the
+ * peer sent that we will not read is acknowledged and dropped first:
+ * lwIP answers the close of a connection with unacknowledged data with a
+ * RST, which would destroy the answer still in flight. lwIP does the same
+ * with anything the peer still sends (tcp_recv_null).
+ */
 static void conn_close(struct http_conn *c)
 {
 	struct tcp_pcb *pcb = c->pcb;
 
+	if (c->unread)
+		tcp_recved(pcb, c->unread->tot_len);
 	tcp_arg(pcb, NULL);
 	tcp_recv(pcb, NULL);
 	tcp_sent(pcb, NULL);
@@ -127,131 +164,6 @@ static err_t close_retry_poll(void *arg, struct tcp_pcb *pcb)
 	(void)arg;
 	tcp_close(pcb);
 	return ERR_OK;
-}
-
-/* ---- requests ---- */
-
-static bool is_space(char ch)
-{
-	return ch == ' ' || ch == '\t';
-}
-
-static char lower(char ch)
-{
-	return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
-}
-
-/* Whether the @n bytes at @s are @word, ignoring ASCII case. */
-static bool same_word(const char *s, size_t n, const char *word)
-{
-	size_t i;
-
-	for (i = 0; i < n && word[i]; i++)
-		if (lower(s[i]) != word[i])
-			return false;
-	return i == n && !word[i];
-}
-
-/* Offset just past the empty line that ends the request head in @buf,
- * or -1 if it is not all there yet. Bare LF line ends are accepted. */
-static int request_end(const char *buf, int len)
-{
-	for (int i = 0; i + 1 < len; i++) {
-		if (buf[i] != '\n')
-			continue;
-		if (buf[i + 1] == '\n')
-			return i + 2;
-		if (buf[i + 1] == '\r' && i + 2 < len && buf[i + 2] == '\n')
-			return i + 3;
-	}
-	return -1;
-}
-
-/* Scans one "Name: value" header line (no line end) for what the engine
- * needs: the Connection tokens, and whether a body follows (which we
- * cannot skip reliably, so the connection closes after the answer). */
-static void parse_header(const char *s, size_t n, bool *close, bool *keep,
-			 bool *body)
-{
-	const char *colon = memchr(s, ':', n), *v, *end = s + n;
-
-	if (!colon)
-		return;
-	if (same_word(s, (size_t)(colon - s), "content-length")) {
-		for (v = colon + 1; v < end; v++)
-			if (*v >= '1' && *v <= '9')
-				*body = true;
-		return;
-	}
-	if (same_word(s, (size_t)(colon - s), "transfer-encoding")) {
-		*body = true;
-		return;
-	}
-	if (!same_word(s, (size_t)(colon - s), "connection"))
-		return;
-	for (v = colon + 1; v < end;) { /* comma-separated tokens */
-		const char *t;
-
-		while (v < end && (is_space(*v) || *v == ','))
-			v++;
-		for (t = v; t < end && *t != ',' && !is_space(*t); t++)
-			;
-		if (same_word(v, (size_t)(t - v), "close"))
-			*close = true;
-		else if (same_word(v, (size_t)(t - v), "keep-alive"))
-			*keep = true;
-		v = t;
-	}
-}
-
-/*
- * The request line "METHOD /path[?query] HTTP/1.x" and the headers in
- * buf[0..end). Writes NULs into @buf to end the path and the query.
- * Return: 0 and @req, @keep_alive filled; or the status to answer (400
- * unreadable, 501 a method other than GET and HEAD).
- */
-static int parse_request(char *buf, int end, struct http_request *req,
-			 bool *keep_alive)
-{
-	char *line_end = memchr(buf, '\n', (size_t)end), *sp1, *sp2, *q;
-	bool close = false, keep = false, body = false;
-	size_t mlen;
-
-	if (!line_end)
-		return 400;
-	sp1 = memchr(buf, ' ', (size_t)(line_end - buf));
-	if (!sp1)
-		return 400;
-	sp2 = memchr(sp1 + 1, ' ', (size_t)(line_end - sp1 - 1));
-	if (!sp2 || sp1[1] != '/' || line_end - sp2 < 9 ||
-	    memcmp(sp2 + 1, "HTTP/1.", 7) != 0 || sp2[8] < '0' ||
-	    sp2[8] > '9' || (sp2[9] != '\r' && sp2[9] != '\n'))
-		return 400;
-	mlen = (size_t)(sp1 - buf);
-	if (mlen == 3 && memcmp(buf, "GET", 3) == 0)
-		req->method = HTTP_GET;
-	else if (mlen == 4 && memcmp(buf, "HEAD", 4) == 0)
-		req->method = HTTP_HEAD;
-	else
-		return 501;
-	req->minor_version = sp2[8] - '0';
-	*sp2 = '\0';
-	req->path = sp1 + 1;
-	q = memchr(sp1 + 1, '?', (size_t)(sp2 - sp1 - 1));
-	if (q)
-		*q++ = '\0';
-	req->query = q ? q : sp2;
-	for (char *s = line_end + 1; s < buf + end;) {
-		char *e = memchr(s, '\n', (size_t)(buf + end - s));
-		size_t n = (size_t)(e - s);
-
-		if (n && s[n - 1] == '\r')
-			n--;
-		parse_header(s, n, &close, &keep, &body);
-		s = e + 1;
-	}
-	*keep_alive = (req->minor_version >= 1 ? !close : keep) && !body;
-	return 0;
 }
 
 /* ---- responses ---- */
@@ -286,7 +198,9 @@ static void conn_set_response(struct http_conn *c, struct http_response *r,
 {
 	const char *conn = c->keep_alive ? conn_keep : conn_close_line;
 
-	if (method == HTTP_GET && r->answer[c->keep_alive]) {
+	if (r->allow) /* the head must carry it: write our own */
+		r->head = NULL;
+	if (method == HTTP_GET && r->answer[c->keep_alive] && !r->allow) {
 		/* One write of the whole answer: each tcp_write() costs about
 		 * 200 guest instructions, and each copied piece its own
 		 * checksum tail. */
@@ -301,14 +215,15 @@ static void conn_set_response(struct http_conn *c, struct http_response *r,
 		return;
 	}
 	if (!r->head) {
-		int n = snprintf(c->head, sizeof(c->head),
-				 "HTTP/1.1 %d %s\r\nServer: " HTTP_SERVER_AGENT
-				 "\r\nContent-Type: %s\r\nContent-Length: "
-				 "%lu\r\nCache-Control: no-cache\r\n",
-				 r->status, reason(r->status),
-				 r->content_type ? r->content_type
-						 : "text/plain",
-				 (unsigned long)r->body_len);
+		int n = snprintf(
+			c->head, sizeof(c->head),
+			"HTTP/1.1 %d %s\r\nServer: " HTTP_SERVER_AGENT
+			"\r\nContent-Type: %s\r\nContent-Length: "
+			"%lu\r\nCache-Control: no-cache\r\n%s%s%s",
+			r->status, reason(r->status),
+			r->content_type ? r->content_type : "text/plain",
+			(unsigned long)r->body_len, r->allow ? "Allow: " : "",
+			r->allow ? r->allow : "", r->allow ? "\r\n" : "");
 		r->head = c->head;
 		r->head_len = (uint16_t)(n < (int)sizeof(c->head)
 						 ? n
@@ -343,50 +258,94 @@ static void conn_consume(struct http_conn *c, unsigned int n)
 	memmove(c->req, c->req + n, c->req_len);
 }
 
-/* Answer the request in req[0..end) and drop it from the buffer. */
-static void conn_start_response(struct http_conn *c, int end)
+/*
+ * Move received bytes into req[] as far as it has room, and acknowledge
+ * them: from here on they are the connection's to answer.
+ */
+static void conn_pull(struct http_conn *c)
 {
-	struct http_request req = {0};
-	struct http_response resp = {0};
-	bool keep_alive = false;
-	int err = end > 0 ? parse_request(c->req, end, &req, &keep_alive) : 400;
+	uint16_t room = (uint16_t)(HTTP_REQ_MAX - c->req_len), n;
 
+	if (!c->unread || !room)
+		return;
+	n = c->unread->tot_len < room ? c->unread->tot_len : room;
+	pbuf_copy_partial(c->unread, c->req + c->req_len, n, 0);
+	c->req_len = (uint16_t)(c->req_len + n);
+	c->unread = pbuf_free_header(c->unread, n);
+	tcp_recved(c->pcb, n);
+}
+
+/* Drop what comes between two request heads: the rest of the last
+ * request's body, then the empty lines a client may send. */
+static void conn_skip(struct http_conn *c)
+{
+	for (;;) {
+		uint32_t n;
+
+		conn_pull(c);
+		if (c->body_left) {
+			n = c->body_left < c->req_len ? c->body_left
+						      : c->req_len;
+			c->body_left -= n;
+		} else {
+			n = http_skip_empty_lines(c->req, c->req_len);
+		}
+		if (!n)
+			return;
+		conn_consume(c, n);
+	}
+}
+
+/*
+ * Answer the request at the start of req[]: @end is what
+ * http_parse_request() said of it, 0 for a head that filled req[]. A
+ * refused request is answered with the site's page for its status, and
+ * the connection closes after it; an accepted one is dropped from req[]
+ * and its body, if any, skipped.
+ */
+static void conn_start_response(struct http_conn *c, int end,
+				struct http_request *req)
+{
+	struct http_response resp = {0};
+	int status = end < 0 ? -end : 0;
+
+	if (end == 0)
+		status = http_overflow_status(c->req, c->req_len);
+	else if (end > 0 && req->body_len > HTTP_BODY_MAX)
+		status = 413;
 	if (c->requests++) /* counted first: /stats.json shows itself */
 		stats.reused++;
 	stats.requests++;
-	if (err)
-		site->error(err, &resp);
-	else
-		site->serve(&req, &resp);
-	c->keep_alive = keep_alive && !err && !resp.close;
-	conn_set_response(c, &resp, err ? HTTP_GET : req.method);
-	conn_consume(c, end > 0 ? (unsigned int)end : c->req_len);
-}
-
-/* Skip the empty lines a client may send between requests. */
-static void skip_blank_lines(struct http_conn *c)
-{
-	unsigned int i = 0;
-
-	while (i < c->req_len && (c->req[i] == '\r' || c->req[i] == '\n'))
-		i++;
-	if (i)
-		conn_consume(c, i);
+	if (status) {
+		site->error(status, &resp);
+	} else {
+		req->peer = &c->pcb->remote_ip;
+		site->serve(req, &resp);
+	}
+	c->keep_alive = !status && req->keep_alive && !resp.close;
+	conn_set_response(c, &resp, status ? HTTP_GET : req->method);
+	if (status) {
+		conn_consume(c, c->req_len);
+	} else {
+		conn_consume(c, (unsigned int)end);
+		c->body_left = req->body_len;
+	}
 }
 
 /*
  * Drive the connection as far as it goes now: queue the response being
- * sent, then answer every whole request buffered after it.
+ * sent, then answer every whole request received after it.
  * Return: false if the connection was closed (@c is gone).
  */
 static bool conn_work(struct http_conn *c)
 {
 	for (;;) {
+		struct http_request req;
 		int end;
 
 		if (c->busy) {
 			if (!conn_push(c))
-				return true;
+				break;
 			c->busy = false;
 			body_give_back(c);
 			if (!c->keep_alive) {
@@ -394,48 +353,46 @@ static bool conn_work(struct http_conn *c)
 				return false;
 			}
 		}
-		skip_blank_lines(c);
-		end = request_end(c->req, c->req_len);
-		if (end < 0 && c->req_len == HTTP_REQ_MAX)
-			end = 0; /* no request line fits: 400 */
-		if (end < 0) {
+		conn_skip(c);
+		end = http_parse_request(c->req, c->req_len, &req);
+		if (end == 0 && c->req_len < HTTP_REQ_MAX) {
+			/* all received bytes are in req[] (it has room) */
 			if (c->peer_closed) {
 				conn_close(c);
 				return false;
 			}
 			/* waiting: let lwIP recycle this PCB first */
 			tcp_setprio(c->pcb, TCP_PRIO_MIN);
-			return true;
+			break;
 		}
 		tcp_setprio(c->pcb, TCP_PRIO_NORMAL);
-		conn_start_response(c, end);
+		conn_start_response(c, end, &req);
 	}
+	if (c->unread)
+		stats.held_back++;
+	return true;
 }
 
 /* ---- lwIP callbacks ---- */
 
+/* Keep what arrives, unread and unacknowledged until conn_work()
+ * moves it into req[]; a NULL @p is the peer's FIN. */
 static err_t conn_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
 		       err_t err)
 {
 	struct http_conn *c = arg;
-	uint16_t room, n;
 
+	(void)pcb;
 	(void)err; /* always ERR_OK in lwIP 2.1 */
 	if (!p) {
 		c->peer_closed = true;
-		conn_work(c);
-		return ERR_OK;
+	} else {
+		if (c->unread)
+			pbuf_cat(c->unread, p);
+		else
+			c->unread = p;
+		c->idle_polls = 0;
 	}
-	room = (uint16_t)(HTTP_REQ_MAX - c->req_len);
-	if (p->tot_len > room &&
-	    (c->busy || request_end(c->req, c->req_len) >= 0))
-		return ERR_MEM; /* answering: lwIP hands it back later */
-	n = p->tot_len < room ? p->tot_len : room; /* past room: a 400 */
-	pbuf_copy_partial(p, c->req + c->req_len, n, 0);
-	c->req_len = (uint16_t)(c->req_len + n);
-	c->idle_polls = 0;
-	tcp_recved(pcb, p->tot_len);
-	pbuf_free(p);
 	conn_work(c);
 	return ERR_OK;
 }

@@ -1,17 +1,19 @@
 /*
- * An HTTP/1.1 server on lwIP's raw TCP API: the connection engine (request
- * parsing, persistent connections, pipelining, sending, time-outs). What
- * to answer is the site's business (apps/http_site.c): it passes a
- * struct http_site to http_server_start() and fills in a response for each
- * request the engine hands it.
+ * An HTTP/1.1 server on lwIP's raw TCP API: the connection engine (reading
+ * requests, persistent connections, pipelining, sending, time-outs). The
+ * request head itself is read by apps/http_parse.c. What to answer is the
+ * site's business (apps/http_site.c): it passes a struct http_site to
+ * http_server_start() and fills in a response for each request the
+ * engine hands it.
  *
  * Connections persist as HTTP/1.1 says (RFC 9112 section 9.3): an
  * HTTP/1.1 request keeps the connection open unless it says
  * "Connection: close"; an HTTP/1.0 one closes it unless it says
  * "Connection: keep-alive". Every response carries Content-Length and a
- * Connection header that says which it will be. A request that cannot be
- * read (400) or a method we do not implement (501) closes the connection:
- * the rest of the stream cannot be trusted.
+ * Connection header that says which it will be. A request the engine
+ * refuses (400, 413, 414, 431, 501, 505: http_parse.h says which) closes
+ * the connection: the rest of the stream cannot be trusted. A request
+ * body (Content-Length) is read and dropped: no resource of ours takes one.
  *
  * Net CPU only, like every lwIP call.
  */
@@ -22,13 +24,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "http_parse.h"
+
 /* The Server: header of every response, static pages included. */
 #define HTTP_SERVER_AGENT "netkernel-lwIP/2.1.3"
 
 /* ---- Tunables ---- */
-/* The longest request (request line and headers) a connection buffers:
- * browsers send 400-800 bytes; a longer one is answered 400. */
+/* The longest request head (request line and headers) a connection
+ * buffers: browsers send 400-800 bytes; a longer one is answered 414
+ * (its request line alone did not fit) or 431. What arrives while the
+ * buffer is full stays unread and unacknowledged in lwIP's pbufs, so the
+ * client's TCP window, not this buffer, bounds a pipelined burst. */
 #define HTTP_REQ_MAX	   1024
+/* The largest request body read (and dropped); a larger one is answered
+ * 413. Our resources take none: this leaves room for a small form. */
+#define HTTP_BODY_MAX	   8192
 /* A static body up to this size is copied into the segment with the head
  * (the checksum computed in the same pass) rather than sent by reference:
  * a reference costs a PBUF_ROM pbuf and a chained segment, which cost
@@ -44,16 +54,8 @@
  * reading) is aborted. */
 #define HTTP_STALLED_POLLS 60
 
-enum http_method { HTTP_GET, HTTP_HEAD };
-
-/* One request, as the engine parsed it. The strings live in the
- * connection's buffer until the site returns. */
-struct http_request {
-	enum http_method method;
-	const char *path;  /* from '/', NUL-terminated, no query */
-	const char *query; /* after '?', NUL-terminated; "" if none */
-	int minor_version; /* HTTP/1.<minor_version> */
-};
+/* A request is a struct http_request (http_parse.h); its strings live in
+ * the connection's buffer until the site returns. */
 
 /*
  * The site's answer. Either @head is a complete status line and headers
@@ -68,6 +70,9 @@ struct http_request {
  * holds the same answer whole (head, Connection line, empty line, body)
  * for a connection that closes [0] and one that stays [1]: the engine
  * queues the one it needs in a single tcp_write() (a compiled-in page's).
+ * @allow, when set, is the Allow header of a 405 (RFC 9110 section
+ * 15.5.6): the engine then writes the head itself, from @status and
+ * @content_type, and ignores @head and @answer.
  */
 struct http_response {
 	const char *answer[2];
@@ -80,6 +85,7 @@ struct http_response {
 	uint32_t body_len;
 	void *body_owned;
 	void (*body_release)(void *body_owned);
+	const char *allow;
 	bool close;
 };
 
@@ -87,9 +93,9 @@ struct http_site {
 	/* Fill @resp for @req (zeroed by the engine before the call). */
 	void (*serve)(const struct http_request *req,
 		      struct http_response *resp);
-	/* Fill @resp with the page for @status (400, 501, 503): the engine's
-	 * own answers for a request it could not read, a method it does not
-	 * implement, or a connection it has no memory for. */
+	/* Fill @resp with the page for @status: the engine's own answers
+	 * for a request it refuses (400, 413, 414, 431, 501, 505) or a
+	 * connection it has no memory for (503). */
 	void (*error)(int status, struct http_response *resp);
 };
 
@@ -108,6 +114,7 @@ struct http_server_stats {
 	uint64_t refused;     /* connections refused for lack of memory */
 	uint64_t idle_closed; /* connections closed for being idle */
 	uint64_t stalled;     /* connections aborted: an answer stalled */
+	uint64_t held_back;   /* times received bytes waited unread */
 	int64_t open;	      /* connections open now */
 };
 

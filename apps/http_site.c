@@ -7,30 +7,34 @@
  *                 of answers (apps/http_pages.h, mk/www.mk)
  *   /stats.json   generated at request time by stats_json()
  *   /stats-schema.json  its description, by stats_schema_json()
- *   /iperf-client/PORT  starts lwiperf's client against the host
- *   /profile/...  the profiler's trigger and reports (apps/http_profile.c)
+ *   /iperf-client/PORT  POST: starts lwiperf's client against the host
+ *                 (apps/http_control.c, behind its gate: http_control=1)
+ *   /profile/...  the profiler's trigger (behind the same gate) and
+ *                 reports (apps/http_profile.c)
  *
- * Any other path gets our /404.html; the engine asks for /400.html and
- * /501.html when it cannot read a request or does not implement its
- * method. When a dynamic answer cannot be given (no memory for the body,
- * lwiperf cannot start) the answer is our 503 page, never a cut document.
+ * Any other path gets our /404.html, a method a path does not take our
+ * /405.html (with Allow); the engine asks for /400.html, /501.html and
+ * the other pages of a request it refuses. When a dynamic answer cannot
+ * be given (no memory for the body, lwiperf cannot start) the answer is
+ * our 503 page, never a cut document.
  */
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "apps.h"
+#include "http_control.h"
 #include "http_pages.h"
 #include "http_server.h"
 #include "lwip/mem.h"
-#include "lwip/netif.h"
 #include "libc/stat_table.h"
 #include "stats.h"
 
 /* Error pages sent, by status. */
-static const int error_statuses[] = {400, 404, 501, 503};
-static unsigned long error_count[4];
+static const int error_statuses[] = {400, 403, 404, 405, 409, 413,
+				     414, 431, 501, 503, 505};
+#define NR_ERROR_STATUSES (sizeof(error_statuses) / sizeof(error_statuses[0]))
+static unsigned long error_count[NR_ERROR_STATUSES];
 
 /* The page at @path, or NULL. Lengths first: most pages differ there. */
 static const struct http_page *page_find(const char *path)
@@ -48,7 +52,7 @@ static const struct http_page *page_find(const char *path)
 
 static void count_status(int status)
 {
-	for (size_t i = 0; i < sizeof(error_statuses) / sizeof(int); i++)
+	for (size_t i = 0; i < NR_ERROR_STATUSES; i++)
 		if (status == error_statuses[i])
 			error_count[i]++;
 }
@@ -63,6 +67,7 @@ static void page_response(const struct http_page *pg,
 	resp->head = pg->head;
 	resp->head_len = pg->head_len;
 	resp->status = pg->status;
+	resp->content_type = pg->content_type;
 	resp->body = pg->body;
 	resp->body_len = pg->body_len;
 	count_status(pg->status);
@@ -81,6 +86,13 @@ static void site_error(int status, struct http_response *resp)
 	page_response(pg, resp);
 }
 
+/* Our 405 page: @allow names the methods the path takes. */
+static void method_not_allowed(const char *allow, struct http_response *resp)
+{
+	site_error(405, resp);
+	resp->allow = allow;
+}
+
 /* The kept /stats.json buffer (serve_stats below). */
 static struct {
 	char *buf;
@@ -95,7 +107,7 @@ static struct {
  * (server_stats, over struct http_server_stats).
  */
 struct site_snap {
-	unsigned long err[4]; /* error_statuses' order */
+	unsigned long err[NR_ERROR_STATUSES]; /* error_statuses' order */
 	int stats_buf_bytes;
 	unsigned long stats_buf_grown, stats_buf_own;
 };
@@ -103,9 +115,18 @@ struct site_snap {
 	STAT_NAMED(n, struct site_snap, err[i], STAT_KIND_COUNTER, "events", l)
 static const struct stat_desc site_stats[] = {
 	SITE_ERR(0, "err400", "400 pages sent: a request we cannot read"),
-	SITE_ERR(1, "err404", "404 pages sent: no such page"),
-	SITE_ERR(2, "err501", "501 pages sent: a method we do not serve"),
-	SITE_ERR(3, "err503", "503 pages sent: no memory"),
+	SITE_ERR(1, "err403", "403 pages sent: an action not enabled"),
+	SITE_ERR(2, "err404", "404 pages sent: no such page"),
+	SITE_ERR(3, "err405",
+		 "405 pages sent: a method the path does not take"),
+	SITE_ERR(4, "err409", "409 pages sent: the action runs already"),
+	SITE_ERR(5, "err413", "413 pages sent: a body too large"),
+	SITE_ERR(6, "err414", "414 pages sent: a request line too long"),
+	SITE_ERR(7, "err431", "431 pages sent: headers too large"),
+	SITE_ERR(8, "err501", "501 pages sent: a method we do not serve"),
+	SITE_ERR(9, "err503", "503 pages sent: no memory"),
+	SITE_ERR(10, "err505",
+		 "505 pages sent: an HTTP version we do not speak"),
 	STAT_GAUGE_AT(struct site_snap, stats_buf_bytes, "bytes",
 		      "the kept /stats.json buffer"),
 	STAT_COUNTER_AT(struct site_snap, stats_buf_grown, "events",
@@ -122,6 +143,8 @@ static const struct stat_desc server_stats[] = {
 	SERVER_COUNTER(refused, "connections refused for lack of memory"),
 	SERVER_COUNTER(idle_closed, "connections closed for being idle"),
 	SERVER_COUNTER(stalled, "connections aborted: an answer stalled"),
+	SERVER_COUNTER(held_back,
+		       "times received bytes waited unread for answers"),
 	STAT_GAUGE_AT(struct http_server_stats, open, "",
 		      "connections open now"),
 };
@@ -141,7 +164,7 @@ static int http_stats_json(char *buf, size_t size)
 	struct http_server_stats server;
 	struct strbuf sb;
 
-	for (int i = 0; i < 4; i++)
+	for (size_t i = 0; i < NR_ERROR_STATUSES; i++)
 		o.err[i] = error_count[i];
 	http_server_stats_read(&server);
 	strbuf_init(&sb, buf, size);
@@ -269,53 +292,31 @@ static void serve_schema(struct http_response *resp)
 	resp->body_owned = body;
 }
 
-/*
- * GET /iperf-client/N makes the guest run lwiperf's 10-second TCP
- * client test against port N of the default gateway (the host, under
- * QEMU's user networking): the guest->host half of the benchmark. (iperf
- * 2.1's -r/-d reverse modes do not interoperate with lwiperf 2.1.3.)
- */
-static void serve_iperf_client(const char *arg, struct http_response *resp)
-{
-	static const char ok[] = "started\n";
-	char *end;
-	long port = strtol(arg, &end, 10);
-
-	if (end == arg || *end || port <= 0 || port > 65535) {
-		site_error(400, resp);
-		return;
-	}
-	if (app_iperf_client(netif_ip4_gw(netif_default), (uint16_t)port)) {
-		site_error(503, resp);
-		return;
-	}
-	resp->status = 200;
-	resp->body = ok;
-	resp->body_len = sizeof(ok) - 1;
-}
-
 static void site_serve(const struct http_request *req,
 		       struct http_response *resp)
 {
 	const struct http_page *pg;
-	int status;
+	int status = 0;
 
+	if (strncmp(req->path, "/iperf-client/", 14) == 0)
+		status = http_control_iperf(req, req->path + 14, resp);
+	else
+		status = app_profile_serve(req, resp);
+	if (status) {
+		if (status != 200)
+			site_error(status, resp); /* keeps a 405's Allow */
+		return;
+	}
+	if (req->method == HTTP_POST) { /* the rest only reads */
+		method_not_allowed("GET, HEAD", resp);
+		return;
+	}
 	if (strcmp(req->path, "/stats.json") == 0) {
 		serve_stats(resp);
 		return;
 	}
 	if (strcmp(req->path, "/stats-schema.json") == 0) {
 		serve_schema(resp);
-		return;
-	}
-	if (strncmp(req->path, "/iperf-client/", 14) == 0) {
-		serve_iperf_client(req->path + 14, resp);
-		return;
-	}
-	status = app_profile_serve(req->path, resp);
-	if (status) {
-		if (status != 200)
-			site_error(status, resp);
 		return;
 	}
 	pg = page_find(req->path);

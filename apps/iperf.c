@@ -6,12 +6,18 @@
  * itself (a RST, retransmissions exhausted) has no pcb left to name its
  * peer (net/lwip-patches/0001-*): a client session then names the server
  * it was started against (carried in the report's argument), a server
- * session prints "-" instead of the peer.
+ * session prints "-" instead of the peer. One client runs at a time: its
+ * report (done or aborted, lwiperf reports every end) frees the place.
  */
+#include <stdbool.h>
+
 #include "apps.h"
 #include "kernel/console.h"
 #include "lwip/apps/lwiperf.h"
 #include "net/net_ip6.h"
+
+/* A client session runs; cleared by its report. */
+static bool client_running;
 
 static const char *report_name(enum lwiperf_report_type t)
 {
@@ -43,6 +49,8 @@ static void iperf_report(void *arg, enum lwiperf_report_type type,
 
 	(void)local_addr;
 	(void)local_port;
+	if (arg) /* only a client session has an argument: its server */
+		client_running = false;
 	if (remote_addr && IP_IS_V6(remote_addr)) {
 		kprintf("iperf: %s [%s]:%u bytes=%u ms=%u kbps=%u\n",
 			report_name(type),
@@ -70,14 +78,20 @@ int app_iperf_client(const ip4_addr_t *server, uint16_t port)
 	ip_addr_t addr;
 	uintptr_t peer;
 
+	if (client_running)
+		return -2;
 	if (!server || ip4_addr_isany(server))
 		return -1;
 	/* The server's address (host order) and port, for a report that
 	 * comes after lwIP freed the session's pcb. */
 	peer = (uintptr_t)lwip_ntohl(ip4_addr_get_u32(server)) << 16 | port;
 	ip_addr_copy_from_ip4(addr, *server);
+	/* Set first: a connect that fails at once reports (and clears it)
+	 * from inside the start. */
+	client_running = true;
 	if (!lwiperf_start_tcp_client(&addr, port, LWIPERF_CLIENT, iperf_report,
 				      (void *)peer)) {
+		client_running = false;
 		kprintf("net: iperf: cannot connect to port %u\n", port);
 		return -1;
 	}

@@ -1,5 +1,6 @@
-# Allocator fuzzing (tests/fuzz/): one libFuzzer harness per allocator,
-# each checking every result against a reference model.
+# Fuzzing (tests/fuzz/): one libFuzzer harness per allocator, each
+# checking every result against a reference model, and one of the HTTP
+# engine (fuzz_http.c: the request stream cut at random points).
 #
 #   make fuzz              each harness FUZZ_SECS seconds (default 60),
 #                          corpus kept in build/fuzz/corpus/; prints the
@@ -64,6 +65,15 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h \
 		$(FUZZ_MODEL_OBJS) $(FUZZ_DIR)/libmm.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests/fuzz -fsanitize=fuzzer $< \
 		$(FUZZ_MODEL_OBJS) $(FUZZ_DIR)/libmm.a -o $@
+# fuzz_http is no allocator's: it compiles the HTTP engine, its parser and
+# lwIP's core/pbuf.c into itself, against the host tests' fake transport
+# (tests/host/apps/http_fake_tcp.h, with lwIP's headers and the host's
+# options), and links the model's objects only for the summary line.
+$(FUZZ_DIR)/fuzz_http: apps/http_server.c apps/http_server.h \
+	apps/http_parse.c apps/http_parse.h tests/host/apps/http_fake_tcp.h \
+	tests/host/apps/lwip_host/lwipopts.h | $(LWIP_STAMP)
+$(FUZZ_DIR)/fuzz_http: private FUZZ_CFLAGS += -I. -Itests/host/apps/lwip_host \
+	-Inet -I$(LWIP_SRC)/include
 # The model's interval set against a brute-force list (ASan + UBSan).
 $(FUZZ_DIR)/test_fz_set: tests/fuzz/test_fz_set.c $(FUZZ_DIR)/fz_set.o
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Itests/fuzz $^ -o $@

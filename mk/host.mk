@@ -100,6 +100,21 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtqueue \
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtio_pci): \
 	$(wildcard drivers/virtio_pci.[ch] drivers/drv_port.h drivers/pci.h)
 
+# The HTTP engine's tests compile apps/http_server.c, apps/http_parse.c and
+# lwIP's core/pbuf.c into themselves, against the fake transport of
+# tests/host/apps/http_fake_tcp.h, with lwIP's headers and the host's
+# options (tests/host/apps/lwip_host/lwipopts.h, found before net/'s for
+# lwIP's #include "lwipopts.h"; net/arch/cc.h is the port). The parser's
+# own test compiles apps/http_parse.c alone.
+HOST_TEST_HTTP := $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/apps/test_http_server)
+$(HOST_TEST_HTTP): apps/http_server.c apps/http_server.h apps/http_parse.c \
+	apps/http_parse.h tests/host/apps/http_fake_tcp.h \
+	tests/host/apps/lwip_host/lwipopts.h | $(LWIP_STAMP)
+$(HOST_TEST_HTTP): private HOST_CFLAGS_COMMON += -Itests/host/apps/lwip_host -Inet \
+	-I$(LWIP_SRC)/include
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/apps/test_http_parse): \
+	apps/http_parse.c apps/http_parse.h
+
 # The public library: build/host/libmm.a and build/host/include/mm.h.
 # Only the public headers are installed: mm.h and mm_host.h with every
 # header they include (as gcc -MM lists them), flat, so that a program

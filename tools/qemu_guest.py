@@ -8,6 +8,7 @@ hostports and irq_figures):
                          append="net_alloc=native", nic="virtio", smp=1)
     with g:                               # stop() on the way out
         g.get("/")                        # HTTP through the forwarded port
+        g.post("/profile/stop")           # an action (needs http_control=1)
         g.stats()                         # /stats.json, parsed
         udp = g.address("uecho")          # (host, port) to send to
         g.wait_for(r"^iperf: done")       # a regex on the serial log
@@ -51,6 +52,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -253,6 +255,37 @@ class Guest:
             self.fail("curl %s failed: %s" % (path, r.stderr.decode(errors="replace")
                                                if r else "timed out"))
         return r.stdout
+
+    def post(self, path, service="http", timeout=30):
+        """The body of POST path with an empty body: how an action that
+        starts work on the guest is asked for (/iperf-client/PORT,
+        /profile/start; the guest needs http_control=1 on its command
+        line, README.md "Safety"). Errors as in get(). A kernel from
+        before the actions took POST answers it 501: the action is then
+        asked for with GET, as that kernel wants (A/B runs against older
+        builds)."""
+        if self.netns:
+            argv = ["ip", "netns", "exec", self.netns, "curl", "-sS", "-X", "POST",
+                    "-w", "\n%{http_code}", "-m", str(timeout), self.url(path, service)]
+            try:
+                r = subprocess.run(argv, capture_output=True, timeout=timeout + 10)
+            except subprocess.TimeoutExpired:
+                r = None
+            body, _, code = r.stdout.rpartition(b"\n") if r else (b"", b"", b"")
+            if code == b"501":
+                return self.get(path, service, timeout)
+            if r is None or r.returncode != 0 or not code.startswith(b"2"):
+                self.fail("curl -X POST %s failed (HTTP %s): %s" % (
+                    path, code.decode(), r.stderr.decode(errors="replace") if r else "timed out"))
+            return body
+        req = urllib.request.Request(self.url(path, service), data=b"", method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                return r.read()
+        except urllib.error.HTTPError as e:
+            if e.code != 501:
+                raise
+        return self.get(path, service, timeout)
 
     def stats(self, timeout=30):
         """The kernel's /stats.json, parsed."""

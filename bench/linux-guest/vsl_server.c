@@ -9,10 +9,10 @@
  *             /index.html answer the page in INDEX_PATH (the same bytes
  *             our kernel serves at GET /); GET /proc/NAME answers that
  *             /proc file (the benchmark reads /proc/stat, /proc/uptime and
- *             /proc/net/dev through it); GET /iperf-client/PORT starts
+ *             /proc/net/dev through it); POST /iperf-client/PORT starts
  *             `iperf -c 10.0.2.2 -p PORT -t 10` (the guest->host test, as
- *             our kernel's GET /iperf-client/PORT starts lwiperf's 10 s
- *             client) and answers "started\n".
+ *             our kernel's POST /iperf-client/PORT starts lwiperf's 10 s
+ *             client) and answers "started\n". Requests carry no body.
  *   tcp/7     echo: bytes read are written back; while the peer does not
  *             read, the connection stops reading (flow control, no loss).
  *   udp/7     echo: every datagram goes back to its sender.
@@ -289,13 +289,19 @@ static ssize_t read_proc(const char *name, char *buf, size_t size)
 	return len;
 }
 
-/* Answers one GET for path into c->out. Returns false if it did not fit. */
-static bool answer_get(struct conn *c, const char *path)
+/* Answers one request (GET or POST) for path into c->out: POST for
+ * /iperf-client/, GET for the rest. Returns false if it did not fit. */
+static bool answer(struct conn *c, const char *method, const char *path)
 {
 	static char procbuf[PROC_MAX];
 	static const char started[] = "started\n", bad[] = "bad port\n";
-	static const char missing[] = "not found\n";
+	static const char missing[] = "not found\n", wrong[] = "method\n";
+	bool post = strcmp(method, "POST") == 0;
 	ssize_t n;
+
+	if (post != (strncmp(path, "/iperf-client/", 14) == 0))
+		return queue_answer(c, "405 Method Not Allowed", "text/plain",
+				    wrong, sizeof(wrong) - 1);
 
 	if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0)
 		return queue_answer(c, "200 OK", "text/html", index_body,
@@ -331,7 +337,7 @@ static bool wants_close(const char *head)
 /*
  * Answers every complete request head in c->in (pipelining), keeping the
  * partial tail. Returns false when the connection must be dropped (a
- * malformed or oversized request).
+ * malformed or oversized request, a method other than GET and POST).
  */
 static bool parse_requests(struct conn *c)
 {
@@ -339,13 +345,14 @@ static bool parse_requests(struct conn *c)
 
 	c->in[c->in_len] = '\0';
 	while (!c->close_after && (end = strstr(start, "\r\n\r\n"))) {
-		char path[512];
+		char method[8], path[512];
 
 		*end = '\0';
-		if (sscanf(start, "GET %511s HTTP/", path) != 1)
+		if (sscanf(start, "%7s %511s HTTP/", method, path) != 2 ||
+		    (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0))
 			return false;
 		c->close_after = wants_close(start);
-		if (!answer_get(c, path))
+		if (!answer(c, method, path))
 			return false;
 		start = end + 4;
 	}

@@ -279,6 +279,15 @@ int fz_run(const struct fz_harness *h, const uint8_t *data, size_t size)
 	return 0;
 }
 
+int fz_run_plain(void (*fn)(const uint8_t *data, size_t size),
+		 const uint8_t *data, size_t size)
+{
+	fz_inputs++;
+	fn(data, size);
+	fz_maybe_stop();
+	return 0;
+}
+
 void fz_teardown_check(unsigned long held_pages)
 {
 	long listed;

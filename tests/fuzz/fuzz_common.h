@@ -130,6 +130,14 @@ struct fz_harness {
 
 int fz_run(const struct fz_harness *h, const uint8_t *data, size_t size);
 
+/*
+ * fz_run_plain - for a harness of code that needs no machine (the HTTP
+ * engine, fuzz_http.c): count the input, run @fn on it, then stop as
+ * FUZZ_STOP_OPS asks, as fz_run() does.
+ */
+int fz_run_plain(void (*fn)(const uint8_t *data, size_t size),
+		 const uint8_t *data, size_t size);
+
 /* FZ_HARNESS(h): libFuzzer's two entry points for harness h. */
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

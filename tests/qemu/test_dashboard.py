@@ -235,10 +235,18 @@ def raw_http(port, request, timeout=20):
 @pytest.mark.parametrize("request_bytes, status, title", [
     (b"GET /no-such-page HTTP/1.0\r\n\r\n", 404, b"404 Not Found"),
     (b"GET /img/sics.gif HTTP/1.0\r\n\r\n", 404, b"404 Not Found"),
-    (b"GET /iperf-client/notaport HTTP/1.0\r\n\r\n", 400, b"400 Bad Request"),
-    (b"GET /" + b"a" * 1500, 400, b"400 Bad Request"),
+    (b"POST /iperf-client/5001 HTTP/1.0\r\n\r\n", 403, b"403 Forbidden"),
+    (b"GET /" + b"a" * 1500, 414, b"414 URI Too Long"),
+    (b"GET / HTTP/1.1\r\nHost: g\r\nX-A: " + b"a" * 1500, 431,
+     b"431 Request Header Fields Too Large"),
+    (b"GET / HTTP/1.1\r\n\r\n", 400, b"400 Bad Request"),
     (b"DELETE / HTTP/1.0\r\n\r\n", 501, b"501 Not Implemented"),
-], ids=["unknown", "lwip-sample-file", "bad-port", "overlong-request", "method"])
+    (b"GET / HTTP/2.0\r\n\r\n", 505, b"505 HTTP Version Not Supported"),
+    (b"POST /dashboard HTTP/1.0\r\n\r\n", 405, b"405 Method Not Allowed"),
+    (b"POST / HTTP/1.0\r\nContent-Length: 100000\r\n\r\n", 413,
+     b"413 Content Too Large"),
+], ids=["unknown", "lwip-sample-file", "control-off", "overlong-request-line",
+        "overlong-headers", "no-host", "method", "version", "post", "body"])
 def test_error_answers_are_our_pages_with_their_status(guest, request_bytes, status, title):
     guest.stats()  # first connection done (ARP for the host)
     got, headers, body = raw_http(guest.http, request_bytes)
@@ -254,9 +262,9 @@ def test_error_answers_are_our_pages_with_their_status(guest, request_bytes, sta
 def test_iperf_client_that_cannot_start_answers_503(qemu):
     """A static address and no gateway: lwiperf has no host to connect
     to, so /iperf-client answers our 503 page (and counts it)."""
-    vm = NetVM(qemu, "native", append="ip=10.0.2.15/24")
+    vm = NetVM(qemu, "native", append="ip=10.0.2.15/24 http_control=1")
     vm.stats()
-    got, headers, body = raw_http(vm.http, b"GET /iperf-client/5001 HTTP/1.0\r\n\r\n")
+    got, headers, body = raw_http(vm.http, b"POST /iperf-client/5001 HTTP/1.0\r\n\r\n")
     assert got == 503, (got, headers, body[:200])
     assert headers.get("Retry-After") == "1", headers
     assert b"<title>503 Service Unavailable</title>" in body

@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from conftest import free_port
 from test_net import ALLOC_MODES, NetVM
 
 TIMEOUT = 20
@@ -95,6 +96,57 @@ def test_pipelined_requests_are_answered_in_order(guest):
     assert answers[1][1]["content-type"].startswith("text/css")
     assert b"<title>404 Not Found</title>" in answers[2][2]
     assert answers[3][1]["content-type"] == "image/svg+xml"
+    c.close()
+
+
+def test_300_pipelined_requests_in_one_send_are_all_answered(guest):
+    """300 GETs in one send(), 9.6 KB: many times the server's 1 KiB
+    request buffer, delivered to it in segments that receive coalescing
+    joins. Every request is answered, in order, on the one connection,
+    and the bytes that did not fit waited unacknowledged (held_back)
+    instead of being acknowledged and dropped."""
+    before = guest.stats()["http"]
+    paths = ["/", "/dashboard.css", "/no-such-page", "/favicon.svg"]
+    c = Conn(guest.http)
+    c.s.sendall(b"".join(get(paths[i % 4]) for i in range(300)))
+    statuses = [c.answer()[0] for _ in range(300)]
+    assert statuses == [200, 200, 404, 200] * 75
+    c.send(get("/"))
+    status, headers, _ = c.answer()
+    assert status == 200 and headers["connection"] == "keep-alive"
+    c.close()
+    after = guest.stats()["http"]
+    assert after["held_back"] > before["held_back"], (before, after)
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"POST / HTTP/1.1\r\nHost: g\r\nContent-Length : 24\r\n\r\n"
+    b"GET /smuggled HTTP/1.1\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: g\r\nContent-Length: 24\r\n"
+    b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: g\r\nContent-Length: 0\r\nContent-Length: 44\r\n\r\n"
+    b"GET /smuggled HTTP/1.1\r\nHost: g\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: g\r\nX-A: 1\r\n Content-Length: 5\r\n\r\n",
+], ids=["space-before-colon", "te-and-cl", "two-cl", "obs-fold"])
+def test_ambiguous_framing_gets_400_and_the_connection_closes(guest, request_bytes):
+    """Requests whose end a proxy in front could read differently (the
+    body smuggles a second request past it): refused, and nothing after
+    them is read."""
+    c = Conn(guest.http)
+    c.send(request_bytes)
+    status, headers, _ = c.answer()
+    assert status == 400 and headers["connection"] == "close", headers
+    assert c.closed_by_server(), c.buf
+
+
+def test_post_to_a_page_gets_405_naming_get_and_head(guest):
+    c = Conn(guest.http)
+    c.send(get("/", b"Content-Length: 3\r\n", method=b"POST") + b"a=1" + get("/"))
+    status, headers, body = c.answer()
+    assert status == 405 and headers["allow"] == "GET, HEAD", headers
+    assert b"<title>405 Method Not Allowed</title>" in body
+    status, _, _ = c.answer()  # the body was skipped, the next one read
+    assert status == 200
     c.close()
 
 
@@ -240,3 +292,55 @@ def test_stats_schema_describes_every_value_of_stats_json(guest):
     # Every section is described, the apps' own (http) too.
     sections = {e[0] for e, _ in entries}
     assert sections == set(doc), sorted(set(doc) ^ sections)
+
+
+def control_lines(vm):
+    return re.findall(r"^http: control: iperf client to 10\.0\.2\.2:(\d+) for 10 s "
+                      r"\(asked by 10\.0\.2\.2\)$", vm.vm.log(), re.M)
+
+
+def test_iperf_client_is_off_unless_enabled_at_boot(guest):
+    """POST /iperf-client/PORT starts a 10 s flood from the guest: without
+    http_control=1 it is refused (403, any method) with a page that says
+    how to enable it, and nothing starts."""
+    for method in (b"POST", b"GET"):
+        c = Conn(guest.http)
+        c.send(get("/iperf-client/5001", method=method))
+        status, headers, body = c.answer()
+        assert status == 403 and b"http_control=1" in body, (status, body)
+        c.close()
+    assert "iperf: " not in guest.vm.log() and not control_lines(guest)
+    assert guest.stats()["http"]["err403"] == 2
+
+
+def test_iperf_client_takes_post_runs_one_at_a_time_and_logs_once(qemu):
+    vm = NetVM(qemu, "native", append="http_control=1")
+    c = Conn(vm.http)
+    c.send(get("/iperf-client/5001"))
+    status, headers, _ = c.answer()
+    assert status == 405 and headers["allow"] == "POST", headers
+    c.send(get("/iperf-client/notaport", b"Content-Length: 0\r\n", method=b"POST"))
+    assert c.answer()[0] == 400
+    port = free_port()
+    srv = subprocess.Popen(["iperf", "-s", "-p", str(port)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        assert vm.post("/iperf-client/%d" % port) == b"started\n"
+        # While it runs, more starts (even to another port) are refused,
+        # and print nothing.
+        for p in (port, port + 1, port + 2):
+            c.send(get("/iperf-client/%d" % p, b"Content-Length: 0\r\n", method=b"POST"))
+            status, _, body = c.answer()
+            assert status == 409 and b"409 Conflict" in body, (status, body)
+        vm.vm.wait_for(r"^iperf: done-client 10\.0\.2\.2:%d " % port, 40)
+    finally:
+        srv.terminate()
+        srv.wait()
+    # Its report freed the place: the next one starts (against a closed
+    # port: the host resets it at once).
+    closed = free_port()
+    assert vm.post("/iperf-client/%d" % closed) == b"started\n"
+    vm.vm.wait_for(r"^iperf: aborted-remote 10\.0\.2\.2:%d " % closed, 30)
+    assert control_lines(vm) == [str(port), str(closed)]
+    assert vm.stats()["http"]["err409"] == 3

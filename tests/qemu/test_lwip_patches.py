@@ -17,7 +17,7 @@ def tcp_pcbs_in_use(st):
 
 @pytest.mark.parametrize("alloc", ALLOC_MODES)
 def test_iperf_client_to_a_closed_host_port_reports_and_survives(qemu, alloc):
-    """GET /iperf-client/PORT with nothing listening on the host's PORT:
+    """POST /iperf-client/PORT with nothing listening on the host's PORT:
     QEMU's user net answers the guest's SYN with a RST, lwIP frees the pcb
     and calls lwiperf's error callback, which (unpatched) closed and
     reported through that freed pcb: a double free of a TCP_PCB (the
@@ -25,13 +25,13 @@ def test_iperf_client_to_a_closed_host_port_reports_and_survives(qemu, alloc):
     the session ends with one "aborted-remote" line, the kernel serves on
     and no pcb is left behind. Three rounds: the stock pool's corruption
     shows on reuse, not at once."""
-    vm = NetVM(qemu, alloc)
+    vm = NetVM(qemu, alloc, append="http_control=1")
     vm.stats()  # ARP for the gateway, first-connection state
     base = tcp_pcbs_in_use(vm.stats())
     http_requests = 0  # each leaves the guest's pcb in TIME_WAIT (2 min)
     for round_ in range(3):
         port = free_port()  # free a moment ago: nothing listens there
-        assert vm.curl("/iperf-client/%d" % port) == b"started\n"
+        assert vm.post("/iperf-client/%d" % port) == b"started\n"
         vm.vm.wait_for(r"^iperf: aborted-remote 10\.0\.2\.2:%d bytes=0 " % port, 30)
         msg = b"after rst %d\n" % round_
         assert vm.tcp_echo(msg) == msg  # the client closes first: no TIME_WAIT

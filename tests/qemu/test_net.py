@@ -75,6 +75,15 @@ class NetVM:
             self.fail("curl %s failed (%d): %s" % (path, r.returncode, r.stderr.decode()))
         return r.stdout
 
+    def post(self, path):
+        """The body of POST path: an action (the guest needs
+        http_control=1)."""
+        r = self.run(["curl", "-sS", "-f", "-m", "20", "-X", "POST",
+                      "http://127.0.0.1:%d%s" % (self.http, path)])
+        if r.returncode != 0:
+            self.fail("curl -X POST %s failed (%d): %s" % (path, r.returncode, r.stderr.decode()))
+        return r.stdout
+
     def stats(self):
         body = self.curl("/stats.json")
         try:

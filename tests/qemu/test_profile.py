@@ -5,8 +5,11 @@ and stops sessions and refuses bad rates, a full buffer counts what it
 drops, and the timer goes back to its own rate after a session.
 
 Each test boots its own guest (virtio-net, user networking, -smp 2) and
-drives it with HTTP and UDP echo from the host.
+drives it with HTTP and UDP echo from the host. Starting and stopping a
+session are actions (apps/http_control.h): POST, and only on a guest
+booted with http_control=1.
 """
+import re
 import json
 import socket
 import subprocess
@@ -22,14 +25,32 @@ from test_net import NetVM, bad_value_line
 TIMER_HZ = 100  # kernel/config.h
 
 
-def get(vm, path, timeout=30):
-    """(status, body) of GET path; error statuses are answers too."""
+def request(vm, path, method="GET", timeout=30):
+    """(status, body, headers) of METHOD path; error statuses are answers
+    too."""
+    req = urllib.request.Request("http://127.0.0.1:%d%s" % (vm.http, path),
+                                 data=b"" if method == "POST" else None, method=method)
     try:
-        with urllib.request.urlopen("http://127.0.0.1:%d%s" % (vm.http, path),
-                                    timeout=timeout) as r:
-            return r.status, r.read().decode()
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, r.read().decode(), r.headers
     except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
+        return e.code, e.read().decode(), e.headers
+
+
+def get(vm, path, timeout=30):
+    """(status, body) of GET path."""
+    return request(vm, path, timeout=timeout)[:2]
+
+
+def post(vm, path, timeout=30):
+    """(status, body) of POST path: an action."""
+    return request(vm, path, "POST", timeout)[:2]
+
+
+def control_lines(vm, what):
+    """The console lines of the actions started, of one kind."""
+    return re.findall(r"^http: control: %s.*\(asked by 10\.0\.2\.2\)$" % what,
+                      vm.vm.log(), re.M)
 
 
 def profile(vm):
@@ -99,9 +120,9 @@ def test_profile_at_boot_samples_every_cpu_with_kernel_functions(qemu):
 
 
 def test_profile_text_is_folded_stacks_matching_the_json(qemu):
-    vm = NetVM(qemu, "stock", append="profile=1")
+    vm = NetVM(qemu, "stock", append="profile=1 http_control=1")
     traffic(vm, requests=30, datagrams=10)
-    get(vm, "/profile/stop")
+    assert post(vm, "/profile/stop") == (200, "stopped\n")
     prof = profile(vm)
     status, text = get(vm, "/profile.txt")
     assert status == 200
@@ -123,14 +144,21 @@ def test_profile_text_is_folded_stacks_matching_the_json(qemu):
 
 
 def test_http_trigger_starts_stops_and_refuses_bad_rates(qemu):
-    vm = NetVM(qemu, "native")
+    vm = NetVM(qemu, "native", append="http_control=1")
     prof = profile(vm)
     assert prof["session"] == 0 and not prof["running"]
     assert all(c["timer_hz"] == TIMER_HZ for c in prof["cpus"])
     # A rate with "400" in the URI is still a 200 (lwIP's httpd took the
     # status from the URI's digits; the status must be the site's own).
-    status, body = get(vm, "/profile/start/400")
+    status, body = post(vm, "/profile/start/400")
     assert (status, body) == (200, "started hz=400\n")
+    # One session at a time: a second start, at any rate, is refused and
+    # changes nothing; the console has one line for the one started.
+    for _ in range(5):
+        status, body = post(vm, "/profile/start/5000")
+        assert status == 409 and "409 Conflict" in body
+    assert len(control_lines(vm, r"profiler at 400 Hz")) == 1
+    assert len(control_lines(vm, r"profiler at")) == 1
     traffic(vm, requests=20, datagrams=20)
     prof = profile(vm)
     assert prof["session"] == 1 and prof["running"] and prof["hz"] == 400
@@ -153,7 +181,9 @@ def test_http_trigger_starts_stops_and_refuses_bad_rates(qemu):
         traffic(vm, requests=10, datagrams=10)
         prof = profile(vm)
     assert prof["cpus"][0]["samples"] > 0, prof["cpus"]
-    assert get(vm, "/profile/stop") == (200, "stopped\n")
+    assert post(vm, "/profile/stop") == (200, "stopped\n")
+    assert post(vm, "/profile/stop") == (200, "stopped\n")  # nothing to stop
+    assert len(control_lines(vm, r"profiler stopped")) == 1
     traffic(vm, requests=5, datagrams=0)  # every CPU ticks after the stop
     time.sleep(0.5)
     first = profile(vm)
@@ -165,11 +195,11 @@ def test_http_trigger_starts_stops_and_refuses_bad_rates(qemu):
     assert [c["timer_hz"] for c in second["cpus"]] == [TIMER_HZ, TIMER_HZ]
     for bad in ("/profile/start/0", "/profile/start/9", "/profile/start/5001",
                 "/profile/start/abc", "/profile/start/100x", "/profile/start/"):
-        status, body = get(vm, bad)
+        status, body = post(vm, bad)
         assert status == 400 and "400 Bad Request" in body, bad
     assert profile(vm)["session"] == 1  # nothing started
     # A new session forgets the old samples; the default rate is profile_hz.
-    assert get(vm, "/profile/start") == (200, "started hz=997\n")
+    assert post(vm, "/profile/start") == (200, "started hz=997\n")
     traffic(vm, requests=5, datagrams=0)
     third = profile(vm)
     assert third["session"] == 2 and third["hz"] == 997
@@ -214,12 +244,38 @@ def test_boot_cpu_busy_from_boot_takes_ticks_under_icount(qemu):
 def test_buffers_that_do_not_fit_refuse_the_start_with_503_and_count(qemu):
     """16 MiB of RAM holds one 4 MiB buffer, not two: the start is refused,
     said on the console, counted, and the kernel goes on serving."""
-    vm = NetVM(qemu, "native", append="profile=1 profile_samples=32768", mem="16M")
+    vm = NetVM(qemu, "native", append="profile=1 profile_samples=32768 http_control=1",
+               mem="16M")
     vm.vm.wait_for(r"^profile: no memory for 32768 samples on cpu 1 \(4096 KiB\); not started$")
     vm.vm.wait_for(r"^profile: profile=1 given, but sampling did not start$")
-    status, body = get(vm, "/profile/start")
+    status, body = post(vm, "/profile/start")
     assert status == 503 and "503" in body
     prof = profile(vm)
     assert prof["session"] == 0 and not prof["running"]
     assert prof["alloc_failures"] == 2 and prof["capacity"] == 0
     assert get(vm, "/")[0] == 200
+
+
+def test_profile_actions_are_off_unless_enabled_and_take_only_post(qemu):
+    """Without http_control=1 a start is refused (403, whatever the
+    method) with a page that names the key, nothing samples and nothing is
+    printed; the reports stay readable with GET."""
+    vm = NetVM(qemu, "native")
+    for method in ("POST", "GET"):
+        for path in ("/profile/start/5000", "/profile/stop"):
+            status, body, _ = request(vm, path, method)
+            assert status == 403 and "http_control=1" in body, (method, path, status)
+    prof = profile(vm)
+    assert prof["session"] == 0 and not prof["running"]
+    assert get(vm, "/profile.txt")[0] == 200
+    status, _, headers = request(vm, "/profile.json", "POST")
+    assert status == 405 and headers["Allow"] == "GET, HEAD"
+    assert "http: control:" not in vm.vm.log()
+
+
+def test_profile_start_with_get_is_405_naming_post(qemu):
+    vm = NetVM(qemu, "native", append="http_control=1")
+    status, body, headers = request(vm, "/profile/start")
+    assert status == 405 and headers["Allow"] == "POST", (status, dict(headers))
+    assert "405 Method Not Allowed" in body
+    assert not profile(vm)["running"]

@@ -70,7 +70,7 @@ def iperf_from_guest(net, g, tmp_path, port=5201):
                                   start_new_session=True)
     try:
         time.sleep(1)
-        assert g.http("/iperf-client/%d" % port).strip() == b"started", g.describe()
+        assert g.post("/iperf-client/%d" % port).strip() == b"started", g.describe()
         m = g.wait_for(r"^iperf: done-client \S+:%d bytes=(\d+) ms=\d+ kbps=(\d+)" % port, 40)
         received = None
         end = time.monotonic() + 10
@@ -95,7 +95,8 @@ def nic_counters(g):
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_offload_config_serves_and_counts(tap_net, tmp_path, name):
     switches, vnet_hdr, alloc, csum, tso, mrg, host_tso = CONFIGS[name]
-    g = tap_net.start_guest(str(tmp_path), nic="virtio", alloc=alloc, append=switches,
+    g = tap_net.start_guest(str(tmp_path), nic="virtio", alloc=alloc,
+                            append=switches + " http_control=1",
                             vnet_hdr=vnet_hdr, smp=1)
     g.wait_ready(90)
     m = re.search(OFFLOAD_LINE, g.log(), re.M)

@@ -121,6 +121,22 @@ def test_linux_guest_http_refuses_malformed_request_and_keeps_serving(linux):
     conn.close()
 
 
+def test_linux_guest_starts_its_iperf_client_on_post_only(linux):
+    """The guest->host figure asks both kernels alike: POST
+    /iperf-client/PORT (a GET is refused, as by ours)."""
+    port = free_port()  # nothing listens: the client ends at once
+    conn = http.client.HTTPConnection("127.0.0.1", linux.ports["epoll"], timeout=10)
+    conn.request("GET", "/iperf-client/%d" % port)
+    r = conn.getresponse()
+    assert r.status == 405
+    r.read()
+    conn.request("POST", "/iperf-client/%d" % port, body=b"")
+    r = conn.getresponse()
+    assert r.status == 200 and r.read() == b"started\n"
+    conn.close()
+    linux.wait_for(r"^iperf: done-client 10\.0\.2\.2:%d " % port, timeout=30)
+
+
 def test_linux_guest_drives_the_e1000e_for_the_side_by_side_runs(qemu):
     """bench-vs-linux --nics e1000e: the guest loads Linux's e1000e (ptp
     and pps_core are built into Debian's kernel) on q35 and echoes."""
