@@ -108,19 +108,19 @@ unsigned int net_tcp_ooseq_reclaim(unsigned int want)
 /* The "tcp_ooseq" object of /stats.json, read from the state itself. */
 #define OOSEQ_COUNTER(f, u, l) STAT_COUNTER_AT(struct ooseq_state, f, u, l)
 static const struct stat_desc ooseq_stats[] = {
-	STAT_INFO_AT(struct ooseq_state, max_pbufs, "pbufs",
+	STAT_INFO_AT(struct ooseq_state, max_pbufs, "buffers",
 		     "most receive buffers one connection's queue keeps"),
 	STAT_INFO_AT(struct ooseq_state, max_bytes, "bytes",
 		     "most bytes one connection's queue keeps"),
 	OOSEQ_COUNTER(trims, "events", "queues cut back to the bounds"),
-	OOSEQ_COUNTER(trimmed_pbufs, "pbufs", "buffers those cuts dropped"),
-	STAT_GAUGE_AT(struct ooseq_state, largest_queue_pbufs, "pbufs",
+	OOSEQ_COUNTER(trimmed_pbufs, "buffers", "buffers those cuts dropped"),
+	STAT_GAUGE_AT(struct ooseq_state, largest_queue_pbufs, "buffers",
 		      "most buffers one connection's queue has kept"),
 	OOSEQ_COUNTER(reclaims, "events",
 		      "receive buffers ran out: queues dropped"),
 	OOSEQ_COUNTER(reclaimed_queues, "queues",
 		      "whole queues dropped, least recently heard first"),
-	OOSEQ_COUNTER(reclaimed_pbufs, "pbufs", "buffers those gave back"),
+	OOSEQ_COUNTER(reclaimed_pbufs, "buffers", "buffers those gave back"),
 };
 static const struct stat_group ooseq_groups[] = {
 	STAT_GROUP("", ooseq_stats),

@@ -230,7 +230,8 @@ def test_wrk_reuses_its_connections(guest):
 
 
 UNITS = {"", "pages", "blocks", "objects", "slabs", "bytes", "packets",
-         "buffers", "fragments", "ns", "us", "ms", "events", "calls"}
+         "buffers", "fragments", "ns", "us", "ms", "events", "calls",
+         "queues", "messages"}
 
 
 def members(doc):
