@@ -7,6 +7,7 @@
  */
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "libc/strbuf.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,22 +245,18 @@ static const struct cmdline_key *next_listed(const struct cmdline_key *prev)
 	return next;
 }
 
-#define CLAMP(n, size) ((n) < (size) ? (n) : (size))
-#define APPEND(...)                                                         \
-	(n += (size_t)snprintf(buf + CLAMP(n, size), size - CLAMP(n, size), \
-			       __VA_ARGS__))
-
 int cmdline_keys_text(char *buf, size_t size)
 {
 	const struct cmdline_key *prev = NULL, *k;
-	size_t n = 0;
+	struct strbuf sb;
 
+	strbuf_init(&sb, buf, size);
 	while ((k = next_listed(prev))) {
 		if (!prev || strcmp(prev->owner, k->owner) != 0)
-			APPEND("%s:\n", k->owner);
-		APPEND("  %s=%s  (%s)\n      %s\n", k->name, k->def, k->allowed,
-		       k->help);
+			strbuf_printf(&sb, "%s:\n", k->owner);
+		strbuf_printf(&sb, "  %s=%s  (%s)\n      %s\n", k->name, k->def,
+			      k->allowed, k->help);
 		prev = k;
 	}
-	return (int)n;
+	return strbuf_done(&sb);
 }
