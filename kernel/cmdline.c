@@ -8,7 +8,6 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "libc/strbuf.h"
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
