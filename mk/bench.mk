@@ -16,7 +16,7 @@
 .PHONY: bench bench-report
 BENCH_TARGETS :=
 BENCH_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -pthread \
-	-Imm -Imm/host -Ibench
+	-Imm -Imm/host -Ibench -iquote .
 BENCH_OUT ?= $(BUILD)/bench
 BENCH_RESULTS ?= bench
 BENCH_QUICK ?= 0
