@@ -113,6 +113,7 @@ EXERCISES = {
     "iperf -c localhost -p 5001 -t 5": "test_make_run_boots_serves_the_readme_clients_and_quits",
     "make run NET_HTTP_PORT=9000 NET_ECHO_PORT=9007 NET_IPERF_PORT=9001":
         "test_make_run_forwards_the_ports_it_is_given",
+    "make run NET_APPEND=http_control=1": "test_make_run_with_http_control_takes_actions",
     "make run RUN_ARGS='--smp 4 --numa 0-1:256M --numa 2-3:256M "
     "--append \"mm_debug=1 selftest=mm\"'": "test_make_run_passes_run_args_to_the_runner",
     "tools/qemu-run --help": "test_qemu_run_help",
@@ -529,6 +530,17 @@ def test_make_run_forwards_the_ports_it_is_given():
         con.expect(r"^net: on the host: iperf -c localhost -p %d " % ports[2])
         con.expect(r"^net: on the host: nc localhost %d " % ports[1])
         assert "<title>netkernel</title>" in sh("curl -fsS http://localhost:%d/" % ports[0], 30)
+        quit_qemu(con)
+
+
+def test_make_run_with_http_control_takes_actions():
+    """The Safety section's command: the guest's HTTP actions answer (a
+    bad port: 400), where a plain make run refuses them all (403)."""
+    with Console("make run NET_APPEND=http_control=1") as con:
+        port = int(con.expect(r"^net: on the host: curl http://localhost:(\d+)/ ", 600).group(1))
+        code = sh("curl -s -o /dev/null -w %%{http_code} -X POST "
+                  "http://localhost:%d/iperf-client/notaport" % port, 30)
+        assert code == "400", code
         quit_qemu(con)
 
 
