@@ -44,6 +44,7 @@ QEMU_RUN = os.path.join(ROOT, "tools", "qemu-run")
 KERNEL = os.path.join(ROOT, "build", "kernel.elf")
 ISO = os.path.join(ROOT, "build", "kernel.iso")
 TEST_ISO = os.path.join(ROOT, "build", "kernel-test.iso")
+PXE_TEST = os.path.join(ROOT, "build", "pxe-test")  # make pxe's, no command line
 
 # Bounds under TCG on a shared 2-core machine (measured there: -kernel boots
 # in ~0.2 s, a GRUB ISO in ~0.6 s, OVMF in ~5.5 s); generous so a loaded
@@ -209,11 +210,17 @@ class QemuFactory:
               numa_dist=(), srat=(), iso=None, uefi=False, nic="none", net=None,
               hostfwd=(), mac=None, extra=(), kernel=KERNEL,
               debug_exit=True, initrd=None, nic_pxb=None, serial_socket=False,
-              queues=None, netns=None):
+              queues=None, netns=None, pxe=None):
         """Boots one QEMU. nic defaults to none (boot tests need no NIC).
         serial_socket: COM1 on a unix socket too, for vm.serial(). netns:
-        qemu-run runs inside that network namespace (net="tap:tap0")."""
-        boot = dict(iso=iso) if iso else dict(kernel=kernel, append=append, initrd=initrd)
+        qemu-run runs inside that network namespace (net="tap:tap0").
+        pxe: DIR[:FILE], boot from the network (tools/qemu-run --pxe)."""
+        if iso:
+            boot = dict(iso=iso)
+        elif pxe:
+            boot = dict(pxe=pxe)
+        else:
+            boot = dict(kernel=kernel, append=append, initrd=initrd)
         vm = Qemu(str(self.tmp_path), "vm%d" % len(self.vms), serial_socket,
                   smp=smp, nic=nic, uefi=uefi, no_debug_exit=not debug_exit, mem=mem,
                   machine=machine, numa=list(numa), numa_dist=list(numa_dist),

@@ -126,6 +126,8 @@ EXERCISES = {
     "tools/setup-deps": "test_set_up_tools_do_nothing_a_second_time",
     "tools/fetch-lwip": "test_set_up_tools_do_nothing_a_second_time",
     "make iso": "test_make_iso_and_dd_it",
+    "make pxe": "test_make_pxe_boots_over_the_network",
+    "tools/qemu-run --pxe build/pxe": "test_make_pxe_boots_over_the_network",
     "dd if=build/kernel.iso of=/dev/sdX bs=4M": "test_make_iso_and_dd_it",
     "tools/qemu-run --iso build/kernel.iso [--uefi]": "test_iso_boots",
     "make host-lib": "test_host_library_example",
@@ -628,6 +630,14 @@ def test_make_iso_and_dd_it(tmp_path):
     sh("dd if=build/kernel.iso of=/dev/sdX bs=4M".replace("/dev/sdX", str(stick)), 60)
     with open(os.path.join(ROOT, "build", "kernel.iso"), "rb") as f:
         assert stick.read_bytes() == f.read()
+
+
+def test_make_pxe_boots_over_the_network():
+    sh("make pxe", 600)
+    with Console("tools/qemu-run --pxe build/pxe") as con:
+        con.expect(r"multiboot1, iPXE", 300)
+        con.expect(r"^net: eth0 up ip=10\.0\.2\.15/24", 120)
+        quit_qemu(con)
 
 
 @pytest.mark.parametrize("firmware", ["", " --uefi"])
