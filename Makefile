@@ -21,6 +21,7 @@ include mk/soak.mk
 include mk/fuzz.mk
 include mk/lwip-unit.mk
 include mk/pxe.mk
+include mk/matrix.mk
 include mk/readme.mk
 
 # clang-format and cppcheck over every tracked C file, then the shape of
