@@ -72,6 +72,9 @@ HOST_TEST_CMDLINE := $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kerne
 $(HOST_TEST_CMDLINE): kernel/cmdline.c kernel/cmdline.h libc/stdlib.c \
 	tests/host/kernel/cmdline_keys.ld
 $(HOST_TEST_CMDLINE): private HOST_CFLAGS_COMMON += -Wl,-T,tests/host/kernel/cmdline_keys.ld
+# The multiboot information as loaders may bend it.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_multiboot): \
+	kernel/multiboot.c kernel/multiboot.h
 # The LAPIC timer's mode switches, against a model of its registers.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_lapic_timer): \
 	kernel/lapic_timer.c kernel/lapic_regs.h kernel/apic.h
