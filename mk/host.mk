@@ -75,6 +75,9 @@ $(HOST_TEST_CMDLINE): private HOST_CFLAGS_COMMON += -Wl,-T,tests/host/kernel/cmd
 # The multiboot information as loaders may bend it.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_multiboot): \
 	kernel/multiboot.c kernel/multiboot.h
+# The ACPI table walk on tables the firmware got wrong.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_acpi): \
+	kernel/acpi.c kernel/acpi.h
 # The LAPIC timer's mode switches, against a model of its registers.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_lapic_timer): \
 	kernel/lapic_timer.c kernel/lapic_regs.h kernel/apic.h
