@@ -30,7 +30,7 @@ FUZZ_DIR := $(BUILD)/fuzz
 # The parser harnesses (below) fuzz what the machine, the firmware, the
 # boot loader and the wire hand the kernel; every other fuzz_*.c is an
 # allocator's.
-FUZZ_PARSERS := cmdline multiboot acpi aml
+FUZZ_PARSERS := cmdline multiboot acpi aml shell
 FUZZ_MM_HARNESSES := $(filter-out $(FUZZ_PARSERS),$(patsubst \
 	tests/fuzz/fuzz_%.c,%,$(filter-out tests/fuzz/fuzz_common.c,$(wildcard \
 	tests/fuzz/fuzz_*.c))))
@@ -86,6 +86,8 @@ FUZZ_TARGETS_cmdline := kernel/cmdline.c libc/stdlib.c
 FUZZ_TARGETS_multiboot := kernel/multiboot.c
 FUZZ_TARGETS_acpi := kernel/acpi.c kernel/acpi_aml.c
 FUZZ_TARGETS_aml := kernel/acpi_aml.c
+FUZZ_TARGETS_shell := kernel/shell.c kernel/shell_line.c \
+	kernel/shell_words.c kernel/console_line.c
 FUZZ_PARSE_CFLAGS := -std=gnu11 -g -O1 $(HOST_WARN) -D_GNU_SOURCE -I. -Imm -Imm/host \
 	-Itests/fuzz -MMD -MP
 # fuzz_cmdline: its boot keys in one section, as linker.ld gathers them,
