@@ -79,12 +79,18 @@ static void parse_mb1(struct boot_info *bi, uint32_t info)
 	bi->screen.height = 25;
 }
 
-static void mb2_framebuffer(struct boot_info *bi, const uint8_t *t)
+/* The framebuffer tag: its common part (mb2_tag_min), then for RGB the
+ * fields' positions, up to the blue one at byte 36 (an RGB tag without
+ * them is skipped: the console could not draw on it). */
+static void mb2_framebuffer(struct boot_info *bi, const uint8_t *t,
+			    uint32_t size)
 {
 	uint64_t addr;
 	uint32_t pitch, width, height;
 	uint8_t bpp = t[28], type = t[29];
 
+	if (type == 1 && size < 37)
+		return;
 	memcpy(&addr, t + 8, 8);
 	memcpy(&pitch, t + 16, 4);
 	memcpy(&width, t + 20, 4);
@@ -129,8 +135,9 @@ static uint32_t mb2_tag_min(uint32_t type)
 	case 3: /* module: start, end */
 	case 6: /* memory map: entry size, version */
 		return 16;
-	case 8: /* framebuffer: up to the blue field's position (RGB) */
-		return 38;
+	case 8: /* framebuffer: its common part, up to the type (EGA text
+		 * has no more; RGB's colour fields: mb2_framebuffer) */
+		return 30;
 	case 14:
 		return 8 + 20;
 	case 15:
@@ -184,7 +191,7 @@ static void mb2_tag(struct boot_info *bi, const uint8_t *t, uint32_t type,
 		mb2_mmap(bi, t, size);
 		break;
 	case 8:
-		mb2_framebuffer(bi, t);
+		mb2_framebuffer(bi, t, size);
 		break;
 	case 14: /* ACPI 1.0 RSDP copy, unless the 2.0 one came first */
 		if (!bi->rsdp && mb2_rsdp_fits(t, size))

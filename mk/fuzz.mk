@@ -1,9 +1,14 @@
-# Allocator fuzzing (tests/fuzz/): one libFuzzer harness per allocator,
-# each checking every result against a reference model.
+# Fuzzing (tests/fuzz/, docs/testing.md): one libFuzzer harness per
+# allocator, each checking every result against a reference model, and
+# one per parser of outside input (FUZZ_PARSERS below: frames, the
+# serial shell, the command line, ACPI tables, AML, multiboot).
 #
 #   make fuzz              each harness FUZZ_SECS seconds (default 60),
 #                          corpus kept in build/fuzz/corpus/; prints the
-#                          operations each executed, seconds, ops/s
+#                          operations each executed, seconds, ops/s; then
+#                          the parsers' line coverage (make fuzz-coverage)
+#   make fuzz-coverage     that coverage alone, from the corpus a run grew
+#                          and the committed one: build/fuzz/coverage/
 #   make fuzz FUZZ_OPS=K   each harness until K operations ran (FUZZ_SECS
 #                          is then the cap: give it room)
 #   make fuzz FUZZ_HARNESSES="pages slab"   only those
@@ -15,7 +20,8 @@
 #                          down to the inputs that add coverage
 #
 # mm/ is compiled a fourth time, with clang, coverage for libFuzzer and
-# ASan + UBSan (any report aborts): build/fuzz/libmm.a.
+# ASan + UBSan (any report aborts): build/fuzz/libmm.a. The parser
+# harnesses compile what they fuzz into themselves, with the same flags.
 .PHONY: fuzz test-fuzz fuzz-corpus fuzz-build deps-fuzz fuzz-coverage
 
 FUZZ_CC ?= clang-14

@@ -131,6 +131,26 @@ static void test_mb2_short_framebuffer_tag_is_skipped(void **state)
 	assert_int_equal(boot_info_parsed.screen.kind, SCREEN_NONE);
 }
 
+static void test_mb2_ega_text_tag_of_grubs_size_is_taken(void **state)
+{
+	(void)state;
+	memset(low, 0, 65536);
+	mb2_info(8 + 32 + 8);
+	put32(8, 8); /* GRUB's EGA text tag: the common part, 32 bytes */
+	put32(12, 32);
+	put64(16, 0xb8000);
+	put32(24, 160);
+	put32(28, 80);
+	put32(32, 25);
+	low[8 + 28] = 16;
+	low[8 + 29] = 2;
+	put32(40, 0);
+	put32(44, 8);
+	assert_int_equal(multiboot_parse(MB2_BOOT_MAGIC, at(0)), 0);
+	assert_int_equal(boot_info_parsed.screen.kind, SCREEN_VGA_TEXT);
+	assert_int_equal(boot_info_parsed.screen.width, 80);
+}
+
 static void test_mb2_rsdp_longer_than_its_tag_is_not_taken(void **state)
 {
 	(void)state;
@@ -157,6 +177,7 @@ int main(void)
 			test_mb2_tag_past_the_information_ends_the_list),
 		cmocka_unit_test(test_mb2_string_without_nul_is_not_taken),
 		cmocka_unit_test(test_mb2_short_framebuffer_tag_is_skipped),
+		cmocka_unit_test(test_mb2_ega_text_tag_of_grubs_size_is_taken),
 		cmocka_unit_test(
 			test_mb2_rsdp_longer_than_its_tag_is_not_taken),
 	};
