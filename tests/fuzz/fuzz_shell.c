@@ -9,8 +9,8 @@
  * for), a clock that moves when the input says so, kmalloc as malloc
  * (ASan's bounds on the output queue), and a few commands of its own
  * registered as kernel/shell_cmds.c and net/ register theirs: echo
- * (0-7 arguments), big (output in the hundreds of KiB, past
- * SHELL_OUTPUT_MAX too), text (a shell_print_text writer whose text
+ * (0-7 arguments), big (output up to past SHELL_OUTPUT_MAX, three of
+ * them an input: 1 MiB takes 16,384 rounds to leave), text (a shell_print_text writer whose text
  * grows between calls), job (a job that waits, spins and can be
  * interrupted), then (shell_after_output), fail (returns -1), besides
  * the shell's own help and help keys.
@@ -41,10 +41,17 @@
 #include "kernel/shell_line.c"
 #include "kernel/shell_words.c"
 
-#define WIRE_MAX   (8u << 20)
-#define MAX_LOGS   64
-#define DRAIN_MAX  100000
-#define EVENT_BYTE 0xff
+#define WIRE_MAX      (8u << 20)
+#define MAX_LOGS      64
+/* Output leaves SHELL_OUT_SLICE bytes a round: 16 rounds a KiB. A few
+ * big outputs an input keep the runs short; a round that moves nothing
+ * (no byte out, none typed taken, no job step) STALL_MAX times in a row
+ * while busy is a shell that never finishes. */
+#define BIG_PER_INPUT 3
+#define BIG_MAX_KIB   1100 /* past SHELL_OUTPUT_MAX */
+#define DRAIN_MAX     (BIG_PER_INPUT * BIG_MAX_KIB * 16 + 100000)
+#define STALL_MAX     1000
+#define EVENT_BYTE    0xff
 
 /* ---- the machine ---- */
 
@@ -254,16 +261,20 @@ static int echo_run(int argc, char **argv)
 	return 0;
 }
 
+static int bigs;
+
 static int big_run(int argc, char **argv)
 {
 	long kib = 0;
 
 	check_words(argc, argv);
-	if (!shell_parse_count(argv[1], 0, 2048, &kib)) {
+	if (!shell_parse_count(argv[1], 0, BIG_MAX_KIB, &kib)) {
 		fails++;
 		shell_printf("big: bad size\n");
 		return -1;
 	}
+	if (++bigs > BIG_PER_INPUT)
+		kib = 1;
 	for (long i = 0; i < kib * 16; i++)
 		shell_printf("%063ld\n", i);
 	return 0;
@@ -384,6 +395,7 @@ static void shell_reset(void)
 	input_on = false;
 	memset(&stats, 0, sizeof(stats));
 	runs = fails = 0;
+	bigs = 0;
 	text_calls = 0;
 }
 
@@ -434,7 +446,7 @@ static void check_stats_json(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool started;
-	int nlogs = 0, drained = 0;
+	int nlogs = 0, drained = 0, stalled = 0;
 
 	if (!started) {
 		pz_init("fuzz_shell");
@@ -485,8 +497,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Until idle: the output all out, no job, nothing typed waiting. */
 	uart_room = (size_t)-1;
 	while ((busy() || rx_head != rx_tail) && drained++ < DRAIN_MAX) {
+		uint64_t moved = st.output_bytes + rx_tail + (unsigned)job_left;
+
 		now_ms += 10;
 		round_once();
+		if (st.output_bytes + rx_tail + (unsigned)job_left != moved)
+			stalled = 0;
+		PZ_CHECK(++stalled < STALL_MAX,
+			 "%d rounds without progress while busy", STALL_MAX);
 	}
 	PZ_CHECK(!busy(), "still busy after %d rounds", DRAIN_MAX);
 	com1_output_end(now_ms);
