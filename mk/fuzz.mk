@@ -15,9 +15,9 @@
 #   make test-fuzz         (in make test) replays the committed corpus
 #                          tests/fuzz/corpus/NAME/ and fuzzes each harness
 #                          FUZZ_TEST_SECS seconds (default 4)
-#   make fuzz-corpus       regenerates the committed corpus: each harness
-#                          fuzzes FUZZ_SECS, then the corpus is merged
-#                          down to the inputs that add coverage
+#   make fuzz-corpus       regenerates the allocators' committed corpus:
+#                          each harness fuzzes FUZZ_SECS, then the corpus
+#                          is merged down to the inputs that add coverage
 #
 # mm/ is compiled a fourth time, with clang, coverage for libFuzzer and
 # ASan + UBSan (any report aborts): build/fuzz/libmm.a. The parser
@@ -162,5 +162,8 @@ test-fuzz: fuzz-build
 	@$(FUZZ_DIR)/test_fz_set
 	@tools/run-fuzz --replay --secs $(FUZZ_TEST_SECS) $(FUZZ_HARNESSES)
 
+# The parsers' committed corpus is their seeds (tests/fuzz/seeds/) and
+# regress-* inputs, many larger than the 1 KiB a merge keeps: not merged.
 fuzz-corpus: fuzz-build
-	@tools/run-fuzz --make-corpus --secs $(FUZZ_SECS) $(FUZZ_HARNESSES)
+	@tools/run-fuzz --make-corpus --secs $(FUZZ_SECS) \
+		$(filter-out $(FUZZ_PARSERS),$(FUZZ_HARNESSES))
