@@ -16,14 +16,19 @@
  * the shell's own help and help keys.
  *
  * The input: bytes typed, except 0xff, which starts an event named by the
- * next byte % 4: 0 a log line from another CPU (kprintf), 1 the clock
+ * next byte % 5: 0 a log line from another CPU (kprintf), 1 the clock
  * moves (next byte * 7 ms), 2 the UART's room for shell output changes
- * (next byte: 0 is full), 3 poll rounds run (next byte % 16 + 1). At the
- * end, rounds run (the clock moving) until the shell is idle.
+ * (next byte: 0 is full), 3 poll rounds run (next byte % 16 + 1), 4 a
+ * log line written in two parts: its start, then at the next such event
+ * its end (the writer's line stays open in between: console_line.c's
+ * rule 3). At the end, the open log line is ended and rounds run (the
+ * clock moving) until the shell is idle.
  *
  * Checked beyond ASan: every log line is on the wire once, whole, right
  * after a '\n' (console_line.c's promise; a tab in it, which the editor
- * never lets into a typed line, tells it from one typed); every word a command receives
+ * never lets into a typed line, tells it from one typed); a log line
+ * written in parts starts a line, and its end is on the wire (the shell
+ * may break it after CONSOLE_LOG_LINE_WAIT_MS); every word a command receives
  * is nonempty printable ASCII without a space, and the words fit in a
  * line; the counters agree (commands = runs + unknown + refused counts);
  * the line editor's state stays within its bounds; the shell's
@@ -412,6 +417,36 @@ static void round_once(void)
 }
 
 /* Each log line whole on the wire, once, right after a '\n'. */
+/* The one copy of text on the wire, or NULL. */
+static const char *on_wire_once(const char *text, int n)
+{
+	const char *p, *found = NULL;
+
+	for (p = memmem(wire, wire_len, text, (size_t)n); p;
+	     p = memmem(p + 1, wire_len - (size_t)(p + 1 - wire), text,
+			(size_t)n)) {
+		PZ_CHECK(!found, "'%s' twice on the wire", text);
+		found = p;
+	}
+	return found;
+}
+
+/* The log lines written in two parts: the start at a line start, the
+ * end on the wire. */
+static void check_parted_logs(int nparted)
+{
+	for (int i = 0; i < nparted; i++) {
+		char head[32], tail[32];
+		int h = snprintf(head, sizeof(head), "plog %d\tbegins", i);
+		int t = snprintf(tail, sizeof(tail), "plog %d\tends\n", i);
+		const char *found = on_wire_once(head, h);
+
+		PZ_CHECK(found && (found == wire || found[-1] == '\n'),
+			 "parted log %d does not start a line", i);
+		PZ_CHECK(on_wire_once(tail, t), "parted log %d's end lost", i);
+	}
+}
+
 static void check_logs(int nlogs)
 {
 	for (int i = 0; i < nlogs; i++) {
@@ -446,7 +481,8 @@ static void check_stats_json(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool started;
-	int nlogs = 0, drained = 0, stalled = 0;
+	int nlogs = 0, nparted = 0, drained = 0, stalled = 0;
+	bool parted_open = false;
 
 	if (!started) {
 		pz_init("fuzz_shell");
@@ -477,10 +513,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		e = i + 1 < size ? data[++i] : 0;
-		switch (e % 4) {
-		case 0:
-			if (nlogs < MAX_LOGS)
+		switch (e % 5) {
+		case 0: /* one log writer: none while a line is open */
+			if (nlogs < MAX_LOGS && !parted_open)
 				kprintf("log %d\tfrom cpu1\n", nlogs++);
+			break;
+		case 4:
+			if (parted_open)
+				kprintf("plog %d\tends\n", nparted++);
+			else if (nparted < MAX_LOGS)
+				kprintf("plog %d\tbegins ", nparted);
+			parted_open = !parted_open && nparted < MAX_LOGS;
 			break;
 		case 1:
 			now_ms += 7u * (i + 1 < size ? data[++i] : 0);
@@ -494,6 +537,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				round_once();
 		}
 	}
+	if (parted_open)
+		kprintf("plog %d\tends\n", nparted++);
 	/* Until idle: the output all out, no job, nothing typed waiting. */
 	uart_room = (size_t)-1;
 	while ((busy() || rx_head != rx_tail) && drained++ < DRAIN_MAX) {
@@ -513,8 +558,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 (unsigned long long)st.commands, (unsigned long long)runs,
 		 (unsigned long long)st.unknown,
 		 (unsigned long long)(st.bad_args - fails));
-	if (wire_len < WIRE_MAX)
+	if (wire_len < WIRE_MAX) {
 		check_logs(nlogs);
+		check_parted_logs(nparted);
+	}
 	check_stats_json();
 	return 0;
 }
