@@ -86,9 +86,8 @@ static const struct sdt_header *table_get(uint64_t phys)
 	if (phys >= (4ULL << 30))
 		map_ram(phys, h->length);
 	if (h->length < sizeof(*h)) {
-		kprintf("acpi: table %.4s at 0x%llx is shorter than its "
-			"header, "
-			"skipped\n",
+		kprintf("acpi: table %.4s at 0x%llx is shorter than "
+			"its header, skipped\n",
 			h->sig, (unsigned long long)phys);
 		return NULL;
 	}
