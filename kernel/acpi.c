@@ -85,6 +85,12 @@ static const struct sdt_header *table_get(uint64_t phys)
 	h = (const struct sdt_header *)(uintptr_t)phys;
 	if (phys >= (4ULL << 30))
 		map_ram(phys, h->length);
+	if (h->length < sizeof(*h)) {
+		kprintf("acpi: table %.4s at 0x%llx is shorter than "
+			"its header, skipped\n",
+			h->sig, (unsigned long long)phys);
+		return NULL;
+	}
 	if (sum_bytes(h, h->length) != 0) {
 		kprintf("acpi: table %.4s at 0x%llx has a bad checksum, "
 			"skipped\n",
@@ -143,32 +149,35 @@ static void madt_cpu(uint32_t apic_id, uint32_t flags)
 	acpi.apic_ids[acpi.nr_cpus++] = apic_id;
 }
 
+/* Is there a MADT or SRAT entry at p, before end: its type and length
+ * bytes, and all the length says? Entries shorter than their fields are
+ * then skipped one by one (each case checks p[1]). */
+static bool entry_at(const uint8_t *p, const uint8_t *end)
+{
+	return end - p >= 2 && p[1] >= 2 && p[1] <= end - p;
+}
+
 static void madt_parse(const struct sdt_header *h)
 {
 	const uint8_t *p = (const uint8_t *)h + 44;
 	const uint8_t *end = (const uint8_t *)h + h->length;
 
+	if (h->length < 44)
+		return; /* no local APIC address and flags: defaults kept */
 	acpi.lapic_base = table_u32((const uint8_t *)h + 36);
 	acpi.pic_present = table_u32((const uint8_t *)h + 40) & 1;
 	acpi.nr_cpus = 0;
-	for (; p + 2 <= end && p[1] >= 2; p += p[1]) {
-		switch (p[0]) {
-		case 0: /* processor local APIC */
+	for (; entry_at(p, end); p += p[1]) {
+		if (p[0] == 0 && p[1] >= 8) /* processor local APIC */
 			madt_cpu(p[3], table_u32(p + 4));
-			break;
-		case 9: /* processor local x2APIC */
+		else if (p[0] == 9 && p[1] >= 16) /* processor local x2APIC */
 			madt_cpu(table_u32(p + 4), table_u32(p + 8));
-			break;
-		case 1:
+		else if (p[0] == 1 && p[1] >= 12)
 			madt_ioapic(p);
-			break;
-		case 2: /* interrupt source override */
+		else if (p[0] == 2 && p[1] >= 10) /* source override */
 			madt_override(p);
-			break;
-		case 5: /* 64-bit local APIC address */
+		else if (p[0] == 5 && p[1] >= 12) /* 64-bit local APIC */
 			acpi.lapic_base = table_u64(p + 4);
-			break;
-		}
 	}
 }
 
@@ -196,21 +205,24 @@ static void srat_parse(const struct sdt_header *h)
 	const uint8_t *start = (const uint8_t *)h + 48,
 		      *end = (const uint8_t *)h + h->length;
 
+	if (h->length < 48)
+		return;
 	for (int pass = 0; pass < 2; pass++) {
-		for (const uint8_t *p = start; p + 2 <= end && p[1] >= 2;
-		     p += p[1]) {
+		for (const uint8_t *p = start; entry_at(p, end); p += p[1]) {
 			uint32_t dom, id;
 			int node;
 
-			if (p[0] == 0 && (table_u32(p + 4) & 1)) {
+			if (p[0] == 0 && p[1] >= 16 && (table_u32(p + 4) & 1)) {
 				dom = p[2] | (uint32_t)p[9] << 8 |
 				      (uint32_t)p[10] << 16 |
 				      (uint32_t)p[11] << 24;
 				id = p[3];
-			} else if (p[0] == 2 && (table_u32(p + 12) & 1)) {
+			} else if (p[0] == 2 && p[1] >= 24 &&
+				   (table_u32(p + 12) & 1)) {
 				dom = table_u32(p + 4);
 				id = table_u32(p + 8);
-			} else if (p[0] == 1 && (table_u32(p + 28) & 1)) {
+			} else if (p[0] == 1 && p[1] >= 40 &&
+				   (table_u32(p + 28) & 1)) {
 				dom = table_u32(p + 2);
 				id = UINT32_MAX;
 			} else {
@@ -240,10 +252,11 @@ static void srat_parse(const struct sdt_header *h)
 static void slit_parse(const struct sdt_header *h)
 {
 	const uint8_t *p = (const uint8_t *)h + 36;
-	uint64_t n = table_u64(p);
+	uint64_t n = h->length >= 44 ? table_u64(p) : 0;
 	uint8_t d[MAX_NODES][MAX_NODES] = {{0}};
 
-	if (acpi.nr_nodes == 0 || n > 256 || 36 + 8 + n * n > h->length) {
+	if (acpi.nr_nodes == 0 || n == 0 || n > 256 ||
+	    36 + 8 + n * n > h->length) {
 		kprintf("acpi: SLIT without SRAT or too short, ignored\n");
 		return;
 	}
@@ -273,7 +286,9 @@ static void mcfg_parse(const struct sdt_header *h)
 	const uint8_t *p = (const uint8_t *)h + 44,
 		      *end = (const uint8_t *)h + h->length;
 
-	for (; p + 16 <= end && acpi.nr_mcfg < ACPI_MAX_MCFG; p += 16) {
+	if (h->length < 44)
+		return;
+	for (; end - p >= 16 && acpi.nr_mcfg < ACPI_MAX_MCFG; p += 16) {
 		struct acpi_mcfg *m = &acpi.mcfg[acpi.nr_mcfg++];
 
 		m->base = table_u64(p);
@@ -292,7 +307,9 @@ static void dsdt_find_s5(const struct sdt_header *h)
 		      *end = (const uint8_t *)h + h->length;
 	uint16_t typ[2];
 
-	for (; p + 12 < end; p++) {
+	/* 15 bytes: the name, PackageOp, a PkgLength of up to 4 bytes,
+	 * NumElements, two integers of up to 2 bytes each. */
+	for (; end - p >= 15; p++) {
 		if (memcmp(p, "_S5_", 4) != 0 || p[4] != 0x12)
 			continue;
 		p += 5;
@@ -366,9 +383,16 @@ int acpi_pci_bus_node(int bus, const struct acpi_host_bridge **bridge)
 static void fadt_parse(const struct sdt_header *h)
 {
 	const uint8_t *f = (const uint8_t *)h;
-	uint64_t dsdt = table_u32(f + 40);
+	uint64_t dsdt;
 	const struct sdt_header *d;
 
+	if (h->length < 116) { /* ACPI 1.0's FADT: all read below */
+		kprintf("acpi: FADT of %u bytes, shorter than ACPI 1.0's, "
+			"ignored\n",
+			h->length);
+		return;
+	}
+	dsdt = table_u32(f + 40);
 	acpi.smi_cmd = table_u32(f + 48);
 	acpi.acpi_enable = f[52];
 	acpi.pm1a_cnt = table_u32(f + 64);

@@ -43,9 +43,13 @@ bool cmdline_valid_choice(const char *v, const char *allowed)
 	return in_choices(v, strlen(v), allowed);
 }
 
+/* Every item counts: an empty one (",a", "a,,b", "a,") is refused like
+ * any other item that is not a choice. An empty value is no item. */
 bool cmdline_valid_list(const char *v, const char *allowed)
 {
-	while (*v) {
+	if (!*v)
+		return true;
+	for (;;) {
 		const char *comma = strchr(v, ',');
 		size_t len = comma ? (size_t)(comma - v) : strlen(v);
 
@@ -54,21 +58,31 @@ bool cmdline_valid_list(const char *v, const char *allowed)
 		      in_choices("all", 3, allowed)))
 			return false;
 		if (!comma)
-			break;
+			return true;
 		v = comma + 1;
 	}
-	return true;
+}
+
+/* v as the keys' numbers are written: decimal (a leading 0 does not make
+ * it octal) or 0x hex, no sign, nothing after. */
+static bool read_number(const char *v, unsigned long *n)
+{
+	int base = v[0] == '0' && (v[1] == 'x' || v[1] == 'X') ? 16 : 10;
+	char *end;
+
+	if (v[0] < '0' || v[0] > '9')
+		return false; /* strtoul would skip spaces, take a sign */
+	*n = strtoul(v, &end, base);
+	return *end == 0;
 }
 
 bool cmdline_valid_uint(const char *v, const char *allowed)
 {
 	char *end;
-	unsigned long lo = strtoul(allowed, &end, 10), hi;
+	unsigned long lo = strtoul(allowed, &end, 10), hi, n;
 
 	hi = strtoul(end + 1, NULL, 10);
-	unsigned long n = strtoul(v, &end, 0);
-
-	return end != v && *end == 0 && n >= lo && n <= hi;
+	return read_number(v, &n) && n >= lo && n <= hi;
 }
 
 static const struct cmdline_key *find_key(const char *name)
@@ -165,8 +179,9 @@ const char *cmdline_get(const char *key)
 long cmdline_get_long(const char *key)
 {
 	const char *v = cmdline_get(key);
+	unsigned long n;
 
-	return v ? strtol(v, NULL, 0) : 0;
+	return v && read_number(v, &n) ? (long)n : 0;
 }
 
 bool cmdline_get_bool(const char *key)

@@ -5,6 +5,7 @@
  * memory said ~7 MiB).
  */
 #include "kernel/multiboot.h"
+#include <stdbool.h>
 #include <string.h>
 
 struct boot_info boot_info_parsed;
@@ -49,10 +50,14 @@ static void parse_mb1(struct boot_info *bi, uint32_t info)
 			add_keep(bi, mod[4 * i], mod[4 * i + 1]);
 	}
 	if (flags & (1 << 6)) {
-		uint32_t p = mb[12], end = mb[12] + mb[11];
+		uint64_t p = mb[12], end = (uint64_t)mb[12] + mb[11];
 
 		add_keep(bi, p, end);
-		while (p < end) {
+		/* An entry is its size field and size more bytes. Only one
+		 * whose base, length and type lie within mmap_length is read,
+		 * and the step is 64-bit: a size near 2^32 cannot wrap it
+		 * back onto the same entry forever. */
+		while (p + 24 <= end) {
 			const uint8_t *e = (const uint8_t *)(uintptr_t)p;
 			uint32_t size, type;
 			uint64_t base, len;
@@ -62,7 +67,7 @@ static void parse_mb1(struct boot_info *bi, uint32_t info)
 			memcpy(&len, e + 12, 8);
 			memcpy(&type, e + 20, 4);
 			add_mmap(bi, base, len, type);
-			p += size + 4;
+			p += (uint64_t)size + 4;
 		}
 	}
 	if (flags & (1 << 9))
@@ -74,12 +79,18 @@ static void parse_mb1(struct boot_info *bi, uint32_t info)
 	bi->screen.height = 25;
 }
 
-static void mb2_framebuffer(struct boot_info *bi, const uint8_t *t)
+/* The framebuffer tag: its common part (mb2_tag_min), then for RGB the
+ * fields' positions, up to the blue one at byte 36 (an RGB tag without
+ * them is skipped: the console could not draw on it). */
+static void mb2_framebuffer(struct boot_info *bi, const uint8_t *t,
+			    uint32_t size)
 {
 	uint64_t addr;
 	uint32_t pitch, width, height;
 	uint8_t bpp = t[28], type = t[29];
 
+	if (type == 1 && size < 37)
+		return;
 	memcpy(&addr, t + 8, 8);
 	memcpy(&pitch, t + 16, 4);
 	memcpy(&width, t + 20, 4);
@@ -116,17 +127,60 @@ static void mb2_mmap(struct boot_info *bi, const uint8_t *t, uint32_t size)
 	}
 }
 
+/* The bytes a tag of this type must hold for what is read of it: the
+ * fields, an RSDP copy's 20 (ACPI 1.0) or 36 bytes. */
+static uint32_t mb2_tag_min(uint32_t type)
+{
+	switch (type) {
+	case 3: /* module: start, end */
+	case 6: /* memory map: entry size, version */
+		return 16;
+	case 8: /* framebuffer: its common part, up to the type (EGA text
+		 * has no more; RGB's colour fields: mb2_framebuffer) */
+		return 30;
+	case 14:
+		return 8 + 20;
+	case 15:
+		return 8 + 36;
+	default:
+		return 8;
+	}
+}
+
+/* A string tag's text, when it ends (NUL) inside the tag; else "". */
+static const char *mb2_string(const uint8_t *t, uint32_t size)
+{
+	return memchr(t + 8, 0, size - 8) ? (const char *)(t + 8) : empty;
+}
+
+/* Does the tag hold all that acpi_init reads of its RSDP copy: 20 bytes
+ * up to revision 1, else its length field's (at least 36)? */
+static bool mb2_rsdp_fits(const uint8_t *t, uint32_t size)
+{
+	uint32_t len;
+
+	if (t[8 + 15] < 2)
+		return true; /* mb2_tag_min: 20 bytes are there */
+	if (size < 8 + 36)
+		return false;
+	memcpy(&len, t + 8 + 20, 4);
+	return len >= 36 && len <= size - 8;
+}
+
+/* One tag of size bytes (at least 8, all inside the information). */
 static void mb2_tag(struct boot_info *bi, const uint8_t *t, uint32_t type,
 		    uint32_t size)
 {
 	uint32_t s, e;
 
+	if (size < mb2_tag_min(type))
+		return; /* too short for its fields: skipped */
 	switch (type) {
 	case 1:
-		bi->cmdline = (const char *)(t + 8);
+		bi->cmdline = mb2_string(t, size);
 		break;
 	case 2:
-		bi->loader = (const char *)(t + 8);
+		bi->loader = mb2_string(t, size);
 		break;
 	case 3: /* module: keep its memory */
 		memcpy(&s, t + 8, 4);
@@ -137,14 +191,15 @@ static void mb2_tag(struct boot_info *bi, const uint8_t *t, uint32_t type,
 		mb2_mmap(bi, t, size);
 		break;
 	case 8:
-		mb2_framebuffer(bi, t);
+		mb2_framebuffer(bi, t, size);
 		break;
 	case 14: /* ACPI 1.0 RSDP copy, unless the 2.0 one came first */
-		if (!bi->rsdp)
+		if (!bi->rsdp && mb2_rsdp_fits(t, size))
 			bi->rsdp = (uintptr_t)(t + 8);
 		break;
 	case 15: /* ACPI 2.0 RSDP copy (with the XSDT): preferred */
-		bi->rsdp = (uintptr_t)(t + 8);
+		if (mb2_rsdp_fits(t, size))
+			bi->rsdp = (uintptr_t)(t + 8);
 		break;
 	}
 }
@@ -165,7 +220,8 @@ static void parse_mb2(struct boot_info *bi, uint32_t info)
 
 		memcpy(&type, p, 4);
 		memcpy(&size, p + 4, 4);
-		if (type == 0 || size < 8)
+		/* the end tag, or a tag that does not fit: the list ends */
+		if (type == 0 || size < 8 || size > (uint64_t)(end - p))
 			break;
 		mb2_tag(bi, p, type, size);
 		p += (size + 7) & ~7u;

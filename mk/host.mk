@@ -75,6 +75,18 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_console_line):
 	kernel/console_line.c kernel/console_line.h kernel/config.h
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_shell_words): \
 	kernel/shell_words.c kernel/shell_words.h
+# The boot command line with the kernel's number parser, on keys of the
+# test's own gathered as linker.ld does (tests/host/kernel/cmdline_keys.ld).
+HOST_TEST_CMDLINE := $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_cmdline)
+$(HOST_TEST_CMDLINE): kernel/cmdline.c kernel/cmdline.h libc/stdlib.c \
+	tests/host/kernel/cmdline_keys.ld
+$(HOST_TEST_CMDLINE): private HOST_CFLAGS_COMMON += -Wl,-T,tests/host/kernel/cmdline_keys.ld
+# The multiboot information as loaders may bend it.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_multiboot): \
+	kernel/multiboot.c kernel/multiboot.h
+# The ACPI table walk on tables the firmware got wrong.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_acpi): \
+	kernel/acpi.c kernel/acpi.h
 # The LAPIC timer's mode switches, against a model of its registers.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_lapic_timer): \
 	kernel/lapic_timer.c kernel/lapic_regs.h kernel/apic.h
