@@ -132,20 +132,24 @@ $(FUZZ_DIR)/gcc/chksum.o: net/chksum.c net/chksum.h
 	@mkdir -p $(dir $@)
 	$(HOST_CC) -std=c11 -O2 -g $(HOST_WARN) -Inet -c $< -o $@
 $(FUZZ_DIR)/fuzz_rx_frame $(FUZZ_DIR)/cov/fuzz_rx_frame: $(FUZZ_OBJS_rx_frame)
-$(FUZZ_PARSE_BINS): $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_PARSE_COMMON)
+# The kernel's writers put their text through libc/'s accumulator and
+# counter tables: every harness links them (their own lines fuzzed too).
+FUZZ_PARSE_LIBC := libc/strbuf.c libc/stat_table.c
+$(FUZZ_PARSE_BINS): $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_PARSE_COMMON) \
+		$(FUZZ_PARSE_LIBC)
 	$(FUZZ_CC) $(FUZZ_PARSE_CFLAGS) $(FUZZ_SAN) $(FUZZ_SAN_$*) \
-		-fsanitize=fuzzer $(FUZZ_FLAGS_$*) $< $(FUZZ_PARSE_COMMON) \
-		$(FUZZ_OBJS_$*) -o $@
+		-fsanitize=fuzzer $(FUZZ_FLAGS_$*) $< $(FUZZ_PARSE_LIBC) \
+		$(FUZZ_PARSE_COMMON) $(FUZZ_OBJS_$*) -o $@
 
 # The same harnesses built for llvm-cov (no sanitizers: only the lines
 # run are wanted), fed the corpus a fuzz run grew and the committed one.
 FUZZ_COV_BINS := $(addprefix $(FUZZ_DIR)/cov/fuzz_,$(FUZZ_PARSERS))
 $(FUZZ_COV_BINS): $(FUZZ_DIR)/cov/fuzz_%: tests/fuzz/fuzz_%.c \
-		$(FUZZ_PARSE_COMMON)
+		$(FUZZ_PARSE_COMMON) $(FUZZ_PARSE_LIBC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_PARSE_CFLAGS) -fprofile-instr-generate \
 		-fcoverage-mapping -fsanitize=fuzzer $(FUZZ_FLAGS_$*) $< \
-		$(FUZZ_PARSE_COMMON) $(FUZZ_OBJS_$*) -o $@
+		$(FUZZ_PARSE_LIBC) $(FUZZ_PARSE_COMMON) $(FUZZ_OBJS_$*) -o $@
 -include $(wildcard $(FUZZ_DIR)/*.d $(FUZZ_DIR)/cov/*.d)
 
 fuzz-build: $(FUZZ_BINS) $(FUZZ_DIR)/test_fz_set
