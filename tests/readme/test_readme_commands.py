@@ -138,6 +138,7 @@ EXERCISES = {
     "make profile": "test_make_profile",
     "tools/profile run --load udp --mode stock": "test_profile_one_case",
     "make soak": "test_make_soak",
+    "make matrix": "test_make_matrix_quick",
     "make fuzz": "test_make_fuzz",
     "make test-qemu QEMU_TEST_JOBS=1": "test_make_test_qemu_one_at_a_time",
     "make bench": "test_make_bench_quick",
@@ -431,6 +432,12 @@ def test_make_bench_net_mq(tmp_path):
        "--out %s'" % tmp_path, 900)
     r = json.loads((tmp_path / "net-mq.json").read_text())
     assert set(r) == {"1x1 native", "4x4 native"}
+
+
+def test_make_matrix_quick(tmp_path):
+    out = tmp_path / "matrix"
+    sh("make matrix MATRIX_ARGS='--quick --out %s'" % out, 900)
+    assert "| 1cpu-pc | 1 | 1 | 512 MiB |" in out.with_suffix(".md").read_text()
 
 
 def test_make_soak(tmp_path):
