@@ -136,7 +136,7 @@ static void madt_cpu(uint32_t apic_id, uint32_t flags)
 	for (int i = 0; i < acpi.nr_cpus; i++)
 		if (acpi.apic_ids[i] == apic_id)
 			return;
-	if (acpi.nr_cpus == MAX_CPUS) {
+	if (acpi.nr_cpus == MAX_FW_CPUS) {
 		acpi.nr_cpus_skipped++;
 		return;
 	}

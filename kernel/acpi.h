@@ -54,9 +54,9 @@ struct acpi_info {
 	int revision;
 	/* MADT */
 	uint64_t lapic_base;
-	int nr_cpus; /* enabled CPUs, boot CPU first once smp_init ran */
-	uint32_t apic_ids[MAX_CPUS];
-	int nr_cpus_skipped; /* beyond MAX_CPUS */
+	int nr_cpus; /* enabled CPUs, in the firmware's order */
+	uint32_t apic_ids[MAX_FW_CPUS];
+	int nr_cpus_skipped; /* beyond MAX_FW_CPUS */
 	struct acpi_ioapic ioapics[ACPI_MAX_IOAPICS];
 	int nr_ioapics;
 	struct acpi_iso isos[ACPI_MAX_ISOS];
@@ -66,7 +66,7 @@ struct acpi_info {
 	bool has_srat, has_slit;
 	int nr_nodes;
 	uint32_t node_domain[MAX_NODES];
-	int cpu_node[MAX_CPUS]; /* by index into apic_ids */
+	int cpu_node[MAX_FW_CPUS]; /* by index into apic_ids */
 	struct acpi_mem_affinity mem[ACPI_MAX_MEM];
 	int nr_mem;
 	uint8_t distance[MAX_NODES][MAX_NODES];
