@@ -16,6 +16,7 @@
 #include "kernel/irq.h"
 #include "kernel/memmap.h"
 #include "kernel/mm_boot.h"
+#include "kernel/mptable.h"
 #include "kernel/multiboot.h"
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
@@ -81,6 +82,8 @@ void kmain(uint32_t magic, uint32_t info)
 	idt_init();
 	idt_load();
 	acpi_init(boot_info_parsed.rsdp);
+	if (!acpi.has_madt) /* no ACPI, or acpi=off: the MP table, if any */
+		mptable_init();
 	memmap_init();
 	apic_init_bsp();
 	time_init();
