@@ -352,6 +352,8 @@ int irq_msi_message(int vector, int cpu, uint64_t *addr, uint32_t *data)
 	    vector > VEC_DEVICE_LAST)
 		return -1;
 	cpu = irq_delivery_cpu(cpu);
+	if (cpus[cpu].apic_id > IRQ_DEST_MAX)
+		return -1; /* no CPU an MSI can name */
 	*addr = 0xFEE00000ULL | ((uint64_t)cpus[cpu].apic_id << 12);
 	*data = (uint32_t)vector; /* fixed delivery, edge */
 	return 0;

@@ -39,7 +39,8 @@ int irq_delivery_cpu(int cpu);
 /*
  * irq_msi_message - the MSI/MSI-X address and data that deliver vector to
  * cpu, or to irq_delivery_cpu(cpu) (fixed delivery, edge, physical
- * destination). Returns 0, or -1 for a bad cpu or vector.
+ * destination). Returns 0, or -1 for a bad cpu or vector, or when no
+ * started CPU has an APIC id an MSI can name.
  */
 int irq_msi_message(int vector, int cpu, uint64_t *addr, uint32_t *data);
 
