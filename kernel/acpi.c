@@ -5,11 +5,16 @@
  * lie in the identity map; ones above 4 GiB are mapped first).
  */
 #include "kernel/acpi.h"
+#include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/paging.h"
 #include <string.h>
 
 struct acpi_info acpi;
+
+CMDLINE_KEY(kernel, acpi, "on", cmdline_valid_choice, "on|off",
+	    "off: ignore the ACPI tables; CPUs, IOAPICs and interrupt "
+	    "wiring come from the BIOS's MP table (one node)");
 
 struct sdt_header {
 	char sig[4];
@@ -142,7 +147,7 @@ static void madt_cpu(uint32_t apic_id, uint32_t flags)
 	for (int i = 0; i < acpi.nr_cpus; i++)
 		if (acpi.apic_ids[i] == apic_id)
 			return;
-	if (acpi.nr_cpus == MAX_CPUS) {
+	if (acpi.nr_cpus == MAX_FW_CPUS) {
 		acpi.nr_cpus_skipped++;
 		return;
 	}
@@ -166,6 +171,7 @@ static void madt_parse(const struct sdt_header *h)
 		return; /* no local APIC address and flags: defaults kept */
 	acpi.lapic_base = table_u32((const uint8_t *)h + 36);
 	acpi.pic_present = table_u32((const uint8_t *)h + 40) & 1;
+	acpi.has_madt = true;
 	acpi.nr_cpus = 0;
 	for (; entry_at(p, end); p += p[1]) {
 		if (p[0] == 0 && p[1] >= 8) /* processor local APIC */
@@ -467,17 +473,16 @@ static void acpi_defaults(void)
 	acpi.pic_present = true;
 }
 
-void acpi_init(uint64_t rsdp_hint)
+/* The tables from the RSDP on (rsdp_hint, else the BIOS areas). */
+static void acpi_read(uint64_t rsdp_hint)
 {
 	const uint8_t *rsdp;
 	const struct sdt_header *root;
 
-	memset(&acpi, 0, sizeof(acpi));
-	acpi_defaults();
 	if (!rsdp_hint || !rsdp_valid((const uint8_t *)(uintptr_t)rsdp_hint))
 		rsdp_hint = rsdp_scan();
 	if (!rsdp_hint) {
-		kprintf("acpi: no RSDP found: one CPU, one node\n");
+		kprintf("acpi: no RSDP found\n");
 		return;
 	}
 	rsdp = (const uint8_t *)(uintptr_t)rsdp_hint;
@@ -493,6 +498,16 @@ void acpi_init(uint64_t rsdp_hint)
 		if (root)
 			tables_walk(root, 4);
 	}
+}
+
+void acpi_init(uint64_t rsdp_hint)
+{
+	memset(&acpi, 0, sizeof(acpi));
+	acpi_defaults();
+	if (strcmp(cmdline_get("acpi"), "off") != 0)
+		acpi_read(rsdp_hint);
+	else
+		kprintf("acpi: off (acpi=off)\n");
 	if (acpi.nr_cpus == 0)
 		acpi_defaults();
 	if (!acpi.has_srat) {

@@ -52,11 +52,12 @@ struct acpi_info {
 	bool found; /* an RSDP was found and checked */
 	uint64_t rsdp;
 	int revision;
-	/* MADT */
+	/* MADT (or, without one, the MP table: kernel/mptable_boot.c) */
+	bool has_madt;
 	uint64_t lapic_base;
-	int nr_cpus; /* enabled CPUs, boot CPU first once smp_init ran */
-	uint32_t apic_ids[MAX_CPUS];
-	int nr_cpus_skipped; /* beyond MAX_CPUS */
+	int nr_cpus; /* enabled CPUs, in the firmware's order */
+	uint32_t apic_ids[MAX_FW_CPUS];
+	int nr_cpus_skipped; /* beyond MAX_FW_CPUS */
 	struct acpi_ioapic ioapics[ACPI_MAX_IOAPICS];
 	int nr_ioapics;
 	struct acpi_iso isos[ACPI_MAX_ISOS];
@@ -66,7 +67,7 @@ struct acpi_info {
 	bool has_srat, has_slit;
 	int nr_nodes;
 	uint32_t node_domain[MAX_NODES];
-	int cpu_node[MAX_CPUS]; /* by index into apic_ids */
+	int cpu_node[MAX_FW_CPUS]; /* by index into apic_ids */
 	struct acpi_mem_affinity mem[ACPI_MAX_MEM];
 	int nr_mem;
 	uint8_t distance[MAX_NODES][MAX_NODES];
@@ -101,9 +102,11 @@ extern struct acpi_info acpi;
 
 /*
  * acpi_init - find the RSDP (rsdp_hint from the boot loader, else the BIOS
- * areas) and parse the tables into acpi. Boot CPU, once, after paging can
- * map. Without ACPI or without a MADT, acpi describes one CPU (the boot
- * CPU) and one node; without SRAT, one node holding all memory.
+ * areas) and parse the tables into acpi; with acpi=off, none. Without a
+ * MADT (has_madt false), acpi describes one CPU (the boot CPU) and no
+ * IOAPIC, until mptable_init (kernel/mptable.h) fills in what the MP
+ * table says. Without SRAT, one node holding all memory. Boot CPU, once,
+ * after the command line and once paging can map.
  */
 void acpi_init(uint64_t rsdp_hint);
 

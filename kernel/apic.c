@@ -1,13 +1,23 @@
 /*
  * Local APIC and IOAPIC. The local APIC is reached through one of two
  * interfaces with the same register numbers: xAPIC memory-mapped registers
- * (offset reg) or x2APIC MSRs (0x800 + reg / 16). QEMU's TCG offers only
- * xAPIC; real CPUs and KVM usually offer x2APIC, which also lifts the
- * 255-CPU APIC id limit.
+ * (offset reg) or x2APIC MSRs (0x800 + reg / 16). x2APIC is used wherever
+ * the CPU offers it (real CPUs, KVM, QEMU 10's TCG; QEMU 7.2's TCG filters
+ * it out), unless x2apic=off: its IPIs name 32-bit APIC ids, which is what
+ * lets CPUs with ids above 254 start and take IPIs.
+ *
+ * Device interrupts are another matter: an IOAPIC entry or an MSI names
+ * its CPU in 8 bits (255 is every CPU), and only interrupt remapping
+ * (VT-d, AMD-Vi) reaches further. This kernel does not program an IOMMU;
+ * a device interrupt meant for a CPU with a larger id goes to a CPU of
+ * the same node that has a small one (irq_delivery_cpu), whose handler
+ * wakes the intended poller with an IPI, as every handler already does
+ * for a poller on another CPU (poll_wake).
  */
 #include "kernel/apic.h"
 #include "kernel/acpi.h"
 #include "kernel/arch.h"
+#include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/irq.h"
 #include "kernel/lapic_regs.h"
@@ -15,6 +25,7 @@
 #include "kernel/percpu.h"
 #include "kernel/spinlock.h"
 #include "kernel/vector.h"
+#include <string.h>
 
 #define LAPIC_ID	0x020
 #define LAPIC_TPR	0x080
@@ -28,6 +39,14 @@
 
 static volatile uint32_t *lapic_mmio;
 static bool x2apic;
+
+CMDLINE_KEY(kernel, x2apic, "on", cmdline_valid_choice, "on|off",
+	    "on: the local APIC in x2APIC mode where the CPU offers it "
+	    "(needed for APIC ids above 254); off: xAPIC mode always");
+
+/* The largest APIC id an IOAPIC entry or an MSI can name alone (8 bits;
+ * 255 is the broadcast id). */
+#define IRQ_DEST_MAX 254
 
 bool lapic_x2apic(void)
 {
@@ -111,10 +130,14 @@ static void lapic_enable(void)
 {
 	uint64_t base = rdmsr(MSR_APIC_BASE);
 
-	base |= 1u << 11; /* global enable */
-	if (x2apic)
-		base |= 1u << 10;
-	wrmsr(MSR_APIC_BASE, base);
+	/* Disabled to x2APIC in one write is an invalid transition (#GP,
+	 * SDM 10.12.5): enable in xAPIC mode first. */
+	if (!(base & (1u << 11))) {
+		base |= 1u << 11; /* global enable */
+		wrmsr(MSR_APIC_BASE, base);
+	}
+	if (x2apic && !(base & (1u << 10)))
+		wrmsr(MSR_APIC_BASE, base | (1u << 10));
 	lapic_write(LAPIC_TPR, 0);
 	lapic_write(LAPIC_LVT_ERROR, LVT_MASKED);
 	lapic_write(LAPIC_SVR, 0x100 | VEC_SPURIOUS);
@@ -199,6 +222,8 @@ int ioapic_route(uint32_t gsi, int vector, uint32_t apic_id, uint16_t flags,
 	else if (((flags >> 2) & 3) == 3)
 		level = true;
 	lo |= (low ? 1u << 13 : 0) | (level ? 1u << 15 : 0);
+	if (apic_id > IRQ_DEST_MAX)
+		return -1; /* see irq_delivery_cpu */
 	f = spin_lock_irqsave(&ioapic_lock);
 	ioapic_write(io, 0x10 + 2 * pin + 1, apic_id << 24);
 	ioapic_write(io, 0x10 + 2 * pin, lo);
@@ -226,6 +251,11 @@ void apic_init_bsp(void)
 	pic_disable();
 	cpuid(1, 0, &a, &b, &c, &d);
 	x2apic = (c >> 21) & 1;
+	/* Firmware that hands over in x2APIC mode keeps it: leaving it
+	 * means disabling the APIC first, and it lists ids above 254 */
+	if (x2apic && !strcmp(cmdline_get("x2apic"), "off") &&
+	    !(rdmsr(MSR_APIC_BASE) & (1u << 10)))
+		x2apic = false;
 	if (!x2apic)
 		lapic_mmio = map_mmio(acpi.lapic_base, 4096);
 	lapic_enable();
@@ -272,12 +302,59 @@ void irq_free_vector(int vector)
 	spin_unlock_irqrestore(&vector_lock, f);
 }
 
+/* Per CPU: the CPU its device interrupts arrive on. Set by
+ * irq_delivery_init. */
+static int16_t delivery_cpu[MAX_CPUS];
+
+/* Cpu c itself when an 8-bit destination names it, else the first CPU of
+ * its node that one does, else the first of any node. */
+static int nearest_addressable(int c)
+{
+	int any = -1;
+
+	if (cpus[c].apic_id <= IRQ_DEST_MAX)
+		return c;
+	for (int d = 0; d < nr_cpus; d++) {
+		if (cpus[d].apic_id > IRQ_DEST_MAX)
+			continue;
+		if (cpus[d].node == cpus[c].node)
+			return d;
+		if (any < 0)
+			any = d;
+	}
+	return any < 0 ? 0 : any;
+}
+
+void irq_delivery_init(void)
+{
+	int far = 0;
+
+	for (int c = 0; c < nr_cpus; c++) {
+		delivery_cpu[c] = (int16_t)nearest_addressable(c);
+		far += delivery_cpu[c] != c;
+	}
+	if (far)
+		kprintf("irq: %d cpus have apic ids above %d: their device "
+			"interrupts arrive on a cpu of their node with a "
+			"smaller id, which wakes them (no interrupt "
+			"remapping)\n",
+			far, IRQ_DEST_MAX);
+}
+
+int irq_delivery_cpu(int cpu)
+{
+	return cpu >= 0 && cpu < nr_cpus ? delivery_cpu[cpu] : 0;
+}
+
 int irq_msi_message(int vector, int cpu, uint64_t *addr, uint32_t *data)
 {
 	if (cpu < 0 || cpu >= nr_cpus || vector < VEC_DEVICE_FIRST ||
 	    vector > VEC_DEVICE_LAST)
 		return -1;
-	*addr = 0xFEE00000ULL | ((uint64_t)(cpus[cpu].apic_id & 0xFF) << 12);
+	cpu = irq_delivery_cpu(cpu);
+	if (cpus[cpu].apic_id > IRQ_DEST_MAX)
+		return -1; /* no CPU an MSI can name */
+	*addr = 0xFEE00000ULL | ((uint64_t)cpus[cpu].apic_id << 12);
 	*data = (uint32_t)vector; /* fixed delivery, edge */
 	return 0;
 }
@@ -305,7 +382,8 @@ int irq_route_isa(int irq, int vector, int cpu)
 	if (irq < 0 || irq > 15 || cpu < 0 || cpu >= nr_cpus)
 		return -1;
 	gsi = isa_gsi(irq, &flags);
-	return ioapic_route(gsi, vector, cpus[cpu].apic_id, flags, false);
+	return ioapic_route(gsi, vector, cpus[irq_delivery_cpu(cpu)].apic_id,
+			    flags, false);
 }
 
 void irq_mask_isa(int irq)
@@ -329,12 +407,14 @@ int irq_route_pci_line(uint8_t line, int vector, int cpu)
 	 * is the GSI itself. PCI's own default: level, active low. */
 	if (line < 16)
 		gsi = isa_gsi(line, &flags);
-	return ioapic_route(gsi, vector, cpus[cpu].apic_id, flags, true);
+	return ioapic_route(gsi, vector, cpus[irq_delivery_cpu(cpu)].apic_id,
+			    flags, true);
 }
 
 int irq_route_gsi(uint32_t gsi, int vector, int cpu)
 {
 	if (cpu < 0 || cpu >= nr_cpus)
 		return -1;
-	return ioapic_route(gsi, vector, cpus[cpu].apic_id, 0, true);
+	return ioapic_route(gsi, vector, cpus[irq_delivery_cpu(cpu)].apic_id, 0,
+			    true);
 }

@@ -144,9 +144,9 @@ void boot_report(void)
 		kprintf("cpu %d: apic=%u node=%d\n", i, cpus[i].apic_id,
 			cpus[i].node);
 	if (acpi.nr_cpus_skipped)
-		kprintf("boot: %d more CPUs in the MADT not used "
-			"(MAX_CPUS=%d)\n",
-			acpi.nr_cpus_skipped, MAX_CPUS);
+		kprintf("boot: %d more CPUs in the firmware's list not used "
+			"(MAX_FW_CPUS=%d)\n",
+			acpi.nr_cpus_skipped, MAX_FW_CPUS);
 	report_nodes();
 	kprintf("boot: usable=%lluMiB in %d ranges (after reserving the kernel "
 		"and boot data)\n",

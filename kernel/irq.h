@@ -20,15 +20,33 @@ int irq_alloc_vector(irq_handler_t fn, void *arg);
 void irq_free_vector(int vector);
 
 /*
+ * irq_delivery_init - decide, for every started CPU, where its device
+ * interrupts arrive: on itself when its APIC id fits the 8 bits an IOAPIC
+ * entry or an MSI has for it (0-254), else on the first CPU of its node
+ * whose id does (no interrupt remapping: kernel/apic.c). Prints one line
+ * when some CPU's interrupts go elsewhere. Boot CPU, after smp_boot_aps.
+ */
+void irq_delivery_init(void);
+
+/*
+ * irq_delivery_cpu - the CPU that takes the device interrupts meant for
+ * cpu (itself, or the one irq_delivery_init chose). A handler that must
+ * run its poller on cpu wakes it with poll_wake(cpu), as usual. Any
+ * context.
+ */
+int irq_delivery_cpu(int cpu);
+
+/*
  * irq_msi_message - the MSI/MSI-X address and data that deliver vector to
- * cpu (fixed delivery, edge, physical destination). Returns 0, or -1 for
- * a bad cpu or vector.
+ * cpu, or to irq_delivery_cpu(cpu) (fixed delivery, edge, physical
+ * destination). Returns 0, or -1 for a bad cpu or vector, or when no
+ * started CPU has an APIC id an MSI can name.
  */
 int irq_msi_message(int vector, int cpu, uint64_t *addr, uint32_t *data);
 
 /*
  * irq_route_isa - route legacy ISA interrupt irq (0-15) through the
- * IOAPIC to vector on cpu, honouring the MADT's interrupt source
+ * IOAPIC to vector on cpu (or irq_delivery_cpu(cpu)), honouring the MADT's interrupt source
  * overrides (e.g. the PIT's IRQ 0 on GSI 2). Returns 0 or -1.
  */
 int irq_route_isa(int irq, int vector, int cpu);

@@ -13,8 +13,10 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/gdt.h"
+#include "kernel/irq.h"
 #include "kernel/memmap.h"
 #include "kernel/mm_boot.h"
+#include "kernel/mptable.h"
 #include "kernel/multiboot.h"
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
@@ -32,8 +34,11 @@ void kmain(uint32_t magic, uint32_t info);
 
 CMDLINE_KEY(kernel, exit_after_boot, "0", cmdline_valid_choice, "0|1",
 	    "leave QEMU (isa-debug-exit) after the boot report");
-CMDLINE_KEY(kernel, smp, "", cmdline_valid_uint, "1-64",
-	    "start at most this many CPUs (default: all)");
+#define STRINGIFY(x)	   #x
+#define STRINGIFY_VALUE(x) STRINGIFY(x)
+CMDLINE_KEY(kernel, smp, "", cmdline_valid_uint, "1-" STRINGIFY_VALUE(MAX_CPUS),
+	    "start at most this many CPUs, chosen node by node (default: "
+	    "all)");
 
 /* Weak hook for the network stack, linked in when present. */
 __attribute__((weak)) void apps_boot(void)
@@ -77,13 +82,16 @@ void kmain(uint32_t magic, uint32_t info)
 	idt_init();
 	idt_load();
 	acpi_init(boot_info_parsed.rsdp);
+	if (!acpi.has_madt) /* no ACPI, or acpi=off: the MP table, if any */
+		mptable_init();
 	memmap_init();
 	apic_init_bsp();
 	time_init();
-	smp_prepare();
+	smp_prepare(cmdline_given("smp") ? (int)cmdline_get_long("smp")
+					 : MAX_CPUS);
 	timer_start_cpu();
-	smp_boot_aps(cmdline_given("smp") ? (int)cmdline_get_long("smp")
-					  : MAX_CPUS);
+	smp_boot_aps();
+	irq_delivery_init();
 	mm_boot();
 	boot_report();
 	shell_cmds_register(); /* before apps_boot adds the network's */

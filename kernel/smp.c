@@ -3,7 +3,9 @@
  * its stack into the trampoline's parameter block, sends INIT, waits
  * 10 ms, sends STARTUP (twice if needed, as the MP specification asks),
  * and waits for the AP to say it is online before starting the next.
- * CPU ids are dense: 0 is the boot CPU, the rest in MADT order.
+ * CPU ids are dense: 0 is the boot CPU, the rest in the firmware's order
+ * (MADT, or the MP table). When the firmware lists more CPUs than may
+ * start (smp=, MAX_CPUS), kernel/cpu_pick.c chooses them node by node.
  *
  * An AP can miss its window (under TCG a vCPU thread can go unscheduled
  * for seconds) and wake after the boot CPU has moved on and reused the
@@ -25,6 +27,7 @@
 #include "kernel/arch.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "kernel/cpu_pick.h"
 #include "kernel/gdt.h"
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
@@ -32,6 +35,7 @@
 #include "kernel/time.h"
 #include "kernel/trampoline.h"
 #include "kernel/trap.h"
+#include "libc/strbuf.h"
 #include <string.h>
 
 static uint8_t kstacks[MAX_CPUS][KSTACK_SIZE] __attribute__((aligned(16)));
@@ -49,24 +53,74 @@ static atomic_int ap_state[MAX_CPUS];
 /* What became of one start. */
 enum ap_start { AP_ONLINE, AP_LATE, AP_LOST };
 
-void smp_prepare(void)
+/* Which of the firmware's CPUs can start at all: one with an APIC id above
+ * 254 only in x2APIC mode (an xAPIC destination is 8 bits, and 255 means
+ * every CPU). Fills node[] and index[] (into acpi.apic_ids) of those that
+ * can; *boot is the boot CPU's place among them, or -1. */
+static int startable_cpus(int *node, int *index, int *boot)
 {
 	uint32_t me = lapic_id();
-	int n = 1;
+	int n = 0, need_x2apic = 0;
 
-	cpus[0].apic_id = me;
-	cpus[0].node = 0;
+	*boot = -1;
 	for (int i = 0; i < acpi.nr_cpus; i++) {
 		if (acpi.apic_ids[i] == me) {
-			cpus[0].node = acpi.cpu_node[i];
+			*boot = n;
+		} else if (acpi.apic_ids[i] > 254 && !lapic_x2apic()) {
+			need_x2apic++;
 			continue;
 		}
-		cpus[n].id = n;
-		cpus[n].apic_id = acpi.apic_ids[i];
-		cpus[n].node = acpi.cpu_node[i];
-		n++;
+		node[n] = acpi.cpu_node[i];
+		index[n++] = i;
 	}
-	nr_cpus = n;
+	if (need_x2apic)
+		kprintf("smp: %d cpus have apic ids above 254 and need x2APIC, "
+			"which this machine does not offer: not started\n",
+			need_x2apic);
+	return n;
+}
+
+/* One line for the CPUs a cap left out, and from which nodes. */
+static void report_left_out(int n, int max_cpus,
+			    const struct cpu_pick_left *left)
+{
+	char text[160];
+	struct strbuf sb;
+
+	if (!left->total)
+		return;
+	strbuf_init(&sb, text, sizeof(text));
+	for (int nd = 0; nd < acpi.nr_nodes && nd < MAX_NODES; nd++)
+		if (left->node[nd])
+			strbuf_printf(&sb, "%s%d on node %d",
+				      sb.len ? ", " : "", left->node[nd], nd);
+	strbuf_done(&sb);
+	kprintf("smp: %d of %d cpus left out by %s=%d: %s\n", left->total, n,
+		max_cpus < MAX_CPUS ? "smp" : "MAX_CPUS", max_cpus, text);
+}
+
+void smp_prepare(int max_cpus)
+{
+	static int node[MAX_FW_CPUS], index[MAX_FW_CPUS];
+	static bool chosen[MAX_FW_CPUS];
+	struct cpu_pick_left left;
+	int boot, n = startable_cpus(node, index, &boot), id = 1;
+
+	if (max_cpus > MAX_CPUS)
+		max_cpus = MAX_CPUS;
+	cpu_pick(node, n, boot, max_cpus, acpi.nr_nodes, chosen, &left);
+	report_left_out(n + (boot < 0), max_cpus, &left);
+	cpus[0].apic_id = lapic_id();
+	cpus[0].node = boot >= 0 ? node[boot] : 0;
+	for (int i = 0; i < n; i++) {
+		if (!chosen[i] || i == boot)
+			continue;
+		cpus[id].id = id;
+		cpus[id].apic_id = acpi.apic_ids[index[i]];
+		cpus[id].node = node[i];
+		id++;
+	}
+	nr_cpus = id;
 	atomic_store(&cpus[0].online, true);
 }
 
@@ -223,7 +277,7 @@ static enum ap_start start_ap(int id, uint32_t apic_id)
 	return give_up(tp, id, ticket);
 }
 
-void smp_boot_aps(int max_cpus)
+void smp_boot_aps(void)
 {
 	int online = 1, total = nr_cpus;
 	enum ap_start result;
@@ -244,18 +298,6 @@ void smp_boot_aps(int max_cpus)
 	       (size_t)((uintptr_t)trampoline_end -
 			(uintptr_t)trampoline_start));
 	for (int i = 1; i < total; i++) {
-		if (apic_ids[i] > 255 && !lapic_x2apic()) {
-			kprintf("smp: cpu with apic id %u needs x2APIC, not "
-				"started\n",
-				apic_ids[i]);
-			continue;
-		}
-		if (online >= max_cpus) {
-			kprintf("smp: cpu with apic id %u not started "
-				"(smp=%d)\n",
-				apic_ids[i], max_cpus);
-			continue;
-		}
 		/* dense ids: a CPU that fails does not leave a hole */
 		cpus[online].id = online;
 		cpus[online].apic_id = apic_ids[i];

@@ -1,14 +1,17 @@
-/* SMP bring-up: start every CPU the MADT lists. */
+/* SMP bring-up: start the CPUs the firmware lists. */
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
 
 #include <stdint.h>
 
-/* Boot CPU: cpus[] from the ACPI CPU list, boot CPU as cpu 0. */
-void smp_prepare(void);
+/* Boot CPU: cpus[] from the firmware's CPU list (acpi.apic_ids, from the
+ * MADT or the MP table), boot CPU as cpu 0, at most max_cpus of them
+ * (chosen node by node: kernel/cpu_pick.h; one line says how many were
+ * left out, from which nodes). */
+void smp_prepare(int max_cpus);
 /* Boot CPU: INIT-SIPI-SIPI each other CPU in turn and wait for it to
  * reach its poll loop. CPUs that do not answer are reported and dropped. */
-void smp_boot_aps(int max_cpus);
+void smp_boot_aps(void);
 
 /**
  * smp_check_this_cpu - is the calling CPU the one its slot says: its

@@ -67,6 +67,15 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_kernel_counter_add): 
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_acpi_aml): \
 	kernel/acpi_aml.c kernel/acpi_aml.h
 
+# The MP table reader, on bytes (a table dumped from SeaBIOS, broken copies).
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_mptable): \
+	kernel/mptable.c kernel/mptable.h \
+	tests/host/kernel/data/qemu-pc-4sockets.mptable
+
+# The node-by-node choice of CPUs, plain C on arrays.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_cpu_pick): \
+	kernel/cpu_pick.c kernel/cpu_pick.h kernel/config.h
+
 # The shell's line editor, its word splitter and COM1's line discipline: plain C with no
 # machine in it, each compiled into its test.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_shell_line): \

@@ -26,7 +26,7 @@
 #define MM_PAGE_SHIFT 12
 #define MM_PAGE_SIZE  (1UL << MM_PAGE_SHIFT)
 #define MM_CACHE_LINE 64
-#define MM_MAX_CPUS   64
+#define MM_MAX_CPUS   256 /* kernel/config.h MAX_CPUS says what it costs */
 #define MM_MAX_NODES  8
 #define MM_MAX_RANGES 64
 

@@ -47,9 +47,9 @@ atomic_int net_core_owner = -1;
 static uint64_t core_since_tsc; /* written by the holder only */
 static atomic_ulong unlocked_calls;
 /* CPUs that found the lock busy with frames waiting, and sleep until the
- * holder wakes them at unlock: one bit per CPU. */
-static atomic_ulong core_waiters;
-_Static_assert(MAX_CPUS <= 64, "one bit per CPU in core_waiters");
+ * holder wakes them at unlock: one bit per CPU, 64 CPUs to a word. */
+#define WAITER_WORDS ((MAX_CPUS + 63) / 64)
+static atomic_ulong core_waiters[WAITER_WORDS];
 
 struct core_lock_cpu {
 	uint64_t acquired, busy, waits, wait_ns;
@@ -78,18 +78,20 @@ bool net_core_trylock(void)
 
 bool net_core_trylock_or_sleep(void)
 {
+	atomic_ulong *word;
 	unsigned long bit;
 
 	if (spin_trylock(&core_lock)) {
 		core_acquired();
 		return true;
 	}
-	bit = 1ul << this_cpu_id();
-	atomic_fetch_or(&core_waiters, bit);
+	word = &core_waiters[this_cpu_id() / 64];
+	bit = 1ul << (this_cpu_id() % 64);
+	atomic_fetch_or(word, bit);
 	/* The holder may have released it before seeing our bit: try again,
 	 * so that a miss here is always followed by a wake-up. */
 	if (spin_trylock(&core_lock)) {
-		atomic_fetch_and(&core_waiters, ~bit);
+		atomic_fetch_and(word, ~bit);
 		core_acquired();
 		return true;
 	}
@@ -140,6 +142,20 @@ void net_core_tx_flush_later(struct netdev *dev, int q)
 	ntx_flush++;
 }
 
+/* Wakes the waiters of word i of core_waiters (CPUs 64 i to 64 i + 63). */
+static void wake_waiters(int i)
+{
+	unsigned long w;
+
+	if (!atomic_load_explicit(&core_waiters[i], memory_order_relaxed))
+		return;
+	w = atomic_exchange(&core_waiters[i], 0);
+	while (w) {
+		poll_wake(i * 64 + __builtin_ctzl(w));
+		w &= w - 1;
+	}
+}
+
 void net_core_unlock(void)
 {
 	struct core_lock_cpu *st = &lock_stats[this_cpu_id()];
@@ -158,14 +174,8 @@ void net_core_unlock(void)
 	 * still held would not be woken. The waiter's side is a locked
 	 * fetch_or, a full barrier; this fence is the holder's. */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&core_waiters, memory_order_relaxed)) {
-		unsigned long w = atomic_exchange(&core_waiters, 0);
-
-		while (w) {
-			poll_wake(__builtin_ctzl(w));
-			w &= w - 1;
-		}
-	}
+	for (int i = 0; i < (nr_cpus + 63) / 64; i++)
+		wake_waiters(i);
 }
 
 void net_core_unlocked_call(const void *caller)

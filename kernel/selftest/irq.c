@@ -1,7 +1,9 @@
 /*
  * selftest=irq: the IOAPIC path, with the PIT as the device. ISA IRQ 0
  * (QEMU's MADT overrides it to GSI 2) is routed to a vector from
- * irq_alloc_vector on the last CPU, and the interrupts must arrive there.
+ * irq_alloc_vector on the last CPU, and the interrupts must arrive there,
+ * or on the CPU that takes that CPU's device interrupts when its APIC id
+ * is too large for an IOAPIC entry (irq_delivery_cpu).
  */
 #include "kernel/selftest/tests.h"
 #include "kernel/arch.h"
@@ -28,6 +30,7 @@ static void pit_irq(void *arg)
 int selftest_irq(void)
 {
 	int target = nr_cpus - 1, vec = irq_alloc_vector(pit_irq, NULL), n;
+	int arrive = irq_delivery_cpu(target);
 	uint16_t div = 1193182 / 1000;
 
 	/* the shell may run this again after boot: count afresh */
@@ -46,13 +49,16 @@ int selftest_irq(void)
 	irq_mask_isa(0);
 	n = atomic_load(&irq_count);
 	irq_free_vector(vec);
-	if (n == 0 || atomic_load(&irq_cpu) != target) {
+	if (n == 0 || atomic_load(&irq_cpu) != arrive) {
 		kprintf("selftest: irq FAIL interrupts=%d on cpu %d (wanted "
 			"%d)\n",
-			n, atomic_load(&irq_cpu), target);
+			n, atomic_load(&irq_cpu), arrive);
 		return 1;
 	}
-	kprintf("selftest: irq PASS vector=0x%x cpu=%d interrupts=%d\n", vec,
-		target, n);
+	kprintf("selftest: irq PASS vector=0x%x cpu=%d interrupts=%d%s\n", vec,
+		arrive, n,
+		arrive != target ? " (for the last cpu, whose apic id is "
+				   "too large)"
+				 : "");
 	return 0;
 }

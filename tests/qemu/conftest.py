@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -57,6 +58,26 @@ UEFI_TIMEOUT = 180
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import qemu_guest  # noqa: E402
 from hostports import free_port, free_udp_port  # noqa: E402,F401
+
+
+def qemu_version():
+    """(major, minor) of the qemu-system-x86_64 first on PATH (the one
+    tools/qemu-run starts), or (0, 0) when it cannot say."""
+    try:
+        out = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                             text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return (0, 0)
+    m = re.search(r"version (\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def needs_qemu(major, what):
+    """Skips a test on a QEMU older than major, saying what it lacks."""
+    have = qemu_version()
+    return pytest.mark.skipif(have < (major, 0), reason="needs QEMU %d or later (%s); "
+                              "this is %d.%d: put /opt/qemu10/bin first on PATH"
+                              % (major, what, have[0], have[1]))
 
 
 class SerialConsole:
@@ -267,6 +288,10 @@ SERIAL = {
     "test_net_oom.py", "test_memory_pressure.py", "test_irq.py", "test_irq_intel.py",
     "test_profile.py", "test_dashboard.py", "test_net_multiqueue.py",
     "test_net_connections.py", "test_vs_linux.py", "test_tcp_ooseq.py",
+    # 128 to 288 vCPUs: each takes both host cores for 5-12 s
+    "test_cpus.py::test_128_cpus_on_two_nodes_all_start_and_both_nodes_get_cpus",
+    "test_cpus.py::test_256_cpus_start_in_x2apic_mode",
+    "test_cpus.py::test_past_max_cpus_each_node_keeps_cpus_and_ids_above_255_start",
 }
 # Files whose tests share one guest (a module-scoped fixture) or results
 # (test_net_cost's figures, measured by its first tests and compared by
