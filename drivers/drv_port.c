@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "kernel/acpi.h"
+#include "kernel/acpi_numa.h"
 #include "kernel/console.h"
 #include "kernel/irq.h"
 #include "kernel/paging.h"
@@ -51,7 +52,7 @@ int drv_ecam_window(uint64_t *base, int *bus_start, int *bus_end)
 
 int drv_pci_bus_node(int bus)
 {
-	return acpi_pci_bus_node(bus, NULL);
+	return acpi_pci_bus_node(0, bus, NULL);
 }
 
 int drv_nr_cpus(void)

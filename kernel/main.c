@@ -7,6 +7,7 @@
  * the boot self-tests and the serial shell.
  */
 #include "kernel/acpi.h"
+#include "kernel/acpi_numa.h"
 #include "kernel/apic.h"
 #include "kernel/arch.h"
 #include "kernel/boot_report.h"
@@ -77,6 +78,7 @@ void kmain(uint32_t magic, uint32_t info)
 	idt_init();
 	idt_load();
 	acpi_init(boot_info_parsed.rsdp);
+	acpi_numa_init();
 	memmap_init();
 	apic_init_bsp();
 	time_init();

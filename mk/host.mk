@@ -63,9 +63,13 @@ $(foreach v,$(HOST_VARIANTS),$(eval $(call host_variant,$(v))))
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_kernel_counter_add): \
 	kernel/mm_port/mm_port.h
 
-# The AML scanner's test compiles kernel/acpi_aml.c into itself.
+# The AML scanner's test compiles kernel/acpi_aml.c into itself, the
+# NUMA tables' test kernel/acpi_numa.c.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_acpi_aml): \
 	kernel/acpi_aml.c kernel/acpi_aml.h
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_acpi_numa): \
+	kernel/acpi_numa.c kernel/acpi_numa.h kernel/acpi.h kernel/acpi_table.h \
+	kernel/config.h
 
 # The shell's line editor, its word splitter and COM1's line discipline: plain C with no
 # machine in it, each compiled into its test.
