@@ -163,8 +163,14 @@ static void mcfg_parse(const struct sdt_header *h)
 	const uint8_t *p = (const uint8_t *)h + 44,
 		      *end = (const uint8_t *)h + h->length;
 
-	for (; p + 16 <= end && acpi.nr_mcfg < ACPI_MAX_MCFG; p += 16) {
-		struct acpi_mcfg *m = &acpi.mcfg[acpi.nr_mcfg++];
+	for (; p + 16 <= end; p += 16) {
+		struct acpi_mcfg *m = &acpi.mcfg[acpi.nr_mcfg];
+
+		if (acpi.nr_mcfg == ACPI_MAX_MCFG) {
+			acpi.nr_mcfg_dropped++;
+			continue;
+		}
+		acpi.nr_mcfg++;
 
 		m->base = table_u64(p);
 		m->segment = (uint16_t)(p[8] | p[9] << 8);

@@ -100,6 +100,7 @@ struct acpi_info {
 	/* MCFG */
 	struct acpi_mcfg mcfg[ACPI_MAX_MCFG];
 	int nr_mcfg;
+	int nr_mcfg_dropped; /* windows past ACPI_MAX_MCFG: not scanned */
 	/* FADT: power off (S5) and reset */
 	uint32_t pm1a_cnt, pm1b_cnt;
 	uint16_t slp_typa, slp_typb;

@@ -174,6 +174,10 @@ static void report_acpi(void)
 		kprintf("acpi: pci ecam segment=%u buses=%u-%u base=0x%lx\n",
 			acpi.mcfg[i].segment, acpi.mcfg[i].bus_start,
 			acpi.mcfg[i].bus_end, (unsigned long)acpi.mcfg[i].base);
+	if (acpi.nr_mcfg_dropped)
+		kprintf("acpi: %d more pci ecam windows than %d: their buses "
+			"are not scanned\n",
+			acpi.nr_mcfg_dropped, ACPI_MAX_MCFG);
 	report_host_bridges();
 }
 

@@ -103,6 +103,9 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtqueue \
 		drivers/pci.h) tests/host/drivers/virtq_sim.h
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtio_pci): \
 	$(wildcard drivers/virtio_pci.[ch] drivers/drv_port.h drivers/pci.h)
+# tests/host/drivers/test_pci.c compiles drivers/pci.c over simulated ECAM.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_pci): \
+	drivers/pci.c drivers/pci.h drivers/drv_port.h
 
 # The HTTP engine's tests compile apps/http_server.c, apps/http_parse.c and
 # lwIP's core/pbuf.c into themselves, against the fake transport of
