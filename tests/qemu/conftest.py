@@ -252,7 +252,8 @@ class QemuFactory:
 # wall-clock window (irq, irq_intel), sampling rates (profile), a browser
 # redrawing every second (dashboard), or many vCPUs or thousands of
 # connections that take the machine on their own (net_multiqueue,
-# net_connections, vs_linux). Every other test waits on the guest's own
+# net_connections, vs_linux; test_numa's 16 to 18 nodes with a vCPU
+# each). Every other test waits on the guest's own
 # answers, so beside another it only runs slower. Entries are file names,
 # or file::test for one test of a file.
 SERIAL = {
@@ -260,6 +261,9 @@ SERIAL = {
     "test_net_oom.py", "test_memory_pressure.py", "test_irq.py", "test_irq_intel.py",
     "test_profile.py", "test_dashboard.py", "test_net_multiqueue.py",
     "test_net_connections.py", "test_vs_linux.py", "test_tcp_ooseq.py",
+    "test_numa.py::test_sixteen_nodes_each_keep_their_cpu_and_memory",
+    "test_numa.py::test_nodes_beyond_the_limit_fold_into_the_nearest_by_slit",
+    "test_numa.py::test_without_slit_a_node_beyond_the_limit_folds_into_node_0_said",
 }
 # Files whose tests share one guest (a module-scoped fixture) or results
 # (test_net_cost's figures, measured by its first tests and compared by
