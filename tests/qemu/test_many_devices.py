@@ -7,6 +7,12 @@
   answer HTTP, each through its own port forward. (QEMU's expander
   bridges sit in segment 0, so a second MCFG segment is tested on the
   host: tests/host/drivers/test_pci.c.)
+- NICs: five of the three drivers (3 virtio-net, an e1000, an e1000e)
+  with nic=all, each on its own user network (10.0.2.0/24 .. 10.0.6.0/24)
+  so replies leave by the NIC the request came in on: each gets its
+  address and answers HTTP through its own forward.
+- Past the limit: 17 virtio-net NICs. 16 are bound (eth0..eth15), the
+  17th is named in one boot line and left stopped.
 
 Readiness comes from the serial log ("net: ethN up ip=..."), never from
 a forwarded port being open.
@@ -18,6 +24,7 @@ from conftest import free_port
 from test_net import NET_TIMEOUT, CLIENT_TIMEOUT, random_mac
 
 ROOT_PORTS = 80
+NETDEV_MAX = 16
 
 
 def root_ports(n):
@@ -70,3 +77,40 @@ def test_nics_behind_the_80th_root_port_and_on_the_last_bus_answer(qemu):
     for port in ports:
         http_ok(vm, port)
 
+
+def test_five_nics_of_three_drivers_each_answer_on_their_own(qemu):
+    kinds = ["virtio-net-pci", "virtio-net-pci", "e1000", "e1000e"]
+    macs = [random_mac() for _ in range(5)]
+    ports = [free_port() for _ in range(5)]
+    extra = []
+    for k, kind in enumerate(kinds, start=1):
+        extra += user_nic(k, kind, macs[k], ports[k])
+    vm = qemu.start(append="nic=all", smp=2, machine="q35", nic="virtio",
+                    mac=macs[0], hostfwd=["%d:80" % ports[0]], extra=extra)
+    # virtio first (eth0-2, in PCI order), then e1000 (eth3), e1000e (eth4)
+    for k, kind in enumerate(["virtio", "virtio", "virtio", "e1000", "e1000e"]):
+        vm.wait_for(r"^net: eth%d up ip=10\.0\.%d\.15/24 mac=%s nic=%s$"
+                    % (k, k + 2, macs[k], kind), NET_TIMEOUT)
+    vm.wait_for(r"^net: listening ", NET_TIMEOUT)
+    assert re.search(r"^net: lwIP \S+ up on 5 interface\(s\)", vm.log(), re.M), vm.describe()
+    for port in ports:
+        http_ok(vm, port)
+
+
+def test_a_nic_past_sixteen_is_named_and_left_out(qemu):
+    """17 virtio-net NICs (no host forwards: only the boot lines are
+    checked): eth0..eth15 registered, the 17th named, and 16 netifs."""
+    extra = []
+    for k in range(1, NETDEV_MAX + 1):
+        extra += ["-netdev", "user,id=n%d" % k,
+                  "-device", "virtio-net-pci,netdev=n%d,mac=52:54:00:00:01:%02x" % (k, k)]
+    log = qemu.boot(append="exit_after_boot=1 nic=virtio", smp=1, nic="virtio",
+                    extra=extra, timeout=120)
+    for i in range(NETDEV_MAX):
+        assert re.search(r"^virtio-net: eth%d \S+ virtio " % i, log, re.M), log
+    assert "eth16" not in log, log
+    m = re.search(r"^netdev: NETDEV_MAX=16 devices bound, 1 left out: "
+                  r"00:(\w\w)\.0 virtio-net 1af4:10(00|41)$", log, re.M)
+    assert m, log
+    assert not re.search(r"^virtio-net: \S+ 00:%s\.0 " % m.group(1), log, re.M), log
+    assert re.search(r"^net: lwIP \S+ up on 16 interface\(s\)", log, re.M), log
