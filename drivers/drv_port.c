@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "kernel/acpi.h"
+#include "kernel/acpi_numa.h"
 #include "kernel/console.h"
 #include "kernel/irq.h"
 #include "kernel/paging.h"
@@ -34,24 +35,22 @@ void *drv_map_mmio(uint64_t phys, size_t size)
 	return map_mmio(phys, size);
 }
 
-/* Segment 0 only: PCs with more segments are out of scope. */
-int drv_ecam_window(uint64_t *base, int *bus_start, int *bus_end)
+int drv_ecam_windows(struct drv_ecam *out, int max)
 {
-	for (int i = 0; i < acpi.nr_mcfg; i++) {
-		if (acpi.mcfg[i].segment != 0)
-			continue;
-		*base = acpi.mcfg[i].base;
-		*bus_start = acpi.mcfg[i].bus_start;
-		*bus_end = acpi.mcfg[i].bus_end;
-		return 0;
+	int n = 0;
+
+	for (int i = 0; i < acpi.nr_mcfg && n < max; i++, n++) {
+		out[n].base = acpi.mcfg[i].base;
+		out[n].segment = acpi.mcfg[i].segment;
+		out[n].bus_start = acpi.mcfg[i].bus_start;
+		out[n].bus_end = acpi.mcfg[i].bus_end;
 	}
-	*base = 0;
-	return -1;
+	return n;
 }
 
-int drv_pci_bus_node(int bus)
+int drv_pci_bus_node(int seg, int bus)
 {
-	return acpi_pci_bus_node(bus, NULL);
+	return acpi_pci_bus_node(seg, bus, NULL);
 }
 
 int drv_nr_cpus(void)

@@ -26,13 +26,24 @@ uint64_t drv_clock_ms(void);
  * Returns the virtual address, or NULL when it cannot be mapped. */
 void *drv_map_mmio(uint64_t phys, size_t size);
 
-/* The first ECAM window from ACPI's MCFG: 0 and *base = 0 when none. */
-int drv_ecam_window(uint64_t *base, int *bus_start, int *bus_end);
+/* One ECAM window (ACPI's MCFG): the configuration space of buses
+ * bus_start..bus_end of PCI segment group segment, 1 MiB per bus. base is
+ * where bus 0 of the segment would be, even when the window starts at a
+ * later bus. */
+struct drv_ecam {
+	uint64_t base;
+	uint16_t segment;
+	uint8_t bus_start, bus_end;
+};
 
-/* The NUMA node of PCI bus bus (segment 0) as the firmware reports it
+/* Every ECAM window the firmware lists, at most max of them into out.
+ * Returns how many it wrote; 0: none (legacy config ports only). */
+int drv_ecam_windows(struct drv_ecam *out, int max);
+
+/* The NUMA node of PCI bus bus of segment seg as the firmware reports it
  * (ACPI: the _PXM of the host bridge behind which the bus sits); 0 when
  * it does not say. */
-int drv_pci_bus_node(int bus);
+int drv_pci_bus_node(int seg, int bus);
 
 /* CPUs started: a multiqueue NIC's boot report says which own no queue. */
 int drv_nr_cpus(void);

@@ -31,14 +31,13 @@
 /* Most frames taken per poll call (the stack's budget is capped to it):
  * the batch waits on the stack while the ring is refilled first. */
 #define E1000_POLL_MAX 64
-/* Most 8254x functions one kernel drives (the netdev registry holds 4). */
-#define E1000_MAX_DEVS 4
 /* Milliseconds between reads of the missed-packet counter (a register read
  * costs a device access; once a second is plenty for a statistic). */
 #define E1000_STATS_MS 1000
 
 /**
- * e1000_probe - bind every supported 8254x PCI function found.
+ * e1000_probe - bind every supported 8254x PCI function found, while the
+ * netdev registry has room (the rest are left stopped and named).
  * @node: NUMA node of the CPU that will poll the devices: the descriptor
  * rings are allocated there (RX buffers come from the poller's own
  * per-CPU frag cache on its first poll).

@@ -43,8 +43,7 @@ static const struct e1000_model models[] = {
 	{0x1075, "82547GI", EERD_82541, false},
 };
 
-static struct e1000 e1000s[E1000_MAX_DEVS];
-static int ne1000s;
+static int ne1000s; /* parts brought up: the local MAC's last byte */
 
 /* Busy-wait: only at probe time, where a few milliseconds are fine. The
  * iteration cap keeps a stopped clock from hanging the boot. */
@@ -288,6 +287,38 @@ int e1000_alloc_rings(struct e1000 *e, int node)
 	return 0;
 }
 
+struct e1000 *e1000_alloc(const char *kind, const struct pci_dev *d, int node)
+{
+	struct e1000 *e =
+		kmalloc_node(sizeof(*e), GFP_KERNEL | __GFP_ZERO, node);
+
+	if (!e)
+		drv_printf("%s: %02x:%02x.%x: no memory for the device\n", kind,
+			   d->bus, d->dev, d->fn);
+	return e;
+}
+
+void e1000_quiesce(volatile uint8_t *regs, const struct pci_dev *d)
+{
+	if (regs) {
+		mmio_write32(regs + E1000_IMC, 0xffffffffu);
+		mmio_write32(regs + E1000_RCTL, 0);
+		mmio_write32(regs + E1000_TCTL, 0);
+		(void)mmio_read32(regs + E1000_STATUS); /* flush the writes */
+	}
+	pci_disable_master(d);
+}
+
+void e1000_discard(struct e1000 *e, const struct pci_dev *d)
+{
+	e1000_quiesce(e->regs, d);
+	/* no DMA from here on: the rings can go back (no buffer is posted
+	 * before the first poll) */
+	free_pages((void *)(uintptr_t)e->rx_ring, 0);
+	free_pages((void *)(uintptr_t)e->tx_ring, 0);
+	kfree(e);
+}
+
 static const struct e1000_model *find_model(const struct pci_dev *d)
 {
 	if (d->vendor != VENDOR_INTEL)
@@ -330,21 +361,32 @@ int e1000_probe(int node)
 {
 	int found = 0;
 
-	for (int i = 0; i < pci_count() && ne1000s < E1000_MAX_DEVS; i++) {
+	for (int i = 0; i < pci_count(); i++) {
 		struct pci_dev *d = pci_get(i);
 		const struct e1000_model *m = find_model(d);
-		struct e1000 *e = &e1000s[ne1000s];
+		struct e1000 *e;
 
 		if (!m)
 			continue;
-		memset(e, 0, sizeof(*e));
+		if (!netdev_room()) {
+			netdev_left_out("e1000", d);
+			e1000_quiesce(NULL, d);
+			continue;
+		}
+		e = e1000_alloc("e1000", d, node);
+		if (!e) {
+			e1000_quiesce(NULL, d);
+			continue;
+		}
 		e->model = m;
 		e->pci = d;
-		if (e1000_setup(e, d, node) != 0)
+		if (e1000_setup(e, d, node) != 0 ||
+		    netdev_register(&e->dev) != 0) {
+			e1000_discard(e, d);
 			continue;
+		}
 		ne1000s++;
-		if (netdev_register(&e->dev) == 0)
-			found++;
+		found++;
 		drv_printf("e1000: %s %02x:%02x.%x %s "
 			   "mac=%02x:%02x:%02x:%02x:%02x:%02x (%s) rx=%u "
 			   "tx=%u link %s\n",

@@ -96,5 +96,21 @@ int e1000_alloc_rings(struct e1000 *e, int node); /* 0, or -1 */
 /* Fill e->dev for a part that is up (one queue, e1000_ops). */
 void e1000_init_netdev(struct e1000 *e, const char *kind, int node,
 		       const struct pci_dev *d);
+/*
+ * A part no netdev keeps (its set-up failed, or the registry refused it),
+ * stopped for good: e1000_quiesce, then its rings freed and e itself.
+ * Safe on a half-done set-up (NULL regs or rings).
+ */
+void e1000_discard(struct e1000 *e, const struct pci_dev *d);
+/*
+ * e1000_quiesce - every interrupt cause masked, receive and transmit off
+ * (through the registers at @regs, the 8254x offsets every e1000e-family
+ * part shares; skipped when NULL), then bus mastering off, so no DMA
+ * whatever a register still says. For parts left behind: refused, past
+ * the limit, or failed.
+ */
+void e1000_quiesce(volatile uint8_t *regs, const struct pci_dev *d);
+/* A new struct e1000, zeroed, on @node; NULL (reported) without memory. */
+struct e1000 *e1000_alloc(const char *kind, const struct pci_dev *d, int node);
 
 #endif /* DRIVERS_E1000_INTERNAL_H */

@@ -7,13 +7,11 @@
 #ifndef DRIVERS_E1000E_H
 #define DRIVERS_E1000E_H
 
-/* Most 82574L functions one kernel drives (the netdev registry holds 4). */
-#define E1000E_MAX_DEVS 4
-
 /**
- * e1000e_probe - bind every 82574L PCI function found; report, and leave
- * alone, the other e1000e-family parts (82571/2/3, 82583, 80003ES2LAN,
- * ICH8-10 and the PCH parts I217, I218, I219 and their kin).
+ * e1000e_probe - bind every 82574L PCI function found; report, and stop
+ * (receive, transmit and bus mastering off), the other e1000e-family
+ * parts (82571/2/3, 82583, 80003ES2LAN, ICH8-10 and the PCH parts I217,
+ * I218, I219 and their kin).
  * @node: NUMA node of the CPU that will poll the devices (rings there).
  * Context: boot, after pci_init() and mm_init(), before the poll loop.
  * Return: number of devices registered (0 when none, or all failed; each

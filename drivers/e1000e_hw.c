@@ -25,8 +25,9 @@
  *    (auto-mask, auto-clear) start empty.
  *
  * Which parts: the 82574L and 82574LA (one silicon for Linux's e1000e).
- * The rest of the e1000e family is listed and refused with a boot line
- * saying why: the PCH-attached parts (ICH8-10, 82577-82579, I217, I218,
+ * The rest of the e1000e family is listed, stopped (refuse(): receive,
+ * transmit and bus mastering off) and refused with a boot line saying
+ * why: the PCH-attached parts (ICH8-10, 82577-82579, I217, I218,
  * I219) put the PHY behind the chipset and need PHY, flash-NVM and ULP
  * handling that QEMU cannot test; the 82571/2/3, 82583 and 80003ES2LAN
  * differ in NVM, PHY or errata we have not written or tested.
@@ -151,8 +152,7 @@ static const struct refused {
 	{0x1a1d, "I219-V17", why_pch},
 };
 
-static struct e1000 e1000es[E1000E_MAX_DEVS];
-static int ne1000es;
+static int ne1000es; /* parts brought up: the local MAC's last byte */
 
 /* Waits up to ms milliseconds for (reg & mask) to equal want. */
 static bool wait_reg(struct e1000 *e, unsigned int reg, uint32_t mask,
@@ -267,14 +267,23 @@ static const struct e1000_model *find_82574(const struct pci_dev *d)
 	return NULL;
 }
 
-/* A family part we do not drive: say so, once per function. */
+/*
+ * A family part we do not drive: say so, once per function, and stop it.
+ * Firmware (a PXE boot ROM, a management engine's pre-boot driver) may
+ * have left it receiving into a ring of its own in memory the allocator
+ * now hands out: receive and transmit go off through the registers every
+ * family part keeps at the 8254x offsets, and bus mastering off, which
+ * ends its DMA even if those registers were not what we think.
+ */
 static bool refuse(const struct pci_dev *d)
 {
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		if (refused[i].device != d->device)
 			continue;
+		e1000_quiesce(pci_map_bar(d, 0), d);
 		drv_printf("e1000e: %02x:%02x.%x 8086:%04x %s not driven: %s "
-			   "(only the 82574L is)\n",
+			   "(only the 82574L is); stopped: receive, transmit "
+			   "and bus mastering off\n",
 			   d->bus, d->dev, d->fn, d->device, refused[i].name,
 			   refused[i].why);
 		return true;
@@ -310,21 +319,25 @@ int e1000e_probe(int node)
 		m = find_82574(d);
 		if (!m)
 			continue;
-		if (ne1000es == E1000E_MAX_DEVS) {
-			drv_printf("e1000e: %02x:%02x.%x: more than %d 82574s, "
-				   "left alone\n",
-				   d->bus, d->dev, d->fn, E1000E_MAX_DEVS);
+		if (!netdev_room()) {
+			netdev_left_out("e1000e", d);
+			e1000_quiesce(NULL, d);
 			continue;
 		}
-		e = &e1000es[ne1000es];
-		memset(e, 0, sizeof(*e));
+		e = e1000_alloc("e1000e", d, node);
+		if (!e) {
+			e1000_quiesce(NULL, d);
+			continue;
+		}
 		e->model = m;
 		e->pci = d;
-		if (e1000e_setup(e, d, node) != 0)
+		if (e1000e_setup(e, d, node) != 0 ||
+		    netdev_register(&e->dev) != 0) {
+			e1000_discard(e, d);
 			continue;
+		}
 		ne1000es++;
-		if (netdev_register(&e->dev) == 0)
-			found++;
+		found++;
 		report(e, d);
 	}
 	return found;

@@ -1,6 +1,7 @@
 /*
  * The registry of network devices: drivers add what they probed, the
- * stack binds a netif to each. Fixed-size, filled at boot, read-only after.
+ * stack binds a netif to each. Fixed-size (NETDEV_MAX), filled at boot,
+ * read-only after; the NICs found past it are named, not bound.
  */
 #include "netdev.h"
 
@@ -9,9 +10,53 @@
 
 #include "drv_port.h"
 #include "libc/stat_table.h"
+#include "pci.h"
+
+/* Left-out NICs named in the boot line; more are counted. */
+#define LEFT_OUT_NAMED 8
+#define LEFT_OUT_NAME  40
 
 static struct netdev *netdevs[NETDEV_MAX];
 static int nnetdevs;
+static char left_out[LEFT_OUT_NAMED][LEFT_OUT_NAME];
+static int nleft_out;
+
+bool netdev_room(void)
+{
+	return nnetdevs < NETDEV_MAX;
+}
+
+void netdev_left_out(const char *kind, const struct pci_dev *d)
+{
+	if (nleft_out < LEFT_OUT_NAMED) {
+		char *name = left_out[nleft_out];
+		int n = d->segment ? snprintf(name, LEFT_OUT_NAME,
+					      "%04x:", d->segment)
+				   : 0;
+
+		snprintf(name + n, LEFT_OUT_NAME - (size_t)n,
+			 "%02x:%02x.%x %s %04x:%04x", d->bus, d->dev, d->fn,
+			 kind, d->vendor, d->device);
+	}
+	nleft_out++;
+}
+
+void netdev_report_left_out(void)
+{
+	char line[LEFT_OUT_NAMED * (LEFT_OUT_NAME + 2) + 32];
+	struct strbuf sb;
+
+	if (!nleft_out)
+		return;
+	strbuf_init(&sb, line, sizeof(line));
+	for (int i = 0; i < nleft_out && i < LEFT_OUT_NAMED; i++)
+		strbuf_printf(&sb, "%s%s", i ? ", " : "", left_out[i]);
+	if (nleft_out > LEFT_OUT_NAMED)
+		strbuf_printf(&sb, " and %d more", nleft_out - LEFT_OUT_NAMED);
+	strbuf_done(&sb);
+	drv_printf("netdev: NETDEV_MAX=%d devices bound, %d left out: %s\n",
+		   NETDEV_MAX, nleft_out, line);
+}
 
 int netdev_register(struct netdev *dev)
 {

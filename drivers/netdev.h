@@ -40,7 +40,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NETDEV_MAX	    4
+/* NICs bound, eth0..eth15: a server's ports with room to spare. A driver
+ * asks netdev_room() before it brings a NIC up; one past the limit is left
+ * stopped and named in one boot line (netdev_report_left_out). */
+#define NETDEV_MAX	    16
 #define NETDEV_MAX_SG	    16	 /* segments in one transmitted frame */
 #define NETDEV_FRAME_MAX    1514 /* Ethernet header + 1500 bytes MTU, no FCS */
 /* A received TCPv4 segment coalesced by the device (virtio GUEST_TSO4) is
@@ -239,9 +242,35 @@ struct netdev {
  * name is assigned here ("eth0", "eth1", ...).
  * Context: boot, before the poll loops start.
  * Return: 0, or -1 when NETDEV_MAX devices are already registered or the
- * queue count is out of range (reported).
+ * queue count is out of range (reported); the driver then stops the
+ * device and frees what it set up.
  */
 int netdev_register(struct netdev *dev);
+
+/**
+ * netdev_room - whether another device can register (fewer than
+ * NETDEV_MAX are). A driver asks before it touches a NIC; one with no
+ * room it leaves stopped (bus mastering off) and names to
+ * netdev_left_out(). Context: boot.
+ */
+bool netdev_room(void);
+
+/**
+ * netdev_left_out - note a NIC found with no room left: the PCI function
+ * @d that driver @kind would have bound ("00:13.0 virtio-net 1af4:1041"
+ * in the line). Stopping it is the driver's part.
+ * Context: boot, from a driver's probe.
+ */
+struct pci_dev;
+void netdev_left_out(const char *kind, const struct pci_dev *d);
+
+/**
+ * netdev_report_left_out - if any NIC was left out, one line naming them:
+ *   netdev: NETDEV_MAX=16 devices bound, 2 left out: 00:13.0 virtio-net
+ *   1af4:1041, 00:14.0 e1000 8086:100e
+ * Context: boot, once every driver has probed.
+ */
+void netdev_report_left_out(void);
 
 /* Number of registered devices, and the i-th one (NULL past the end). */
 int netdev_count(void);

@@ -1,9 +1,18 @@
 /*
  * PCI enumeration: a brute-force walk of every bus/device/function that the
- * access method covers, done once at boot. A function is present when its
- * vendor id reads as anything but 0xffff. For each we keep the ids, the
- * class, the decoded BARs and where its MSI/MSI-X capabilities sit, and
- * print one line of the boot report.
+ * access method covers, done once at boot: every bus of every ECAM window
+ * ACPI's MCFG lists (each segment group it names, each window its own),
+ * or buses 0-255 of segment 0 through the legacy ports when there is no
+ * window. A function is present when its vendor id reads as anything but
+ * 0xffff (nothing answered) or 0x0000 (no vendor has it; some bridges
+ * return it for an empty slot). For each we keep the ids, the class, the
+ * decoded BARs and where its MSI/MSI-X capabilities sit, and print one
+ * line of the boot report.
+ *
+ * The table of functions is a kmalloc'd array that doubles when full, so
+ * a machine with thousands of functions (a q35 with a hundred root ports,
+ * a server's segments) is described whole; only running out of memory
+ * stops it, and that is said in a line naming the first function left.
  *
  * BAR sizes come from the classic probe: write all ones, read back which
  * bits stuck, restore. Decoding is switched off meanwhile so the device
@@ -15,6 +24,7 @@
 
 #include "drv_port.h"
 #include "libc/stat_table.h"
+#include "mm/mm.h"
 
 #define PCI_CFG_ADDR 0xcf8
 #define PCI_CFG_DATA 0xcfc
@@ -31,44 +41,28 @@
 #define PCI_CAP_PTR	0x34
 #define PCI_IRQ_LINE	0x3c
 
-static struct pci_dev pci_devs[PCI_MAX_DEVS];
-static int pci_ndevs;
-static volatile uint8_t *ecam_base; /* NULL: legacy port access */
-static int ecam_bus_start, ecam_bus_end;
+/* ECAM windows scanned at most (MCFG entries); ACPI keeps as many. */
+#define PCI_MAX_WINDOWS 16
+/* Entries of the first table; it doubles from there. */
+#define PCI_TABLE_FIRST 64
 
-static volatile uint8_t *ecam_addr(int bus, int dev, int fn, unsigned int off)
-{
-	return ecam_base + ((uintptr_t)(bus - ecam_bus_start) << 20) +
-	       ((uintptr_t)dev << 15) + ((uintptr_t)fn << 12) + off;
-}
+static struct pci_dev *pci_devs; /* pci_cap entries, pci_ndevs used */
+static int pci_ndevs, pci_cap;
+static int pci_lost;	/* functions found with no room left */
+static int pci_windows; /* ECAM windows mapped; 0: legacy ports */
 
-static uint32_t legacy_addr(int bus, int dev, int fn, unsigned int off)
+static uint32_t legacy_addr(const struct pci_dev *d, unsigned int off)
 {
-	return 0x80000000u | (uint32_t)bus << 16 | (uint32_t)dev << 11 |
-	       (uint32_t)fn << 8 | (off & 0xfc);
-}
-
-static uint32_t cfg_read32(int bus, int dev, int fn, unsigned int off)
-{
-	if (ecam_base)
-		return mmio_read32(ecam_addr(bus, dev, fn, off & ~3u));
-	outl(PCI_CFG_ADDR, legacy_addr(bus, dev, fn, off));
-	return inl(PCI_CFG_DATA);
-}
-
-static void cfg_write32(int bus, int dev, int fn, unsigned int off, uint32_t v)
-{
-	if (ecam_base) {
-		mmio_write32(ecam_addr(bus, dev, fn, off & ~3u), v);
-		return;
-	}
-	outl(PCI_CFG_ADDR, legacy_addr(bus, dev, fn, off));
-	outl(PCI_CFG_DATA, v);
+	return 0x80000000u | (uint32_t)d->bus << 16 | (uint32_t)d->dev << 11 |
+	       (uint32_t)d->fn << 8 | (off & 0xfc);
 }
 
 uint32_t pci_read32(const struct pci_dev *d, unsigned int off)
 {
-	return cfg_read32(d->bus, d->dev, d->fn, off);
+	if (d->cfg)
+		return mmio_read32(d->cfg + (off & 0xffcu));
+	outl(PCI_CFG_ADDR, legacy_addr(d, off));
+	return inl(PCI_CFG_DATA);
 }
 
 uint16_t pci_read16(const struct pci_dev *d, unsigned int off)
@@ -83,7 +77,12 @@ uint8_t pci_read8(const struct pci_dev *d, unsigned int off)
 
 void pci_write32(const struct pci_dev *d, unsigned int off, uint32_t v)
 {
-	cfg_write32(d->bus, d->dev, d->fn, off, v);
+	if (d->cfg) {
+		mmio_write32(d->cfg + (off & 0xffcu), v);
+		return;
+	}
+	outl(PCI_CFG_ADDR, legacy_addr(d, off));
+	outl(PCI_CFG_DATA, v);
 }
 
 /* Read-modify-write of the aligned dword: config writes are 32-bit here. */
@@ -153,23 +152,45 @@ unsigned int pci_next_cap(const struct pci_dev *d, uint8_t id,
 	return 0;
 }
 
-static void add_function(int bus, int dev, int fn, uint32_t id)
+/* Room for one more function: the table doubles when full. False when
+ * memory ran out (the table stays as it was). */
+static bool table_room(void)
+{
+	struct pci_dev *bigger;
+	int cap = pci_cap ? 2 * pci_cap : PCI_TABLE_FIRST;
+
+	if (pci_ndevs < pci_cap)
+		return true;
+	bigger = kmalloc((size_t)cap * sizeof(*bigger), GFP_KERNEL);
+	if (!bigger)
+		return false;
+	if (pci_ndevs)
+		memcpy(bigger, pci_devs, (size_t)pci_ndevs * sizeof(*bigger));
+	kfree(pci_devs);
+	pci_devs = bigger;
+	pci_cap = cap;
+	return true;
+}
+
+/* Ids, class, BARs and capabilities of the function at where (its
+ * segment, bus, dev, fn and cfg set), added to the table. */
+static void add_function(const struct pci_dev *where, uint32_t id)
 {
 	struct pci_dev *d;
 	uint16_t cmd;
 	uint32_t cls;
 
-	if (pci_ndevs == PCI_MAX_DEVS) {
-		drv_printf(
-			"pci: more than %d functions, %02x:%02x.%x ignored\n",
-			PCI_MAX_DEVS, bus, dev, fn);
+	if (!table_room()) {
+		if (!pci_lost++)
+			drv_printf("pci: no memory for more than %d functions: "
+				   "%04x:%02x:%02x.%x and those after it "
+				   "ignored\n",
+				   pci_ndevs, where->segment, where->bus,
+				   where->dev, where->fn);
 		return;
 	}
 	d = &pci_devs[pci_ndevs++];
-	memset(d, 0, sizeof(*d));
-	d->bus = (uint8_t)bus;
-	d->dev = (uint8_t)dev;
-	d->fn = (uint8_t)fn;
+	*d = *where;
 	d->vendor = (uint16_t)id;
 	d->device = (uint16_t)(id >> 16);
 	cls = pci_read32(d, 0x08);
@@ -180,7 +201,7 @@ static void add_function(int bus, int dev, int fn, uint32_t id)
 	d->subsys_vendor = pci_read16(d, PCI_SUBSYS);
 	d->subsys_id = pci_read16(d, PCI_SUBSYS + 2);
 	d->irq_line = pci_read8(d, PCI_IRQ_LINE);
-	d->node = drv_pci_bus_node(bus);
+	d->node = drv_pci_bus_node(d->segment, d->bus);
 	if ((pci_read8(d, PCI_HEADER_TYPE) & 0x7f) == 0) {
 		cmd = pci_read16(d, PCI_COMMAND);
 		pci_write16(d, PCI_COMMAND, cmd & ~(PCI_CMD_IO | PCI_CMD_MEM));
@@ -191,30 +212,74 @@ static void add_function(int bus, int dev, int fn, uint32_t id)
 	probe_caps(d);
 }
 
-static void scan_bus(int bus)
+static bool present(uint32_t id)
+{
+	uint16_t vendor = (uint16_t)id;
+
+	return vendor != 0xffff && vendor != 0x0000;
+}
+
+/*
+ * Every function of one bus. ecam is the bus's 1 MiB of ECAM (NULL:
+ * legacy ports). Functions 1-7 are looked at only where function 0 says
+ * the device has several (header type bit 7): a single-function device
+ * may answer at every function number with function 0's registers.
+ */
+static void scan_bus(uint16_t seg, int bus, volatile uint8_t *ecam)
 {
 	for (int dev = 0; dev < 32; dev++) {
-		uint32_t id = cfg_read32(bus, dev, 0, 0);
-		int nfn;
+		struct pci_dev at = {.segment = seg,
+				     .bus = (uint8_t)bus,
+				     .dev = (uint8_t)dev};
+		int nfn = 1;
 
-		if ((id & 0xffff) == 0xffff)
-			continue;
-		nfn = (cfg_read32(bus, dev, 0, PCI_HEADER_TYPE & ~3u) >> 16) &
-				      0x80
-			      ? 8
-			      : 1;
 		for (int fn = 0; fn < nfn; fn++) {
-			if (fn)
-				id = cfg_read32(bus, dev, fn, 0);
-			if ((id & 0xffff) != 0xffff)
-				add_function(bus, dev, fn, id);
+			uint32_t id;
+
+			at.fn = (uint8_t)fn;
+			at.cfg = ecam ? ecam + ((uintptr_t)dev << 15) +
+						 ((uintptr_t)fn << 12)
+				      : NULL;
+			id = pci_read32(&at, 0);
+			if (fn == 0 && !present(id))
+				break;
+			if (fn == 0 && (pci_read8(&at, PCI_HEADER_TYPE) & 0x80))
+				nfn = 8;
+			if (present(id))
+				add_function(&at, id);
 		}
 	}
 }
 
+/* Every bus of one MCFG window, mapped first (its address is where bus 0
+ * of the segment would be, even when the window starts at a later bus).
+ * Returns false when the window cannot be mapped (reported). */
+static bool scan_window(const struct drv_ecam *w)
+{
+	size_t len = (size_t)(w->bus_end - w->bus_start + 1) << 20;
+	volatile uint8_t *base =
+		drv_map_mmio(w->base + ((uint64_t)w->bus_start << 20), len);
+
+	if (!base || w->bus_end < w->bus_start) {
+		drv_printf("pci: ecam segment %u buses %u-%u at 0x%llx cannot "
+			   "be mapped, not scanned\n",
+			   w->segment, w->bus_start, w->bus_end,
+			   (unsigned long long)w->base);
+		return false;
+	}
+	for (int bus = w->bus_start; bus <= w->bus_end; bus++)
+		scan_bus(w->segment, bus,
+			 base + ((uintptr_t)(bus - w->bus_start) << 20));
+	return true;
+}
+
 static void print_dev(const struct pci_dev *d)
 {
-	drv_printf("pci: %02x:%02x.%x %04x:%04x class %02x%02x", d->bus, d->dev,
+	if (d->segment)
+		drv_printf("pci: %04x:", d->segment);
+	else
+		drv_printf("pci: ");
+	drv_printf("%02x:%02x.%x %04x:%04x class %02x%02x", d->bus, d->dev,
 		   d->fn, d->vendor, d->device, d->class_code, d->subclass);
 	for (int i = 0; i < 6; i++) {
 		const struct pci_bar *b = &d->bar[i];
@@ -232,23 +297,20 @@ static void print_dev(const struct pci_dev *d)
 
 int pci_init(void)
 {
-	uint64_t base;
-	int last_bus = 255;
+	struct drv_ecam w[PCI_MAX_WINDOWS];
+	int nw = drv_ecam_windows(w, PCI_MAX_WINDOWS);
 
-	if (drv_ecam_window(&base, &ecam_bus_start, &ecam_bus_end) == 0 &&
-	    base) {
-		size_t len = (size_t)(ecam_bus_end - ecam_bus_start + 1) << 20;
-
-		/* MCFG's address is where bus 0 would be, even when the
-		 * window starts at a later bus. */
-		ecam_base = drv_map_mmio(
-			base + ((uint64_t)ecam_bus_start << 20), len);
-		last_bus = ecam_bus_end;
-	}
-	pci_ndevs = 0;
-	for (int bus = ecam_base ? ecam_bus_start : 0; bus <= last_bus; bus++)
-		scan_bus(bus);
+	pci_ndevs = pci_lost = pci_windows = 0;
+	for (int i = 0; i < nw; i++)
+		pci_windows += scan_window(&w[i]);
+	if (!pci_windows)
+		for (int bus = 0; bus <= 255; bus++)
+			scan_bus(0, bus, NULL);
 	drv_printf("pci: %d functions via %s\n", pci_ndevs, pci_method());
+	if (pci_lost)
+		drv_printf("pci: %d more functions found, not kept (no "
+			   "memory)\n",
+			   pci_lost);
 	for (int i = 0; i < pci_ndevs; i++)
 		print_dev(&pci_devs[i]);
 	return pci_ndevs;
@@ -256,7 +318,7 @@ int pci_init(void)
 
 const char *pci_method(void)
 {
-	return ecam_base ? "ecam" : "legacy";
+	return pci_windows ? "ecam" : "legacy";
 }
 
 int pci_count(void)
@@ -288,6 +350,13 @@ void pci_enable(struct pci_dev *d)
 		    cmd | PCI_CMD_IO | PCI_CMD_MEM | PCI_CMD_MASTER);
 }
 
+void pci_disable_master(const struct pci_dev *d)
+{
+	uint16_t cmd = pci_read16(d, PCI_COMMAND);
+
+	pci_write16(d, PCI_COMMAND, cmd & ~PCI_CMD_MASTER);
+}
+
 volatile void *pci_map_bar(const struct pci_dev *d, int bar)
 {
 	const struct pci_bar *b;
@@ -300,7 +369,7 @@ volatile void *pci_map_bar(const struct pci_dev *d, int bar)
 	return drv_map_mmio(b->addr, (size_t)b->size);
 }
 
-/* The functions found, "bus:dev.fn vendor:device" each. */
+/* The functions found, "[ssss:]bus:dev.fn vendor:device" each. */
 static void put_functions(struct strbuf *sb, const void *src)
 {
 	(void)src;
@@ -308,8 +377,11 @@ static void put_functions(struct strbuf *sb, const void *src)
 	for (int i = 0; i < pci_ndevs; i++) {
 		const struct pci_dev *d = &pci_devs[i];
 
-		strbuf_printf(sb, "%s\"%02x:%02x.%x %04x:%04x\"", i ? "," : "",
-			      d->bus, d->dev, d->fn, d->vendor, d->device);
+		strbuf_printf(sb, "%s\"", i ? "," : "");
+		if (d->segment)
+			strbuf_printf(sb, "%04x:", d->segment);
+		strbuf_printf(sb, "%02x:%02x.%x %04x:%04x\"", d->bus, d->dev,
+			      d->fn, d->vendor, d->device);
 	}
 	strbuf_printf(sb, "]");
 }
@@ -317,7 +389,7 @@ static void put_functions(struct strbuf *sb, const void *src)
 /* The section's whole value is this one list. */
 static const struct stat_desc pci_stats[] = {
 	STAT_FN("", put_functions, STAT_KIND_INFO, "function", "",
-		"PCI functions found: bus:dev.fn vendor:device"),
+		"PCI functions found: [segment:]bus:dev.fn vendor:device"),
 };
 static const struct stat_group pci_groups[] = {
 	STAT_GROUP("", pci_stats),

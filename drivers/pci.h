@@ -2,9 +2,11 @@
  * PCI: enumerate every function once at boot, decode its BARs and
  * capabilities, and let drivers find devices by id.
  *
- * Configuration space is reached through ECAM (the memory window ACPI's
- * MCFG describes: 4 KiB per function) when there is one, otherwise through
- * the legacy 0xCF8/0xCFC port pair (256 bytes per function).
+ * Configuration space is reached through ECAM (the memory windows ACPI's
+ * MCFG describes, one or more per PCI segment group: 4 KiB per function)
+ * when there are any, otherwise through the legacy 0xCF8/0xCFC port pair
+ * (segment 0 only, 256 bytes per function). The table of functions grows
+ * with what is found: no limit but memory.
  */
 #ifndef DRIVERS_PCI_H
 #define DRIVERS_PCI_H
@@ -14,8 +16,6 @@
 #include <stdint.h>
 
 #include "drivers/drv_port.h"
-
-#define PCI_MAX_DEVS 64
 
 #define PCI_CAP_MSI    0x05
 #define PCI_CAP_VENDOR 0x09
@@ -30,7 +30,9 @@ struct pci_bar {
 };
 
 struct pci_dev {
+	uint16_t segment; /* PCI segment group (MCFG), 0 on most PCs */
 	uint8_t bus, dev, fn;
+	volatile uint8_t *cfg; /* its 4 KiB of ECAM; NULL: legacy ports */
 	uint16_t vendor, device;
 	uint16_t subsys_vendor, subsys_id;
 	uint8_t class_code, subclass, prog_if, revision;
@@ -41,8 +43,10 @@ struct pci_dev {
 };
 
 /**
- * pci_init - enumerate all buses and print one line per function found.
- * Context: boot CPU, once, after ACPI and MMIO mapping are up.
+ * pci_init - enumerate every bus of every ECAM window (or, without one,
+ * buses 0-255 through the legacy ports) and print one line per function
+ * found ("ssss:" in front of the bus on a segment other than 0).
+ * Context: boot CPU, once, after ACPI, MMIO mapping and kmalloc are up.
  * Return: the number of functions found (0 when config space is absent).
  */
 int pci_init(void);
@@ -67,6 +71,15 @@ void pci_write32(const struct pci_dev *d, unsigned int off, uint32_t v);
  * Context: boot, before the driver touches BARs or queues buffers.
  */
 void pci_enable(struct pci_dev *d);
+
+/**
+ * pci_disable_master - turn bus mastering off: the function can no longer
+ * read or write memory (DMA), whatever its own registers still say. For
+ * a device no driver keeps (refused, or past a limit), so a ring that
+ * firmware or a half-done set-up left live cannot write into memory the
+ * allocator hands out again. Context: boot.
+ */
+void pci_disable_master(const struct pci_dev *d);
 
 /**
  * pci_next_cap - walk the capability list.
@@ -140,8 +153,9 @@ void pci_msix_enable(const struct pci_dev *d);
  * its INTx pin, which the caller turns on with pci_intx_enable(). */
 void pci_msix_disable(const struct pci_dev *d);
 
-/* The device list as JSON (array of "bb:dd.f vvvv:dddd" strings), and
- * its description (libc/stat_table.h). snprintf semantics. */
+/* The device list as JSON (array of "bb:dd.f vvvv:dddd" strings, with
+ * "ssss:" in front on a segment other than 0), and its description
+ * (libc/stat_table.h). snprintf semantics. */
 int pci_json(char *buf, size_t size);
 struct stat_schema;
 extern const struct stat_schema pci_schema;

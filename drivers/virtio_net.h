@@ -26,7 +26,8 @@ struct virtio_net_offloads {
 void virtio_net_allow_offloads(const struct virtio_net_offloads *o);
 
 /**
- * virtio_net_probe - bind every virtio-net PCI function found.
+ * virtio_net_probe - bind every virtio-net PCI function found, while the
+ * netdev registry has room (the rest are left stopped and named).
  * @allow_modern: false forces the legacy transport (for tests of it).
  * @max_queues: most RX/TX queue pairs per device (one per CPU that will
  * poll one: pair i is CPU i's, its rings on CPU i's node). A device

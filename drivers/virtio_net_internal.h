@@ -52,7 +52,6 @@
  * header (<= 12) and a 1514-byte frame fit. */
 #define RX_BUF_SIZE	    2048
 #define RX_BUF_LEN	    (RX_BUF_SIZE - NETDEV_RX_HEADROOM)
-#define VNET_MAX_DEVS	    4
 /* Most frames taken per rx_poll call (the stack's budget is capped to it). */
 #define VNET_POLL_MAX	    64
 /* Most buffers one mergeable RX frame may span: a 65535-byte frame and

@@ -38,9 +38,6 @@ struct vnet_ctrl_cmd {
 	uint8_t ack;
 };
 
-static struct vnet vnets[VNET_MAX_DEVS];
-static int nvnets;
-
 struct virtio_net_offloads vnet_allowed = {true, true, true, true, true};
 
 void virtio_net_allow_offloads(const struct virtio_net_offloads *o)
@@ -421,22 +418,56 @@ static bool is_virtio_net(const struct pci_dev *d)
 	       (d->device == 0x1000 && d->subsys_id == 1);
 }
 
+/* A new device brought up; NULL when memory or the set-up failed
+ * (reported, and the device left with bus mastering off). */
+static struct vnet *vnet_bring_up(struct pci_dev *d, bool allow_modern,
+				  int max_queues)
+{
+	struct vnet *vn = kmalloc(sizeof(*vn), GFP_KERNEL | __GFP_ZERO);
+
+	if (!vn)
+		drv_printf("virtio-net: %02x:%02x.%x: no memory for the "
+			   "device\n",
+			   d->bus, d->dev, d->fn);
+	else if (vnet_setup(vn, d, allow_modern, max_queues) == 0)
+		return vn;
+	kfree(vn); /* vnet_setup tore down what it had set up */
+	pci_disable_master(d);
+	return NULL;
+}
+
+/* A device no netdev keeps: its queues freed (when it reset), bus
+ * mastering off so it can write nowhere, its state freed. */
+static void vnet_discard(struct vnet *vn, const struct pci_dev *d)
+{
+	vnet_teardown(vn);
+	pci_disable_master(d);
+	kfree(vn);
+}
+
 int virtio_net_probe(bool allow_modern, int max_queues)
 {
 	int found = 0;
 
-	for (int i = 0; i < pci_count() && nvnets < VNET_MAX_DEVS; i++) {
+	for (int i = 0; i < pci_count(); i++) {
 		struct pci_dev *d = pci_get(i);
-		struct vnet *vn = &vnets[nvnets];
+		struct vnet *vn;
 
 		if (!is_virtio_net(d))
 			continue;
-		memset(vn, 0, sizeof(*vn));
-		if (vnet_setup(vn, d, allow_modern, max_queues) != 0)
+		if (!netdev_room()) {
+			netdev_left_out("virtio-net", d);
+			pci_disable_master(d);
 			continue;
-		nvnets++;
-		if (netdev_register(&vn->dev) == 0)
-			found++;
+		}
+		vn = vnet_bring_up(d, allow_modern, max_queues);
+		if (!vn)
+			continue;
+		if (netdev_register(&vn->dev) != 0) {
+			vnet_discard(vn, d);
+			continue;
+		}
+		found++;
 		vnet_report(vn, d);
 	}
 	return found;

@@ -5,6 +5,7 @@
  * lie in the identity map; ones above 4 GiB are mapped first).
  */
 #include "kernel/acpi.h"
+#include "kernel/acpi_table.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/paging.h"
@@ -34,21 +35,6 @@ static uint8_t sum_bytes(const void *p, size_t n)
 	while (n--)
 		s += *b++;
 	return s;
-}
-
-/* A firmware table's fields are little-endian and need not be aligned. */
-static uint32_t table_u32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t table_u64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
 }
 
 static int rsdp_valid(const uint8_t *p)
@@ -154,14 +140,6 @@ static void madt_cpu(uint32_t apic_id, uint32_t flags)
 	acpi.apic_ids[acpi.nr_cpus++] = apic_id;
 }
 
-/* Is there a MADT or SRAT entry at p, before end: its type and length
- * bytes, and all the length says? Entries shorter than their fields are
- * then skipped one by one (each case checks p[1]). */
-static bool entry_at(const uint8_t *p, const uint8_t *end)
-{
-	return end - p >= 2 && p[1] >= 2 && p[1] <= end - p;
-}
-
 static void madt_parse(const struct sdt_header *h)
 {
 	const uint8_t *p = (const uint8_t *)h + 44;
@@ -173,7 +151,7 @@ static void madt_parse(const struct sdt_header *h)
 	acpi.pic_present = table_u32((const uint8_t *)h + 40) & 1;
 	acpi.has_madt = true;
 	acpi.nr_cpus = 0;
-	for (; entry_at(p, end); p += p[1]) {
+	for (; table_entry_at(p, end); p += p[1]) {
 		if (p[0] == 0 && p[1] >= 8) /* processor local APIC */
 			madt_cpu(p[3], table_u32(p + 4));
 		else if (p[0] == 9 && p[1] >= 16) /* processor local x2APIC */
@@ -187,106 +165,6 @@ static void madt_parse(const struct sdt_header *h)
 	}
 }
 
-/* Node id for a proximity domain, adding it (kept sorted) if new. */
-static int domain_node(uint32_t dom, int add)
-{
-	int i;
-
-	for (i = 0; i < acpi.nr_nodes; i++)
-		if (acpi.node_domain[i] == dom)
-			return i;
-	if (!add || acpi.nr_nodes == MAX_NODES)
-		return -1;
-	for (i = acpi.nr_nodes; i > 0 && acpi.node_domain[i - 1] > dom; i--)
-		acpi.node_domain[i] = acpi.node_domain[i - 1];
-	acpi.node_domain[i] = dom;
-	acpi.nr_nodes++;
-	return i;
-}
-
-/* Two passes over SRAT: first collect the enabled domains so node ids
- * follow domain order, then assign CPUs and memory to nodes. */
-static void srat_parse(const struct sdt_header *h)
-{
-	const uint8_t *start = (const uint8_t *)h + 48,
-		      *end = (const uint8_t *)h + h->length;
-
-	if (h->length < 48)
-		return;
-	for (int pass = 0; pass < 2; pass++) {
-		for (const uint8_t *p = start; entry_at(p, end); p += p[1]) {
-			uint32_t dom, id;
-			int node;
-
-			if (p[0] == 0 && p[1] >= 16 && (table_u32(p + 4) & 1)) {
-				dom = p[2] | (uint32_t)p[9] << 8 |
-				      (uint32_t)p[10] << 16 |
-				      (uint32_t)p[11] << 24;
-				id = p[3];
-			} else if (p[0] == 2 && p[1] >= 24 &&
-				   (table_u32(p + 12) & 1)) {
-				dom = table_u32(p + 4);
-				id = table_u32(p + 8);
-			} else if (p[0] == 1 && p[1] >= 40 &&
-				   (table_u32(p + 28) & 1)) {
-				dom = table_u32(p + 2);
-				id = UINT32_MAX;
-			} else {
-				continue;
-			}
-			node = domain_node(dom, pass == 0);
-			if (pass == 0 || node < 0)
-				continue;
-			if (id != UINT32_MAX) {
-				for (int c = 0; c < acpi.nr_cpus; c++)
-					if (acpi.apic_ids[c] == id)
-						acpi.cpu_node[c] = node;
-			} else if (acpi.nr_mem < ACPI_MAX_MEM) {
-				acpi.mem[acpi.nr_mem].base = table_u64(p + 8);
-				acpi.mem[acpi.nr_mem].len = table_u64(p + 16);
-				acpi.mem[acpi.nr_mem].node = node;
-				acpi.nr_mem++;
-			}
-		}
-	}
-	acpi.has_srat = acpi.nr_nodes > 0;
-}
-
-/* SLIT rows are indexed by proximity domain. Only used with an SRAT (the
- * nodes come from there) and only if it is sane: 10 on the diagonal,
- * 11-254 elsewhere; otherwise reported and the defaults stay. */
-static void slit_parse(const struct sdt_header *h)
-{
-	const uint8_t *p = (const uint8_t *)h + 36;
-	uint64_t n = h->length >= 44 ? table_u64(p) : 0;
-	uint8_t d[MAX_NODES][MAX_NODES] = {{0}};
-
-	if (acpi.nr_nodes == 0 || n == 0 || n > 256 ||
-	    36 + 8 + n * n > h->length) {
-		kprintf("acpi: SLIT without SRAT or too short, ignored\n");
-		return;
-	}
-	for (int i = 0; i < acpi.nr_nodes; i++) {
-		for (int j = 0; j < acpi.nr_nodes; j++) {
-			uint32_t a = acpi.node_domain[i],
-				 b = acpi.node_domain[j];
-			uint8_t v = (a < n && b < n) ? p[8 + a * n + b] : 0;
-
-			if ((i == j && v != 10) ||
-			    (i != j && (v <= 10 || v == 255))) {
-				kprintf("acpi: SLIT distance %u from node %d "
-					"to %d "
-					"is invalid, SLIT ignored\n",
-					v, i, j);
-				return;
-			}
-			d[i][j] = v;
-		}
-	}
-	memcpy(acpi.distance, d, sizeof(d));
-	acpi.has_slit = true;
-}
-
 static void mcfg_parse(const struct sdt_header *h)
 {
 	const uint8_t *p = (const uint8_t *)h + 44,
@@ -294,8 +172,14 @@ static void mcfg_parse(const struct sdt_header *h)
 
 	if (h->length < 44)
 		return;
-	for (; end - p >= 16 && acpi.nr_mcfg < ACPI_MAX_MCFG; p += 16) {
-		struct acpi_mcfg *m = &acpi.mcfg[acpi.nr_mcfg++];
+	for (; end - p >= 16; p += 16) {
+		struct acpi_mcfg *m = &acpi.mcfg[acpi.nr_mcfg];
+
+		if (acpi.nr_mcfg == ACPI_MAX_MCFG) {
+			acpi.nr_mcfg_dropped++;
+			continue;
+		}
+		acpi.nr_mcfg++;
 
 		m->base = table_u64(p);
 		m->segment = (uint16_t)(p[8] | p[9] << 8);
@@ -356,36 +240,6 @@ static void aml_parse(const struct sdt_header *h)
 	acpi.aml.too_deep += st.too_deep;
 }
 
-int acpi_domain_node(uint32_t dom)
-{
-	return acpi.has_srat ? domain_node(dom, 0) : -1;
-}
-
-/* The bridge with the largest _BBN <= bus on segment 0, or NULL. */
-static const struct acpi_host_bridge *bus_bridge(int bus)
-{
-	const struct acpi_host_bridge *best = NULL;
-
-	for (int i = 0; i < acpi.nr_bridges; i++) {
-		const struct acpi_host_bridge *b = &acpi.bridges[i];
-
-		if (b->segment == 0 && b->bus <= bus &&
-		    (!best || b->bus > best->bus))
-			best = b;
-	}
-	return best;
-}
-
-int acpi_pci_bus_node(int bus, const struct acpi_host_bridge **bridge)
-{
-	const struct acpi_host_bridge *b = bus_bridge(bus);
-	int node = b && b->has_pxm ? acpi_domain_node(b->pxm) : -1;
-
-	if (bridge)
-		*bridge = b;
-	return node < 0 ? 0 : node;
-}
-
 static void fadt_parse(const struct sdt_header *h)
 {
 	const uint8_t *f = (const uint8_t *)h;
@@ -426,9 +280,9 @@ static void table_parse(uint64_t phys)
 	if (!memcmp(h->sig, "APIC", 4))
 		madt_parse(h);
 	else if (!memcmp(h->sig, "SRAT", 4))
-		srat_parse(h);
+		acpi.srat = h;
 	else if (!memcmp(h->sig, "SLIT", 4))
-		slit_parse(h);
+		acpi.slit = h;
 	else if (!memcmp(h->sig, "MCFG", 4))
 		mcfg_parse(h);
 	else if (!memcmp(h->sig, "FACP", 4))
@@ -440,8 +294,8 @@ static void table_parse(uint64_t phys)
 		acpi.hpet_base = table_u64((const uint8_t *)h + 44);
 }
 
-/* SRAT and SLIT need the MADT's CPU list and SRAT's nodes: parse in the
- * order MADT, SRAT, SLIT, then the rest. */
+/* The MADT first, SRAT and SLIT next (kept for acpi_numa_init), then
+ * the rest. */
 static void tables_walk(const struct sdt_header *root, int entry_size)
 {
 	static const char *const order[] = {"APIC", "SRAT", "SLIT", NULL};
@@ -510,13 +364,4 @@ void acpi_init(uint64_t rsdp_hint)
 		kprintf("acpi: off (acpi=off)\n");
 	if (acpi.nr_cpus == 0)
 		acpi_defaults();
-	if (!acpi.has_srat) {
-		acpi.nr_nodes = 1;
-		for (int c = 0; c < acpi.nr_cpus; c++)
-			acpi.cpu_node[c] = 0;
-	}
-	for (int i = 0; i < acpi.nr_nodes; i++)
-		for (int j = 0; j < acpi.nr_nodes; j++)
-			if (!acpi.has_slit)
-				acpi.distance[i][j] = i == j ? 10 : 20;
 }

@@ -16,10 +16,16 @@
 
 #define ACPI_MAX_IOAPICS 8
 #define ACPI_MAX_ISOS	 16
-#define ACPI_MAX_MEM	 32
-#define ACPI_MAX_MCFG	 4
+/* SRAT memory ranges: a few per node (PC firmware splits node 0 around
+ * the legacy and PCI holes); more are counted and their memory stays on
+ * node 0, said in the boot report. */
+#define ACPI_MAX_MEM	 (4 * MAX_NODES)
+#define ACPI_MAX_MCFG	 16
 #define ACPI_MAX_TABLES	 32
 #define ACPI_MAX_BRIDGES 16
+/* Proximity domains SRAT may list (SLIT's matrix has at most 256 rows
+ * here); the first MAX_NODES are nodes, the rest are folded into them. */
+#define ACPI_MAX_DOMAINS 256
 
 struct acpi_ioapic {
 	uint8_t id;
@@ -38,6 +44,21 @@ struct acpi_iso {
 struct acpi_mem_affinity {
 	uint64_t base, len;
 	int node;
+};
+
+/*
+ * A proximity domain SRAT lists, and the node it became: the lowest
+ * MAX_NODES domains are nodes 0.. in domain order; a domain beyond them
+ * is folded into the node nearest to it by SLIT distance, its CPUs and
+ * memory with it (kernel/acpi_numa.c says why).
+ */
+struct acpi_domain {
+	uint32_t pxm;
+	int node;
+	bool folded;	  /* a domain beyond MAX_NODES, joined to node */
+	uint8_t distance; /* SLIT distance to node when folded; 0: none */
+	uint64_t bytes;	  /* memory SRAT gives the domain */
+	int cpus;	  /* MADT CPUs SRAT puts in it */
 };
 
 /* One PCI ECAM window (MCFG): config space of bus b, device d, function f
@@ -63,17 +84,24 @@ struct acpi_info {
 	struct acpi_iso isos[ACPI_MAX_ISOS];
 	int nr_isos;
 	bool pic_present; /* MADT flag PCAT_COMPAT: 8259s to mask */
-	/* SRAT, SLIT: node ids are 0..nr_nodes-1 in proximity domain order */
+	/* SRAT, SLIT (kernel/acpi_numa.c): node ids are 0..nr_nodes-1 in
+	 * proximity domain order */
+	const void *srat, *slit; /* the tables, NULL when absent */
 	bool has_srat, has_slit;
 	int nr_nodes;
-	uint32_t node_domain[MAX_NODES];
+	struct acpi_domain domains[ACPI_MAX_DOMAINS]; /* ascending pxm */
+	int nr_domains;		   /* nodes first, then the folded ones */
 	int cpu_node[MAX_FW_CPUS]; /* by index into apic_ids */
 	struct acpi_mem_affinity mem[ACPI_MAX_MEM];
 	int nr_mem;
+	/* SRAT entries past ACPI_MAX_DOMAINS or ACPI_MAX_MEM: their CPUs
+	 * and memory stay on node 0 (reported) */
+	int srat_entries_lost;
 	uint8_t distance[MAX_NODES][MAX_NODES];
 	/* MCFG */
 	struct acpi_mcfg mcfg[ACPI_MAX_MCFG];
 	int nr_mcfg;
+	int nr_mcfg_dropped; /* windows past ACPI_MAX_MCFG: not scanned */
 	/* FADT: power off (S5) and reset */
 	uint32_t pm1a_cnt, pm1b_cnt;
 	uint16_t slp_typa, slp_typb;
@@ -105,28 +133,10 @@ extern struct acpi_info acpi;
  * areas) and parse the tables into acpi; with acpi=off, none. Without a
  * MADT (has_madt false), acpi describes one CPU (the boot CPU) and no
  * IOAPIC, until mptable_init (kernel/mptable.h) fills in what the MP
- * table says. Without SRAT, one node holding all memory. Boot CPU, once,
- * after the command line and once paging can map.
+ * table says. The NUMA nodes are acpi_numa_init's (kernel/acpi_numa.h),
+ * from the SRAT and SLIT found here; without SRAT, one node holding all
+ * memory. Boot CPU, once, after the command line and once paging can map.
  */
 void acpi_init(uint64_t rsdp_hint);
-
-/*
- * acpi_domain_node - the node id of proximity domain dom (SRAT's), or -1
- * when SRAT does not list it. Any context after acpi_init.
- */
-int acpi_domain_node(uint32_t dom);
-
-/*
- * acpi_pci_bus_node - the NUMA node of PCI bus bus on segment 0, as the
- * firmware reports it: the _PXM of the host bridge the bus sits behind.
- * Which bridge that is, is a heuristic: the one with the largest _BBN at
- * or below bus (a bridge's real bus range is its _CRS, which the scanner
- * does not read; QEMU's expander bridges and PC firmware number the buses
- * behind a bridge upward from its _BBN). A bridge without a constant
- * _PXM, a _PXM that SRAT does not list, no bridge at all, or no SRAT:
- * node 0. *bridge (may be NULL) gets the bridge used, or NULL.
- * Any context after acpi_init.
- */
-int acpi_pci_bus_node(int bus, const struct acpi_host_bridge **bridge);
 
 #endif

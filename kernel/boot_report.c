@@ -6,6 +6,7 @@
  */
 #include "kernel/boot_report.h"
 #include "kernel/acpi.h"
+#include "kernel/acpi_numa.h"
 #include "kernel/apic.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
@@ -46,12 +47,63 @@ static void cpu_list(int node, char *buf, size_t size)
 	strbuf_done(&sb);
 }
 
+/* Folded domains listed by name in the line; the rest are summed. */
+#define FOLDED_NAMED 8
+
+/*
+ * One line when SRAT lists more proximity domains than MAX_NODES: each
+ * domain beyond them, its memory and CPUs, and the node it was folded
+ * into with the SLIT distance that chose it (kernel/acpi_srat.c).
+ */
+static void report_folded_domains(void)
+{
+	char line[640];
+	struct strbuf sb;
+	uint64_t rest_bytes = 0;
+	int rest = 0, rest_cpus = 0;
+
+	if (acpi.nr_domains <= acpi.nr_nodes)
+		return;
+	strbuf_init(&sb, line, sizeof(line));
+	for (int i = acpi.nr_nodes; i < acpi.nr_domains; i++) {
+		const struct acpi_domain *d = &acpi.domains[i];
+
+		if (i - acpi.nr_nodes >= FOLDED_NAMED) {
+			rest++;
+			rest_bytes += d->bytes;
+			rest_cpus += d->cpus;
+			continue;
+		}
+		strbuf_printf(
+			&sb, "%spxm %u (memory=%lluMiB cpus=%d) -> node %d",
+			sb.len ? ", " : "", d->pxm,
+			(unsigned long long)mib(d->bytes), d->cpus, d->node);
+		if (d->distance)
+			strbuf_printf(&sb, " (distance %u)", d->distance);
+		else
+			strbuf_printf(&sb, " (no SLIT distance)");
+	}
+	if (rest)
+		strbuf_printf(&sb, ", %d more (memory=%lluMiB cpus=%d)", rest,
+			      (unsigned long long)mib(rest_bytes), rest_cpus);
+	strbuf_done(&sb);
+	kprintf("acpi: %d proximity domains, MAX_NODES=%d: %d folded into "
+		"the nearest node: %s\n",
+		acpi.nr_domains, MAX_NODES, acpi.nr_domains - acpi.nr_nodes,
+		line);
+}
+
 static void report_nodes(void)
 {
 	const struct mm_range *r;
 	int n = memmap_ram_ranges(&r);
 	char list[128];
 
+	report_folded_domains();
+	if (acpi.srat_entries_lost)
+		kprintf("acpi: %d SRAT entries past %d domains or %d memory "
+			"ranges: their CPUs and memory are on node 0\n",
+			acpi.srat_entries_lost, ACPI_MAX_DOMAINS, ACPI_MAX_MEM);
 	for (int node = 0; node < acpi.nr_nodes; node++) {
 		char dist[8 * MAX_NODES];
 		struct strbuf sb;
@@ -122,6 +174,10 @@ static void report_acpi(void)
 		kprintf("acpi: pci ecam segment=%u buses=%u-%u base=0x%lx\n",
 			acpi.mcfg[i].segment, acpi.mcfg[i].bus_start,
 			acpi.mcfg[i].bus_end, (unsigned long)acpi.mcfg[i].base);
+	if (acpi.nr_mcfg_dropped)
+		kprintf("acpi: %d more pci ecam windows than %d: their buses "
+			"are not scanned\n",
+			acpi.nr_mcfg_dropped, ACPI_MAX_MCFG);
 	report_host_bridges();
 }
 

@@ -57,8 +57,10 @@
  * ("unfolded"), not lost silently. */
 #define PROFILE_FOLD_SLOTS 1024
 
-/* Pollers per CPU (poll_register). */
-#define MAX_POLLERS 16
+/* Pollers per CPU (poll_register). 32: a poller per NIC queue, and
+ * with NETDEV_MAX (16) single-queue NICs all polled by the CPU that probed
+ * them, that CPU also runs the shell and the stack's own pollers. */
+#define MAX_POLLERS 32
 
 /* Memory map entries kept from the boot loader. */
 #define MAX_MMAP 128

@@ -7,6 +7,7 @@
  * the boot self-tests and the serial shell.
  */
 #include "kernel/acpi.h"
+#include "kernel/acpi_numa.h"
 #include "kernel/apic.h"
 #include "kernel/arch.h"
 #include "kernel/boot_report.h"
@@ -84,6 +85,7 @@ void kmain(uint32_t magic, uint32_t info)
 	acpi_init(boot_info_parsed.rsdp);
 	if (!acpi.has_madt) /* no ACPI, or acpi=off: the MP table, if any */
 		mptable_init();
+	acpi_numa_init();
 	memmap_init();
 	apic_init_bsp();
 	time_init();

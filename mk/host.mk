@@ -63,9 +63,13 @@ $(foreach v,$(HOST_VARIANTS),$(eval $(call host_variant,$(v))))
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_kernel_counter_add): \
 	kernel/mm_port/mm_port.h
 
-# The AML scanner's test compiles kernel/acpi_aml.c into itself.
+# The AML scanner's test compiles kernel/acpi_aml.c into itself, the
+# NUMA tables' test kernel/acpi_numa.c.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_acpi_aml): \
 	kernel/acpi_aml.c kernel/acpi_aml.h
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_acpi_numa): \
+	kernel/acpi_numa.c kernel/acpi_numa.h kernel/acpi.h kernel/acpi_table.h \
+	kernel/config.h
 
 # The MP table reader, on bytes (a table dumped from SeaBIOS, broken copies).
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_mptable): \
@@ -120,6 +124,9 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtqueue \
 		drivers/pci.h) tests/host/drivers/virtq_sim.h
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtio_pci): \
 	$(wildcard drivers/virtio_pci.[ch] drivers/drv_port.h drivers/pci.h)
+# tests/host/drivers/test_pci.c compiles drivers/pci.c over simulated ECAM.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_pci): \
+	drivers/pci.c drivers/pci.h drivers/drv_port.h
 
 # The HTTP engine's tests compile apps/http_server.c, apps/http_parse.c and
 # lwIP's core/pbuf.c into themselves, against the fake transport of

@@ -27,8 +27,14 @@
 #define MM_PAGE_SIZE  (1UL << MM_PAGE_SHIFT)
 #define MM_CACHE_LINE 64
 #define MM_MAX_CPUS   256 /* kernel/config.h MAX_CPUS says what it costs */
-#define MM_MAX_NODES  8
+#define MM_MAX_NODES  (MM_MAX_NODE_ID + 1)
 #define MM_MAX_RANGES 64
+
+/* NUMA nodes have ids 0..MM_MAX_NODE_ID: 16 nodes cover today's servers
+ * (two to eight sockets, some split into sub-NUMA clusters); every
+ * per-node array in mm/ is sized by MM_MAX_NODES. Boot keys that take a
+ * node id print their range from this number, so the two never differ. */
+#define MM_MAX_NODE_ID 15
 
 #define mm_likely(x)	       __builtin_expect(!!(x), 1)
 #define mm_unlikely(x)	       __builtin_expect(!!(x), 0)

@@ -123,7 +123,8 @@ static bool bring_up(struct netdev *dev, struct netif *nif)
 		ip4_addr_set_u32(&gw, lwip_htonl(net_config.gw));
 	}
 	if (!netif_glue_add(dev, nif, &ip, &mask, &gw)) {
-		kprintf("net: lwIP refused %s\n", dev->name);
+		kprintf("net: lwIP refused %s (or no memory for its queues)\n",
+			dev->name);
 		return false;
 	}
 	nnetifs++;
@@ -178,12 +179,16 @@ static void start_stack(void)
 
 int net_init(void)
 {
+	int found;
+
 	net_alloc_mode = (enum net_alloc_mode)net_config.alloc;
 	if (net_config.nic == NET_NIC_NONE) {
 		kprintf("net: nic=none, networking off\n");
 		return 0;
 	}
-	if (probe_nics() == 0) {
+	found = probe_nics();
+	netdev_report_left_out(); /* the NICs past NETDEV_MAX, if any */
+	if (found == 0) {
 		kprintf("net: no network device found\n");
 		return 0;
 	}

@@ -29,7 +29,7 @@
 
 enum net_alloc_mode { NET_ALLOC_STOCK, NET_ALLOC_NATIVE };
 
-#define NET_MEM_NODES 8 /* MM_MAX_NODES, checked in net_mem.c */
+#define NET_MEM_NODES 16 /* MM_MAX_NODES, checked in net_mem.c */
 
 extern enum net_alloc_mode net_alloc_mode;
 

@@ -29,8 +29,13 @@ static int nic_node;
 static const char *nic_node_from = "none"; /* "firmware", "nic_node=" */
 static int errors;
 
-/* local|device|interleave, or node:N with N a node id (0..7; whether the
- * machine has that node is checked when the policy is applied). */
+/* The node ids the keys below take, "0-15": mm's limit, as text. */
+#define NODE_ID_TEXT_(max) "0-" #max
+#define NODE_ID_TEXT(max)  NODE_ID_TEXT_(max)
+#define NODE_IDS	   NODE_ID_TEXT(MM_MAX_NODE_ID)
+
+/* local|device|interleave, or node:N with N a node id (NODE_IDS; whether
+ * the machine has that node is checked when the policy is applied). */
 static bool valid_node_policy(const char *v, const char *allowed)
 {
 	char *end;
@@ -46,14 +51,14 @@ static bool valid_node_policy(const char *v, const char *allowed)
 }
 
 CMDLINE_KEY(net, rx_alloc, "local", valid_node_policy,
-	    "local|device|interleave|node:N",
+	    "local|device|interleave|node:N, N=" NODE_IDS,
 	    "NUMA node of RX buffers: the polling CPU's, the NIC's, every node "
 	    "in turn, or node N");
 CMDLINE_KEY(
 	net, tx_alloc, "local", valid_node_policy,
-	"local|device|interleave|node:N",
+	"local|device|interleave|node:N, N=" NODE_IDS,
 	"NUMA node of TX buffers (lwIP's heap: PBUF_RAM pbufs), as rx_alloc");
-CMDLINE_KEY(net, nic_node, "", cmdline_valid_uint, "0-7",
+CMDLINE_KEY(net, nic_node, "", cmdline_valid_uint, NODE_IDS,
 	    "the NICs' NUMA node, for firmware that does not report it (_PXM)");
 
 /* The first NIC's node, and whether another NIC sits on another node. */

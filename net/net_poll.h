@@ -8,10 +8,12 @@
 
 #include <stddef.h>
 
+#include "drivers/netdev.h"
 #include "lwip/netif.h"
 
-/* Queues polled at most: every queue of every netif. */
-#define NET_MAX_POLLED 64
+/* Queues polled at most: every queue of every netif, as many as the
+ * netdev registry can hold. */
+#define NET_MAX_POLLED (NETDEV_MAX * NETDEV_MAX_QUEUES)
 
 /**
  * net_poll_add - poll every queue of @nif's netdev from now on.

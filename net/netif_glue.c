@@ -68,7 +68,6 @@ struct glue_queue {
 #define GLUE_RX_SW_CHECKED 0x100u
 #define GLUE_RX_SW_GOOD	   0x200u
 
-static struct glue_queue glue_queues[NETDEV_MAX][NETDEV_MAX_QUEUES];
 static int nglued;
 
 /* rx_poll's callback, outside the lock: park the frame. rx_poll is never
@@ -398,19 +397,43 @@ static err_t glue_netif_init(struct netif *nif)
 	return ERR_OK;
 }
 
+/* Each queue's parking place, on the node of the CPU that polls it (only
+ * that CPU writes it). Returns false, with none left allocated, when
+ * memory runs out. */
+static bool glue_queues_alloc(struct netdev *dev)
+{
+	for (int q = 0; q < dev->nqueues; q++) {
+		dev->queues[q].stack = kmalloc_node(sizeof(struct glue_queue),
+						    GFP_KERNEL | __GFP_ZERO,
+						    dev->queues[q].node);
+		if (dev->queues[q].stack)
+			continue;
+		while (q--) {
+			kfree(dev->queues[q].stack);
+			dev->queues[q].stack = NULL;
+		}
+		return false;
+	}
+	return true;
+}
+
 struct netif *netif_glue_add(struct netdev *dev, struct netif *nif,
 			     const ip4_addr_t *ip, const ip4_addr_t *mask,
 			     const ip4_addr_t *gw)
 {
-	if (nglued == NETDEV_MAX)
+	if (nglued == NETDEV_MAX || !glue_queues_alloc(dev))
 		return NULL;
 	dev->rx = glue_rx;
 	dev->tx_done = glue_tx_done;
 	dev->stack = nif;
-	for (int q = 0; q < dev->nqueues; q++)
-		dev->queues[q].stack = &glue_queues[nglued][q];
-	if (!netif_add(nif, ip, mask, gw, dev, glue_netif_init, ethernet_input))
+	if (!netif_add(nif, ip, mask, gw, dev, glue_netif_init,
+		       ethernet_input)) {
+		for (int q = 0; q < dev->nqueues; q++) {
+			kfree(dev->queues[q].stack);
+			dev->queues[q].stack = NULL;
+		}
 		return NULL;
+	}
 	nglued++;
 	return nif;
 }

@@ -13,9 +13,11 @@
 #define NET_RX_BATCH 64
 
 /**
- * netif_glue_add - register @nif with lwIP as the interface of @dev.
+ * netif_glue_add - register @nif with lwIP as the interface of @dev,
+ * with a parking place for each queue's frames on that queue's node.
  * Addresses may be zero (DHCP). Context: boot, core lock held, after
- * lwip_init(). Return: nif, or NULL when lwIP refused it.
+ * lwip_init(). Return: nif, or NULL when lwIP refused it or memory ran
+ * out.
  */
 struct netif *netif_glue_add(struct netdev *dev, struct netif *nif,
 			     const ip4_addr_t *ip, const ip4_addr_t *mask,

@@ -1,5 +1,6 @@
 /*
- * Stress: 2, 4 and 8 simulated CPUs on 1, 2 and 4 nodes allocate random
+ * Stress: 2, 4, 8 and 8 simulated CPUs on 1, 2, 4 and MM_MAX_NODES nodes
+ * (the most the allocators hold, half of them without a CPU) allocate random
  * orders from random nodes, hand blocks to each other through shared slots
  * (so many frees happen on another CPU than the allocation), allocate in
  * bulk, drain everything and read the statistics now and then. Every block carries a tag at both
@@ -221,6 +222,7 @@ int main(void)
 	int rc = run(1, 2, false);
 	rc |= run(2, 4, true);
 	rc |= run(4, 8, false);
+	rc |= run(MM_MAX_NODES, 8, true);
 	int f = atomic_load(&failures);
 	if (f)
 		fprintf(stderr, "stress_page_alloc: %d failures\n", f);

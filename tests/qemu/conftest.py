@@ -280,7 +280,8 @@ class QemuFactory:
 # wall-clock window (irq, irq_intel), sampling rates (profile), a browser
 # redrawing every second (dashboard), or many vCPUs or thousands of
 # connections that take the machine on their own (net_multiqueue,
-# net_connections, vs_linux). Every other test waits on the guest's own
+# net_connections, vs_linux; test_numa's 16 to 18 nodes with a vCPU
+# each). Every other test waits on the guest's own
 # answers, so beside another it only runs slower. Entries are file names,
 # or file::test for one test of a file.
 SERIAL = {
@@ -292,6 +293,9 @@ SERIAL = {
     "test_cpus.py::test_128_cpus_on_two_nodes_all_start_and_both_nodes_get_cpus",
     "test_cpus.py::test_256_cpus_start_in_x2apic_mode",
     "test_cpus.py::test_past_max_cpus_each_node_keeps_cpus_and_ids_above_255_start",
+    "test_numa.py::test_sixteen_nodes_each_keep_their_cpu_and_memory",
+    "test_numa.py::test_nodes_beyond_the_limit_fold_into_the_nearest_by_slit",
+    "test_numa.py::test_without_slit_a_node_beyond_the_limit_folds_into_node_0_said",
 }
 # Files whose tests share one guest (a module-scoped fixture) or results
 # (test_net_cost's figures, measured by its first tests and compared by

@@ -6,7 +6,7 @@ and no NIC, and reads the boot report. The big machines (128 to 288
 vCPUs) take both host cores for 5-12 s each: they run serially
 (conftest.py SERIAL). x2APIC needs QEMU 10 (7.2's TCG filters it out):
 those tests skip on older QEMU and say so. No test asserts a time: boot
-times per size are in docs/boot.md.
+times per size are in docs/machines.md.
 """
 import os
 import re

@@ -100,11 +100,11 @@ def test_rx_alloc_interleave_uses_both_nodes(qemu):
 
 
 def test_bad_policy_values_are_reported_and_local_used(qemu):
-    log = qemu.boot(append="exit_after_boot=1 rx_alloc=remote tx_alloc=node:9 "
+    log = qemu.boot(append="exit_after_boot=1 rx_alloc=remote tx_alloc=node:16 "
                     "nic_node=x", smp=2, machine="q35", numa=TWO_NODES, nic="virtio",
                     nic_pxb=1)
     assert bad_value_line(log, "rx_alloc", "remote", "local"), log
-    assert bad_value_line(log, "tx_alloc", "node:9", "local"), log
+    assert bad_value_line(log, "tx_alloc", "node:16", "local"), log
     assert bad_value_line(log, "nic_node", "x", ""), log
     assert re.search(r"^net: rx_alloc=local tx_alloc=local nic_node=1 \(firmware\)", log,
                      re.M), log
@@ -138,3 +138,66 @@ def test_frag_selftest_follows_the_refill_policy(qemu):
     log = qemu.boot(append="exit_after_boot=1 selftest=frag rx_alloc=device", smp=2,
                     machine="q35", numa=TWO_NODES, nic="virtio", nic_pxb=1)
     assert re.search(r"^selftest: frag PASS cpus=2 nodes=2 ", log, re.M), log
+
+
+# Machines with as many nodes as the kernel holds (MAX_NODES, 16) and
+# more: node 0 keeps room for the kernel, every other node 16 MiB and one
+# CPU of its own.
+MAX_NODES = 16
+
+
+def many_nodes(n):
+    return ["%d:%s" % (i, "64M" if i == 0 else "16M") for i in range(n)]
+
+
+def slit(n, near):
+    """Every pair of n nodes at 20, but the pairs in near {(a, b): d}."""
+    return ["%d:%d:%d" % (a, b, near.get((a, b), 20))
+            for a in range(n) for b in range(a + 1, n)]
+
+
+def test_sixteen_nodes_each_keep_their_cpu_and_memory(qemu):
+    """Node 15 is a node like node 1: its CPU, its memory, its zone, and
+    the keys that name a node take it."""
+    log = qemu.boot(append="exit_after_boot=1 rx_alloc=node:15 nic_node=15",
+                    smp=MAX_NODES, numa=many_nodes(MAX_NODES), nic="virtio")
+    assert re.search(r"^boot: cpus=16 nodes=16 memory=304MiB$", log, re.M), log
+    for n in range(1, MAX_NODES):
+        assert re.search(r"^node %d: cpus=%d memory=16MiB$" % (n, n), log, re.M), log
+        assert re.search(r"^cpu %d: apic=%d node=%d$" % (n, n, n), log, re.M), log
+    m = re.search(r"^mm: node 15 free=\d+ pages managed=(\d+) pages$", log, re.M)
+    assert m and int(m.group(1)) > 3000, log
+    assert "folded" not in log and "cmdline: bad value" not in log, log
+    assert re.search(r"^net: rx_alloc=node:15 tx_alloc=local nic_node=15 \(nic_node=\), "
+                     r"16 cpu\(s\), 16 node\(s\)$", log, re.M), log
+
+
+def test_nodes_beyond_the_limit_fold_into_the_nearest_by_slit(qemu):
+    """18 nodes: the firmware's domains 16 and 17 are nearest to nodes 5
+    and 9 (SLIT 11 and 12); each joins that node with its CPU and memory,
+    one boot line says so, and nothing lands on node 0."""
+    n = MAX_NODES + 2
+    log = qemu.boot(append="exit_after_boot=1", smp=n, numa=many_nodes(n),
+                    numa_dist=slit(n, {(5, 16): 11, (9, 17): 12}))
+    assert re.search(r"^acpi: 18 proximity domains, MAX_NODES=16: 2 folded into the "
+                     r"nearest node: pxm 16 \(memory=16MiB cpus=1\) -> node 5 "
+                     r"\(distance 11\), pxm 17 \(memory=16MiB cpus=1\) -> node 9 "
+                     r"\(distance 12\)$", log, re.M), log
+    assert re.search(r"^cpu 16: apic=16 node=5$", log, re.M), log
+    assert re.search(r"^cpu 17: apic=17 node=9$", log, re.M), log
+    assert re.search(r"^node 5: cpus=5,16 memory=32MiB$", log, re.M), log
+    assert re.search(r"^node 9: cpus=9,17 memory=32MiB$", log, re.M), log
+    assert re.search(r"^node 0: cpus=0 memory=64MiB$", log, re.M), log
+    assert re.search(r"^boot: cpus=18 nodes=16 memory=336MiB$", log, re.M), log
+
+
+def test_without_slit_a_node_beyond_the_limit_folds_into_node_0_said(qemu):
+    """No SLIT, so no distance to choose by: node 0 takes domain 16, and
+    the line says it had no distance to go by."""
+    n = MAX_NODES + 1
+    log = qemu.boot(append="exit_after_boot=1", smp=n, numa=many_nodes(n))
+    assert re.search(r"^acpi: 17 proximity domains, MAX_NODES=16: 1 folded into the "
+                     r"nearest node: pxm 16 \(memory=16MiB cpus=1\) -> node 0 "
+                     r"\(no SLIT distance\)$", log, re.M), log
+    assert re.search(r"^node 0: cpus=0,16 memory=80MiB$", log, re.M), log
+    assert re.search(r"^boot: cpus=17 nodes=16 memory=320MiB$", log, re.M), log

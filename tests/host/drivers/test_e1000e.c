@@ -39,7 +39,11 @@ static struct pci_dev fake_pci[3];
 static int nfake_pci;
 static uint16_t nvm[NVM_WORDS];
 static bool master_stuck;  /* PCIe requests never drain */
+static bool reset_stuck;   /* CTRL.RST never clears */
 static char console[4096]; /* everything the driver printed */
+/* Each fake function's command register bus-master bit (as firmware or
+ * the driver left it). */
+static bool bus_master[3];
 
 void drv_printf(const char *fmt, ...)
 {
@@ -61,7 +65,7 @@ uint64_t drv_clock_ms(void)
 {
 	uint32_t eerd = *reg(E1000_EERD);
 
-	if (*reg(E1000_CTRL) & E1000_CTRL_RST) {
+	if ((*reg(E1000_CTRL) & E1000_CTRL_RST) && !reset_stuck) {
 		*reg(E1000_CTRL) &= ~E1000_CTRL_RST;
 		*reg(E1000E_EECD) |= E1000E_EECD_AUTO_RD;
 	}
@@ -91,7 +95,12 @@ struct pci_dev *pci_get(int i)
 
 void pci_enable(struct pci_dev *d)
 {
-	(void)d;
+	bus_master[d - fake_pci] = true;
+}
+
+void pci_disable_master(const struct pci_dev *d)
+{
+	bus_master[d - fake_pci] = false;
 }
 
 volatile void *pci_map_bar(const struct pci_dev *d, int bar)
@@ -202,7 +211,9 @@ static int setup(void **state)
 	mm_test_boot(1, 32, 1);
 	regs = calloc(1, BAR0_SIZE);
 	assert_non_null(regs);
-	memset(e1000es, 0, sizeof(e1000es));
+	memset(bus_master, 0, sizeof(bus_master));
+	nleft_out = 0;
+	reset_stuck = false;
 	ne1000es = 0;
 	nnetdevs = 0;
 	nfake_pci = 0;
@@ -405,6 +416,61 @@ static void test_i219_and_other_family_parts_are_refused_by_name(void **state)
 	assert_int_equal(*reg(E1000_CTRL), 0); /* never touched */
 }
 
+/* Firmware (a boot ROM) left an I219 receiving into a ring of its own,
+ * with bus mastering on: refused, it must end up with receive and
+ * transmit off, every interrupt masked and no bus mastering, so nothing
+ * it still holds is written into memory the allocator hands out again. */
+static void test_a_refused_part_left_live_is_stopped(void **state)
+{
+	(void)state;
+	add_pci(0x15b8, 0x1f); /* I219-V2 */
+	bus_master[0] = true;
+	*reg(E1000_RCTL) = E1000_RCTL_EN | E1000_RCTL_BAM;
+	*reg(E1000_TCTL) = E1000_TCTL_EN;
+	assert_int_equal(e1000e_probe(0), 0);
+	assert_false(*reg(E1000_RCTL) & E1000_RCTL_EN);
+	assert_false(*reg(E1000_TCTL) & E1000_TCTL_EN);
+	assert_int_equal(*reg(E1000_IMC), 0xffffffffu);
+	assert_false(bus_master[0]);
+	assert_non_null(strstr(console, "e1000e: 00:1f.0 8086:15b8 I219-V2 "
+					"not driven: "));
+	assert_non_null(strstr(console, "stopped: receive, transmit and bus "
+					"mastering off\n"));
+}
+
+/* An 82574L found when the registry is full: never brought up (no reset,
+ * no ring), bus mastering off, named in the line past the limit. */
+static void test_an_82574l_past_the_limit_is_named_and_stopped(void **state)
+{
+	(void)state;
+	add_pci(0x10d3, 2);
+	bus_master[0] = true;
+	nnetdevs = NETDEV_MAX;
+	assert_int_equal(e1000e_probe(0), 0);
+	assert_int_equal(*reg(E1000_CTRL), 0);
+	assert_int_equal(*reg(E1000_RDBAL), 0);
+	assert_false(bus_master[0]);
+	netdev_report_left_out();
+	assert_non_null(strstr(console, "netdev: NETDEV_MAX=16 devices bound, "
+					"1 left out: 00:02.0 e1000e "
+					"8086:10d3\n"));
+}
+
+/* A part whose bring-up fails half-way (here its reset never completes)
+ * is not left enabled: receive off, bus mastering off, nothing bound. */
+static void test_a_part_that_fails_its_setup_is_stopped(void **state)
+{
+	(void)state;
+	reset_stuck = true;
+	add_pci(0x10d3, 2);
+	assert_int_equal(e1000e_probe(0), 0);
+	assert_int_equal(netdev_count(), 0);
+	assert_non_null(strstr(console, "e1000e: 00:02.0: reset did not "
+					"complete\n"));
+	assert_false(*reg(E1000_RCTL) & E1000_RCTL_EN);
+	assert_false(bus_master[0]);
+}
+
 static void test_8254x_and_other_vendors_are_left_silently(void **state)
 {
 	(void)state;
@@ -605,6 +671,9 @@ int main(void)
 		T(test_msix_short_of_vectors_gives_them_back),
 		T(test_refused_msi_falls_back_to_the_line),
 		T(test_i219_and_other_family_parts_are_refused_by_name),
+		T(test_a_refused_part_left_live_is_stopped),
+		T(test_an_82574l_past_the_limit_is_named_and_stopped),
+		T(test_a_part_that_fails_its_setup_is_stopped),
 		T(test_8254x_and_other_vendors_are_left_silently),
 		T(test_the_82574l_next_to_a_refused_part_still_binds),
 	};

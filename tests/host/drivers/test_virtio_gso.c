@@ -215,7 +215,7 @@ static void test_host_tso_switched_off_is_not_negotiated(void **state)
 	probe_tso(TSO_BITS, off);
 	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO4);
 	assert_non_null(strstr(printed, "host_tso4=off(switch)\n"));
-	assert_null(vnets[0].pairs[0].tx_batch);
+	assert_null(vnet0()->pairs[0].tx_batch);
 }
 
 static void test_host_tso_not_offered_is_reported(void **state)
@@ -223,7 +223,7 @@ static void test_host_tso_not_offered_is_reported(void **state)
 	(void)state;
 	probe_tso(TSO_BITS & ~(1ull << VIRTIO_NET_F_HOST_TSO4), tso_on);
 	assert_non_null(strstr(printed, "host_tso4=off(not-offered)\n"));
-	assert_null(vnets[0].pairs[0].tx_batch);
+	assert_null(vnet0()->pairs[0].tx_batch);
 }
 
 /* TSO needs the device to fill the sums (spec 5.1.3.1). */
@@ -236,7 +236,7 @@ static void test_host_tso_without_csum_is_not_negotiated(void **state)
 	probe_tso(TSO_BITS, no_csum);
 	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO4);
 	assert_non_null(strstr(printed, "host_tso4=off(needs-csum)\n"));
-	assert_null(vnets[0].pairs[0].tx_batch);
+	assert_null(vnet0()->pairs[0].tx_batch);
 }
 
 /* Four full segments and a short PSH one: one chain, PSH on it, every
@@ -497,7 +497,7 @@ test_full_ring_sends_the_batch_and_refuses_only_the_new(void **state)
 	assert_int_equal(send_seg(1, &off, MSS, F_ACK), 0); /* 4 merged */
 	assert_int_equal(send_seg(2, &off, MSS, F_ACK), -1);
 	assert_int_equal(dev->queues[0].stats.tx_busy, 1);
-	assert_int_equal(vnets[0].pairs[0].txq.num_free, 0);
+	assert_int_equal(vnet0()->pairs[0].txq.num_free, 0);
 	dev->ops->tx_flush(dev, 0);
 	for (int i = 0; i < 126; i++) {
 		assert_true(take_chain(&ch[0]));
@@ -592,8 +592,8 @@ static void test_no_memory_for_tso_tables_still_brings_the_nic_up(void **state)
 	probe_tso(TSO_BITS, tso_on);
 	assert_true(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO4);
 	assert_non_null(strstr(printed, "host_tso4=off(no-memory)\n"));
-	assert_null(vnets[0].pairs[0].tx_batch);
-	assert_null(vnets[0].pairs[0].tx_gso);
+	assert_null(vnet0()->pairs[0].tx_batch);
+	assert_null(vnet0()->pairs[0].tx_gso);
 	assert_each_segment_sent_alone(3);
 	for (int k = 0; k < frag_nheld; k++)
 		__free_pages(frag_held[k], 3);

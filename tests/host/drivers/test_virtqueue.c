@@ -517,9 +517,9 @@ static void test_mq_device_gets_one_pair_per_cpu_on_its_node(void **state)
 		assert_true(hw.q[VNET_TXQ(i)].set_up);
 		assert_int_equal(dev->queues[i].cpu, i);
 		assert_int_equal(dev->queues[i].node, i / 2);
-		assert_int_equal(node_of(vnets[0].pairs[i].rxq.mem), i / 2);
-		assert_int_equal(node_of(vnets[0].pairs[i].txq.mem), i / 2);
-		assert_int_equal(node_of(vnets[0].pairs[i].tx_hdrs), i / 2);
+		assert_int_equal(node_of(vnet0()->pairs[i].rxq.mem), i / 2);
+		assert_int_equal(node_of(vnet0()->pairs[i].txq.mem), i / 2);
+		assert_int_equal(node_of(vnet0()->pairs[i].tx_hdrs), i / 2);
 	}
 	assert_non_null(strstr(printed, "eth0 queue 3 rx=6 tx=7 cpu=3 node=1"));
 	assert_null(strstr(printed, "own no queue"));
@@ -791,7 +791,7 @@ static void test_legacy_with_mrg_has_a_12_byte_header(void **state)
 	hw.modern = false;
 	hw.features &= ~(1ull << VIRTIO_F_VERSION_1);
 	probe_offloads(1ull << VIRTIO_NET_F_MRG_RXBUF, all_on);
-	assert_int_equal(vnets[0].hdr_len, 12);
+	assert_int_equal(vnet0()->hdr_len, 12);
 }
 
 static void test_mergeable_frame_over_polls_is_one_chain(void **state)

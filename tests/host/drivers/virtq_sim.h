@@ -76,6 +76,21 @@ struct pci_dev *pci_get(int i)
 	return i == 0 ? &fake_pci : NULL;
 }
 
+/* Bus mastering turned off: the driver gave the device up. */
+static int fake_master_off;
+
+void pci_disable_master(const struct pci_dev *d)
+{
+	(void)d;
+	fake_master_off++;
+}
+
+/* The driver state of the first device registered. */
+static inline struct vnet *vnet0(void)
+{
+	return netdev_get(0)->priv;
+}
+
 /* ------------------------------------ the simulated device (transport) */
 
 #define HW_QUEUES 17   /* up to 8 pairs and a control queue */
@@ -540,8 +555,7 @@ static int setup_boot(void **state)
 	alarm(10);
 	mm_test_boot(1, 32, 1);
 	hw_reset_state();
-	memset(vnets, 0, sizeof(vnets));
-	nvnets = 0;
+	fake_master_off = 0;
 	vnet_allowed =
 		(struct virtio_net_offloads){true, true, true, false, false};
 	nnetdevs = 0;
