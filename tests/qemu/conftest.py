@@ -209,10 +209,11 @@ class QemuFactory:
               numa_dist=(), srat=(), iso=None, uefi=False, nic="none", net=None,
               hostfwd=(), mac=None, extra=(), kernel=KERNEL,
               debug_exit=True, initrd=None, nic_pxb=None, serial_socket=False,
-              queues=None, netns=None):
+              queues=None, netns=None, cpu=None):
         """Boots one QEMU. nic defaults to none (boot tests need no NIC).
         serial_socket: COM1 on a unix socket too, for vm.serial(). netns:
-        qemu-run runs inside that network namespace (net="tap:tap0")."""
+        qemu-run runs inside that network namespace (net="tap:tap0").
+        cpu: the CPU model (qemu-run's default: max)."""
         boot = dict(iso=iso) if iso else dict(kernel=kernel, append=append, initrd=initrd)
         vm = Qemu(str(self.tmp_path), "vm%d" % len(self.vms), serial_socket,
                   smp=smp, nic=nic, uefi=uefi, no_debug_exit=not debug_exit, mem=mem,
@@ -220,7 +221,7 @@ class QemuFactory:
                   srat=list(srat),  # our own SRAT instead of --numa (tools/qemu-run)
                   net=net, queues=queues, hostfwd=list(hostfwd), mac=mac,
                   nic_pxb=nic_pxb,  # the NIC behind a pxb-pcie on that node
-                  netns=netns, qemu_args=extra, **boot)
+                  netns=netns, cpu=cpu, qemu_args=extra, **boot)
         self.vms.append(vm)
         return vm
 
