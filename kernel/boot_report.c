@@ -154,5 +154,7 @@ void boot_report(void)
 	mm_boot_report();
 	kprintf("boot: cpus=%d nodes=%d memory=%lluMiB\n", nr_cpus,
 		acpi.nr_nodes, (unsigned long long)mib(memmap_node_bytes(-1)));
+	kprintf("boot: time=%llums since the kernel's entry\n",
+		(unsigned long long)time_since_entry_ms());
 	kprintf("boot: ready\n");
 }

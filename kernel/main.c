@@ -59,6 +59,7 @@ static void screen_init(void)
 
 void kmain(uint32_t magic, uint32_t info)
 {
+	time_mark_entry();
 	percpu_init(0);
 	console_early_init();
 	if (multiboot_parse(magic, info) < 0) {
