@@ -6,6 +6,7 @@
  */
 #include "kernel/acpi.h"
 #include "kernel/console.h"
+#include "kernel/memmap.h"
 #include "kernel/paging.h"
 #include <string.h>
 
@@ -443,6 +444,19 @@ static void acpi_defaults(void)
 	acpi.pic_present = true;
 }
 
+/* The memory map learns which node owns which RAM (SRAT), and keeps the
+ * tables out of the page allocator. */
+static void tell_memmap(void)
+{
+	for (int i = 0; i < acpi.nr_mem; i++)
+		memmap_set_node(acpi.mem[i].base,
+				acpi.mem[i].base + acpi.mem[i].len,
+				acpi.mem[i].node);
+	for (int i = 0; i < acpi.nr_tables; i++)
+		memmap_reserve(acpi.tables[i].start, acpi.tables[i].end);
+	memmap_reserve(acpi.rsdp, acpi.rsdp + 36);
+}
+
 void acpi_init(uint64_t rsdp_hint)
 {
 	const uint8_t *rsdp;
@@ -480,4 +494,5 @@ void acpi_init(uint64_t rsdp_hint)
 		for (int j = 0; j < acpi.nr_nodes; j++)
 			if (!acpi.has_slit)
 				acpi.distance[i][j] = i == j ? 10 : 20;
+	tell_memmap();
 }

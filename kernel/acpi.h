@@ -103,7 +103,9 @@ extern struct acpi_info acpi;
  * acpi_init - find the RSDP (rsdp_hint from the boot loader, else the BIOS
  * areas) and parse the tables into acpi. Boot CPU, once, after paging can
  * map. Without ACPI or without a MADT, acpi describes one CPU (the boot
- * CPU) and one node; without SRAT, one node holding all memory.
+ * CPU) and one node; without SRAT, one node holding all memory. Then it
+ * tells the memory map (kernel/memmap.h) each SRAT memory range's node
+ * and where the tables are, to keep them out of the page allocator.
  */
 void acpi_init(uint64_t rsdp_hint);
 

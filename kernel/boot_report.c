@@ -9,6 +9,7 @@
 #include "kernel/apic.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "kernel/direct_map.h"
 #include "kernel/memmap.h"
 #include "kernel/mm_boot.h"
 #include "kernel/percpu.h"
@@ -148,6 +149,7 @@ void boot_report(void)
 			"(MAX_CPUS=%d)\n",
 			acpi.nr_cpus_skipped, MAX_CPUS);
 	report_nodes();
+	direct_map_report();
 	kprintf("boot: usable=%lluMiB in %d ranges (after reserving the kernel "
 		"and boot data)\n",
 		(unsigned long long)mib(free_bytes), nfree);

@@ -253,7 +253,10 @@ class QemuFactory:
 # wall-clock window (irq, irq_intel), sampling rates (profile), a browser
 # redrawing every second (dashboard), or many vCPUs or thousands of
 # connections that take the machine on their own (net_multiqueue,
-# net_connections, vs_linux). Every other test waits on the guest's own
+# net_connections, vs_linux), or guests of tens or hundreds of GiB (the
+# big_memory ones: QEMU touches host memory for every struct page the
+# guest initialises, up to 4 GiB at -m 256G, and the host is shared, so
+# one such guest at a time). Every other test waits on the guest's own
 # answers, so beside another it only runs slower. Entries are file names,
 # or file::test for one test of a file.
 SERIAL = {
@@ -261,6 +264,10 @@ SERIAL = {
     "test_net_oom.py", "test_memory_pressure.py", "test_irq.py", "test_irq_intel.py",
     "test_profile.py", "test_dashboard.py", "test_net_multiqueue.py",
     "test_net_connections.py", "test_vs_linux.py", "test_tcp_ooseq.py",
+    "test_big_memory.py::test_72_gib_on_pc_uses_all_of_it_with_1_gib_pages",
+    "test_big_memory.py::test_256_gib_on_q35_without_1_gib_pages_maps_with_2_mib_pages",
+    "test_big_memory.py::test_256_gib_on_pc_brings_the_network_up",
+    "test_big_memory.py::test_two_40_gib_nodes_each_get_their_own_memory",
 }
 # Files whose tests share one guest (a module-scoped fixture) or results
 # (test_net_cost's figures, measured by its first tests and compared by

@@ -1,0 +1,143 @@
+"""Memory sizes of today's servers: RAM above 64 GiB is mapped (1 GiB
+pages where the CPU has them, 2 MiB pages where not) with page tables
+made as needed, the allocator gets all of it and selftest=mm passes; RAM
+past the ceiling (lowered with mem_max=) is reported in one line and
+never handed out; the network comes up on a 256 GiB machine.
+
+QEMU allocates guest RAM lazily, but every struct page the guest
+initialises costs host memory (64 bytes per 4 KiB: 4 GiB at -m 256G), so
+the big boots run one at a time (conftest.py SERIAL)."""
+import re
+import urllib.request
+
+from conftest import free_port
+
+EXIT = "exit_after_boot=1 selftest=mm nic=none"
+BIG_TIMEOUT = 600  # a loaded host; a 256 GiB boot takes ~30 s alone
+NET_TIMEOUT = 120
+
+
+def ram_line(log):
+    m = re.search(r"^boot: ram ceiling=(\d+)MiB \(([^)]*)\) direct_map=(1GiB|2MiB) pages "
+                  r"page_tables=(\d+)\s*$", log, re.M)
+    assert m, log
+    return {"ceiling": int(m.group(1)), "why": m.group(2), "page": m.group(3),
+            "tables": int(m.group(4))}
+
+
+def total_mib(log):
+    return int(re.search(r"^boot: cpus=\d+ nodes=\d+ memory=(\d+)MiB\s*$", log, re.M).group(1))
+
+
+def selftest_mm_passed(log):
+    return re.search(r"^selftest: mm PASS cpus=\d+ pages=\d+ free=(\d+) baseline=\1\s*$",
+                     log, re.M)
+
+
+def assert_all_ram_used(log, mib):
+    """Every MiB QEMU was given is counted, none skipped, and the page
+    allocator got it: the free pages are all of it but the struct pages
+    (1/64), the kernel and the firmware's holes."""
+    assert total_mib(log) == mib, log
+    assert "boot: ram skipped" not in log and "paging:" not in log, log
+    free = int(re.search(r"^mm: free=(\d+) pages", log, re.M).group(1))
+    pages = mib * 256
+    assert pages * 0.97 < free <= pages, log
+
+
+def test_72_gib_on_pc_uses_all_of_it_with_1_gib_pages(qemu):
+    # The old static pool of 64 page tables ended at ~68 GiB: the RAM
+    # past it went to the allocator unmapped and selftest=mm faulted.
+    log = qemu.boot(append=EXIT, mem="72G", machine="pc", timeout=BIG_TIMEOUT)
+    assert_all_ram_used(log, 72 * 1024)
+    assert re.search(r"^node 0: range 0x100000000-0x1240000000\s*$", log, re.M), log
+    ram = ram_line(log)
+    # RAM up to 512 GiB: 1 GiB pages in the boot tables' one PDPT
+    assert ram["page"] == "1GiB" and ram["tables"] == 0, log
+    assert selftest_mm_passed(log), log
+
+
+def test_256_gib_on_q35_without_1_gib_pages_maps_with_2_mib_pages(qemu):
+    log = qemu.boot(append=EXIT, mem="256G", machine="q35", cpu="qemu64",
+                    timeout=BIG_TIMEOUT)
+    assert_all_ram_used(log, 256 * 1024)
+    # q35 keeps 2 GiB below 4 GiB: 254 GiB above it, one page directory
+    # per GiB
+    assert re.search(r"^node 0: range 0x100000000-0x4080000000\s*$", log, re.M), log
+    ram = ram_line(log)
+    assert ram["page"] == "2MiB" and ram["tables"] == 254, log
+    assert selftest_mm_passed(log), log
+
+
+def test_256_gib_on_pc_brings_the_network_up(qemu):
+    """The NIC's 64-bit BAR lies above the RAM, past 512 GiB (QEMU puts it
+    at 768 GiB): its uncached mapping needs a page table of its own, from
+    the page allocator."""
+    http = free_port()
+    vm = qemu.start(mem="256G", machine="pc", smp=2, nic="virtio", hostfwd=["%d:80" % http])
+    vm.wait_for(r"^net: eth0 up ip=10\.0\.2\.15/24 ", BIG_TIMEOUT)
+    vm.wait_for(r"^net: listening", NET_TIMEOUT)
+    with urllib.request.urlopen("http://127.0.0.1:%d/" % http, timeout=NET_TIMEOUT) as r:
+        assert r.status == 200
+    log = vm.log()
+    assert total_mib(log) == 256 * 1024, log
+    assert ram_line(log)["page"] == "1GiB", log
+    bar = re.search(r"^pci: 00:03\.0 1af4:1000 .*bar4=m64:([0-9a-f]+)/", log, re.M)
+    assert bar and int(bar.group(1), 16) >= 512 << 30, log
+
+
+def test_two_40_gib_nodes_each_get_their_own_memory(qemu):
+    log = qemu.boot(append=EXIT, smp=2, numa=["0:40G", "1:40G"], timeout=BIG_TIMEOUT)
+    assert_all_ram_used(log, 80 * 1024)
+    for n in (0, 1):
+        assert re.search(r"^node %d: cpus=%d memory=40960MiB\s*$" % (n, n), log, re.M), log
+    # node 1 starts where node 0's 40 GiB end: 3 GiB below 4 GiB, 37 above
+    assert re.search(r"^node 1: range 0xa40000000-0x1440000000\s*$", log, re.M), log
+    free = {int(n): int(f) for n, f in re.findall(r"^mm: node (\d) free=(\d+)", log, re.M)}
+    assert all(free[n] > 40 * 1024 * 256 * 0.97 for n in (0, 1)), log
+    assert selftest_mm_passed(log), log
+
+
+def test_ram_past_a_lowered_ceiling_is_reported_once_and_never_handed_out(qemu):
+    # pc -m 8G: RAM at [0, 3G) and [4G, 9G); a 6 GiB ceiling leaves 3 GiB
+    log = qemu.boot(append=EXIT + " mem_max=6G", mem="8G")
+    ram = ram_line(log)
+    assert ram["ceiling"] == 6144 and ram["why"] == "mem_max", log
+    skipped = re.findall(r"^boot: ram skipped=.*$", log, re.M)
+    assert skipped == ["boot: ram skipped=3072MiB from 0x180000000 (past the ceiling): "
+                       "never given to the allocator"], log
+    assert total_mib(log) == 5 * 1024, log
+    assert re.search(r"^node 0: range 0x100000000-0x180000000\s*$", log, re.M), log
+    free = int(re.search(r"^mm: free=(\d+) pages", log, re.M).group(1))
+    assert free <= 5 * 1024 * 256, log
+    # every page the allocator has is one it can hand out and take back
+    assert selftest_mm_passed(log), log
+
+
+def test_without_mem_max_the_ceiling_is_the_cpus_address_width(qemu):
+    # QEMU's TCG CPUs have 40 physical address bits: 1 TiB, below the
+    # design's 64 TiB
+    log = qemu.boot(append="exit_after_boot=1", mem="1G")
+    ram = ram_line(log)
+    assert ram["ceiling"] == 1 << 20 and ram["why"] == "the CPU's address width", log
+    assert "boot: ram skipped" not in log
+
+
+def test_qemu64_maps_with_2_mib_pages_and_max_with_1_gib_pages(qemu):
+    # pc -m 8G: 5 GiB above 4 GiB, [4G, 9G)
+    log = qemu.boot(append=EXIT, mem="8G", cpu="qemu64")
+    ram = ram_line(log)
+    assert ram["page"] == "2MiB" and ram["tables"] == 5, log
+    assert selftest_mm_passed(log), log
+    log = qemu.boot(append=EXIT, mem="8G", cpu="max")
+    ram = ram_line(log)
+    assert ram["page"] == "1GiB" and ram["tables"] == 0, log
+    assert selftest_mm_passed(log), log
+
+
+def test_a_bad_mem_max_is_refused_and_nothing_is_skipped(qemu):
+    log = qemu.boot(append="exit_after_boot=1 mem_max=1G5", mem="1G")
+    assert re.search(r"^cmdline: bad value '1G5' for mem_max", log, re.M), log
+    assert "boot: ram skipped" not in log
+    log = qemu.boot(append="exit_after_boot=1 mem_max=8M", mem="1G")
+    assert re.search(r"^cmdline: bad value '8M' for mem_max", log, re.M), log
