@@ -221,9 +221,12 @@ void *map_mmio(uint64_t phys, uint64_t size)
 
 	/* Legacy devices in the first 2 MiB (VGA, BIOS) share a huge page
 	 * with the kernel image, which must stay cached: the firmware's MTRRs
-	 * already make that hole uncached. */
+	 * already make that hole uncached. A region reaching past it leaves
+	 * that page as it is too. */
 	if (phys + size <= SIZE_2M)
 		return (void *)(uintptr_t)phys;
+	if (start < SIZE_2M)
+		start = SIZE_2M;
 	if (end > MAP_REACH || end < start) {
 		map_failed(phys, "beyond the identity map's reach");
 		return NULL;

@@ -27,9 +27,10 @@ int map_ram(uint64_t phys, uint64_t size);
  * page table cannot be had or the range lies beyond the reach (said on
  * the console). Any CPU, any time after boot: takes the paging lock and
  * flushes the local TLB; a device region is mapped before any CPU uses
- * it, so other CPUs have no stale entries for it. A region within the
- * first 2 MiB is returned as it is: that huge page holds the kernel image
- * and stays cached (the firmware's MTRRs keep the legacy hole uncached).
+ * it, so other CPUs have no stale entries for it. The first 2 MiB are
+ * never remapped (a region within them is returned as it is): that huge
+ * page holds the kernel image and stays cached (the firmware's MTRRs keep
+ * the legacy hole uncached).
  */
 void *map_mmio(uint64_t phys, uint64_t size);
 
