@@ -56,16 +56,17 @@ def events(doc, name=None):
             if e["ph"] != "M" and (name is None or e["name"] == name)]
 
 
-def udp_echoes(vm, n=DATAGRAMS):
-    """n datagrams to the UDP echo; returns the replies received."""
+def udp_echoes(vm, n=DATAGRAMS, size=16):
+    """n datagrams of size bytes to the UDP echo; returns the replies
+    received."""
     got = 0
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.settimeout(2)
         s.connect(("127.0.0.1", vm.uecho))
         for i in range(n):
-            s.send(b"trace %d" % i)
+            s.send((b"trace %d " % i).ljust(size, b"."))
             try:
-                s.recv(64)
+                s.recv(2048)
                 got += 1
             except socket.timeout:
                 pass
@@ -121,6 +122,62 @@ def test_udp_echoes_leave_an_rx_buffer_alloc_and_free_each(qemu):
     stats = json.loads(request(vm, "/stats.json")[1])["trace"]
     assert stats["session"] == 1 and stats["running"] is False
     assert stats["classes"] == "mm" and stats["session_records"] == len(events(doc))
+
+
+def spans(evs, name):
+    """The (begin, end, events between) of each span called name, per
+    thread, in the order they began (the document is balanced)."""
+    out, open_at = [], {}
+    for i, e in enumerate(evs):
+        key = (e["pid"], e["tid"])
+        if e["name"] == name and e["ph"] == "B":
+            open_at.setdefault(key, []).append(i)
+        elif e["name"] == name and e["ph"] == "E":
+            b = open_at[key].pop()
+            inside = [x for x in evs[b + 1:i] if (x["pid"], x["tid"]) == key]
+            out.append((evs[b], e, inside))
+    return out
+
+
+# a UDP echo of this many bytes of payload is a frame of 14 + 20 + 8 more
+ECHO_PAYLOAD = 100
+ECHO_FRAME = 14 + 20 + 8 + ECHO_PAYLOAD
+
+
+def test_an_echo_is_traced_from_the_nic_through_lwip_to_the_free(qemu):
+    vm = NetVM(qemu, "native", append="trace=none http_control=1")
+    assert request(vm, "/trace/start/all", "POST")[0] == 200
+    assert udp_echoes(vm, size=ECHO_PAYLOAD) == DATAGRAMS
+    assert request(vm, "/trace/stop", "POST")[0] == 200
+    doc = trace_doc(vm)
+    evs = events(doc)
+    rx = [e for e in events(doc, "rx") if e["args"]["len"] == ECHO_FRAME]
+    assert len(rx) == DATAGRAMS
+    assert {(e["args"]["nic"], e["args"]["queue"]) for e in rx} == {("eth0", 0)}
+    # each datagram: lwIP's input of it is a span inside a poll round of
+    # the net poller, and inside it the echo goes out (tx, same length);
+    # the RX buffer (the pbuf lives at its start) goes back to page_frag
+    # once the device has sent the answer, reaped in a later round (the
+    # last one's reap may come after the stop)
+    echoes = [(b, inside) for b, _, inside in spans(evs, "lwip_input")
+              if b["args"]["len"] == ECHO_FRAME]
+    assert len(echoes) == DATAGRAMS
+    freed = 0
+    for b, inside in echoes:
+        assert [x["args"]["len"] for x in inside if x["name"] == "tx"] == [ECHO_FRAME]
+        freed += any(x["name"] == "page_frag_free" and x["ts"] >= b["ts"] and
+                     x["args"]["addr"] == b["args"]["pbuf"] for x in evs)
+    assert freed >= DATAGRAMS - 1
+    polls = spans(evs, "poll")
+    assert polls and {b["args"]["poller"] for b, _, _ in polls} >= {"net"}
+    for b, _ in echoes:
+        assert any(pb["ts"] <= b["ts"] <= pe["ts"] and pb["tid"] == b["tid"]
+                   for pb, pe, _ in polls)
+    # interrupts are spans named by their handler (the timer's at least)
+    irqs = spans(evs, "irq")
+    assert irqs and all(re.fullmatch(r"[a-z_0-9.]+\+0x[0-9a-f]+|[a-z_0-9.]+\+0",
+                                     b["args"]["handler"]) for b, _, _ in irqs)
+    assert events(doc, "drop") == []
 
 
 def test_without_trace_at_boot_nothing_is_served(qemu):
