@@ -26,6 +26,7 @@
 #include "mm/mm.h"
 #include "apps.h"
 #include "stats.h"
+#include "net/capture.h"
 #include "net/net.h"
 #include "net/core_lock.h"
 #include "net/lwip_stats.h"
@@ -97,6 +98,7 @@ static const struct stats_section sections[] = {
 	{"pci", pci_json, &pci_schema},
 	{"shell", shell_stats_json, &shell_stats_schema},
 	{"trace", trace_stats_json, &trace_stats_schema},
+	{"capture", net_capture_stats_json, &net_capture_schema},
 };
 
 #define NSECTIONS ((int)(sizeof(sections) / sizeof(sections[0])))

@@ -26,9 +26,13 @@
  * each chain sent ("tx"), each coalesced packet ("gro_join"), lwIP's
  * input of a packet as a span ("lwip_input": the answers it sends and
  * the pbufs it frees fall inside), and every drop with its reason.
+ * While a packet capture runs (net/capture.h), each frame is copied to
+ * it whole: a received one before lwIP sees it, a sent one once the
+ * device took it.
  */
 #include <string.h>
 
+#include "capture.h"
 #include "core_lock.h"
 #include "drivers/netdev.h"
 #include "kernel/percpu.h"
@@ -416,6 +420,8 @@ static err_t glue_linkoutput(struct netif *nif, struct pbuf *p)
 	}
 	trace_point(&ev_tx, (uintptr_t)dev->name, (uintptr_t)send,
 		    (uint64_t)txq, send->tot_len);
+	if (net_capturing())
+		net_capture_frame(dev, CAPTURE_TX, sg, n);
 	if (dev->ops->tx_flush) /* one notify per lock hold */
 		net_core_tx_flush_later(dev, txq);
 	LINK_STATS_INC(link.xmit);
@@ -508,6 +514,20 @@ int netif_glue_parked(struct netif *nif, int q)
 	return ((struct glue_queue *)dev->queues[q].stack)->n;
 }
 
+/* Parked frames first..last (its buffers) into the capture. */
+static void glue_capture_rx(struct netdev *dev, struct glue_queue *gq,
+			    int first, int last)
+{
+	struct netdev_sg piece[NETDEV_RX_CHAIN_MAX + 1];
+	int n = 0;
+
+	for (int i = first;
+	     i <= last && n < (int)(sizeof(piece) / sizeof(piece[0])); i++)
+		piece[n++] = (struct netdev_sg){gq->batch[i].frame,
+						gq->batch[i].len};
+	net_capture_frame(dev, CAPTURE_RX, piece, n);
+}
+
 int netif_glue_input(struct netif *nif, int q)
 {
 	struct netdev *dev = nif->state;
@@ -521,6 +541,8 @@ int netif_glue_input(struct netif *nif, int q)
 		 * happen, and would end the frame at the batch's end. */
 		while (k < n - 1 && (gq->batch[k].flags & NETDEV_RX_MORE))
 			k++;
+		if (net_capturing())
+			glue_capture_rx(dev, gq, i, k);
 		if (k == i && net_config.gro) {
 			int taken = glue_input_coalesced(dev, q, gq, i, n);
 
