@@ -40,7 +40,7 @@ static bool trace_valid(const char *value, const char *allowed)
 	return trace_classes_parse(value) >= 0;
 }
 
-CMDLINE_KEY(kernel, trace, "", trace_valid, "mm|net|app|irq|poll|lock|all",
+CMDLINE_KEY(kernel, trace, "", trace_valid, "mm|net|app|irq|poll|lock|all|none",
 	    "trace these classes from the end of the boot (a comma list; "
 	    "docs/observe.md)");
 /* 8192 records of 40 bytes: 320 KiB; the block rounds it up (512 KiB,

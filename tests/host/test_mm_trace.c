@@ -8,6 +8,7 @@
  */
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "mm_test.h"
 
@@ -37,6 +38,17 @@ static void hook(const struct trace_desc *ev, int phase, uint64_t a, uint64_t b,
 	if (nr_seen < MAX_SEEN)
 		seen[nr_seen++] = (struct seen){ev, phase, {a, b, c, d}};
 	pthread_mutex_unlock(&seen_lock);
+}
+
+/* Events seen so far, read while another simulated CPU may add some. */
+static int seen_so_far(void)
+{
+	int n;
+
+	pthread_mutex_lock(&seen_lock);
+	n = nr_seen;
+	pthread_mutex_unlock(&seen_lock);
+	return n;
 }
 
 /* The mm class on (what was seen is forgotten) or off (it is kept). */
@@ -328,6 +340,49 @@ static void test_page_frag_and_qmempool_record_alloc_and_free(void **state)
 	assert_non_null(find_first("qmempool_refill"));
 }
 
+static mm_spinlock_t contended = MM_SPINLOCK_INIT;
+
+static void take_contended(void *arg)
+{
+	(void)arg;
+	mm_spin_lock(&contended);
+	mm_spin_unlock(&contended);
+}
+
+/* The lock class: a wait for a held spinlock is a span on the waiting
+ * CPU, naming the lock; a lock taken at once records nothing. */
+static void test_a_spinlock_wait_is_a_span_of_the_lock_class(void **state)
+{
+	struct mm_test_cpu *cpu1 = mm_test_cpu_start(1);
+	const struct timespec ms = {0, 1000000};
+	const struct seen *b, *e;
+	int from = 0;
+
+	(void)state;
+	nr_seen = 0;
+	atomic_store(&trace_class_on[TRACE_LOCK], 1);
+	take_contended(NULL); /* free: no wait */
+	assert_int_equal(nr_seen, 0);
+	mm_spin_lock(&contended);
+	mm_test_cpu_post(cpu1, take_contended, NULL);
+	/* CPU 1 finds it held and begins waiting (at most 5 s) */
+	for (int i = 0; i < 5000 && seen_so_far() == 0; i++)
+		nanosleep(&ms, NULL);
+	mm_spin_unlock(&contended);
+	mm_test_cpu_wait(cpu1);
+	mm_test_cpu_stop(cpu1);
+	atomic_store(&trace_class_on[TRACE_LOCK], 0);
+
+	b = find("spin_wait", &from);
+	e = find("spin_wait", &from);
+	assert_non_null(b);
+	assert_non_null(e);
+	assert_int_equal(b->phase, TRACE_BEGIN);
+	assert_int_equal(e->phase, TRACE_END);
+	assert_int_equal(arg(b, "lock"), (uintptr_t)&contended);
+	assert_int_equal(nr_seen, 2);
+}
+
 static void test_class_names_parse_to_masks(void **state)
 {
 	(void)state;
@@ -355,6 +410,7 @@ int main(void)
 		T(test_a_free_of_another_nodes_object_is_a_remote_free),
 		T(test_drain_all_pages_is_a_balanced_span),
 		T(test_page_frag_and_qmempool_record_alloc_and_free),
+		T(test_a_spinlock_wait_is_a_span_of_the_lock_class),
 		T(test_class_names_parse_to_masks),
 	};
 

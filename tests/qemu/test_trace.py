@@ -220,3 +220,19 @@ def test_the_shell_starts_stops_and_prints_the_trace(qemu):
     assert con.command("trace on bogus") == \
         "trace: no class in 'bogus' (mm,net,app,irq,poll,lock or all)\n"
     assert con.command("trace json 0") == "trace: '0' is no event count\n"
+
+
+def test_a_full_buffer_drops_counts_and_the_document_stays_whole(qemu):
+    # 256 records (a 16 KiB block holds 409) fill within the boot's
+    # session: the rest is dropped and counted, and spans cut by the end
+    # of a CPU's buffer are still closed
+    vm = NetVM(qemu, "native", append="trace=all trace_events=256")
+    udp_echoes(vm)
+    doc = trace_doc(vm)
+    held = len(events(doc)) - sum(1 for e in events(doc) if e["ph"] == "E" and
+                                  "args" not in e)  # ends the writer added
+    assert int(doc["otherData"]["dropped"]) > 0
+    stats = json.loads(request(vm, "/stats.json")[1])["trace"]
+    assert stats["capacity"] == 409 and stats["session_dropped"] > 0
+    assert held <= stats["capacity"] * 2  # two CPUs
+    assert stats["dropped"] >= stats["session_dropped"]
