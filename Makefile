@@ -17,6 +17,7 @@ include mk/host.mk
 include mk/bench.mk
 include mk/plots.mk
 include mk/profile.mk
+include mk/trace.mk
 include mk/soak.mk
 include mk/fuzz.mk
 include mk/lwip-unit.mk

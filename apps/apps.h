@@ -24,6 +24,13 @@ struct http_response;
  * engine's serve callback only (net CPU). */
 int app_profile_serve(const struct http_request *req,
 		      struct http_response *resp);
+/* The tracer's (apps/http_trace.c), the same way: 400 bad classes, 403
+ * trace= not given at boot (or the control gate's), 405, 503. */
+int app_trace_serve(const struct http_request *req, struct http_response *resp);
+/* Packet capture's (apps/http_capture.c), the same way: 403 capture=1
+ * not given at boot (or the control gate's), 405, 503. */
+int app_capture_serve(const struct http_request *req,
+		      struct http_response *resp);
 
 struct ip4_addr;
 /* Start lwiperf's 10 s TCP client test towards server:port (host order

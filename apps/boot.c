@@ -17,11 +17,13 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "net/core_lock.h"
+#include "net/capture.h"
 #include "net/net.h"
 #include "net/net_config.h"
 #include "net/net_mem.h"
 #include "net/net_poll.h"
 #include "net/net_selftest.h"
+#include "shell_capture.h"
 #include "shell_net.h"
 
 #define APP_ECHO  1u
@@ -117,10 +119,12 @@ void apps_boot(void)
 	net_config_parse();
 	apps_config_parse();
 	shell_net_register(); /* they say so themselves when there is no NIC */
+	shell_capture_register();
 	net_selftest_register();
 	net_set_ready_hook(announce_services);
 	if (net_init() == 0)
 		return;
 	apps_start();
+	net_capture_boot();
 	net_poll_start();
 }

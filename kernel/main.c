@@ -31,6 +31,7 @@
 #include "kernel/shell_cmds.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 #include "kernel/trap.h"
 
 void kmain(uint32_t magic, uint32_t info);
@@ -105,6 +106,7 @@ void kmain(uint32_t magic, uint32_t info)
 	apps_boot();
 	selftests_run();
 	profile_boot();
+	trace_boot();
 	mm_boot_arm_faults(); /* the set-up above is not what is tested */
 	if (exit_on_fatal) {
 		kprintf("boot: exit_after_boot=1, exiting\n");

@@ -28,6 +28,8 @@ void mm_bench_run(void);
 /* bench=xcpu (frag_xcpu_bench.c): page_frag allocated on the boot CPU,
  * freed on CPU 1, per fragment; needs two CPUs. */
 void bench_frag_xcpu(void);
+/* bench=trace (trace_bench.c): a trace point's cost, class off and on. */
+void bench_trace(void);
 
 /* wait.c: lets interrupts in on the boot CPU for ms milliseconds (the
  * boot runs with them masked until the poll loop). */

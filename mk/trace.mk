@@ -1,0 +1,17 @@
+# The event tracer's capture (tools/trace-capture; docs/observe.md).
+#
+#   make trace          boots the kernel, starts a trace of TRACE_CLASSES
+#                       (default all) over HTTP, runs TRACE_COUNT (20) of
+#                       TRACE_LOAD (http or udp) from the host and writes
+#                       the trace to $(TRACE_OUT) (build/trace/LOAD.json),
+#                       checked against the trace-event format; ~5 s here
+.PHONY: trace
+
+TRACE_LOAD ?= http
+TRACE_COUNT ?= 20
+TRACE_CLASSES ?= all
+TRACE_OUT ?= $(BUILD)/trace/$(TRACE_LOAD).json
+
+trace: deps-kernel $(KERNEL_ELF)
+	tools/trace-capture --load $(TRACE_LOAD) --count $(TRACE_COUNT) \
+		--classes $(TRACE_CLASSES) --out $(TRACE_OUT)
