@@ -20,8 +20,9 @@ struct net_config {
 	int alloc; /* enum net_alloc_mode */
 	const char *hostname;
 	int queues; /* net_queues=: most queue pairs per NIC, 0: one per CPU */
-	/* virtio_csum=, virtio_tso=, virtio_mrg=, virtio_event_idx=,
-	 * virtio_host_tso=: features allowed */
+	/* virtio_csum=, virtio_tso=, virtio_tso6=, virtio_mrg=,
+	 * virtio_event_idx=, virtio_host_tso=, virtio_host_tso6=: features
+	 * allowed */
 	struct virtio_net_offloads virtio;
 	bool irq;	  /* net_irq=on: queues sleep on their interrupts */
 	bool gro;	  /* net_gro=on: join TCP segments (net/rx_gro.c) */

@@ -21,23 +21,24 @@
  *      offloads' parsers: vnet_tx_csum and vnet_gso_parse, and the
  *      merging of consecutive segments (drivers/virtio_net_gso.c).
  *
- * The input: one configuration byte (bit 0 MRG_RXBUF, bit 1 a modern
- * 12-byte header, bit 2 GUEST_CSUM, bit 3 GUEST_TSO4, bits 4-5 how a
- * frame is cut into a TX scatter list), then buffers as the device
- * returns them: two bytes of the length it reports (may exceed the
- * buffer), then that many bytes it wrote (header and frame; fewer at the
- * input's end, the rest zero).
+ * The input: one configuration byte (bit 0 MRG_RXBUF, bit 1 a modern 12-byte
+ * header, bit 2 GUEST_CSUM, bit 3 GUEST_TSO4, bits 4-5 how a frame is cut
+ * into a TX scatter list, bit 6 GUEST_TSO6), then buffers as the device
+ * returns them: two bytes of the length it reports (may exceed the buffer),
+ * then that many bytes it wrote (header and frame; fewer at the input's end,
+ * the rest zero).
  *
  * Checked beyond ASan (each buffer is its own allocation, so reading
  * past a buffer is a report): every buffer is handed up or freed, once;
  * a frame handed up lies inside its buffers, is at most 1514 bytes (64
- * KiB with GUEST_TSO4) in at most NETDEV_RX_CHAIN_MAX buffers, and
+ * KiB with GUEST_TSO4/6) in at most NETDEV_RX_CHAIN_MAX buffers, and
  * carries CSUM_OK only when GUEST_CSUM was negotiated; net_rx_csum_verify
  * and net_gro_parse/net_gro_follows agree with references written from
  * their contracts (a byte-wise ones'-complement sum, the headers' fields);
  * a rewritten head says the joined length, has a right IPv4 sum (IPv4)
  * and differs from the original only there and in PSH; a merged TX header
- * has a right IPv4 sum and the merged length.
+ * (IPv4 or IPv6) has the merged length, a right IPv4 sum, the GSO type of
+ * its family and the TCP sum field seeded with the pseudo-header's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,13 +385,29 @@ static void tx_flush(void)
 	struct vnet_hdr vh;
 
 	if (txb.nseg) {
+		bool ip6 = be16(txb.hdr + 12) == 0x86dd;
+		uint32_t t = ip6 ? 54 : 34,
+			 tcp_len = txb.hlen - t + txb.payload;
+
 		vnet_gso_headers(&txb, h, &vh);
-		PZ_CHECK(ref_fold(ref_sum(h + 14, 20, 0)) == 0xffff,
-			 "merged IPv4 sum wrong");
-		PZ_CHECK(be16(h + 16) == txb.hlen - 14 + txb.payload,
-			 "merged length %u", be16(h + 16));
-		PZ_CHECK(vh.hdr_len == txb.hlen && vh.gso_size == txb.gso_size,
-			 "merged vnet header");
+		if (ip6)
+			PZ_CHECK(be16(h + 18) == tcp_len, "merged length %u",
+				 be16(h + 18));
+		else
+			PZ_CHECK(ref_fold(ref_sum(h + 14, 20, 0)) == 0xffff &&
+					 be16(h + 16) == 20 + tcp_len,
+				 "merged IPv4 sum or length %u", be16(h + 16));
+		/* the seed: the pseudo-header's sum, folded, not inverted */
+		PZ_CHECK(be16(h + t + 16) ==
+				 ref_fold(ref_sum(h + (ip6 ? 22 : 26),
+						  ip6 ? 32 : 8, 6 + tcp_len)),
+			 "merged TCP sum seed");
+		PZ_CHECK(
+			vh.hdr_len == txb.hlen && vh.gso_size == txb.gso_size &&
+				vh.csum_start == t &&
+				vh.gso_type == (ip6 ? VIRTIO_NET_HDR_GSO_TCPV6
+						    : VIRTIO_NET_HDR_GSO_TCPV4),
+			"merged vnet header");
 	}
 	for (int i = 0; i < txb.nseg; i++)
 		free(tx_frames[i]);
@@ -485,7 +502,9 @@ static void glue_rx_stand_in(struct netdev *dev, int q, void *p, uint32_t len,
 		return;
 	for (int k = 0; k < frame.n; k++)
 		total += frame.len[k];
-	PZ_CHECK(total <= (vnet_has(vn.features, VIRTIO_NET_F_GUEST_TSO4)
+	PZ_CHECK(total <= (vnet_has(vn.features, VIRTIO_NET_F_GUEST_TSO4) ||
+					   vnet_has(vn.features,
+						    VIRTIO_NET_F_GUEST_TSO6)
 				   ? NETDEV_RX_BIG_MAX
 				   : NETDEV_FRAME_MAX),
 		 "a frame of %u bytes", total);
@@ -516,7 +535,8 @@ static void setup(uint8_t cfg)
 	vn.rx_csum = cfg & 4;
 	vn.features = (vn.rx_csum ? 1ull << VIRTIO_NET_F_GUEST_CSUM : 0) |
 		      (vn.mrg ? 1ull << VIRTIO_NET_F_MRG_RXBUF : 0) |
-		      (cfg & 8 ? 1ull << VIRTIO_NET_F_GUEST_TSO4 : 0);
+		      (cfg & 8 ? 1ull << VIRTIO_NET_F_GUEST_TSO4 : 0) |
+		      (cfg & 64 ? 1ull << VIRTIO_NET_F_GUEST_TSO6 : 0);
 	vn.dev.rx = glue_rx_stand_in;
 	vn.dev.priv = &vn;
 	tx_cut = (cfg >> 4) & 3;

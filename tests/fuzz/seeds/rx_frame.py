@@ -12,7 +12,8 @@ what the coalescing joins), UDP, IPv6 TCP and UDP, an IPv4 fragment, the
 same stream flagged DATA_VALID, a NEEDS_CSUM frame from a tap (the TCP
 field holds only the pseudo-header sum), a 64 KiB GSO frame over
 mergeable buffers, and an IPv6 bulk stream (plain, flagged DATA_VALID,
-and with a hop-by-hop header the coalescing must leave alone).
+with a hop-by-hop header the coalescing must leave alone, cut into TX
+scatter lists), and a 64 KiB IPv6 GSO frame (GUEST_TSO6).
 """
 import os
 import struct
@@ -124,6 +125,8 @@ STREAM6_HBH = [v6_ext(6, tcp(5001, 40000, 9000 + i * 1420, 77, 0x10,
 BIG = tcp4(tcp(5001, 40000, 1, 77, 0x10, bytes(range(256)) * 45),
            partial=True)
 
+BIG6 = v6(6, tcp(5001, 40000, 1, 77, 0x10, bytes(range(256)) * 45), 16)
+
 SEEDS = {
     "user-net-mix": bytes([0x02]) + b"".join(
         buffers(f) for f in (ARP, ICMP, DHCP, SYN, UDP6, TCP6, FRAG)),
@@ -146,6 +149,11 @@ SEEDS = {
         buffers(f, vhdr(flags=2)) for f in STREAM6),
     "ip6-hop-by-hop-stream": bytes([0x13]) + b"".join(
         buffers(f) for f in STREAM6_HBH),
+    "gso6-64k-mergeable": bytes([0x47]) + buffers(
+        BIG6, vhdr(flags=2, gso=4, hdr_len=74, gso_size=1428,
+                   nbuf=(12 + len(BIG6) + RX_BUF_LEN - 1) // RX_BUF_LEN)),
+    "ip6-tx-split-stream": bytes([0x33]) + b"".join(buffers(f)
+                                                    for f in STREAM6[:3]),
 }
 
 if __name__ == "__main__":
