@@ -119,8 +119,9 @@ struct netdev_stats {
 	/* link went up or down (e1000, e1000e; the link check runs under
 	 * the stack's TX guard, on queue 0's CPU) */
 	uint64_t link_changes;
-	/* offloads (virtio-net): RX half */
-	uint64_t rx_csum_valid;	  /* device said DATA_VALID */
+	/* offloads (virtio-net; rx_csum_valid also e1000e): RX half */
+	uint64_t rx_csum_valid;	  /* device checked the sum: DATA_VALID, or
+				 * e1000e's TCPCS/UDPCS without error */
 	uint64_t rx_csum_partial; /* NEEDS_CSUM: never crossed a wire */
 	uint64_t rx_gso_frames;	  /* coalesced TCP segments (GUEST_TSO4/6) */
 	uint64_t rx_mrg_chains;	  /* frames over more than one buffer */

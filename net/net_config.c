@@ -168,6 +168,10 @@ CMDLINE_KEY(net, virtio_event_idx, "1", cmdline_valid_choice, "0|1",
 	    "(VIRTIO_F_EVENT_IDX: used_event/avail_event) when the device "
 	    "offers it; 0: by ring flags");
 
+CMDLINE_KEY(net, e1000e_rx_csum, "1", cmdline_valid_choice, "0|1",
+	    "e1000e: the device checks the TCP/UDP sums of received IPv4 and "
+	    "IPv6 frames (RXCSUM.TUOFL) and the stack trusts its word");
+
 /* A coalesced-receive switch (virtio_tso, virtio_tso6): as given, else
  * on with enough memory. */
 static bool coalesce_by_default(const char *key)
@@ -214,6 +218,8 @@ void net_config_parse(void)
 		.event_idx = cmdline_get_bool("virtio_event_idx"),
 		.host_tso = cmdline_get_bool("virtio_host_tso"),
 		.host_tso6 = cmdline_get_bool("virtio_host_tso6")};
+	net_config.e1000e = (struct e1000e_offloads){
+		.rx_csum = cmdline_get_bool("e1000e_rx_csum")};
 	net_config.irq = strcmp(cmdline_get("net_irq"), "on") == 0;
 	net_config.gro = strcmp(cmdline_get("net_gro"), "on") == 0;
 	net_config.poll_us = (uint32_t)cmdline_get_long("poll_us");

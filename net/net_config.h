@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "drivers/e1000e.h"
 #include "drivers/virtio_net.h"
 
 /* Boot configuration, filled from the command line (net_config.c). */
@@ -24,6 +25,7 @@ struct net_config {
 	 * virtio_event_idx=, virtio_host_tso=, virtio_host_tso6=: features
 	 * allowed */
 	struct virtio_net_offloads virtio;
+	struct e1000e_offloads e1000e; /* e1000e_rx_csum= */
 	bool irq;	  /* net_irq=on: queues sleep on their interrupts */
 	bool gro;	  /* net_gro=on: join TCP segments (net/rx_gro.c) */
 	uint32_t poll_us; /* poll_us=: busy-poll window after the last work */
