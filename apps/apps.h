@@ -32,10 +32,11 @@ int app_trace_serve(const struct http_request *req, struct http_response *resp);
 int app_capture_serve(const struct http_request *req,
 		      struct http_response *resp);
 
-struct ip4_addr;
-/* Start lwiperf's 10 s TCP client test towards server:port (host order
- * port). Net CPU only. Returns 0, -1 when it cannot start, -2 while the
- * client started before still runs (one at a time). */
-int app_iperf_client(const struct ip4_addr *server, uint16_t port);
+struct ip_addr;
+/* Start lwiperf's 10 s TCP client test towards server:port (IPv4 or
+ * IPv6; host order port). Net CPU only. Returns 0, -1 when it cannot
+ * start, -2 while the client started before still runs (one at a
+ * time). */
+int app_iperf_client(const struct ip_addr *server, uint16_t port);
 
 #endif /* APPS_APPS_H */

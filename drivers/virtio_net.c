@@ -12,7 +12,7 @@
  * from napi_alloc_frag() on the queue's CPU (rx_poll runs there, so the
  * buffers come from that CPU's per-CPU frag cache and node), big enough
  * for the virtio-net header plus a full 1514-byte frame. With
- * MRG_RXBUF (and GUEST_TSO4, which needs it here) a frame of up to 64 KiB
+ * MRG_RXBUF (and GUEST_TSO4/6, which need it here) a frame of up to 64 KiB
  * spans num_buffers such buffers; they are handed up zero-copy as one
  * chain of NETDEV_RX_MORE calls (the stack makes them a pbuf chain), so
  * no 64 KiB buffer is ever posted. Ownership of each buffer moves to the
@@ -25,8 +25,8 @@
  * requested) followed by the stack's segments, read in place by the
  * device. When the device returns the chain the stack's cookie goes back
  * through tx_done, and only then does the stack free the bytes. With
- * HOST_TSO4 consecutive TCP segments of one flow are first merged into
- * one chain (virtio_net_gso.c). xmit and
+ * HOST_TSO4 (IPv4) and HOST_TSO6 (IPv6) consecutive TCP segments of one
+ * flow are first merged into one chain (virtio_net_gso.c). xmit and
  * tx_reap run under the stack's TX guard (netdev.h), so a TX ring has one
  * user at a time even when a CPU without a pair of its own borrows it.
  */
@@ -207,7 +207,8 @@ static int vnet_tx_reap(struct netdev *dev, int q)
 			vnet_gso_slot_of(&vn->pairs[q], cookie);
 		int segs = s ? s->nseg : 1;
 
-		/* A merged chain (HOST_TSO4) gives back each of its frames. */
+		/* A merged chain (HOST_TSO4/6) gives back each of its
+		 * frames. */
 		for (int i = 0; i < segs; i++)
 			dev->tx_done(dev, q, s ? s->cookie[i] : cookie);
 		st->tx_completed += (uint64_t)segs;
@@ -276,13 +277,13 @@ static int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg,
 }
 
 /*
- * HOST_TSO4 (virtio_net_gso.c has the rules and the merged header). What
+ * HOST_TSO4/6 (virtio_net_gso.c has the rules and the merged header). What
  * the pair's tx_batch holds always fits in the ring: a segment joins only
  * when the ring has room for the merged chain, a batch starts only when
  * it has room for its first frame as a plain chain, and nothing but xmit
  * adds to the ring (reaping only frees). So posting what is held never
  * fails, and an xmit that returns -1 (ring full) has posted the batch
- * first and queued nothing of its own frame, as without HOST_TSO4.
+ * first and queued nothing of its own frame, as without HOST_TSO4/6.
  */
 
 /* Post the held batch (nseg >= 2) as one merged chain: the vnet header,
@@ -334,14 +335,23 @@ static void vnet_gso_post(struct vnet *vn, int q)
 	b->nseg = 0;
 }
 
-/* xmit with HOST_TSO4: hold, merge, or send; the wire order is kept. */
+/* May a parsed segment of s's family merge: was its TSO negotiated? */
+static bool vnet_gso_family_on(const struct vnet *vn,
+			       const struct vnet_gso_seg *s)
+{
+	return vnet_has(vn->features, s->tcp_off == VNET_TCP_OFF6
+					      ? VIRTIO_NET_F_HOST_TSO6
+					      : VIRTIO_NET_F_HOST_TSO4);
+}
+
+/* xmit with HOST_TSO4/6: hold, merge, or send; the wire order is kept. */
 static int vnet_gso_xmit(struct vnet *vn, int q, const struct netdev_sg *sg,
 			 int nsg, void *cookie)
 {
 	struct vnet_tx_batch *b = vn->pairs[q].tx_batch;
 	struct vnet_gso_seg s;
 
-	if (!vnet_gso_parse(sg, nsg, &s)) {
+	if (!vnet_gso_parse(sg, nsg, &s) || !vnet_gso_family_on(vn, &s)) {
 		vnet_gso_post(vn, q); /* what is held goes first */
 		return vnet_post_frame(vn, q, sg, nsg, cookie);
 	}
@@ -379,7 +389,7 @@ static void vnet_tx_flush(struct netdev *dev, int q)
 	struct virtq *vq = &vn->pairs[q].txq;
 	struct netdev_stats *st = &dev->queues[q].stats;
 
-	if (vn->pairs[q].tx_batch) /* what HOST_TSO4 held goes now */
+	if (vn->pairs[q].tx_batch) /* what HOST_TSO4/6 held goes now */
 		vnet_gso_post(vn, q);
 	virtq_kick(vq);
 	st->tx_notifies = vq->notifies;

@@ -19,7 +19,9 @@
 #define VIRTIO_NET_F_CSUM	0  /* device fills TX TCP/UDP checksums */
 #define VIRTIO_NET_F_GUEST_CSUM 1  /* RX frames may come checksum-flagged */
 #define VIRTIO_NET_F_GUEST_TSO4 7  /* RX TCPv4 frames up to 64 KiB */
+#define VIRTIO_NET_F_GUEST_TSO6 8  /* RX TCPv6 frames up to 64 KiB */
 #define VIRTIO_NET_F_HOST_TSO4	11 /* TX TCPv4 frames up to 64 KiB */
+#define VIRTIO_NET_F_HOST_TSO6	12 /* TX TCPv6 frames up to 64 KiB */
 #define VIRTIO_NET_F_MRG_RXBUF	15 /* one RX frame over several buffers */
 #define VIRTIO_NET_F_MAC	5
 #define VIRTIO_NET_F_STATUS	16
@@ -32,6 +34,7 @@
 #define VIRTIO_NET_HDR_F_DATA_VALID 2 /* RX: the device checked the sum */
 #define VIRTIO_NET_HDR_GSO_NONE	    0
 #define VIRTIO_NET_HDR_GSO_TCPV4    1
+#define VIRTIO_NET_HDR_GSO_TCPV6    4
 #define VIRTIO_NET_HDR_GSO_ECN	    0x80
 
 /* Device configuration (spec 5.1.4): mac[6], status, max_virtqueue_pairs. */
@@ -84,17 +87,24 @@ struct vnet_rx_chain {
 };
 
 /*
- * HOST_TSO4 (virtio_net_gso.c). At most VNET_GSO_SEGS stack segments go
- * into one chain: lwIP's send buffer (TCP_SND_BUF) is 32 segments, so a
- * full window still goes out as two chains the device can take while the
- * stack fills the second, and a chain of 16 (at most 2 + VNET_GSO_PAY_MAX
- * descriptors; lwIP's segments have one or two payload pbufs) takes at
- * most a fifth of the 256-descriptor ring. 16 segments of 1460 bytes are
- * 23 KiB, well inside the 64 KiB an IPv4 datagram may carry.
+ * HOST_TSO4 and HOST_TSO6 (virtio_net_gso.c). At most VNET_GSO_SEGS stack
+ * segments go into one chain: lwIP's send buffer (TCP_SND_BUF) is 32
+ * segments, so a full window still goes out as two chains the device can
+ * take while the stack fills the second, and a chain of 16 (at most 2 +
+ * VNET_GSO_PAY_MAX descriptors; lwIP's segments have one or two payload
+ * pbufs) takes at most a fifth of the 256-descriptor ring. 16 segments of
+ * 1460 bytes are 23 KiB, well inside the 64 KiB an IP packet may carry.
+ * The merged headers are at most VNET_GSO_HDR_MAX bytes: every IPv4 TCP
+ * header (Ethernet 14 + IPv4 20 + TCP <= 60), and an IPv6 one with up to
+ * 20 bytes of TCP options (14 + 40 + 40; lwIP sends 12 at most, the
+ * timestamps): a longer one goes unmerged, which keeps the slot table
+ * (vnet_gso_slot) in one order-4 block.
  */
 #define VNET_GSO_SEGS	 16
+#define VNET_TCP_OFF4	 34 /* TCP after Ethernet + IPv4 without options */
+#define VNET_TCP_OFF6	 54 /* TCP after Ethernet + IPv6 without extensions */
 #define VNET_GSO_PAY_MAX 48 /* payload descriptors of one merged chain */
-#define VNET_GSO_HDR_MAX 96 /* Ethernet 14 + IPv4 20 + TCP <= 60, rounded */
+#define VNET_GSO_HDR_MAX 96 /* Ethernet + IP + TCP headers merged, at most */
 
 /* A merged chain in flight, one per TX descriptor head (as tx_hdrs): the
  * frame header the device reads (a copy, never the stack's bytes) and
@@ -117,7 +127,8 @@ struct vnet_tx_batch {
 	struct virtq_buf pay[VNET_GSO_PAY_MAX]; /* every segment's payload */
 	int npay;
 	uint8_t hdr[VNET_GSO_HDR_MAX]; /* the first frame's headers */
-	uint32_t hlen;		       /* Ethernet + IPv4 + TCP bytes */
+	uint32_t hlen;		       /* Ethernet + IP + TCP bytes */
+	uint32_t tcp_off;	       /* VNET_TCP_OFF4 or VNET_TCP_OFF6 */
 	uint32_t gso_size;	       /* the first frame's payload */
 	uint32_t payload;	       /* payload bytes held */
 	uint32_t next_seq;	       /* where the next segment must start */
@@ -130,7 +141,8 @@ struct vnet_tx_batch {
 struct vnet_pair {
 	struct virtq rxq, txq;
 	struct vnet_hdr *tx_hdrs; /* one per TX descriptor head */
-	/* HOST_TSO4 only (else NULL): merged chains by head, what is held */
+	/* HOST_TSO4/6 only (else NULL): merged chains by head, what is
+	 * held */
 	struct vnet_gso_slot *tx_gso;
 	struct vnet_tx_batch *tx_batch;
 	struct vnet_rx_chain chain;
@@ -149,7 +161,7 @@ struct vnet {
 	bool tx_csum;	    /* CSUM: we ask the device to fill TCP/UDP sums */
 	bool rx_csum;	    /* GUEST_CSUM: RX frames may say "sum checked" */
 	bool mrg;	    /* MRG_RXBUF: RX headers carry num_buffers */
-	bool host_tso;	    /* HOST_TSO4: we merge TCP segments on TX */
+	bool host_tso;	    /* HOST_TSO4/6: we merge TCP segments on TX */
 	uint16_t max_pairs; /* what the device offers (1 without MQ) */
 	int npairs;	    /* pairs set up (the netdev uses nqueues of them) */
 	struct vnet_pair pairs[NETDEV_MAX_QUEUES];
@@ -169,8 +181,9 @@ extern const struct netdev_ops vnet_ops;
 /**
  * vnet_tx_csum - fill @h for one outgoing frame: NEEDS_CSUM with
  * csum_start/csum_offset and the pseudo-header sum written into the
- * frame's checksum field when it is a whole IPv4 TCP or UDP datagram,
- * else a header asking for nothing.
+ * frame's checksum field when it is a whole IPv4 TCP or UDP datagram or
+ * an IPv6 one with TCP or UDP right after the fixed header, else a
+ * header asking for nothing.
  * Return: 1 when the device will fill the sum, 0 when not.
  */
 int vnet_tx_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg);
@@ -189,19 +202,21 @@ uint32_t vnet_sg_read(const struct netdev_sg *sg, int nsg, uint32_t off,
  */
 int vnet_rx_check(const struct vnet *vn, const struct vnet_hdr *h,
 		  const uint8_t *first, uint32_t first_len, uint32_t total);
-/* virtio_net_gso.c: HOST_TSO4's rules and headers (no ring work: the
+/* virtio_net_gso.c: HOST_TSO4/6's rules and headers (no ring work: the
  * TX path in virtio_net.c holds, posts and reaps). */
 
 /* One TCP segment xmit was given, as far as merging cares. */
 struct vnet_gso_seg {
 	uint8_t hdr[VNET_GSO_HDR_MAX];
 	uint32_t hlen, payload, seq, frame;
+	uint32_t tcp_off; /* VNET_TCP_OFF4 (HOST_TSO4), VNET_TCP_OFF6 (6) */
 	uint8_t flags;
 	struct virtq_buf pay[VNET_GSO_PAY_MAX]; /* its payload, in place */
 	int npay;
 };
 
-/* Is the frame a TCP segment that may merge? Fills s when it is. */
+/* Is the frame a TCP segment that may merge (IPv4, or IPv6 without
+ * extension headers)? Fills s when it is. */
 bool vnet_gso_parse(const struct netdev_sg *sg, int nsg,
 		    struct vnet_gso_seg *s);
 /* Does s continue the held batch b (same flow, next in sequence, and

@@ -94,6 +94,7 @@ static int probe_nics(void)
 	if (queues > nr_cpus)
 		queues = nr_cpus;
 	virtio_net_allow_offloads(&net_config.virtio);
+	e1000e_allow_offloads(&net_config.e1000e);
 	switch (net_config.nic) {
 	case NET_NIC_VIRTIO:
 		return virtio_net_probe(true, queues);

@@ -265,12 +265,12 @@ signed char net_tcp_gro_ack(struct tcp_pcb *pcb)
 
 /* Parked frame i (one buffer, accepted by net_gro_parse) has sums known
  * right: the device vouched for its TCP sum and its IPv4 header sum is
- * right, or both were checked here. */
+ * right (IPv6 has none), or both were checked here. */
 static bool glue_rx_good(struct netdev *dev, int q, struct glue_queue *gq,
 			 int i)
 {
 	if (gq->batch[i].flags & NETDEV_RX_CSUM_OK)
-		return net_gro_ip4_sum_ok(gq->batch[i].frame);
+		return net_gro_ip_sum_ok(gq->batch[i].frame);
 	return glue_rx_verified(dev, q, gq, i);
 }
 
