@@ -15,6 +15,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/direct_map.h"
+#include "kernel/gdb_stub.h"
 #include "kernel/gdt.h"
 #include "kernel/irq.h"
 #include "kernel/memmap.h"
@@ -99,6 +100,7 @@ void kmain(uint32_t magic, uint32_t info)
 	timer_start_cpu();
 	smp_boot_aps();
 	irq_delivery_init();
+	gdb_com2_start();
 	mm_boot();
 	boot_report();
 	shell_cmds_register(); /* before apps_boot adds the network's */

@@ -36,7 +36,7 @@ struct cpu {
 	uint32_t timer_hz; /* the LAPIC timer's rate now (kernel/time.c) */
 	/* the registers of the interrupt this CPU is handling (kernel/trap.c;
 	 * interrupts do not nest, so one pointer is enough) */
-	const struct trap_frame *irq_frame;
+	struct trap_frame *irq_frame;
 	uint64_t idle_halts; /* times the poll loop halted */
 	uint64_t polls;	     /* poll loop rounds */
 	/* tickless idle (kernel/poll.c, kernel/time.c) */
