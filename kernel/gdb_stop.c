@@ -35,6 +35,7 @@
 #include "kernel/gdb_internal.h"
 #include "kernel/nmi.h"
 #include "kernel/percpu.h"
+#include "kernel/stall.h"
 #include "kernel/time.h"
 
 #define RFLAGS_TF    (1ULL << 8)
@@ -158,6 +159,7 @@ static void resume_all(int me, struct trap_frame *f, enum gdb_resume how)
 	for (int c = 0; c < nr_cpus; c++)
 		if (world.action[c] == GDB_STAY)
 			world.action[c] = GDB_RUN;
+	stall_hold(false);
 	gdb_bp_insert_all();
 	if (gdb_bp_at(f->rip)) {
 		gdb_bp_lift(f->rip);
@@ -213,6 +215,7 @@ static void stop_machine(int me, struct trap_frame *f, int signal, bool swbreak,
 		}
 	}
 	gc[me].frame = f;
+	stall_hold(true); /* stopped on purpose: no CPU is stalled */
 	if (!atomic_exchange(&stopped, true))
 		gdb_bp_remove_all();
 	atomic_store(&breakin_byte, 0); /* this stop serves it */

@@ -19,6 +19,7 @@
 #include "kernel/gdt.h"
 #include "kernel/irq.h"
 #include "kernel/memmap.h"
+#include "kernel/stall.h"
 #include "kernel/mm_boot.h"
 #include "kernel/mptable.h"
 #include "kernel/multiboot.h"
@@ -95,6 +96,7 @@ void kmain(uint32_t magic, uint32_t info)
 	direct_map_init();
 	apic_init_bsp();
 	time_init();
+	stall_init(tsc_hz());
 	smp_prepare(cmdline_given("smp") ? (int)cmdline_get_long("smp")
 					 : MAX_CPUS);
 	timer_start_cpu();

@@ -10,6 +10,7 @@
 #include "kernel/apic.h"
 #include "kernel/arch.h"
 #include "kernel/spinlock.h"
+#include "kernel/stall.h"
 #include "kernel/time.h"
 #include "kernel/vector.h"
 #include "mm/page_frag.h"
@@ -151,10 +152,11 @@ void poll_loop(void)
 	 * tick (no profile sample) at all. */
 	irq_enable();
 	for (;;) {
-		int work = run_call(c->id);
-		int n = atomic_load_explicit(&c->nr_pollers,
-					     memory_order_acquire);
+		int work, n;
 
+		stall_round_begin(c);
+		work = run_call(c->id);
+		n = atomic_load_explicit(&c->nr_pollers, memory_order_acquire);
 		c->polls++;
 		c->deadline_ns = UINT64_MAX;
 		for (int i = 0; i < n; i++)
@@ -175,6 +177,7 @@ void poll_loop(void)
 			continue;
 		}
 		c->idle_halts++;
+		stall_round_idle(c);
 		halt_until(c);
 	}
 }

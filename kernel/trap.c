@@ -9,12 +9,14 @@
 #include "kernel/trap.h"
 #include "kernel/apic.h"
 #include "kernel/arch.h"
+#include "kernel/backtrace.h"
 #include "kernel/console.h"
 #include "kernel/gdb_stub.h"
 #include "kernel/gdt.h"
 #include "kernel/nmi.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/stall.h"
 #include "kernel/vector.h"
 #include <stddef.h>
 
@@ -148,6 +150,8 @@ void trap_dispatch(struct trap_frame *f)
 	/* the profiler's tick and the stall detector read it, the GDB
 	 * stub's COM2 interrupt stops the machine with it */
 	this_cpu()->irq_frame = f;
+	stall_irq_begin(this_cpu());
 	vector_call(vec);
+	stall_irq_end(this_cpu());
 	lapic_eoi();
 }
