@@ -24,8 +24,8 @@ def test_each_spin_is_reported_once_with_where_and_a_backtrace_and_counted(qemu)
         ("1", "an interrupt handler", "3")], log
     for cpu, where, ms, bound, n, trace in reports:
         # reported once past the bound (a watcher's tick may come late
-        # under TCG, never early)
-        assert int(bound) == 200 and int(ms) > 200, log
+        # under TCG, never early; the time is printed in whole ms)
+        assert int(bound) == 200 and int(ms) >= 200, log
         # the backtrace is made of the kernel's symbols and reaches the
         # self-test's spin, and for the handler the interrupt's entry
         assert "spin_call+0x" in trace, trace
