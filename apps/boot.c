@@ -108,6 +108,7 @@ static void apps_start(void)
 		app_http_start();
 	if (apps_on & APP_IPERF)
 		app_iperf_start();
+	app_netconsole_start();
 	net_core_unlock();
 }
 
