@@ -109,6 +109,7 @@ static void apps_start(void)
 	if (apps_on & APP_IPERF)
 		app_iperf_start();
 	app_netconsole_start();
+	app_gdb_tcp_start();
 	net_core_unlock();
 }
 

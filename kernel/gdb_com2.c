@@ -11,8 +11,10 @@
  * code as its registers. Other bytes ('+' acknowledgements of a session
  * that ended) are dropped.
  *
- * This file also declares the boot key gdb=.
+ * This file also declares the boot key gdb=; apps/gdb_tcp.c reads its
+ * tcp:PORT form.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/arch.h"
@@ -26,9 +28,24 @@
 #define COM2	 0x2F8
 #define COM2_IRQ 3
 
-CMDLINE_KEY(kernel, gdb, "off", cmdline_valid_choice, "off|com2",
-	    "the GDB stub: off, or on COM2 (115200 8N1); it can stop the "
-	    "machine and read and write all of it");
+/* off, com2, or tcp:PORT (1-65535). */
+static bool gdb_key_valid(const char *v, const char *allowed)
+{
+	char *end;
+	unsigned long port;
+
+	(void)allowed;
+	if (!strcmp(v, "off") || !strcmp(v, "com2"))
+		return true;
+	if (strncmp(v, "tcp:", 4) || v[4] < '0' || v[4] > '9')
+		return false;
+	port = strtoul(v + 4, &end, 10);
+	return *end == '\0' && port >= 1 && port <= 65535;
+}
+
+CMDLINE_KEY(kernel, gdb, "off", gdb_key_valid, "off|com2|tcp:PORT",
+	    "the GDB stub: off, on COM2 (115200 8N1) or on a TCP port; it can "
+	    "stop the machine and read and write all of it");
 
 static int com2_read_byte(void)
 {

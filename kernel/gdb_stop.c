@@ -19,9 +19,9 @@
  *     like the others, and the stepper's #DB makes it the next master,
  *     finding the machine still stopped.
  *
- * A network transport's CPU is never stopped: it moves the bytes. A
- * breakpoint it hits, or one hit by a CPU the transport says may not
- * stop (it holds what the transport needs), is stepped over without a
+ * The transport's CPU (TCP: apps/gdb_tcp.c) is never stopped: it moves
+ * the bytes. A breakpoint it hits, or one hit by a CPU the transport says
+ * may not stop (it holds lwIP's core lock), is stepped over without a
  * report: the int3 is lifted, the one instruction runs under the trap
  * flag, and the #DB puts the int3 back.
  *
@@ -110,6 +110,10 @@ static void stop_others(int me)
 	uint64_t end = clock_ms() + PARK_WAIT_MS;
 	bool all;
 
+	/* the transport's CPU runs on, but may be halted: an NMI ends a
+	 * halt, and it then polls until the stop is over */
+	if (world.io_cpu >= 0 && world.io_cpu != me)
+		nmi_send(world.io_cpu, NMI_GDB);
 	do {
 		all = true;
 		for (int c = 0; c < nr_cpus; c++) {
@@ -356,4 +360,9 @@ int gdb_transport_register(const struct gdb_transport *t)
 bool gdb_enabled(void)
 {
 	return gdb_transport != NULL;
+}
+
+bool gdb_stopped(void)
+{
+	return atomic_load(&stopped);
 }

@@ -6,9 +6,9 @@
  * (README.md, "Safety").
  *
  * The protocol engine lives in kernel/ and talks through a transport:
- * COM2 (kernel/gdb_com2.c) needs nothing but the UART; a transport over
- * the network runs on a CPU that must keep moving its bytes while the
- * others are stopped (the io_cpu and may_stop hooks below).
+ * COM2 (kernel/gdb_com2.c) needs nothing but the UART; TCP
+ * (apps/gdb_tcp.c) goes through lwIP, on a CPU that must keep moving its
+ * bytes while the others are stopped (the io_cpu and may_stop hooks).
  *
  * All-stop: when one CPU stops (a breakpoint, a step, the debugger
  * asking), it becomes the master, stops every other CPU with an NMI,
@@ -40,7 +40,7 @@ void gdb_com2_start(void);
  * masked, the other CPUs parked); neither may log.
  */
 struct gdb_transport {
-	const char *name; /* "com2" */
+	const char *name; /* "com2", "tcp" */
 	/* A received byte (0-255), -1 when none is waiting, or GDB_CLOSED. */
 	int (*read_byte)(void);
 	/* Sends n bytes, waiting for room as long as it takes. */
@@ -66,6 +66,10 @@ int gdb_transport_register(const struct gdb_transport *t);
 /* gdb_enabled - is a transport registered? Any context. */
 bool gdb_enabled(void);
 
+/* gdb_stopped - is the machine stopped for gdb now? A transport's CPU
+ * keeps polling instead of halting while it is. Any context. */
+bool gdb_stopped(void);
+
 /*
  * gdb_break_in_here - the transport saw, while the machine runs, the
  * debugger ask for it: Ctrl-C (0x03) or the first byte of a packet ('$',
@@ -81,7 +85,7 @@ void gdb_break_in_here(struct trap_frame *f, int byte);
  * must keep running: it asks another CPU to stop the machine (by NMI),
  * and asks again on each call until one has. byte: 0x03 or '$', left in
  * the transport (the reader finds it there). Poll context of the
- * transport's CPU.
+ * transport's CPU (apps/gdb_tcp.c).
  */
 void gdb_break_in_elsewhere(int byte);
 

@@ -1,10 +1,12 @@
-"""The GDB stub (kernel/gdb_*.c) over COM2, driven by Debian's gdb in
-batch mode as a person at a debugging machine would drive it.
+"""The GDB stub (kernel/gdb_*.c) over COM2 and over TCP
+(apps/gdb_tcp.c), driven by Debian's gdb in batch mode as a person at a
+debugging machine would drive it.
 
 COM2 is a unix socket QEMU listens on (tools/qemu-run --com2), which gdb
 opens as its remote device; COM1 stays the serial shell, so a test can
-see the machine run on after gdb let it go. Each test boots its own
-two-CPU guest with no NIC: the stub needs nothing but the UART.
+see the machine run on after gdb let it go. Those guests have no NIC:
+the stub needs nothing but the UART. The TCP guests have virtio-net on
+QEMU's user network, the stub's port forwarded from the host.
 """
 import os
 import re
@@ -17,6 +19,7 @@ import time
 import pytest
 
 import conftest
+from conftest import free_port
 
 GDB = shutil.which("gdb")
 pytestmark = pytest.mark.skipif(GDB is None, reason="no gdb (tools/setup-deps qemu)")
@@ -161,3 +164,70 @@ def test_without_the_key_com2_gets_no_answer(qemu, com2_dir):
     s.close()
     assert got == b"", got
     shell_answers(con)
+
+
+def boot_tcp(qemu):
+    """A two-CPU guest with the stub on tcp/1234, reached at the returned
+    host port, and TCP echo on the other returned port."""
+    gdb_port, echo_port = free_port(), free_port()
+    vm = qemu.start(append="gdb=tcp:1234", nic="virtio", smp=2,
+                    hostfwd=["%d:1234" % gdb_port, "%d:7" % echo_port])
+    vm.wait_for(r"^gdb: stub on tcp/1234")
+    vm.wait_for(r"^net: listening ")
+    return vm, gdb_port, echo_port
+
+
+def echo_answers(port):
+    """The network still works: TCP echo gives back what it got."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(b"still here")
+        got = b""
+        while len(got) < 10:
+            chunk = s.recv(64)
+            assert chunk, got
+            got += chunk
+    assert got == b"still here"
+
+
+def test_gdb_over_tcp_stops_the_other_cpu_breaks_and_detaches(qemu):
+    vm, gdb_port, echo_port = boot_tcp(qemu)
+    out = gdb_batch(
+        vm, "localhost:%d" % gdb_port,
+        "info threads",
+        "break timer_tick",
+        "continue",
+        "print cpus[1].ticks",
+        "continue",
+        "print cpus[1].ticks",
+        "print nr_cpus",
+        "delete",
+        "detach")
+    # CPU 0 carries the connection and runs on; CPU 1 is stopped
+    assert re.search(r"Thread 1 \(cpu 0 apic \d+ node 0, running: it carries the debugger\)",
+                     out), out
+    assert re.search(r"Thread 2 \(cpu 1 apic \d+ node 0\)\s+\S", out), out
+    # a breakpoint CPU 0 meets is stepped over; CPU 1's stop the machine
+    assert len(re.findall(r"Thread 2 hit Breakpoint 1, timer_tick", out)) == 2, out
+    assert int(printed(out, 2)) > int(printed(out, 1)), out
+    assert printed(out, 3) == "2", out
+    assert re.search(r"Inferior 1 \(Remote target\) detached", out), out
+    echo_answers(echo_port)
+
+
+def test_ctrl_c_over_tcp_stops_the_machine(qemu):
+    vm, gdb_port, echo_port = boot_tcp(qemu)
+    with socket.create_connection(("127.0.0.1", gdb_port), timeout=REMOTE_TIMEOUT) as s:
+        s.sendall(b"\x03")
+        reply = b""
+        # the CPU the NMI asked (CPU 1, thread 2) stops the machine
+        while not re.search(rb"\$T02thread:2;#[0-9a-f]{2}", reply):
+            chunk = s.recv(256)
+            assert chunk, "closed; got %r" % reply
+            reply += chunk
+        s.sendall(b"+$D#44")
+        while b"$OK#9a" not in reply:
+            chunk = s.recv(256)
+            assert chunk, "closed; got %r" % reply
+            reply += chunk
+        s.sendall(b"+")
+    echo_answers(echo_port)
