@@ -85,7 +85,7 @@ void kmain(uint32_t magic, uint32_t info)
 		boot_info_parsed.loader);
 	cmdline_init(boot_info_parsed.cmdline);
 	exit_on_fatal = cmdline_get_bool("exit_after_boot");
-	gdt_init_cpu(0);
+	gdt_init_cpu(0, 0);
 	idt_init();
 	idt_load();
 	acpi_init(boot_info_parsed.rsdp);
