@@ -41,7 +41,11 @@
 #define RFLAGS_TF    (1ULL << 8)
 #define DR6_BS	     (1ULL << 14) /* the #DB is a single step */
 #define INT3	     0xCC
-#define PARK_WAIT_MS 1000 /* how long the master waits for the others */
+/* How long the master waits for the others. A PC's CPU takes an NMI
+ * within microseconds; a TCG vCPU on a loaded host may not be scheduled
+ * for hundreds of milliseconds, and a CPU shown as "did not stop" is a
+ * session with a running CPU in it. */
+#define PARK_WAIT_MS 3000
 
 /* One CPU as the stub sees it. */
 struct gdb_cpu {
