@@ -14,6 +14,12 @@
 void app_echo_start(void);
 void app_http_start(void);
 void app_iperf_start(void);
+/* netconsole=A.B.C.D:PORT: the log as UDP from now on (netconsole.c);
+ * nothing when the key is off. Boot, under the core lock. */
+void app_netconsole_start(void);
+/* gdb=tcp:PORT: the GDB stub's TCP transport (gdb_tcp.c); nothing for
+ * another value. Boot, under the core lock. */
+void app_gdb_tcp_start(void);
 
 struct http_request;
 struct http_response;

@@ -110,6 +110,8 @@ static void apps_start(void)
 		app_http_start();
 	if (apps_on & APP_IPERF)
 		app_iperf_start();
+	app_netconsole_start();
+	app_gdb_tcp_start();
 	net_core_unlock();
 }
 

@@ -15,9 +15,11 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/direct_map.h"
+#include "kernel/gdb_stub.h"
 #include "kernel/gdt.h"
 #include "kernel/irq.h"
 #include "kernel/memmap.h"
+#include "kernel/stall.h"
 #include "kernel/mm_boot.h"
 #include "kernel/mptable.h"
 #include "kernel/multiboot.h"
@@ -95,11 +97,13 @@ void kmain(uint32_t magic, uint32_t info)
 	direct_map_init();
 	apic_init_bsp();
 	time_init();
+	stall_init(tsc_hz());
 	smp_prepare(cmdline_given("smp") ? (int)cmdline_get_long("smp")
 					 : MAX_CPUS);
 	timer_start_cpu();
 	smp_boot_aps();
 	irq_delivery_init();
+	gdb_com2_start();
 	mm_boot();
 	boot_report();
 	shell_cmds_register(); /* before apps_boot adds the network's */

@@ -12,6 +12,7 @@
 #include "kernel/apic.h"
 #include "kernel/arch.h"
 #include "kernel/spinlock.h"
+#include "kernel/stall.h"
 #include "kernel/time.h"
 #include "kernel/trace.h"
 #include "kernel/vector.h"
@@ -169,10 +170,11 @@ void poll_loop(void)
 	 * tick (no profile sample) at all. */
 	irq_enable();
 	for (;;) {
-		int work = run_call(c->id);
-		int n = atomic_load_explicit(&c->nr_pollers,
-					     memory_order_acquire);
+		int work, n;
 
+		stall_round_begin(c);
+		work = run_call(c->id);
+		n = atomic_load_explicit(&c->nr_pollers, memory_order_acquire);
 		c->polls++;
 		c->deadline_ns = UINT64_MAX;
 		for (int i = 0; i < n; i++)
@@ -193,6 +195,7 @@ void poll_loop(void)
 			continue;
 		}
 		c->idle_halts++;
+		stall_round_idle(c);
 		halt_until(c);
 	}
 }

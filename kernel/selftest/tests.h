@@ -17,6 +17,7 @@ int selftest_slab(void);     /* slab.c */
 int selftest_frag(void);     /* frag.c */
 int selftest_qmempool(void); /* qmempool.c */
 int selftest_misuse(void);   /* misuse.c (needs mm_debug=1) */
+int selftest_stall(void);    /* stall.c (boot only) */
 /* fault.c: these end the boot (an exception report or a panic). */
 int fault_here(void);
 int panic_here(void);

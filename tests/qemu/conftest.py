@@ -231,12 +231,14 @@ class QemuFactory:
               numa_dist=(), srat=(), iso=None, uefi=False, nic="none", net=None,
               hostfwd=(), mac=None, extra=(), kernel=KERNEL,
               debug_exit=True, initrd=None, nic_pxb=None, serial_socket=False,
-              queues=None, netns=None, pxe=None, cpu=None):
+              queues=None, netns=None, pxe=None, cpu=None, com2=None):
         """Boots one QEMU. nic defaults to none (boot tests need no NIC).
         serial_socket: COM1 on a unix socket too, for vm.serial(). netns:
         qemu-run runs inside that network namespace (net="tap:tap0").
         pxe: DIR[:FILE], boot from the network (tools/qemu-run --pxe).
-        cpu: the CPU model (qemu-run's default: max)."""
+        cpu: the CPU model (qemu-run's default: max). com2: COM2 on a
+        socket QEMU listens on, tcp:PORT or unix:PATH (tools/qemu-run
+        --com2; the GDB stub's port)."""
         if iso:
             boot = dict(iso=iso)
         elif pxe:
@@ -249,7 +251,7 @@ class QemuFactory:
                   srat=list(srat),  # our own SRAT instead of --numa (tools/qemu-run)
                   net=net, queues=queues, hostfwd=list(hostfwd), mac=mac,
                   nic_pxb=nic_pxb,  # the NIC behind a pxb-pcie on that node
-                  netns=netns, cpu=cpu, qemu_args=extra, **boot)
+                  netns=netns, cpu=cpu, com2=com2, qemu_args=extra, **boot)
         self.vms.append(vm)
         return vm
 
