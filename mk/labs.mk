@@ -20,7 +20,7 @@
 # Each solution builds under build/labs/SOLUTION/NAME/. Everything but the
 # replaced file is the host build's own objects (mk/host.mk).
 .PHONY: lab-traces
-LABS := buddy
+LABS := buddy pcp
 LAB_SOLUTION ?= work
 LAB_QUICK ?= 0
 LAB_PLOTS ?= 1
@@ -38,6 +38,11 @@ LAB_SRC_buddy := mm/buddy.c
 LAB_UNIT_buddy := test_page_buddy test_page_api test_page_numa test_page_init
 LAB_STRESS_buddy := stress_page_alloc
 LAB_TRACES_buddy := checkerboard mixed_orders packet_mix
+
+LAB_SRC_pcp := mm/pcp.c
+LAB_UNIT_pcp := test_page_pcp test_page_api test_page_numa
+LAB_STRESS_pcp := stress_pcp_drain
+LAB_TRACES_pcp := pcp_pingpong mixed_orders packet_mix
 
 # lab_file(NAME): the source the lab builds in place of LAB_SRC_NAME.
 lab_file = $(if $(filter reference,$(LAB_SOLUTION)),$(LAB_SRC_$(1)),$(if \
