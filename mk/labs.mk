@@ -20,7 +20,7 @@
 # Each solution builds under build/labs/SOLUTION/NAME/. Everything but the
 # replaced file is the host build's own objects (mk/host.mk).
 .PHONY: lab-traces
-LABS := buddy pcp
+LABS := buddy pcp slab
 LAB_SOLUTION ?= work
 LAB_QUICK ?= 0
 LAB_PLOTS ?= 1
@@ -43,6 +43,11 @@ LAB_SRC_pcp := mm/pcp.c
 LAB_UNIT_pcp := test_page_pcp test_page_api test_page_numa
 LAB_STRESS_pcp := stress_pcp_drain
 LAB_TRACES_pcp := pcp_pingpong mixed_orders packet_mix
+
+LAB_SRC_slab := mm/slab.c
+LAB_UNIT_slab := test_slab test_kmalloc test_slab_bulk test_slab_debug
+LAB_STRESS_slab := stress_slab
+LAB_TRACES_slab := slab_sparse packet_mix
 
 # lab_file(NAME): the source the lab builds in place of LAB_SRC_NAME.
 lab_file = $(if $(filter reference,$(LAB_SOLUTION)),$(LAB_SRC_$(1)),$(if \
