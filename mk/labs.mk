@@ -20,7 +20,7 @@
 # Each solution builds under build/labs/SOLUTION/NAME/. Everything but the
 # replaced file is the host build's own objects (mk/host.mk).
 .PHONY: lab-traces
-LABS := buddy pcp slab
+LABS := buddy pcp slab page_frag
 LAB_SOLUTION ?= work
 LAB_QUICK ?= 0
 LAB_PLOTS ?= 1
@@ -48,6 +48,11 @@ LAB_SRC_slab := mm/slab.c
 LAB_UNIT_slab := test_slab test_kmalloc test_slab_bulk test_slab_debug
 LAB_STRESS_slab := stress_slab
 LAB_TRACES_slab := slab_sparse packet_mix
+
+LAB_SRC_page_frag := mm/page_frag.c
+LAB_UNIT_page_frag := test_page_frag test_page_frag_percpu test_page_frag_policy
+LAB_STRESS_page_frag := stress_page_frag
+LAB_TRACES_page_frag := frag_pinned packet_mix
 
 # lab_file(NAME): the source the lab builds in place of LAB_SRC_NAME.
 lab_file = $(if $(filter reference,$(LAB_SOLUTION)),$(LAB_SRC_$(1)),$(if \

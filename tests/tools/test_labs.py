@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LABS = ["buddy", "pcp", "slab"]
+LABS = ["buddy", "pcp", "slab", "page_frag"]
 
 
 def lab(name, *args):
