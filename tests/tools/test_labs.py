@@ -1,7 +1,8 @@
 """The allocator labs (labs/README.md): every lab passes with the
 product's own file as the solution and fails, naming what is missing,
-with its empty skeleton; a student's folder gets its copy of the skeleton
-once and never again. Each run is make lab-NAME as a user types it, in
+with its empty skeleton; a plausible wrong solution (a buddy allocator
+that never merges) fails with the reason; a student's folder gets its
+copy of the skeleton once and never again. Each run is make lab-NAME as a user types it, in
 its quick form (LAB_QUICK=1: the plain tests and a short replay)."""
 import os
 import re
@@ -60,3 +61,18 @@ def test_a_students_folder_gets_the_skeleton_once(tmp_path):
     assert "cp labs/skeletons" not in out, out
     assert re.search(r"-c %s/buddy.c -o %s/buddy/plain/lab.o" % (work, build), out), out
     assert (work / "buddy.c").read_text().endswith("/* the student's */\n")
+
+
+def test_a_buddy_that_never_merges_fails_with_the_reason(tmp_path):
+    # the reference with its merge loop switched off: a plausible student bug
+    work, build = tmp_path / "work", tmp_path / "build"
+    work.mkdir()
+    src = open(os.path.join(ROOT, "mm/buddy.c")).read()
+    loop = "\twhile (order < MAX_ORDER) {\n\t\tunsigned long buddy_pfn"
+    assert loop in src
+    (work / "buddy.c").write_text(src.replace(loop, loop.replace("(order", "(0 && order")))
+    rc, out = lab("buddy", "LAB_WORK=%s" % work, "LAB_BUILD=%s" % build)
+    assert rc != 0 and "== lab buddy: FAIL" in out, out
+    assert re.search(r"FAIL  plain  test_page_buddy\n.*coalesces_to_max_order", out), out
+    assert "the free-list check said: mm: verify:" in out and "buddy left unmerged" in out, out
+    assert re.search(r"^  FAIL  checkerboard", out, re.M), out
