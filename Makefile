@@ -14,6 +14,7 @@ include mk/net.mk
 include mk/www.mk
 include mk/kernel.mk
 include mk/host.mk
+include mk/labs.mk
 include mk/bench.mk
 include mk/plots.mk
 include mk/profile.mk

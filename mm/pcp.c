@@ -60,11 +60,13 @@ static const int pcp_default_high[NR_PCP_ORDERS] = {
 	PCP_HIGH_ORDER0, PCP_HIGH_ORDER1, PCP_HIGH_ORDER2, PCP_HIGH_ORDER3};
 
 /*
- * pcp_zone_init - empty lists for every CPU, and the limits fitted to the
- * zone: together, all CPUs' lists of all orders may hold at most
- * 1/PCP_ZONE_SHARE of the zone's pages.
+ * pcp_zone_limits - the lists' high and batch fitted to the zone: the
+ * tunables' values, cut so that all CPUs' lists of all orders hold at
+ * most 1/PCP_ZONE_SHARE of the zone's pages, and a batch at most half of
+ * high, so that a list refilled from empty takes back as many frees as it
+ * handed out before it gives a batch back.
  */
-void pcp_zone_init(struct zone *z)
+static void pcp_zone_limits(struct zone *z)
 {
 	int cpus = mm_nr_cpus() > 0 ? mm_nr_cpus() : 1;
 	long budget = (long)z->managed_pages /
@@ -80,6 +82,12 @@ void pcp_zone_init(struct zone *z)
 		z->pcp_high[o] = (int)high;
 		z->pcp_batch[o] = batch > 0 ? (int)batch : 1;
 	}
+}
+
+/* pcp_zone_init - empty lists for every CPU, with the zone's limits. */
+void pcp_zone_init(struct zone *z)
+{
+	pcp_zone_limits(z);
 	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++) {
 		struct per_cpu_pages *pcp = &z->pcp[cpu];
 		mm_spin_init(&pcp->lock);
