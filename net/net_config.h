@@ -25,7 +25,8 @@ struct net_config {
 	struct virtio_net_offloads virtio;
 	bool irq;	  /* net_irq=on: queues sleep on their interrupts */
 	bool gro;	  /* net_gro=on: join TCP segments (net/rx_gro.c) */
-	uint32_t poll_us; /* poll_us=: busy-poll window after the last work */
+	uint32_t poll_us; /* poll_us=: longest busy-poll window */
+	bool poll_adapt;  /* poll_adapt=on: the window follows what it finds */
 };
 
 #define NET_NIC_VIRTIO 0

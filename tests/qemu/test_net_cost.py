@@ -106,15 +106,8 @@ class UdpEcho:
 
 
 def counters(vm):
-    """The guest's counters, read over the serial shell (no lwIP work).
-    A kernel message may come out between the command and its JSON line
-    (the IPv6 address's state, say): the document is the line with "{"."""
-    text = vm.vm.serial().command("stats", 60)
-    line = next((ln for ln in text.splitlines() if ln.startswith("{")), "")
-    try:
-        st = json.loads(line)
-    except ValueError as e:
-        vm.fail("shell stats is not JSON (%s): %r" % (e, text[:400]))
+    """The counters a unit moves, read over the serial shell."""
+    st = vm.shell_stats()
     nm = st["net_mem"]
     total = nm["heap_alloc"] + nm["memp_alloc"] - nm["memp_timer_alloc"]
     return {"instructions": st["poll"]["busy_ns"], "allocations": total,
@@ -154,9 +147,6 @@ def check_page(answer):
 def measure(qemu, mode, nic):
     vm = NetVM(qemu, mode, nic=nic, append="poll_us=0", serial_socket=True,
                extra=("-icount", "shift=0"))
-    con = vm.vm.serial()
-    con.send(b"\r")
-    con.expect(rb"shell> ", 60)
     for _ in range(WARMUP):
         get_new_connection(vm.http)
     f = {"new connection": per_unit(vm, lambda: check_page(get_new_connection(vm.http)),
