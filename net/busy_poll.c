@@ -5,47 +5,48 @@
 
 void busy_poll_init(struct busy_poll *bp, uint64_t max_ns, bool adapt)
 {
-	*bp = (struct busy_poll){
-		.max_ns = max_ns, .window_ns = max_ns, .adapt = adapt};
-}
-
-static void window_grow(struct busy_poll *bp)
-{
-	uint64_t w = bp->window_ns ? 2 * bp->window_ns : BUSY_POLL_MIN_NS;
-
-	bp->window_ns = w < bp->max_ns ? w : bp->max_ns;
-}
-
-static void window_shrink(struct busy_poll *bp)
-{
-	bp->window_ns /= 2;
-	if (bp->window_ns < BUSY_POLL_MIN_NS)
-		bp->window_ns = 0;
+	*bp = (struct busy_poll){.max_ns = max_ns,
+				 .window_ns = max_ns,
+				 .adapt = adapt,
+				 .credits = BUSY_POLL_CREDITS};
 }
 
 /* The queue slept from the end of its window until @now. */
 static void judge_sleep(struct busy_poll *bp, uint64_t now)
 {
-	if (now - bp->last_rx_ns < bp->max_ns) {
-		bp->short_sleeps++;
-		if (bp->adapt)
-			window_grow(bp);
-	} else {
+	if (now - bp->last_rx_ns >= bp->max_ns) {
 		bp->long_sleeps++;
-		if (bp->adapt)
-			window_shrink(bp);
+		return;
+	}
+	bp->short_sleeps++;
+	if (bp->adapt && !bp->window_ns) {
+		bp->window_ns = bp->max_ns;
+		bp->credits = BUSY_POLL_RESTART_CREDITS;
 	}
 }
 
 void busy_poll_frames(struct busy_poll *bp, uint64_t now)
 {
-	if (bp->spinning)
+	if (bp->spinning) {
 		bp->hits++;
-	else if (bp->slept)
+		if (bp->credits < BUSY_POLL_CREDITS)
+			bp->credits++;
+	} else if (bp->slept) {
 		judge_sleep(bp, now);
+	}
 	bp->spinning = false;
 	bp->slept = false;
 	bp->last_rx_ns = now;
+}
+
+/* A spin ran out with nothing: it costs a credit, the last one stops the
+ * spinning. */
+static void spin_missed(struct busy_poll *bp)
+{
+	bp->spinning = false;
+	bp->misses++;
+	if (bp->adapt && bp->credits && --bp->credits == 0)
+		bp->window_ns = 0;
 }
 
 bool busy_poll_spin(struct busy_poll *bp, uint64_t now)
@@ -60,10 +61,8 @@ bool busy_poll_spin(struct busy_poll *bp, uint64_t now)
 		bp->seen_ns = now;
 		return true;
 	}
-	if (bp->spinning) {
-		bp->spinning = false;
-		bp->misses++;
-	}
+	if (bp->spinning)
+		spin_missed(bp);
 	bp->slept = true;
 	return false;
 }

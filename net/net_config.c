@@ -105,8 +105,8 @@ CMDLINE_KEY(net, poll_us, "200", cmdline_valid_uint, "0-1000000",
 	    "busy-poll a NIC queue at most this long after its last frame "
 	    "before sleeping on its interrupt (0: sleep at once)");
 CMDLINE_KEY(net, poll_adapt, "on", cmdline_valid_choice, "on|off",
-	    "the busy-poll window shrinks while polling finds nothing and "
-	    "grows back when a sleep was short (off: always poll_us=)");
+	    "busy-poll only while busy-polling finds frames; a short sleep "
+	    "starts it again (off: always poll_us=)");
 
 static void parse_static(const char *ip)
 {

@@ -26,7 +26,7 @@ struct net_config {
 	bool irq;	  /* net_irq=on: queues sleep on their interrupts */
 	bool gro;	  /* net_gro=on: join TCP segments (net/rx_gro.c) */
 	uint32_t poll_us; /* poll_us=: longest busy-poll window */
-	bool poll_adapt;  /* poll_adapt=on: the window follows what it finds */
+	bool poll_adapt; /* poll_adapt=on: spin only while spinning finds frames */
 };
 
 #define NET_NIC_VIRTIO 0

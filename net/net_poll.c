@@ -279,8 +279,8 @@ static void irq_found_work(struct net_queue *nq)
 /*
  * NAPI. While rounds find work the queue is polled with its interrupt
  * masked. The first round that finds nothing after the busy-poll window
- * (busy_poll.h: adaptive, at most poll_us= after the last received
- * frame) unmasks it and looks at the rings once more (irq_arm): work
+ * (busy_poll.h: poll_us= after the last received frame, or none while
+ * spinning finds nothing) unmasks it and looks at the rings once more (irq_arm): work
  * found there means "poll again" (it may have come before the unmask, and
  * then no interrupt would announce it); none means the CPU may halt, and
  * any later completion raises the interrupt, whose handler masks it and
@@ -409,19 +409,20 @@ static const struct stat_desc poll_queue_stats[] = {
 	QUEUE_COUNTER(wakeups, "events", "rounds with work right after an arm"),
 	QUEUE_COUNTER(empty_polls, "events", "rounds that found nothing"),
 	QUEUE("spin_window_ns", spin.window_ns, STAT_KIND_GAUGE, "ns",
-	      "busy-poll window now: at most poll_us=, 0: sleep at once"),
+	      "busy-poll window now: poll_us=, or 0 (stopped: sleep at once)"),
 	QUEUE("spin_rounds", spin.spin_rounds, STAT_KIND_COUNTER, "events",
 	      "empty rounds spent busy-polling"),
 	QUEUE("spin_ns", spin.spin_ns, STAT_KIND_COUNTER, "ns",
 	      "time spent busy-polling"),
 	QUEUE("spin_hits", spin.hits, STAT_KIND_COUNTER, "events",
-	      "frames found busy-polling (the window stays)"),
+	      "frames found busy-polling (each earns a credit)"),
 	QUEUE("spin_misses", spin.misses, STAT_KIND_COUNTER, "events",
-	      "busy-polls that ran out with nothing"),
+	      "busy-polls that ran out with nothing (each costs a credit)"),
 	QUEUE("short_sleeps", spin.short_sleeps, STAT_KIND_COUNTER, "events",
-	      "frames after the window, within poll_us= (the window doubles)"),
+	      "frames after the window, within poll_us= (restart a stopped "
+	      "queue)"),
 	QUEUE("long_sleeps", spin.long_sleeps, STAT_KIND_COUNTER, "events",
-	      "frames later than poll_us= after the last (the window halves)"),
+	      "frames later than poll_us= after the last"),
 };
 static const struct stat_group poll_groups[] = {
 	STAT_GROUP("", poll_total_stats),

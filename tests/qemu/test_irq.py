@@ -140,12 +140,12 @@ SPARSE_GAP_S = 0.05
 def test_busy_polling_stops_when_it_finds_nothing_and_traffic_still_flows(qemu, adapt):
     """poll_adapt=on: a queue spins after a frame only while spinning
     finds frames (net/busy_poll.h). Datagrams 50 ms apart, ten times
-    poll_us=, are each followed by a wasted spin until the window has
-    halved to 0 (5000 us to 0 in 10 halvings), then by none; an idle
-    guest spins no more at all; back-to-back datagrams, each a round trip
-    after the last answer, bring the window back and are all answered.
-    With poll_adapt=off every gap costs a whole spin of poll_us=.
-    Counted over the serial shell, which sends no frame."""
+    poll_us=, are each followed by a wasted spin until the misses have
+    used up the credits (8), then by none; an idle guest spins no more at
+    all; back-to-back datagrams, each a round trip after the last answer,
+    start the spinning again and are all answered. With poll_adapt=off
+    every gap costs a whole spin of poll_us=. Counted over the serial
+    shell, which sends no frame."""
     vm = NetVM(qemu, "native", append="poll_us=%d poll_adapt=%s" % (SPIN_POLL_US, adapt),
                serial_socket=True)
     n = 30
@@ -168,7 +168,7 @@ def test_busy_polling_stops_when_it_finds_nothing_and_traffic_still_flows(qemu, 
     # idle: not one more spin
     assert idle["spin_rounds"] == sparse["spin_rounds"], (sparse, idle)
     assert idle["spin_ns"] == sparse["spin_ns"], (sparse, idle)
-    # busy: the window grew back, and spinning found frames again
+    # busy: a short sleep started the spinning again, and it found frames
     assert busy["short_sleeps"] > idle["short_sleeps"], (idle, busy)
     assert busy["spin_hits"] > idle["spin_hits"], (idle, busy)
     assert busy["spin_window_ns"] > 0, busy
