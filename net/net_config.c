@@ -102,8 +102,11 @@ CMDLINE_KEY(net, net_gro, "on", cmdline_valid_choice, "on|off",
 	    "join consecutive TCP segments of one connection into one packet "
 	    "before lwIP (receive coalescing, as Linux's GRO)");
 CMDLINE_KEY(net, poll_us, "200", cmdline_valid_uint, "0-1000000",
-	    "busy-poll a NIC queue this long after its last work before "
-	    "sleeping on its interrupt (0: sleep at once)");
+	    "busy-poll a NIC queue at most this long after its last frame "
+	    "before sleeping on its interrupt (0: sleep at once)");
+CMDLINE_KEY(net, poll_adapt, "on", cmdline_valid_choice, "on|off",
+	    "busy-poll only while busy-polling finds frames; a short sleep "
+	    "starts it again (off: always poll_us=)");
 
 static void parse_static(const char *ip)
 {
@@ -223,4 +226,5 @@ void net_config_parse(void)
 	net_config.irq = strcmp(cmdline_get("net_irq"), "on") == 0;
 	net_config.gro = strcmp(cmdline_get("net_gro"), "on") == 0;
 	net_config.poll_us = (uint32_t)cmdline_get_long("poll_us");
+	net_config.poll_adapt = strcmp(cmdline_get("poll_adapt"), "on") == 0;
 }

@@ -28,7 +28,8 @@ struct net_config {
 	struct e1000e_offloads e1000e; /* e1000e_rx_csum= */
 	bool irq;	  /* net_irq=on: queues sleep on their interrupts */
 	bool gro;	  /* net_gro=on: join TCP segments (net/rx_gro.c) */
-	uint32_t poll_us; /* poll_us=: busy-poll window after the last work */
+	uint32_t poll_us; /* poll_us=: longest busy-poll window */
+	bool poll_adapt; /* poll_adapt=on: spin only while spinning finds frames */
 };
 
 #define NET_NIC_VIRTIO 0
