@@ -492,6 +492,24 @@ def _(f):
     return [connect(), send_data(30 * f.mss, seg=f.mss), echo(30 * f.mss, mss=f.mss)]
 
 
+@case("out-of-order-segments-each-get-a-duplicate-ack")
+def _(f):
+    """Four segments past a hole, in one burst: each is answered by its
+    own duplicate ACK (RFC 5681 4.2: at once, for every out-of-order
+    segment), also where receive coalescing joined them into one packet:
+    a sender without SACK counts these ACKs to retransmit the hole's
+    segment fast (three), so four joined into one must not become one
+    ACK (net/netif_glue.c, net_tcp_gro_ack: one ACK for the packet was
+    all lwIP sent). The hole's bytes then bring all five back, in
+    order."""
+    return [connect(),
+            burst(*[dict(flags="PA" if k == 3 else "A", seq=1001 + 1000 * k, data=1000)
+                    for k in range(4)]),
+            [expect("A", ack=1, within=1.0) for _ in range(4)],
+            silence(QUIET),
+            send("PA", seq=1, data=1000), echo(5000)]
+
+
 @case("reordered-burst-is-echoed-in-order")
 def _(f):
     """One burst with its second and third segments swapped: the echo
