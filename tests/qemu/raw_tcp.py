@@ -52,6 +52,9 @@ TCP6_SUM_AT = 14 + 40 + 16
 # virtio-net header (flags, gso_type, hdr_len, gso_size, csum_start,
 # csum_offset; host byte order) says how to cut it as a wire would see it.
 SOL_PACKET = 263
+# The kernel's receive time of each frame (struct timespec, CLOCK_REALTIME),
+# so that a frame's time is when it came, not when a busy script read it.
+SO_TIMESTAMPNS = 35
 PACKET_VNET_HDR = 15
 VNET_HDR_LEN = 10
 VIRTIO_NET_HDR_GSO_NONE = 0
@@ -80,9 +83,22 @@ def rx_socket(iface, proto, vnet=False):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(proto))
     if vnet:
         s.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
+        s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     s.bind((iface, proto))
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
     return s
+
+
+def received(sock):
+    """The next frame on a socket with SO_TIMESTAMPNS and when the
+    kernel took it in, on time.monotonic()'s clock."""
+    frame, anc, _, _ = sock.recvmsg(65536, socket.CMSG_SPACE(16))
+    now_mono, now_real = time.monotonic(), time.time()
+    for level, kind, data in anc:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+            sec, nsec = struct.unpack("=qq", data[:16])
+            return frame, now_mono - max(0.0, now_real - (sec + nsec * 1e-9))
+    return frame, now_mono
 
 
 class Link:
@@ -139,7 +155,7 @@ class Link:
         while True:
             ready = select.select(self._socks, [], [], max(0.0, end - time.monotonic()))[0]
             for x in ready:
-                out += self._segments(x.recv(65536), time.monotonic())
+                out += self._segments(*received(x))
             if not ready or (first and out) or time.monotonic() >= end:
                 return out
 

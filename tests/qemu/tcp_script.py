@@ -50,6 +50,12 @@ class Fail(Exception):
     """A step did not hold; the message says what was expected and seen."""
 
 
+class Late(Fail):
+    """The script itself was too late for a step to tell anything (a
+    loaded host stalled it past a timer it races): the case may be run
+    again; it says nothing of the guest."""
+
+
 def stream(rel, n):
     """The n payload bytes at relative sequence number rel: byte k is
     k mod 251 (a prime, so a shifted copy does not line up again soon)."""
@@ -337,11 +343,14 @@ def mark(name):
 
 def run_script(peer, steps):
     """Runs the steps in order; returns None, or why the first that
-    failed did not hold (the trace stays on the peer)."""
+    failed did not hold (the trace stays on the peer; peer.late says
+    whether that was the script's own lateness)."""
+    peer.late = False
     for n, step in enumerate(flatten(steps), 1):
         try:
             step(peer)
         except Fail as e:
+            peer.late = isinstance(e, Late)
             return "step %d: %s" % (n, e)
     return None
 
