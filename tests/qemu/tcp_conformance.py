@@ -19,9 +19,12 @@ its own connection (its own source port) and sockets; they share no
 state but the guest.
 """
 import argparse
+import contextlib
+import http.client
 import json
 import random
 import sys
+import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -36,7 +39,7 @@ ECHO, HTTP, CLOSED = 7, 80, 9
 # isn_spread adds 10001 to 10003: no two connections of a run share one.
 RETRY_PORTS = (0, 5000, 15000)
 # Our address: this last part on the guest's IPv4 /24 and IPv6 /64 (no
-# host owns it).
+# host owns it). The guest's gateway, for the cases where it opens.
 PEER = 77
 TCP_WND = 46720  # the guest's receive window (net/lwipopts.h: 32 segments)
 QUIET = 0.5  # s of silence that shows the guest sends nothing
@@ -54,9 +57,13 @@ class Family:
 
 
 class Case:
+    """port None: the guest opens the connection (its iperf client, to
+    our address and port), over IPv4 only, one such case at a time."""
+
     def __init__(self, name, port, script, deviation=None):
         self.name, self.port, self.script, self.deviation = name, port, script, deviation
         self.what = " ".join((script.__doc__ or "").split())
+        self.active = port is None
 
 
 CASES = []
@@ -296,6 +303,104 @@ def _(f):
 def check(ok, why):
     if not ok:
         raise Fail(why)
+
+
+# ---- SYN_SENT: the guest opens (its iperf client, to our address)
+
+# The guest runs one iperf client at a time: the cases that start it run
+# one after the other.
+ACTIVE_OPEN = threading.Lock()
+
+
+def guest_connects(p):
+    """A step: asks the guest, over HTTP from the host's own address
+    (POST /iperf-client/PORT, which the test's http_control=1 allows),
+    to open a connection to its gateway, which the test made our
+    address, at our port. A client still ending (409) is waited out."""
+    end = time.monotonic() + 15
+    while True:
+        c = http.client.HTTPConnection(p.link.guest_ip, HTTP, timeout=10)
+        try:
+            c.request("POST", "/iperf-client/%d" % p.tcp.sport)
+            status = c.getresponse().status
+        finally:
+            c.close()
+        p.note("POST /iperf-client/%d: %d" % (p.tcp.sport, status))
+        if status == 200:
+            return
+        check(status == 409 and time.monotonic() < end, "iperf client: HTTP %d" % status)
+        time.sleep(0.5)
+
+
+def end_guest_client(p):
+    """Ends the guest's client whatever its state: a reset with an ACK of
+    its SYN (what SYN_SENT takes) at our next byte (what the other
+    states take)."""
+    if p.giss is not None:
+        send("RA", ack=1)(p)
+
+
+def guest_syn(f):
+    """The guest's SYN, with its MSS."""
+    return [guest_connects, expect("S", ack=ANY, opts={"MSS": f.mss}, within=5.0)]
+
+
+def syn_again(p, s):
+    """The guest's SYN once more (its timer): an ignore= predicate."""
+    return s.flags == "S"
+
+
+@case("syn-sent-syn-ack-opens", port=None)
+def _(f):
+    """The guest's SYN answered with SYN-ACK: it acknowledges it and the
+    client's data follows (IPv4 only: the client has no IPv6 target)."""
+    return [guest_syn(f), send("SA", seq=0, ack=1, opts=MSS_OPTION),
+            expect("A", seq=1, ack=1, data=ANY)]
+
+
+@case("syn-sent-rst-ack-refuses", port=None)
+def _(f):
+    """A reset acknowledging the guest's SYN refuses the connection
+    (RFC 9293 3.10.7.3): a SYN-ACK after it meets no connection and is
+    reset at its acknowledgement number."""
+    return [guest_syn(f), send("RA", seq=0, ack=1, advance=False), silence(QUIET),
+            send("SA", seq=0, ack=1, opts=MSS_OPTION), expect("RA", seq=1, ack=ANY)]
+
+
+@case("syn-sent-rst-without-ack-is-ignored", port=None)
+def _(f):
+    """A reset without ACK in SYN_SENT is dropped (RFC 9293 3.10.7.3:
+    only one that acknowledges the SYN counts); the SYN-ACK then opens
+    the connection."""
+    return [guest_syn(f), send("R", seq=0, ack=0, advance=False),
+            silence(QUIET, ignore=syn_again),
+            send("SA", seq=0, ack=1, opts=MSS_OPTION),
+            expect("A", seq=1, ack=1, data=ANY, ignore=syn_again)]
+
+
+@case("syn-sent-syn-ack-of-something-else-is-reset", port=None)
+def _(f):
+    """A SYN-ACK whose ACK is not for the guest's SYN gets a reset at
+    that ACK (RFC 9293 3.10.7.3), the guest sends its SYN again at once,
+    and the right SYN-ACK then opens the connection."""
+    return [guest_syn(f), send("SA", seq=0, ack=1000, opts=MSS_OPTION, advance=False),
+            expect("RA", seq=1000, ack=ANY), expect("S", seq=0, ack=ANY),
+            send("SA", seq=0, ack=1, opts=MSS_OPTION),
+            expect("A", seq=1, ack=1, data=ANY, ignore=syn_again)]
+
+
+@case("syn-sent-simultaneous-open-is-not-supported", port=None, deviation=(
+        "RFC 9293 3.5 and 3.10.7.3: a SYN without ACK in SYN_SENT is a "
+        "simultaneous open: the TCP goes to SYN_RCVD and sends SYN,ACK; "
+        "lwIP ignores it and waits for a SYN-ACK, so two lwIP stacks that "
+        "open to each other at once never connect"))
+def _(f):
+    """A SYN without ACK in SYN_SENT is ignored (no SYN-ACK comes); a
+    SYN-ACK then opens the connection."""
+    return [guest_syn(f), send("S", seq=0, ack=0, opts=MSS_OPTION, advance=False),
+            silence(QUIET, ignore=syn_again),
+            send("SA", seq=0, ack=1, opts=MSS_OPTION),
+            expect("A", seq=1, ack=1, data=ANY, ignore=syn_again)]
 
 
 # ---- SYN_RCVD
@@ -953,7 +1058,10 @@ def run_case_once(c, fam, link, src_ip, sport):
     p.tcp.announce()
     start = time.monotonic()
     try:
-        why = run_script(p, c.script(fam))
+        with ACTIVE_OPEN if c.active else contextlib.nullcontext():
+            why = run_script(p, c.script(fam))
+            if c.active:
+                end_guest_client(p)
     except Exception:  # a bug in the script itself: said, not hidden
         why = "the script raised " + traceback.format_exc()
     # Leave nothing behind: a reset at our next byte (ignored if closed).
@@ -982,7 +1090,8 @@ def main():
     src4 = a.guest_ip.rsplit(".", 1)[0] + ".%d" % PEER
     src6 = a.guest_ip6.rsplit(":", 1)[0] + ":%d" % PEER if a.guest_ip6 else None
     cases = [c for c in CASES if not a.case or c.name in a.case.split(",")]
-    jobs = [(c, Family(v6)) for c in cases for v6 in ((False, True) if src6 else (False,))]
+    jobs = [(c, Family(v6)) for c in cases
+            for v6 in ((False, True) if src6 and not c.active else (False,))]
     helper = Link(a.iface, a.guest_ip, a.guest_mac, a.guest_ip6)
     neighbour = Neighbour(helper, src4, src6)
     neighbour.start()

@@ -114,7 +114,8 @@ class Peer:
     """One connection to the guest's port as the script sees it: the
     frames (raw_tcp.RawTcp), both initial sequence numbers, the next
     byte each way, the guest's segments not yet consumed by a step, and
-    the trace."""
+    the trace. dport None: the guest opens the connection, from the
+    port its first segment to ours comes from."""
 
     def __init__(self, link, src_ip, sport, dport):
         family = socket.AF_INET6 if ":" in src_ip else socket.AF_INET
@@ -164,7 +165,11 @@ class Peer:
         while True:
             for sport, dst, dport, s in self.link.tcp_in(max(0.0, end - time.monotonic()),
                                                          first=True):
-                if (sport, dst, dport) == (self.dport, self.tcp.src_ip, self.tcp.sport):
+                if (dst, dport) != (self.tcp.src_ip, self.tcp.sport):
+                    continue
+                if self.dport is None:  # the guest opens: its first segment names its port
+                    self.dport = self.tcp.dport = sport
+                if sport == self.dport:
                     self.inbox.append(s)
             if self.inbox or time.monotonic() >= end:
                 return

@@ -47,8 +47,12 @@ def test_tcp_conformance(tmp_path, gro, alloc):
         pytest.skip(reason)
     with TapNet() as net:
         net.run(["ip", "addr", "add", HOST6 + "/64", "dev", "tap0", "nodad"], check=True)
+        # The guest's iperf client connects to its gateway: the script's
+        # own address (tcp_conformance.py: PEER), for the SYN_SENT cases.
+        peer4 = net.guest_ip.rsplit(".", 1)[0] + ".%d" % tcp_conformance.PEER
         g = net.start_guest(str(tmp_path), nic="virtio", alloc=alloc,
-                            append="net_gro=%s ip6=%s/64" % (gro, GUEST6))
+                            append="net_gro=%s ip6=%s/64 http_control=1 gw=%s" % (
+                                gro, GUEST6, peer4))
         try:
             g.wait_ready()
             g.wait_for(r"^net: eth0 ip6 %s ready \(static\)" % re.escape(GUEST6), 30)
