@@ -41,6 +41,7 @@
 #include "lwip/ethip6.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "lwip/priv/tcp_priv.h"
 #include "lwip/snmp.h"
 #include "lwip/stats.h"
 #include "lwip/tcp.h"
@@ -246,20 +247,44 @@ _Static_assert(PBUF_POOL_BUFSIZE >= GLUE_ETH_HLEN + 60 + 60,
  */
 static int glue_gro_segs;
 
+/* A connection state in which lwIP takes data (and acknowledges data it
+ * cannot take at once, segment by segment). */
+static bool glue_takes_data(const struct tcp_pcb *pcb)
+{
+	return pcb->state == ESTABLISHED || pcb->state == FIN_WAIT_1 ||
+	       pcb->state == FIN_WAIT_2;
+}
+
 /*
  * net_tcp_gro_ack - lwIP's TCP input hook for a segment of an existing
- * connection (LWIP_HOOK_TCP_INPACKET_PCB, net/lwipopts.h). lwIP
- * acknowledges every second segment: the first sets ACK_DELAY, the next
- * finds it set and sends the ACK at once. A joined packet is at least
- * two segments, so it arrives with ACK_DELAY set: lwIP acknowledges it at
- * once, one ACK for the packet, as Linux acknowledges a GRO packet
- * (without the mark, a packet of many segments would wait for the next
- * one or for the 250 ms delayed-ACK timer). Never refuses the segment.
+ * connection (LWIP_HOOK_TCP_INPACKET_PCB, net/lwipopts.h).
+ *
+ * In order: lwIP acknowledges every second segment: the first sets
+ * ACK_DELAY, the next finds it set and sends the ACK at once. A joined
+ * packet is at least two segments, so it arrives with ACK_DELAY set:
+ * lwIP acknowledges it at once, one ACK for the packet, as Linux
+ * acknowledges a GRO packet (without the mark, a packet of many segments
+ * would wait for the next one or for the 250 ms delayed-ACK timer).
+ *
+ * Not at the next expected byte (past a hole, old, or outside the
+ * window): lwIP answers each such segment at once with an ACK of what it
+ * has, and for a sender without SACK these duplicate ACKs are what it
+ * counts to retransmit the hole's segment fast (three of them). Joined,
+ * four segments past a hole drew one duplicate ACK instead of four, and
+ * the sender waited for its retransmission timer. So the packet's other
+ * segments get their ACKs here, the same ACK lwIP then sends for the
+ * packet. Never refuses the segment.
  */
-signed char net_tcp_gro_ack(struct tcp_pcb *pcb)
+signed char net_tcp_gro_ack(struct tcp_pcb *pcb, const struct tcp_hdr *hdr)
 {
-	if (glue_gro_segs > 1)
-		tcp_set_flags(pcb, TF_ACK_DELAY);
+	if (glue_gro_segs < 2)
+		return ERR_OK;
+	if (lwip_ntohl(hdr->seqno) != pcb->rcv_nxt && glue_takes_data(pcb)) {
+		for (int i = 1; i < glue_gro_segs; i++)
+			tcp_send_empty_ack(pcb);
+	}
+	/* After those: a sent ACK clears the mark. */
+	tcp_set_flags(pcb, TF_ACK_DELAY);
 	return ERR_OK;
 }
 

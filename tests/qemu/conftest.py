@@ -279,7 +279,9 @@ class QemuFactory:
 # it asks for: frames sent at a fixed rate that the guest must take in
 # (hostile floods: the rate is what one TCG guest keeps up with), a
 # lasting squeeze or a flood that must be seen to last or to clear within
-# seconds (net_oom, memory_pressure), interrupt and idle accounting over a
+# seconds (net_oom, memory_pressure), TCP timers whose spacing is checked
+# (tcp_conformance: retransmission backoff, fast retransmit before the
+# timer could), interrupt and idle accounting over a
 # wall-clock window (irq, irq_intel), sampling rates (profile), a browser
 # redrawing every second (dashboard), or many vCPUs or thousands of
 # connections that take the machine on their own (net_multiqueue,
@@ -295,6 +297,7 @@ SERIAL = {
     "test_net_oom.py", "test_memory_pressure.py", "test_irq.py", "test_irq_intel.py",
     "test_profile.py", "test_dashboard.py", "test_net_multiqueue.py",
     "test_net_connections.py", "test_vs_linux.py", "test_tcp_ooseq.py",
+    "test_tcp_conformance.py",
     # 128 to 288 vCPUs: each takes both host cores for 5-12 s
     "test_cpus.py::test_128_cpus_on_two_nodes_all_start_and_both_nodes_get_cpus",
     "test_cpus.py::test_256_cpus_start_in_x2apic_mode",
