@@ -37,22 +37,22 @@ LAB_TRACE_DIR := labs/traces
 LAB_SRC_buddy := mm/buddy.c
 LAB_UNIT_buddy := test_page_buddy test_page_api test_page_numa test_page_init
 LAB_STRESS_buddy := stress_page_alloc
-LAB_TRACES_buddy := checkerboard mixed_orders packet_mix
+LAB_TRACES_buddy := checkerboard mixed_orders packet_mix kernel_http_pages kernel_iperf_pages
 
 LAB_SRC_pcp := mm/pcp.c
 LAB_UNIT_pcp := test_page_pcp test_page_api test_page_numa
 LAB_STRESS_pcp := stress_pcp_drain
-LAB_TRACES_pcp := pcp_pingpong mixed_orders packet_mix
+LAB_TRACES_pcp := pcp_pingpong mixed_orders packet_mix kernel_http_pages kernel_iperf_pages
 
 LAB_SRC_slab := mm/slab.c
 LAB_UNIT_slab := test_slab test_kmalloc test_slab_bulk test_slab_debug
 LAB_STRESS_slab := stress_slab
-LAB_TRACES_slab := slab_sparse packet_mix
+LAB_TRACES_slab := slab_sparse packet_mix kernel_http kernel_iperf
 
 LAB_SRC_page_frag := mm/page_frag.c
 LAB_UNIT_page_frag := test_page_frag test_page_frag_percpu test_page_frag_policy
 LAB_STRESS_page_frag := stress_page_frag
-LAB_TRACES_page_frag := frag_pinned packet_mix
+LAB_TRACES_page_frag := frag_pinned packet_mix kernel_http kernel_iperf
 
 # lab_file(NAME): the source the lab builds in place of LAB_SRC_NAME.
 lab_file = $(if $(filter reference,$(LAB_SOLUTION)),$(LAB_SRC_$(1)),$(if \
@@ -146,3 +146,27 @@ lab-traces: deps-host $(BUILD)/labs/packet_mix_rec
 	LAB_TRACE_HEADER="# packet_mix: bench/packet_mix.c, $(LAB_PACKET_MIX_MS) ms a phase, recorded by labs/traces/record.c (make lab-traces)" \
 		$(BUILD)/labs/packet_mix_rec $(LAB_PACKET_MIX_MS)
 	gzip -9nc $(BUILD)/labs/packet_mix.trace > $(LAB_TRACE_DIR)/packet_mix.trace.gz
+
+# make lab-traces-kernel: record the kernel's own allocations under two
+# loads (tools/trace-capture, the mm class: a booted guest under QEMU) and
+# convert each trace twice (labs/traces/from-kernel-trace): kernel_LOAD
+# (kmalloc and page fragments, the slab and page_frag labs) and
+# kernel_LOAD_pages (what the page allocator saw, the buddy and pcp labs).
+# LOAD:COUNT, the count as tools/trace-capture takes it: GET / requests,
+# KiB sent to lwiperf. The first 256 fragment frees of a session are the RX
+# ring's buffers from before it (skipped): the counts reach well past that.
+LAB_KERNEL_LOADS := http:150 iperf:2048
+.PHONY: lab-traces-kernel
+define lab_kernel_trace
+	tools/trace-capture --load $(1) --count $(2) --classes mm \
+		--out $(BUILD)/labs/kernel_$(1).json
+	labs/traces/from-kernel-trace --view objects $(BUILD)/labs/kernel_$(1).json \
+		--title "kernel_$(1): tools/trace-capture --load $(1) --count $(2) (make lab-traces-kernel)" \
+		| gzip -9n > $(LAB_TRACE_DIR)/kernel_$(1).trace.gz
+	labs/traces/from-kernel-trace --view pages $(BUILD)/labs/kernel_$(1).json \
+		--title "kernel_$(1)_pages: tools/trace-capture --load $(1) --count $(2) (make lab-traces-kernel)" \
+		| gzip -9n > $(LAB_TRACE_DIR)/kernel_$(1)_pages.trace.gz
+
+endef
+lab-traces-kernel: deps-kernel $(KERNEL_ELF)
+	$(foreach l,$(LAB_KERNEL_LOADS),$(call lab_kernel_trace,$(word 1,$(subst :, ,$(l))),$(word 2,$(subst :, ,$(l)))))

@@ -2,7 +2,8 @@
 #
 #   make trace          boots the kernel, starts a trace of TRACE_CLASSES
 #                       (default all) over HTTP, runs TRACE_COUNT (20) of
-#                       TRACE_LOAD (http or udp) from the host and writes
+#                       TRACE_LOAD (http: GET /, iperf: KiB to lwiperf,
+#                       udp: echo datagrams) from the host and writes
 #                       the trace to $(TRACE_OUT) (build/trace/LOAD.json),
 #                       checked against the trace-event format; ~5 s here
 #   make trace-view     serves $(TRACE_OUT) with speedscope on 127.0.0.1
