@@ -136,6 +136,7 @@ EXERCISES = {
     "tools/mm-sample -- ./a.out": "test_host_library_example",
     "make plots": "test_make_plots",
     "make lab-buddy": "test_make_lab_buddy",
+    "make trace": "test_make_trace",
     "make profile": "test_make_profile",
     "tools/profile run --load udp --mode stock": "test_profile_one_case",
     "make soak": "test_make_soak",
@@ -380,6 +381,18 @@ def test_make_profile(tmp_path):
                                                     "profile-iperf-h2g-native-tcg.svg"]
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert "## profile-http-stock" in summary and "## profile-iperf-h2g-native-tcg" in summary
+
+
+def test_make_trace(tmp_path):
+    # a short one: five requests of the default load, every class; the
+    # file must hold the requests' frames and the allocators' events
+    out = tmp_path / "http.json"
+    sh("make trace TRACE_COUNT=5 TRACE_OUT=%s" % out, 600)
+    doc = json.loads(out.read_text())
+    names = {e.get("name") for e in doc["traceEvents"]}
+    assert {"rx", "tx", "lwip_input"} <= names, sorted(n for n in names if n)
+    assert names & {"page_frag_alloc", "slab_alloc", "qmempool_alloc"}, sorted(
+        n for n in names if n)
 
 
 def test_make_lab_buddy(tmp_path):
