@@ -108,11 +108,13 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_lapic_timer): 
 # sit here, after HOST_VARIANTS is set: in mk/net.mk (included first) the
 # foreach saw an empty list and a changed driver left a stale test binary.
 # tests/host/drivers/test_e1000.c (and test_e1000e.c, with e1000e_hw.c)
-# compiles drivers/e1000.c, e1000_hw.c and netdev.c into itself (it plays
-# the NIC against the driver's rings): rebuild it when they change.
+# compiles drivers/e1000.c, e1000_hw.c, gbe_hw.c and netdev.c into itself
+# (it plays the NIC against the driver's rings): rebuild it when they
+# change.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_e1000 \
 		$(BUILD)/host/$(v)/tests/drivers/test_e1000e): \
-	$(wildcard drivers/e1000*.[ch] drivers/netdev.[ch] drivers/drv_port.h drivers/pci.h)
+	$(wildcard drivers/e1000*.[ch] drivers/gbe_hw.[ch] drivers/netdev.[ch] \
+		drivers/drv_port.h drivers/pci.h)
 # tests/host/drivers/test_virtqueue.c, test_virtq_event.c, test_virtio_gso.c
 # and test_virtio_pci.c do the same with the virtio files (they play the
 # device against the driver's rings and capabilities); all but the last

@@ -2,7 +2,7 @@
  * The e1000 driver's ring logic against a simulated 8254x: the register
  * file is plain memory, and the test plays the device (it reads the
  * descriptors the driver posted, writes frames and DD bits back, moves its
- * head). drivers/e1000.c, drivers/e1000_hw.c and drivers/netdev.c are
+ * head). drivers/e1000.c, e1000_hw.c, gbe_hw.c and netdev.c are
  * compiled into this file so their static state can be reset between
  * tests; the kernel-side functions they need (console, clock, PCI) are the
  * small fakes below.
@@ -21,6 +21,7 @@
 #include "drivers/e1000.c"
 #include "drivers/e1000_hw.c"
 #include "drivers/e1000_irq.c"
+#include "drivers/gbe_hw.c"
 #include "drivers/netdev.c"
 #include "mm_test.h"
 

@@ -8,7 +8,7 @@
  * play the device's DMA as test_e1000.c does: the 82574L runs the same
  * e1000.c, so these check that the e1000e bring-up leaves that path
  * working (legacy descriptors, buffers, cookies), not every ring corner
- * again. drivers/e1000.c, e1000_hw.c, e1000e_hw.c and netdev.c are
+ * again. drivers/e1000.c, e1000_hw.c, e1000e_hw.c, gbe_hw.c and netdev.c are
  * compiled in so their static state can be reset between tests.
  */
 #include <setjmp.h>
@@ -24,6 +24,7 @@
 #include "drivers/e1000.c"
 #include "drivers/e1000_hw.c"
 #include "drivers/e1000_irq.c"
+#include "drivers/gbe_hw.c"
 #include "drivers/e1000e_hw.c"
 #include "drivers/netdev.c"
 #include "mm_test.h"
