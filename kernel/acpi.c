@@ -8,6 +8,7 @@
 #include "kernel/acpi_table.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "kernel/memmap.h"
 #include "kernel/paging.h"
 #include <string.h>
 
@@ -325,6 +326,21 @@ static void acpi_defaults(void)
 	acpi.apic_ids[0] = 0;
 	acpi.lapic_base = 0xFEE00000;
 	acpi.pic_present = true;
+}
+
+/* The memory map learns which node owns which RAM (SRAT, as
+ * acpi_numa_init assigned it), and keeps the tables out of the page
+ * allocator. */
+void acpi_memmap_update(void)
+{
+	for (int i = 0; i < acpi.nr_mem; i++)
+		memmap_set_node(acpi.mem[i].base,
+				acpi.mem[i].base + acpi.mem[i].len,
+				acpi.mem[i].node);
+	for (int i = 0; i < acpi.nr_tables; i++)
+		memmap_reserve(acpi.tables[i].start, acpi.tables[i].end);
+	if (acpi.rsdp)
+		memmap_reserve(acpi.rsdp, acpi.rsdp + 36);
 }
 
 /* The tables from the RSDP on (rsdp_hint, else the BIOS areas). */

@@ -139,4 +139,11 @@ extern struct acpi_info acpi;
  */
 void acpi_init(uint64_t rsdp_hint);
 
+/*
+ * acpi_memmap_update - tell the memory map (kernel/memmap.h) each SRAT
+ * memory range's node and where the tables are, to keep them out of the
+ * page allocator. Boot CPU, once, after acpi_numa_init.
+ */
+void acpi_memmap_update(void);
+
 #endif

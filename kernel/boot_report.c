@@ -10,6 +10,7 @@
 #include "kernel/apic.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "kernel/direct_map.h"
 #include "kernel/memmap.h"
 #include "kernel/mm_boot.h"
 #include "kernel/percpu.h"
@@ -204,11 +205,14 @@ void boot_report(void)
 			"(MAX_FW_CPUS=%d)\n",
 			acpi.nr_cpus_skipped, MAX_FW_CPUS);
 	report_nodes();
+	direct_map_report();
 	kprintf("boot: usable=%lluMiB in %d ranges (after reserving the kernel "
 		"and boot data)\n",
 		(unsigned long long)mib(free_bytes), nfree);
 	mm_boot_report();
 	kprintf("boot: cpus=%d nodes=%d memory=%lluMiB\n", nr_cpus,
 		acpi.nr_nodes, (unsigned long long)mib(memmap_node_bytes(-1)));
+	kprintf("boot: time=%llums since the kernel's entry\n",
+		(unsigned long long)time_since_entry_ms());
 	kprintf("boot: ready\n");
 }

@@ -23,6 +23,21 @@
 /* NUMA nodes; the mm seam's limit for the same reason. */
 #define MAX_NODES MM_MAX_NODES
 
+/*
+ * The RAM ceiling: RAM at or above this physical address is reported and
+ * skipped (kernel/direct_map.c; mem_max= lowers it, and so does a CPU
+ * with fewer address bits). The direct map is an identity map, so RAM and
+ * every device window must lie in the lower canonical half of 4-level
+ * paging, 128 TiB; firmware places the 64-bit PCI windows above the top
+ * of RAM, so RAM keeps to the lower half of that, 64 TiB (Linux caps
+ * 4-level x86_64 at the same 2^46 bytes for its direct map). At the
+ * ceiling the struct pages take 1 TiB (1/64 of RAM, each node's carved
+ * from its own memory) and the direct map's page tables 512 KiB with
+ * 1 GiB pages (128 MiB with 2 MiB pages, below 4 GiB). Tested here up to
+ * 256 GiB: QEMU's TCG CPUs have 40 address bits, 1 TiB.
+ */
+#define RAM_CEILING (64ULL << 40)
+
 /* Kernel stack per CPU. 16 KiB: lwIP's deepest call chains plus an
  * exception report fit with room to spare; a page fault on overflow is
  * caught on the IST stack below. */

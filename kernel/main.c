@@ -1,7 +1,8 @@
 /*
  * kmain: the boot CPU's path from the 64-bit entry to its poll loop.
  * Order matters: console first (so every later failure is visible), then
- * the boot information and command line, descriptor tables, ACPI, memory,
+ * the boot information and the memory map (the early allocator for page
+ * tables), command line, descriptor tables, ACPI, the direct map,
  * interrupts and time, the other CPUs, the allocators, and the report;
  * then the layers above the kernel (apps_boot: the network and the apps),
  * the boot self-tests and the serial shell.
@@ -13,6 +14,7 @@
 #include "kernel/boot_report.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "kernel/direct_map.h"
 #include "kernel/gdt.h"
 #include "kernel/irq.h"
 #include "kernel/memmap.h"
@@ -65,6 +67,7 @@ static void screen_init(void)
 
 void kmain(uint32_t magic, uint32_t info)
 {
+	time_mark_entry();
 	percpu_init(0);
 	console_early_init();
 	if (multiboot_parse(magic, info) < 0) {
@@ -72,6 +75,7 @@ void kmain(uint32_t magic, uint32_t info)
 			magic);
 		halt_forever();
 	}
+	memmap_init(); /* the early allocator: page tables from here on */
 	screen_init();
 	kprintf("boot: x86_64 unikernel starting (multiboot%d%s%s)\n",
 		boot_info_parsed.flavour,
@@ -86,7 +90,8 @@ void kmain(uint32_t magic, uint32_t info)
 	if (!acpi.has_madt) /* no ACPI, or acpi=off: the MP table, if any */
 		mptable_init();
 	acpi_numa_init();
-	memmap_init();
+	acpi_memmap_update();
+	direct_map_init();
 	apic_init_bsp();
 	time_init();
 	smp_prepare(cmdline_given("smp") ? (int)cmdline_get_long("smp")

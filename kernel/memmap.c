@@ -1,19 +1,24 @@
 /*
- * Building the memory lists. The memory map's available ranges are cut at
- * SRAT memory-affinity boundaries so each piece belongs to one node (RAM
- * that no SRAT entry covers goes to node 0), then reservations are cut out.
+ * The memory lists. ram[] is the boot loader's available RAM; avail[] is
+ * the same cut to whole pages minus every reservation and every early
+ * allocation. Both stay sorted by address. ACPI later cuts both at SRAT
+ * boundaries (memmap_set_node), and the direct map (kernel/direct_map.c)
+ * drops what lies past the RAM ceiling or cannot be mapped.
+ *
+ * The early allocator takes pages off the top of avail[]: the direct
+ * map's page tables, before the page allocator exists. What it took is
+ * simply no longer in avail[], so the page allocator never sees it.
  */
 #include "kernel/memmap.h"
-#include "kernel/acpi.h"
 #include "kernel/console.h"
 #include "kernel/multiboot.h"
-#include "kernel/paging.h"
 #include <string.h>
 
 extern char __kernel_start[], __kernel_end[];
 
 static struct mm_range ram[MEMMAP_MAX_RANGES], avail[MEMMAP_MAX_RANGES];
 static int nr_ram, nr_avail;
+static unsigned long early_pages;
 
 static void push(struct mm_range *list, int *n, uint64_t start, uint64_t end,
 		 int nid)
@@ -31,53 +36,6 @@ static void push(struct mm_range *list, int *n, uint64_t start, uint64_t end,
 	(*n)++;
 }
 
-/* Adds [start, end) split by SRAT node. */
-static void add_ram(uint64_t start, uint64_t end)
-{
-	while (start < end) {
-		uint64_t piece_end = end;
-		int nid = 0;
-
-		for (int i = 0; i < acpi.nr_mem; i++) {
-			uint64_t s = acpi.mem[i].base, e = s + acpi.mem[i].len;
-
-			if (start >= s && start < e) {
-				nid = acpi.mem[i].node;
-				if (e < piece_end)
-					piece_end = e;
-			} else if (s > start && s < piece_end) {
-				piece_end = s; /* another node starts here */
-			}
-		}
-		push(ram, &nr_ram, start, piece_end, nid);
-		start = piece_end;
-	}
-}
-
-/* Removes [rs, re) from avail[]. */
-static void reserve(uint64_t rs, uint64_t re)
-{
-	rs &= ~(uint64_t)(MM_PAGE_SIZE - 1);
-	re = (re + MM_PAGE_SIZE - 1) & ~(uint64_t)(MM_PAGE_SIZE - 1);
-	for (int i = 0; i < nr_avail; i++) {
-		struct mm_range r = avail[i];
-
-		if (re <= r.start || rs >= r.end)
-			continue;
-		if (rs > r.start && re < r.end) {
-			avail[i].end = rs;
-			push(avail, &nr_avail, re, r.end, r.nid);
-		} else if (rs > r.start) {
-			avail[i].end = rs;
-		} else if (re < r.end) {
-			avail[i].start = re;
-		} else {
-			avail[i] = avail[--nr_avail];
-			i--;
-		}
-	}
-}
-
 static void sort(struct mm_range *list, int n)
 {
 	for (int i = 1; i < n; i++) {
@@ -90,6 +48,36 @@ static void sort(struct mm_range *list, int n)
 	}
 }
 
+/* Removes [rs, re) from list. */
+static void cut_out(struct mm_range *list, int *n, uint64_t rs, uint64_t re)
+{
+	for (int i = 0; i < *n; i++) {
+		struct mm_range r = list[i];
+
+		if (re <= r.start || rs >= r.end)
+			continue;
+		if (rs > r.start && re < r.end) {
+			list[i].end = rs;
+			push(list, n, re, r.end, r.nid);
+		} else if (rs > r.start) {
+			list[i].end = rs;
+		} else if (re < r.end) {
+			list[i].start = re;
+		} else {
+			list[i] = list[--*n];
+			i--;
+		}
+	}
+	sort(list, *n);
+}
+
+void memmap_reserve(uint64_t start, uint64_t end)
+{
+	start &= ~(uint64_t)(MM_PAGE_SIZE - 1);
+	end = (end + MM_PAGE_SIZE - 1) & ~(uint64_t)(MM_PAGE_SIZE - 1);
+	cut_out(avail, &nr_avail, start, end);
+}
+
 void memmap_init(void)
 {
 	const struct boot_info *bi = &boot_info_parsed;
@@ -97,30 +85,88 @@ void memmap_init(void)
 	nr_ram = nr_avail = 0;
 	for (int i = 0; i < bi->nr_mmap; i++) {
 		const struct mmap_entry *e = &bi->mmap[i];
+		uint64_t s = (e->base + MM_PAGE_SIZE - 1) &
+			     ~(uint64_t)(MM_PAGE_SIZE - 1);
+		uint64_t end =
+			(e->base + e->len) & ~(uint64_t)(MM_PAGE_SIZE - 1);
 
 		if (e->type != MMAP_AVAILABLE)
 			continue;
-		add_ram(e->base, e->base + e->len);
-		if (e->base + e->len > (4ULL << 30))
-			map_ram(e->base, e->len);
+		push(ram, &nr_ram, e->base, e->base + e->len, 0);
+		push(avail, &nr_avail, s, end, 0);
 	}
 	sort(ram, nr_ram);
-	for (int i = 0; i < nr_ram; i++) {
-		uint64_t s = (ram[i].start + MM_PAGE_SIZE - 1) &
-			     ~(uint64_t)(MM_PAGE_SIZE - 1);
-		uint64_t e = ram[i].end & ~(uint64_t)(MM_PAGE_SIZE - 1);
-
-		push(avail, &nr_avail, s, e, ram[i].nid);
-	}
-	reserve(0, 1ULL << 20);
-	reserve((uintptr_t)__kernel_start, (uintptr_t)__kernel_end);
-	for (int i = 0; i < bi->nr_keep; i++)
-		reserve(bi->keep[i].start, bi->keep[i].end);
-	for (int i = 0; i < acpi.nr_tables; i++)
-		reserve(acpi.tables[i].start, acpi.tables[i].end);
-	if (acpi.rsdp)
-		reserve(acpi.rsdp, acpi.rsdp + 36);
 	sort(avail, nr_avail);
+	memmap_reserve(0, 1ULL << 20);
+	memmap_reserve((uintptr_t)__kernel_start, (uintptr_t)__kernel_end);
+	for (int i = 0; i < bi->nr_keep; i++)
+		memmap_reserve(bi->keep[i].start, bi->keep[i].end);
+}
+
+/* Cuts every range of list that holds addr inside it in two there. */
+static void split_at(struct mm_range *list, int *n, uint64_t addr)
+{
+	for (int i = 0; i < *n; i++) {
+		if (list[i].start < addr && addr < list[i].end) {
+			push(list, n, addr, list[i].end, list[i].nid);
+			list[i].end = addr;
+		}
+	}
+	sort(list, *n);
+}
+
+static void set_node(struct mm_range *list, int *n, uint64_t start,
+		     uint64_t end, int nid)
+{
+	split_at(list, n, start);
+	split_at(list, n, end);
+	for (int i = 0; i < *n; i++)
+		if (list[i].start >= start && list[i].end <= end)
+			list[i].nid = nid;
+}
+
+void memmap_set_node(uint64_t start, uint64_t end, int nid)
+{
+	set_node(ram, &nr_ram, start, end, nid);
+	set_node(avail, &nr_avail, start, end, nid);
+}
+
+uint64_t memmap_drop_from(uint64_t addr, uint64_t *lowest)
+{
+	uint64_t dropped = 0;
+
+	for (int i = 0; i < nr_ram; i++) {
+		uint64_t s = ram[i].start > addr ? ram[i].start : addr;
+
+		if (s >= ram[i].end)
+			continue;
+		if (!dropped) /* ram[] is sorted: the first is the lowest */
+			*lowest = s;
+		dropped += ram[i].end - s;
+	}
+	cut_out(ram, &nr_ram, addr, UINT64_MAX);
+	cut_out(avail, &nr_avail, addr, UINT64_MAX);
+	return dropped;
+}
+
+uint64_t memmap_alloc_early(uint64_t limit)
+{
+	for (int i = nr_avail - 1; i >= 0; i--) {
+		uint64_t top = avail[i].end < limit ? avail[i].end : limit;
+
+		if (top < avail[i].start + MM_PAGE_SIZE)
+			continue;
+		top -= MM_PAGE_SIZE;
+		cut_out(avail, &nr_avail, top, top + MM_PAGE_SIZE);
+		early_pages++;
+		return top;
+	}
+	return 0;
+}
+
+unsigned long memmap_early_pages(void)
+{
+	return early_pages;
 }
 
 int memmap_ram_ranges(const struct mm_range **out)

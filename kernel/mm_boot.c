@@ -6,7 +6,9 @@
 #include "kernel/mm_boot.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
+#include "kernel/mm_deferred.h"
 #include "kernel/percpu.h"
+#include "kernel/time.h"
 #include "mm/mm.h"
 #include <string.h>
 
@@ -33,13 +35,22 @@ CMDLINE_KEY(mm, fail_qmempool, "off", valid_fault_spec, FAULT_ALLOWED,
 CMDLINE_KEY(mm, fail_page_frag, "off", valid_fault_spec, FAULT_ALLOWED,
 	    "failure injection into page_frag (RX buffers), armed after boot");
 
+static uint64_t init_ms; /* how long mm_init took */
+
 void mm_boot(void)
 {
+	uint64_t t0 = clock_ms();
+	int r;
+
 	mm_debug_set(cmdline_get_bool("mm_debug"));
-	if (mm_init() < 0) {
+	mm_deferred_setting();
+	r = mm_init();
+	init_ms = clock_ms() - t0;
+	if (r < 0) {
 		kprintf("mm: no memory for the page allocator\n");
 		return;
 	}
+	mm_deferred_start();
 	/* kmalloc creates its classes on first use: do it now, after SMP
 	 * bring-up, so every cache has a magazine for every started CPU and
 	 * the boot report lists them. */
@@ -200,6 +211,9 @@ void mm_boot_report(void)
 			nr_free_pages_node(n), nr_managed_pages_node(n));
 	kprintf("mm: free=%lu pages debug=%s\n", nr_free_pages(),
 		mm_debug_on() ? "on" : "off");
+	kprintf("mm: init=%llums deferred=%lu pages (mm_deferred_init=%s)\n",
+		(unsigned long long)init_ms, mm_deferred_pages(-1),
+		cmdline_get("mm_deferred_init"));
 	char misuse[256];
 	mm_debug_json(misuse, sizeof(misuse));
 	kprintf("mm: misuse reports %s\n", misuse);

@@ -24,6 +24,7 @@
 
 static uint64_t tsc_freq = 1000000000; /* until calibrated: 1 GHz guess */
 static uint64_t tsc_boot;
+static uint64_t tsc_entry;     /* at the kernel's entry: time_mark_entry */
 static uint64_t lapic_per_sec; /* LAPIC timer counts (divide by 16) */
 static const char *calibrated_by = "none";
 static bool pit_broken;
@@ -160,6 +161,16 @@ static uint64_t cycles_from_ns(uint64_t ns, uint64_t per_sec)
 {
 	return ns / 1000000000u * per_sec +
 	       (ns % 1000000000u) * per_sec / 1000000000u;
+}
+
+void time_mark_entry(void)
+{
+	tsc_entry = rdtsc();
+}
+
+uint64_t time_since_entry_ms(void)
+{
+	return cycles_to(rdtsc() - tsc_entry, 1000);
 }
 
 uint64_t clock_ms(void)

@@ -36,6 +36,12 @@ const char *timer_idle_mode(void);
 uint64_t clock_ms(void);
 uint64_t clock_us(void);
 uint64_t clock_ns(void);
+/* time_mark_entry - remember the TSC now: the boot CPU, first thing in
+ * kmain. time_since_entry_ms - milliseconds since then, once time_init
+ * has calibrated the TSC (the boot report's "boot: time=", which
+ * measures the whole boot, memory set-up included). */
+void time_mark_entry(void);
+uint64_t time_since_entry_ms(void);
 /* Which timer calibrated the TSC: "hpet" or "pit". */
 const char *time_calibrated_by(void);
 /* TSC frequency in Hz, as calibrated. */

@@ -102,7 +102,7 @@ FUZZ_TARGETS_rx_frame := drivers/virtio_net.c drivers/virtio_net_offload.c \
 	drivers/virtio_net_gso.c net/rx_csum.c net/rx_gro.c
 FUZZ_TARGETS_cmdline := kernel/cmdline.c libc/stdlib.c
 FUZZ_TARGETS_multiboot := kernel/multiboot.c
-FUZZ_TARGETS_acpi := kernel/acpi.c kernel/acpi_aml.c
+FUZZ_TARGETS_acpi := kernel/acpi.c kernel/acpi_numa.c kernel/acpi_aml.c
 FUZZ_TARGETS_aml := kernel/acpi_aml.c
 FUZZ_TARGETS_shell := kernel/shell.c kernel/shell_line.c \
 	kernel/shell_words.c kernel/console_line.c

@@ -8,9 +8,11 @@
  * node's mem_map, an array carved out of the node's own memory (the way
  * Linux's memblock does it), from the first of its ranges that can hold
  * it, so that pfn -> struct page is one subtraction and an index. Every
- * entry starts PG_reserved; then each range minus the carved pages is
- * handed to the buddy lists in the largest aligned blocks. Frames in holes
- * or reserved ranges stay PG_reserved and never reach a free list.
+ * entry starts PG_reserved, and each range minus the carved pages is
+ * handed to the buddy lists in the largest aligned blocks: the first part
+ * of each node now, the rest later (page_init.c: deferred struct page
+ * initialisation). Frames in holes or reserved ranges stay PG_reserved
+ * and never reach a free list.
  *
  * Nodes may interleave: node 0's span [0, 12M) can hold node 1's [4M, 8M).
  * Node 0's mem_map then has PG_reserved entries for node 1's frames, which
@@ -31,15 +33,8 @@
 
 static bool mm_ready;
 
-/* Index of the lowest set bit; pfn 0 counts as aligned to everything. */
-static unsigned int pfn_align_order(unsigned long pfn)
-{
-	return pfn ? (unsigned int)__builtin_ctzl(pfn) : MAX_ORDER;
-}
-
 struct node_span {
-	unsigned long start, end;	/* pfn span of the node */
-	unsigned long carve_s, carve_e; /* pfns holding the mem_map */
+	unsigned long start, end; /* pfn span of the node */
 };
 
 static void clip_range(const struct mm_range *r, unsigned long *s,
@@ -54,7 +49,7 @@ static void clip_range(const struct mm_range *r, unsigned long *s,
 static void find_spans(const struct mm_range *r, int nr, struct node_span *sp)
 {
 	for (int n = 0; n < MM_MAX_NODES; n++)
-		sp[n] = (struct node_span){~0UL, 0, 0, 0};
+		sp[n] = (struct node_span){~0UL, 0};
 	for (int i = 0; i < nr; i++) {
 		unsigned long s, e;
 		clip_range(&r[i], &s, &e);
@@ -66,10 +61,11 @@ static void find_spans(const struct mm_range *r, int nr, struct node_span *sp)
 	}
 }
 
-/* Carve the node's mem_map from the first of its ranges that can hold it
- * and mark every frame of the span reserved. Returns false if none fits. */
+/* Carve the node's mem_map from the first of its ranges that can hold it.
+ * Its struct pages are written by page_init.c, the first part of the
+ * span now and the rest deferred. Returns false if no range fits. */
 static bool zone_setup(struct zone *z, const struct mm_range *r, int nr,
-		       struct node_span *sp)
+		       const struct node_span *sp)
 {
 	unsigned long span = sp->end - sp->start;
 	unsigned long need = (span * sizeof(struct page) + MM_PAGE_SIZE - 1) >>
@@ -80,56 +76,16 @@ static bool zone_setup(struct zone *z, const struct mm_range *r, int nr,
 		clip_range(&r[i], &s, &e);
 		if (r[i].nid != z->nid || e - s < need)
 			continue;
-		sp->carve_s = s;
-		sp->carve_e = s + need;
+		z->carve_start = s;
+		z->carve_end = s + need;
 		z->mem_map = (struct page *)(s << MM_PAGE_SHIFT);
 		z->start_pfn = sp->start;
 		z->spanned_pages = span;
-		memset(z->mem_map, 0, span * sizeof(struct page));
-		for (unsigned long p = 0; p < span; p++) {
-			z->mem_map[p].flags = PG_reserved;
-			z->mem_map[p].nid = (uint8_t)z->nid;
-		}
 		return true;
 	}
 	mm_printf("mm: node %d: no range can hold its mem_map (%lu pages)\n",
 		  z->nid, need);
 	return false;
-}
-
-/* Hand [s, e) to the buddy lists in the largest aligned blocks. */
-static void zone_free_range(struct zone *z, unsigned long s, unsigned long e)
-{
-	for (unsigned long p = s; p < e; p++)
-		zone_pfn_page(z, p)->flags = 0;
-	z->managed_pages += e - s;
-	while (s < e) {
-		unsigned int order = pfn_align_order(s);
-		if (order > MAX_ORDER)
-			order = MAX_ORDER;
-		while (s + (1UL << order) > e)
-			order--;
-		__free_one_page(z, zone_pfn_page(z, s), order);
-		s += 1UL << order;
-	}
-}
-
-static void zone_free_ranges(struct zone *z, const struct mm_range *r, int nr,
-			     const struct node_span *sp)
-{
-	for (int i = 0; i < nr; i++) {
-		unsigned long s, e;
-		clip_range(&r[i], &s, &e);
-		if (r[i].nid != z->nid || s == e)
-			continue;
-		/* Everything but the pages holding the mem_map. */
-		unsigned long a = e < sp->carve_s ? e : sp->carve_s;
-		if (s < a)
-			zone_free_range(z, s, a);
-		unsigned long b = s > sp->carve_e ? s : sp->carve_e;
-		if (b < e)
-			zone_free_range(z, b, e);
-	}
 }
 
 struct pfn_run {
@@ -236,6 +192,7 @@ int mm_init(void)
 	if (mm_nr_zones > MM_MAX_NODES)
 		mm_nr_zones = MM_MAX_NODES;
 	find_spans(ranges, nr, spans);
+	page_init_ranges(ranges, nr);
 
 	unsigned long total = 0;
 	for (int n = 0; n < mm_nr_zones; n++) {
@@ -246,7 +203,7 @@ int mm_init(void)
 			list_init(&z->free_area[o].free_list);
 		if (spans[n].end > spans[n].start &&
 		    zone_setup(z, ranges, nr, &spans[n]))
-			zone_free_ranges(z, ranges, nr, &spans[n]);
+			page_init_boot(z);
 		pcp_zone_init(z);
 		total += z->managed_pages;
 	}

@@ -58,6 +58,21 @@ static struct page *rmqueue(struct zone *z, int cpu, unsigned int order)
 	return buddy_alloc(z, order);
 }
 
+/*
+ * rmqueue(), and when the zone has nothing, its next deferred chunk
+ * initialised here and now (page_init.c) before anything else is tried:
+ * early in a big machine's life most of a zone still waits to be
+ * initialised, and a remote node or a failure would be the wrong answer.
+ */
+static struct page *rmqueue_or_grow(struct zone *z, int cpu, unsigned int order)
+{
+	struct page *page = rmqueue(z, cpu, order);
+
+	while (mm_unlikely(!page) && zone_grow(z))
+		page = rmqueue(z, cpu, order);
+	return page;
+}
+
 /* How many zonelist entries an allocation may try: only the preferred node
  * itself with __GFP_THISNODE or __GFP_NORETRY. */
 static int zonelist_tries(const struct zone *pz, gfp_t gfp)
@@ -76,7 +91,7 @@ static struct page *get_page_from_zonelist(int cpu, int nid, gfp_t gfp,
 		struct zone *z = &mm_zones[pz->zonelist[i]];
 		if (!z->managed_pages)
 			continue;
-		struct page *page = rmqueue(z, cpu, order);
+		struct page *page = rmqueue_or_grow(z, cpu, order);
 		if (page)
 			return page;
 	}
@@ -193,7 +208,7 @@ alloc_pages_general(int nid, gfp_t gfp, unsigned int order, const void *caller)
 	}
 	struct zone *z = &mm_zones[nid];
 	if (mm_likely(z->managed_pages))
-		page = rmqueue(z, cpu, order);
+		page = rmqueue_or_grow(z, cpu, order);
 	if (mm_unlikely(!page)) {
 		page = alloc_pages_fallback(cpu, nid, gfp, order);
 		if (!page) {
@@ -301,8 +316,11 @@ static unsigned int bulk_from_zonelist(int cpu, int nid, gfp_t gfp,
 		struct zone *z = &mm_zones[pz->zonelist[i]];
 		if (!z->managed_pages)
 			continue;
-		n += pcp_on() ? pcp_alloc_bulk(z, cpu, nr - n, pages + n)
-			      : buddy_alloc_bulk(z, nr - n, pages + n);
+		do {
+			n += pcp_on()
+				     ? pcp_alloc_bulk(z, cpu, nr - n, pages + n)
+				     : buddy_alloc_bulk(z, nr - n, pages + n);
+		} while (n < nr && zone_grow(z)); /* as rmqueue_or_grow */
 	}
 	return n;
 }
@@ -396,6 +414,13 @@ static bool free_check(struct page *page, unsigned int order,
 		return false;
 	}
 	unsigned long pfn = z->start_pfn + (unsigned long)(page - z->mem_map);
+	if (!zone_pfn_initialised(z, pfn)) {
+		mm_debug_report(MM_DBG_NOT_ALLOCATED, caller,
+				"pfn %#lx is in memory not yet initialised "
+				"(deferred): never handed out",
+				pfn);
+		return false;
+	}
 	if (page->nid != z->nid) {
 		mm_debug_report(MM_DBG_WRONG_ZONE, caller,
 				"pfn %#lx is in node %d but says node %d", pfn,

@@ -16,6 +16,31 @@
 /* Boot: hand every range from mm_platform_ranges() to the buddy lists. */
 int mm_init(void);
 
+/*
+ * Deferred struct page initialisation (mm/page_init.c). mm_init() writes
+ * the struct pages of each node's first mm_set_boot_init_pages() usable
+ * pages (MM_BOOT_INIT_PAGES by default; MM_INIT_ALL: every page, nothing
+ * deferred) and hands those frames out; the rest reach the free lists
+ * later: through mm_deferred_init_work() calls, or a chunk at a time when
+ * an allocation finds its zone empty.
+ *
+ * mm_set_boot_init_pages - a setting, before mm_init().
+ * mm_deferred_init_work - initialise up to max_pages of node nid's
+ *   deferred span (a chunk at least) and free its frames; returns the
+ *   pages of span done, 0 when none is left to claim. Any context but an
+ *   interrupt handler; several CPUs may work on one node at once.
+ * mm_deferred_pages - usable pages of node nid (-1: every node) not yet
+ *   on the free lists. Any context.
+ * mm_deferred_init_all - do every node's remaining work here, and wait
+ *   for the chunks other CPUs hold: afterwards nr_free_pages() counts
+ *   all memory (the self-tests' baseline). Not from an interrupt handler.
+ */
+#define MM_INIT_ALL (~0UL)
+void mm_set_boot_init_pages(unsigned long pages);
+unsigned long mm_deferred_init_work(int nid, unsigned long max_pages);
+unsigned long mm_deferred_pages(int nid);
+void mm_deferred_init_all(void);
+
 /* mm_is_ready - true once mm_init() has handed memory to the buddy lists,
  * so the page allocator (and kmalloc on top of it) can be used; false
  * before, and after an mm_init() that found no memory. Any context. */

@@ -70,11 +70,22 @@ struct zone {
 	int nid;
 	unsigned long start_pfn;     /* first pfn of the node's span */
 	unsigned long spanned_pages; /* span, holes included */
-	unsigned long managed_pages; /* pages given to the buddy lists */
+	unsigned long managed_pages; /* usable pages, deferred ones too */
 	struct page *mem_map;	     /* spanned_pages entries */
-	atomic_long free_pages;	     /* pages on the buddy lists */
-	atomic_ulong alloc_fail;     /* failed allocations preferring here */
+	unsigned long carve_start, carve_end; /* pfns holding the mem_map */
+	atomic_long free_pages;		      /* pages on the buddy lists */
+	atomic_ulong alloc_fail; /* failed allocations preferring here */
 	struct free_area free_area[MAX_ORDER + 1];
+	/*
+	 * Deferred struct page initialisation (page_init.c): the struct
+	 * pages of [start_pfn, deferred_next) are initialised or claimed by
+	 * a CPU initialising them; the rest of the span waits. deferred_next
+	 * moves (a chunk at a time) under deferred_lock. deferred_pages: the
+	 * managed pages not yet on the free lists.
+	 */
+	mm_spinlock_t deferred_lock;
+	atomic_ulong deferred_next;
+	atomic_ulong deferred_pages;
 	/* Nodes to try, nearest first, for allocations preferring this one. */
 	int zonelist[MM_MAX_NODES];
 	int nr_zonelist;
@@ -167,6 +178,26 @@ struct page *buddy_alloc(struct zone *z, unsigned int order);
 void buddy_free(struct zone *z, struct page *page, unsigned int order);
 unsigned int buddy_alloc_bulk(struct zone *z, unsigned int nr,
 			      struct page **pages);
+
+/*
+ * page_init.c: struct pages initialised and their frames handed to the
+ * buddy lists. At mm_init: page_init_ranges with the machine's ranges,
+ * then page_init_boot per zone whose span, mem_map and carve_* are set
+ * (the zone's first part now, the rest deferred). zone_grow: one deferred
+ * chunk of z onto the lists, for an allocation that found z empty; false
+ * when z has none left to claim. Any context. zone_pfn_initialised: may
+ * pfn's struct page be read (initialised, or in a chunk another CPU is
+ * initialising right now: the debug checks' guard)? Any context.
+ */
+void page_init_ranges(const struct mm_range *r, int nr);
+void page_init_boot(struct zone *z);
+bool zone_grow(struct zone *z);
+bool zone_pfn_initialised(struct zone *z, unsigned long pfn);
+
+static inline bool zone_has_deferred(struct zone *z)
+{
+	return atomic_load_explicit(&z->deferred_pages, memory_order_relaxed);
+}
 
 /* pcp.c: the per-CPU lists (fast paths inline in pcp.h). */
 void pcp_zone_init(struct zone *z);

@@ -140,6 +140,7 @@ static bool xcpu_case(const char *name, unsigned int len, bool aligned,
 	xcpu.kmalloc_case = kmalloc_case;
 	atomic_store(&xcpu.head, 0);
 	atomic_store(&xcpu.tail, 0);
+	mm_deferred_init_all(); /* the count must not move but by the test */
 	drain_all_pages();
 	free0 = nr_free_pages();
 	page_frag_stats_read(&s0);

@@ -64,6 +64,9 @@ static void quiesce_cpu(void *arg)
 
 unsigned long st_quiesce(struct kmem_cache *extra)
 {
+	/* Deferred struct pages still reaching the free lists would move
+	 * the count: all of them first. */
+	mm_deferred_init_all();
 	smp_call_all(quiesce_cpu, extra);
 	drain_all_pages();
 	return nr_free_pages();

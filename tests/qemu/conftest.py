@@ -231,11 +231,12 @@ class QemuFactory:
               numa_dist=(), srat=(), iso=None, uefi=False, nic="none", net=None,
               hostfwd=(), mac=None, extra=(), kernel=KERNEL,
               debug_exit=True, initrd=None, nic_pxb=None, serial_socket=False,
-              queues=None, netns=None, pxe=None):
+              queues=None, netns=None, pxe=None, cpu=None):
         """Boots one QEMU. nic defaults to none (boot tests need no NIC).
         serial_socket: COM1 on a unix socket too, for vm.serial(). netns:
         qemu-run runs inside that network namespace (net="tap:tap0").
-        pxe: DIR[:FILE], boot from the network (tools/qemu-run --pxe)."""
+        pxe: DIR[:FILE], boot from the network (tools/qemu-run --pxe).
+        cpu: the CPU model (qemu-run's default: max)."""
         if iso:
             boot = dict(iso=iso)
         elif pxe:
@@ -248,7 +249,7 @@ class QemuFactory:
                   srat=list(srat),  # our own SRAT instead of --numa (tools/qemu-run)
                   net=net, queues=queues, hostfwd=list(hostfwd), mac=mac,
                   nic_pxb=nic_pxb,  # the NIC behind a pxb-pcie on that node
-                  netns=netns, qemu_args=extra, **boot)
+                  netns=netns, cpu=cpu, qemu_args=extra, **boot)
         self.vms.append(vm)
         return vm
 
@@ -281,7 +282,10 @@ class QemuFactory:
 # redrawing every second (dashboard), or many vCPUs or thousands of
 # connections that take the machine on their own (net_multiqueue,
 # net_connections, vs_linux; test_numa's 16 to 18 nodes with a vCPU
-# each). Every other test waits on the guest's own
+# each), or guests of tens or hundreds of GiB (the big_memory ones: QEMU
+# touches host memory for every struct page the guest initialises, up to
+# 4 GiB at -m 256G, and the host is shared, so one such guest at a time).
+# Every other test waits on the guest's own
 # answers, so beside another it only runs slower. Entries are file names,
 # or file::test for one test of a file.
 SERIAL = {
@@ -296,6 +300,10 @@ SERIAL = {
     "test_numa.py::test_sixteen_nodes_each_keep_their_cpu_and_memory",
     "test_numa.py::test_nodes_beyond_the_limit_fold_into_the_nearest_by_slit",
     "test_numa.py::test_without_slit_a_node_beyond_the_limit_folds_into_node_0_said",
+    "test_big_memory.py::test_72_gib_on_pc_uses_all_of_it_with_1_gib_pages",
+    "test_big_memory.py::test_256_gib_on_q35_without_1_gib_pages_maps_with_2_mib_pages",
+    "test_big_memory.py::test_256_gib_on_pc_brings_the_network_up",
+    "test_big_memory.py::test_two_40_gib_nodes_each_get_their_own_memory",
 }
 # Files whose tests share one guest (a module-scoped fixture) or results
 # (test_net_cost's figures, measured by its first tests and compared by
