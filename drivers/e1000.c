@@ -359,7 +359,7 @@ static int e1000_rx_poll(struct netdev *dev, int q, int budget)
 	for (int i = 0; i < n; i++) {
 		dev->queues[0].stats.rx_packets++;
 		dev->queues[0].stats.rx_bytes += got[i].len;
-		dev->rx(dev, 0, got[i].buf, got[i].len, 0);
+		dev->rx(dev, 0, got[i].buf, got[i].len, 0, 0);
 	}
 	read_hw_stats(e);
 	return taken;

@@ -95,7 +95,8 @@ static void vnet_rx_frame(struct vnet *vn, int q, struct vnet_rx_chain *c)
 			continue;
 		}
 		dev->rx(dev, q, c->buf[i], c->len[i],
-			(unsigned int)flags | (i < last ? NETDEV_RX_MORE : 0));
+			(unsigned int)flags | (i < last ? NETDEV_RX_MORE : 0),
+			0);
 	}
 	c->have = c->want = 0;
 }
@@ -291,11 +292,11 @@ static int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg,
  * Should virtq_add refuse all the same, the segments are given back as
  * if sent (TCP sends them again). */
 static void vnet_gso_post_merged(struct vnet *vn, int q,
-				 struct vnet_tx_batch *b)
+				 struct tcp_merge_batch *b)
 {
 	struct vnet_pair *p = &vn->pairs[q];
 	struct netdev_stats *st = &vn->dev.queues[q].stats;
-	struct virtq_buf bufs[2 + VNET_GSO_PAY_MAX];
+	struct virtq_buf bufs[2 + TCP_MERGE_PAY_MAX];
 	uint16_t head = p->txq.free_head;
 	struct vnet_gso_slot *slot = &p->tx_gso[head];
 
@@ -305,7 +306,9 @@ static void vnet_gso_post_merged(struct vnet *vn, int q,
 	bufs[0] = (struct virtq_buf){drv_dma_addr(&p->tx_hdrs[head]),
 				     vn->hdr_len, 0};
 	bufs[1] = (struct virtq_buf){drv_dma_addr(slot->hdr), b->hlen, 0};
-	memcpy(bufs + 2, b->pay, sizeof(b->pay[0]) * b->npay);
+	for (int i = 0; i < b->npay; i++)
+		bufs[2 + i] = (struct virtq_buf){drv_dma_addr(b->pay[i].addr),
+						 b->pay[i].len, 0};
 	if (virtq_add(&p->txq, bufs, 2 + b->npay, slot) != 0) {
 		st->tx_busy += (uint64_t)b->nseg;
 		for (int i = 0; i < b->nseg; i++)
@@ -324,7 +327,7 @@ static void vnet_gso_post_merged(struct vnet *vn, int q,
 /* Post what the batch holds: one frame as it came, several merged. */
 static void vnet_gso_post(struct vnet *vn, int q)
 {
-	struct vnet_tx_batch *b = vn->pairs[q].tx_batch;
+	struct tcp_merge_batch *b = vn->pairs[q].tx_batch;
 
 	if (b->nseg == 1 &&
 	    vnet_post_frame(vn, q, b->first, b->first_nsg, b->cookie[0]))
@@ -338,16 +341,17 @@ static void vnet_gso_post(struct vnet *vn, int q)
 static int vnet_gso_xmit(struct vnet *vn, int q, const struct netdev_sg *sg,
 			 int nsg, void *cookie)
 {
-	struct vnet_tx_batch *b = vn->pairs[q].tx_batch;
-	struct vnet_gso_seg s;
+	struct tcp_merge_batch *b = vn->pairs[q].tx_batch;
+	struct tcp_merge_seg s;
 
-	if (!vnet_gso_parse(sg, nsg, &s)) {
+	/* HOST_TSO4: IPv4 segments only */
+	if (!tcp_merge_parse(sg, nsg, false, &s)) {
 		vnet_gso_post(vn, q); /* what is held goes first */
 		return vnet_post_frame(vn, q, sg, nsg, cookie);
 	}
-	if (vnet_gso_continues(b, &s) &&
+	if (tcp_merge_continues(b, &s) &&
 	    vnet_tx_room(vn, q, 2 + b->npay + s.npay)) {
-		if (vnet_gso_add(b, &s, cookie))
+		if (tcp_merge_add(b, &s, cookie))
 			vnet_gso_post(vn, q);
 		return 0;
 	}
@@ -356,7 +360,7 @@ static int vnet_gso_xmit(struct vnet *vn, int q, const struct netdev_sg *sg,
 		vn->dev.queues[q].stats.tx_busy++;
 		return -1;
 	}
-	vnet_gso_start(b, &s, sg, nsg, cookie);
+	tcp_merge_start(b, &s, sg, nsg, cookie);
 	return 0;
 }
 

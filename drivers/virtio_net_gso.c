@@ -17,13 +17,9 @@
  * starts a new one. tx_flush sends what is held. A batch of one goes out
  * as the very frame it was, exactly as without HOST_TSO4.
  *
- * What may merge (anything doubtful goes as it came): IPv4 without
- * options, not a fragment, TCP with flags ACK or ACK|PSH only; the same
- * Ethernet header, TOS, DF, TTL, addresses, ports, ack number, window,
- * urgent pointer (0) and option bytes; the sequence contiguous; every
- * segment but the last exactly as long as the first (gso_size), the last
- * at most that long (a shorter one ends the batch). PSH of any of them
- * goes on the merged header: the device puts it on the last segment.
+ * What may merge is tcp_merge.c's (the rules igb's TSO shares), asked
+ * for IPv4 only: HOST_TSO4 is virtio's IPv4 segmentation (HOST_TSO6 is
+ * not negotiated).
  *
  * The merged frame. Its headers are a copy of the first segment's, in
  * the chain's vnet_gso_slot (the stack keeps its segments for
@@ -37,147 +33,39 @@
  * cookie for tx_done.
  *
  * The ring work (holding, posting, reaping, a full ring) is the TX
- * path's, in virtio_net.c; this file only says what may merge and what
- * the merged header holds.
+ * path's, in virtio_net.c; this file only says what the merged header
+ * holds.
  */
 #include <string.h>
 
-#include "drv_port.h"
+#include "frame_hdr.h"
 #include "virtio_net_internal.h"
 
-#define ETH_HLEN     14
-#define IP_OFF	     ETH_HLEN
-#define TCP_OFF	     (ETH_HLEN + 20) /* IPv4 without options only */
-#define IP_MAX	     65535
+#define IP_OFF	     FRAME_ETH_HLEN
+#define TCP_OFF	     (FRAME_ETH_HLEN + FRAME_IPV4_HLEN) /* no options */
 #define TCP_CSUM_OFF 16
 #define TCP_FLAG_PSH 0x08
-#define TCP_FLAG_ACK 0x10
-#define IP_FRAG_MASK 0x3fff /* MF and the fragment offset */
 
-static uint32_t gso_be16(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
-}
+_Static_assert(TCP_OFF + 60 <= VNET_GSO_HDR_MAX,
+	       "a merged IPv4 chain's headers fit its slot");
 
-static void gso_put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-/* The payload of a frame (after skip header bytes) as descriptors, at
- * most room of them. Returns how many, or -1 when more would be needed. */
-static int gso_payload(const struct netdev_sg *sg, int nsg, uint32_t skip,
-		       struct virtq_buf *out, int room)
-{
-	int n = 0;
-
-	for (int i = 0; i < nsg; i++) {
-		if (skip >= sg[i].len) {
-			skip -= sg[i].len;
-			continue;
-		}
-		if (n == room)
-			return -1;
-		out[n++] = (struct virtq_buf){
-			drv_dma_addr((const uint8_t *)sg[i].addr + skip),
-			sg[i].len - skip, 0};
-		skip = 0;
-	}
-	return n;
-}
-
-bool vnet_gso_parse(const struct netdev_sg *sg, int nsg, struct vnet_gso_seg *s)
-{
-	const uint8_t *h = sg[0].addr;
-	uint32_t tot, thl;
-
-	s->frame = 0;
-	for (int i = 0; i < nsg; i++)
-		s->frame += sg[i].len;
-	/* The checks read the fixed headers where they lie (lwIP puts every
-	 * header in its first pbuf); only a segment that may merge has its
-	 * headers copied. Every pure ACK of a host->guest transfer comes
-	 * here and is refused before any copy: a host->guest transfer
-	 * measured 1239 guest instructions per received segment with the
-	 * copy first, 1232 without, 1227 with HOST_TSO4 off (median of 3,
-	 * bench/offload/host-tso-ack.md). */
-	if (sg[0].len < TCP_OFF + 20) {
-		if (vnet_sg_read(sg, nsg, 0, s->hdr, TCP_OFF + 20) <
-		    TCP_OFF + 20)
-			return false;
-		h = s->hdr;
-	}
-	if (gso_be16(h + 12) != 0x0800 || h[IP_OFF] != 0x45 ||
-	    h[IP_OFF + 9] != 6 || (gso_be16(h + IP_OFF + 6) & IP_FRAG_MASK))
-		return false;
-	tot = gso_be16(h + IP_OFF + 2);
-	thl = (uint32_t)(h[TCP_OFF + 12] >> 4) * 4;
-	s->flags = h[TCP_OFF + 13];
-	/* The frame must be exactly the datagram (no padding, no tail). */
-	if (tot + ETH_HLEN != s->frame || thl < 20 || 20 + thl >= tot)
-		return false;
-	if (s->flags != TCP_FLAG_ACK &&
-	    s->flags != (TCP_FLAG_ACK | TCP_FLAG_PSH))
-		return false;
-	s->hlen = TCP_OFF + thl;
-	/* Cannot come up short: the frame is tot + ETH_HLEN bytes and
-	 * 20 + thl < tot, so it is longer than hlen. */
-	vnet_sg_read(sg, nsg, 0, s->hdr, s->hlen);
-	s->payload = tot - 20 - thl;
-	s->seq = (uint32_t)gso_be16(s->hdr + TCP_OFF + 4) << 16 |
-		 gso_be16(s->hdr + TCP_OFF + 6);
-	s->npay = gso_payload(sg, nsg, s->hlen, s->pay, VNET_GSO_PAY_MAX);
-	return s->npay > 0;
-}
-
-bool vnet_gso_continues(const struct vnet_tx_batch *b,
-			const struct vnet_gso_seg *s)
-{
-	const uint8_t *a = b->hdr, *n = s->hdr;
-
-	if (!b->nseg || b->npay + s->npay > VNET_GSO_PAY_MAX ||
-	    s->hlen != b->hlen || s->seq != b->next_seq ||
-	    s->payload > b->gso_size ||
-	    b->hlen - ETH_HLEN + b->payload + s->payload > IP_MAX)
-		return false;
-	/* Ethernet, IPv4 version/length and TOS; DF/offset, TTL, protocol;
-	 * addresses; ports; ack and data offset; window; urgent pointer and
-	 * options. Not: lengths, id, sums, sequence, flags. */
-	return !memcmp(a, n, IP_OFF + 2) &&
-	       !memcmp(a + IP_OFF + 6, n + IP_OFF + 6, 4) &&
-	       !memcmp(a + IP_OFF + 12, n + IP_OFF + 12, 8) &&
-	       !memcmp(a + TCP_OFF, n + TCP_OFF, 4) &&
-	       !memcmp(a + TCP_OFF + 8, n + TCP_OFF + 8, 5) &&
-	       !memcmp(a + TCP_OFF + 14, n + TCP_OFF + 14, 2) &&
-	       !memcmp(a + TCP_OFF + 18, n + TCP_OFF + 18,
-		       b->hlen - TCP_OFF - 18);
-}
-
-static uint32_t gso_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
-void vnet_gso_headers(const struct vnet_tx_batch *b, uint8_t *h,
+void vnet_gso_headers(const struct tcp_merge_batch *b, uint8_t *h,
 		      struct vnet_hdr *vh)
 {
-	uint32_t tot = b->hlen - ETH_HLEN + b->payload, sum = 0;
+	uint32_t tot = b->hlen - FRAME_ETH_HLEN + b->payload, sum = 0;
 
 	memcpy(h, b->hdr, b->hlen);
-	gso_put16(h + IP_OFF + 2, tot);
-	gso_put16(h + IP_OFF + 10, 0);
+	frame_put_be16(h + IP_OFF + 2, tot);
+	frame_put_be16(h + IP_OFF + 10, 0);
 	for (int i = 0; i < 20; i += 2)
-		sum += gso_be16(h + IP_OFF + i);
-	gso_put16(h + IP_OFF + 10, ~gso_fold(sum) & 0xffff);
+		sum += frame_be16(h + IP_OFF + i);
+	frame_put_be16(h + IP_OFF + 10, ~frame_fold(sum) & 0xffff);
 	if (b->psh)
 		h[TCP_OFF + 13] |= TCP_FLAG_PSH;
 	sum = 6 + tot - 20; /* protocol, TCP length */
 	for (int i = 12; i < 20; i += 2)
-		sum += gso_be16(h + IP_OFF + i);
-	gso_put16(h + TCP_OFF + TCP_CSUM_OFF, gso_fold(sum));
+		sum += frame_be16(h + IP_OFF + i);
+	frame_put_be16(h + TCP_OFF + TCP_CSUM_OFF, frame_fold(sum));
 	*vh = (struct vnet_hdr){
 		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
 		.gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
@@ -186,35 +74,4 @@ void vnet_gso_headers(const struct vnet_tx_batch *b, uint8_t *h,
 		.csum_start = TCP_OFF,
 		.csum_offset = TCP_CSUM_OFF,
 	};
-}
-
-void vnet_gso_start(struct vnet_tx_batch *b, const struct vnet_gso_seg *s,
-		    const struct netdev_sg *sg, int nsg, void *cookie)
-{
-	b->nseg = 1;
-	b->cookie[0] = cookie;
-	memcpy(b->first, sg, sizeof(sg[0]) * (size_t)nsg);
-	b->first_nsg = nsg;
-	memcpy(b->pay, s->pay, sizeof(s->pay[0]) * (size_t)s->npay);
-	b->npay = s->npay;
-	memcpy(b->hdr, s->hdr, s->hlen);
-	b->hlen = s->hlen;
-	b->gso_size = s->payload;
-	b->payload = s->payload;
-	b->next_seq = s->seq + s->payload;
-	b->bytes = s->frame;
-	b->psh = s->flags & TCP_FLAG_PSH;
-}
-
-bool vnet_gso_add(struct vnet_tx_batch *b, const struct vnet_gso_seg *s,
-		  void *cookie)
-{
-	b->cookie[b->nseg++] = cookie;
-	memcpy(b->pay + b->npay, s->pay, sizeof(s->pay[0]) * (size_t)s->npay);
-	b->npay += s->npay;
-	b->payload += s->payload;
-	b->next_seq += s->payload;
-	b->bytes += s->frame;
-	b->psh |= s->flags & TCP_FLAG_PSH;
-	return b->nseg == VNET_GSO_SEGS || s->payload < b->gso_size;
 }

@@ -123,7 +123,8 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtqueue \
 		$(BUILD)/host/$(v)/tests/drivers/test_virtq_event \
 		$(BUILD)/host/$(v)/tests/drivers/test_virtio_gso): \
 	$(wildcard drivers/virt*.[ch] drivers/netdev.[ch] drivers/drv_port.h \
-		drivers/pci.h) tests/host/drivers/virtq_sim.h
+		drivers/pci.h drivers/frame_hdr.[ch] drivers/tcp_merge.[ch]) \
+		tests/host/drivers/virtq_sim.h
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtio_pci): \
 	$(wildcard drivers/virtio_pci.[ch] drivers/drv_port.h drivers/pci.h)
 # tests/host/drivers/test_pci.c compiles drivers/pci.c over simulated ECAM.

@@ -184,10 +184,11 @@ static void *done_cookies[MAX_HELD];
 static int ndone;
 
 static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len,
-		     unsigned int flags)
+		     unsigned int flags, uint32_t hash)
 {
 	(void)flags;
-	assert_int_equal(q, 0); /* one queue */
+	assert_int_equal(hash, 0); /* no RSS: no hash */
+	assert_int_equal(q, 0);	   /* one queue */
 	posted_at_rx = d->queues[0].stats.rx_bufs_posted;
 	if (!hold_rx) {
 		page_frag_free(frame);

@@ -188,12 +188,13 @@ static void *done_cookies[E1000_TX_RING];
 static int ndone;
 
 static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len,
-		     unsigned int flags)
+		     unsigned int flags, uint32_t hash)
 {
 	(void)flags;
 	(void)d;
 	(void)q;
 	(void)len;
+	assert_int_equal(hash, 0); /* no RSS: no hash */
 	assert_true(nheld < E1000_RX_RING);
 	held[nheld++] = frame;
 }
