@@ -23,9 +23,10 @@ struct net_config {
 	/* virtio_csum=, virtio_tso=, virtio_mrg=, virtio_event_idx=,
 	 * virtio_host_tso=: features allowed */
 	struct virtio_net_offloads virtio;
-	bool irq;	  /* net_irq=on: queues sleep on their interrupts */
-	bool gro;	  /* net_gro=on: join TCP segments (net/rx_gro.c) */
-	uint32_t poll_us; /* poll_us=: busy-poll window after the last work */
+	bool irq;	   /* net_irq=on: queues sleep on their interrupts */
+	bool gro;	   /* net_gro=on: join TCP segments (net/rx_gro.c) */
+	uint32_t poll_us;  /* poll_us=: busy-poll window after the last work */
+	bool igb_untested; /* igb_untested=1: drive untested igb parts */
 };
 
 #define NET_NIC_VIRTIO 0
@@ -33,6 +34,7 @@ struct net_config {
 #define NET_NIC_NONE   2
 #define NET_NIC_ALL    3 /* every supported NIC found, one netif each */
 #define NET_NIC_E1000E 4
+#define NET_NIC_IGB    5
 
 extern struct net_config net_config;
 

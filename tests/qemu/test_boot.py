@@ -217,7 +217,7 @@ def test_unknown_command_line_key_is_reported_and_boot_continues(qemu):
 
 def test_bad_command_line_value_is_reported_and_default_used(qemu):
     log = qemu.boot(append=EXIT + " nic=token-ring rx_alloc=far")
-    assert ("cmdline: bad value 'token-ring' for nic (expected virtio|e1000|e1000e|all|none), "
+    assert ("cmdline: bad value 'token-ring' for nic (expected virtio|e1000|e1000e|igb|all|none), "
             "using default 'virtio'") in log
     assert "cmdline: bad value 'far' for rx_alloc" in log
     assert "boot: ready" in log

@@ -1,0 +1,412 @@
+/*
+ * igb: the per-packet path -- advanced RX and TX descriptors, one ring
+ * pair per queue, polled by the queue's CPU (82576 datasheet 7.1, 7.2).
+ *
+ * Rings. As e1000's: a page of 16-byte descriptors per ring on the
+ * queue's node, the device owning the slots from head (RDH/TDH, which we
+ * never read) up to tail (RDT/TDT, which only we write); the DD bit the
+ * device writes back tells us a slot is ours again.
+ *
+ * RX. Each posted slot holds one IGB_RX_BUF-byte buffer (SRRCTL says
+ * 2 KiB, header split off), the part after NETDEV_RX_HEADROOM of a
+ * napi_alloc_frag() allocation made by the queue's own CPU in poll
+ * context, so a queue's buffers come from its CPU's node. Posting writes
+ * the read format (buffer address, header address 0); the device
+ * overwrites the same 16 bytes with the write-back format, whose status
+ * (DD, EOP), errors, length and RSS hash we read after an acquire fence.
+ * A buffer leaves buf[] before anything else is decided, so nothing the
+ * device writes can hand one buffer out twice. What is refused, counted,
+ * and never passed up: a frame without EOP (longer than a buffer, which
+ * cannot happen with long packets off) together with the rest of it up
+ * to its EOP (rx_bad_len, once), a frame the device flagged bad
+ * (rx_errors), a length of 0 or past the buffer or NETDEV_FRAME_MAX
+ * (rx_bad_len). A checksum the device checked and found right flags the
+ * frame NETDEV_RX_CSUM_OK; one it found wrong is left to lwIP's check.
+ *
+ * TX. A frame whose TCP/UDP sum the device fills (the stack leaves it:
+ * NETDEV_OFF_TX_CSUM) takes a context descriptor first (MAC header and
+ * IP header lengths, IPv4 or not, TCP or UDP), then one data descriptor
+ * per segment with TXSM set on the first; the sum field is seeded with
+ * the pseudo-header sum (frame_hdr.c, as for virtio-net). Any other frame
+ * goes without the context. Every descriptor asks for the CRC (IFCS); the
+ * last asks for EOP and RS, so DD comes back on the frame's last slot
+ * only, and tx_reclaim walks frames oldest first. xmit does not write
+ * TDT: tx_flush does, once per burst, as in e1000.c.
+ */
+#include "igb_internal.h"
+
+#include <stdatomic.h>
+
+#include "frame_hdr.h"
+#include "mm/mm.h"
+
+_Static_assert((IGB_RX_RING & (IGB_RX_RING - 1)) == 0, "power of two");
+_Static_assert((IGB_TX_RING & (IGB_TX_RING - 1)) == 0, "power of two");
+_Static_assert(IGB_RX_RING * sizeof(union igb_rx_desc) <= MM_PAGE_SIZE &&
+		       IGB_TX_RING * sizeof(union igb_tx_desc) <= MM_PAGE_SIZE,
+	       "each ring fits in one page");
+
+#define RX_MASK	    (IGB_RX_RING - 1)
+#define TX_MASK	    (IGB_TX_RING - 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---------------------------------------------------------------- RX */
+
+/*
+ * rx_refill - a buffer in every free slot of queue q (up to N - 1
+ * owned), published with one RDT write. Poll context of q's CPU only:
+ * napi_alloc_frag() uses that CPU's unguarded cache. A failed allocation
+ * is counted and leaves the rest for the next poll.
+ */
+static void rx_refill(struct igb *g, int q)
+{
+	struct igb_rx_ring *r = &g->pairs[q].rx;
+	struct netdev_stats *st = &g->dev.queues[q].stats;
+	uint16_t old_tail = r->tail;
+
+	while (r->posted < IGB_RX_RING - 1) {
+		volatile union igb_rx_desc *d = &r->desc[r->tail];
+		uint8_t *buf = napi_alloc_frag(IGB_RX_ALLOC);
+
+		if (unlikely(!buf)) {
+			st->rx_refill_fail++;
+			break;
+		}
+		buf += NETDEV_RX_HEADROOM;
+		r->buf[r->tail] = buf;
+		d->read.pkt_addr = drv_dma_addr(buf);
+		d->read.hdr_addr = 0; /* also clears a stale DD */
+		r->tail = (uint16_t)((r->tail + 1) & RX_MASK);
+		r->posted++;
+		st->rx_bufs_posted++;
+		st->rx_refills++;
+	}
+	if (r->tail != old_tail) {
+		atomic_thread_fence(memory_order_release);
+		igb_wr32(g, IGB_RDT(q), r->tail);
+	}
+}
+
+/* Is this buffer's content a frame we pass up? Counts why not. */
+static bool rx_frame_ok(struct igb_rx_ring *r, struct netdev_stats *st,
+			uint32_t staterr, uint32_t len)
+{
+	if (unlikely(!(staterr & IGB_RXD_STAT_EOP))) {
+		/* First piece of a frame longer than a buffer: drop it and
+		 * every piece up to its EOP, counting the frame once. */
+		if (!r->discard)
+			st->rx_bad_len++;
+		r->discard = true;
+		return false;
+	}
+	if (unlikely(r->discard)) { /* the last piece of such a frame */
+		r->discard = false;
+		return false;
+	}
+	if (unlikely(staterr & IGB_RXD_ERR_FRAME)) {
+		st->rx_errors++;
+		return false;
+	}
+	if (unlikely(len == 0 || len > IGB_RX_BUF || len > NETDEV_FRAME_MAX)) {
+		st->rx_bad_len++;
+		return false;
+	}
+	return true;
+}
+
+/* The rx callback's flags for a good frame: the device's checksum verdict
+ * (only "checked and right" is worth telling) and the RSS hash's kind. */
+static unsigned int rx_flags(uint32_t staterr, uint16_t pkt_info)
+{
+	unsigned int flags = 0;
+
+	if ((staterr & IGB_RXD_STAT_L4CS) &&
+	    !(staterr & (IGB_RXD_ERR_L4E | IGB_RXD_ERR_IPE)))
+		flags |= NETDEV_RX_CSUM_OK;
+	switch (pkt_info & IGB_RSS_TYPE_MASK) {
+	case 0:
+		break;
+	case IGB_RSS_TYPE_IPV4:
+	case IGB_RSS_TYPE_IPV6:
+	case IGB_RSS_TYPE_IPV6_EX:
+		flags |= NETDEV_RX_HASH_L3;
+		break;
+	default:
+		flags |= NETDEV_RX_HASH_L4;
+		break;
+	}
+	return flags;
+}
+
+/* One frame taken from the ring, waiting to go up. */
+struct rx_got {
+	uint8_t *buf;
+	uint32_t len, hash;
+	unsigned int flags;
+};
+
+/*
+ * rx_take - take the buffer of queue q's oldest owned slot, which the
+ * device has marked done (staterr, read before the acquire fence). The
+ * buffer leaves buf[] first. Returns true with *got filled when it holds
+ * a frame to pass up; false when the frame was dropped (then it is freed
+ * and counted).
+ */
+static bool rx_take(struct igb *g, int q, uint32_t staterr, struct rx_got *got)
+{
+	struct igb_rx_ring *r = &g->pairs[q].rx;
+	struct netdev_stats *st = &g->dev.queues[q].stats;
+	volatile union igb_rx_desc *d = &r->desc[r->next];
+	uint8_t *buf = r->buf[r->next];
+	uint32_t len = d->wb.length;
+	uint16_t pkt_info = d->wb.pkt_info;
+	uint32_t hash = d->wb.rss_hash;
+
+	r->buf[r->next] = NULL;
+	r->next = (uint16_t)((r->next + 1) & RX_MASK);
+	r->posted--;
+	st->rx_bufs_posted--;
+	if (unlikely(!buf)) { /* cannot happen: every owned slot has one */
+		st->rx_bad_completions++;
+		return false;
+	}
+	if (!rx_frame_ok(r, st, staterr, len)) {
+		page_frag_free(buf);
+		return false;
+	}
+	got->buf = buf;
+	got->len = len;
+	got->flags = rx_flags(staterr, pkt_info);
+	got->hash =
+		got->flags & (NETDEV_RX_HASH_L3 | NETDEV_RX_HASH_L4) ? hash : 0;
+	return true;
+}
+
+/*
+ * igb_rx_poll - take up to budget frames of queue q, give the ring fresh
+ * buffers, and only then hand the frames up (the device is never short
+ * of buffers while the stack works on a batch). Returns the RX
+ * descriptors consumed. The first poll also fills the empty ring, from
+ * the polling CPU's frag cache.
+ */
+static int igb_rx_poll(struct netdev *dev, int q, int budget)
+{
+	struct igb *g = dev->priv;
+	struct igb_rx_ring *r = &g->pairs[q].rx;
+	struct netdev_stats *st = &dev->queues[q].stats;
+	struct rx_got got[IGB_POLL_MAX];
+	int taken = 0, n = 0;
+
+	if (budget > IGB_POLL_MAX)
+		budget = IGB_POLL_MAX;
+	while (taken < budget && r->posted) {
+		uint32_t staterr = r->desc[r->next].wb.staterr;
+
+		if (!(staterr & IGB_RXD_STAT_DD))
+			break;
+		atomic_thread_fence(memory_order_acquire);
+		if (rx_take(g, q, staterr, &got[n]))
+			n++;
+		taken++;
+	}
+	if (r->posted < IGB_RX_RING - 1)
+		rx_refill(g, q);
+	for (int i = 0; i < n; i++) {
+		st->rx_packets++;
+		st->rx_bytes += got[i].len;
+		dev->rx(dev, q, got[i].buf, got[i].len, got[i].flags,
+			got[i].hash);
+	}
+	if (q == 0 && drv_clock_ms() >= g->stats_due_ms) {
+		g->stats_due_ms = drv_clock_ms() + IGB_STATS_MS;
+		st->rx_missed += igb_rd32(g, E1000_MPC);
+	}
+	return taken;
+}
+
+/* ---------------------------------------------------------------- TX */
+
+static unsigned int tx_free_slots(const struct igb_tx_ring *t)
+{
+	return IGB_TX_RING - 1u - t->used;
+}
+
+/* Every frame of queue q the device has finished, back to the stack,
+ * oldest first, stopping at the first one still in flight. */
+static void tx_reclaim(struct igb *g, int q)
+{
+	struct igb_tx_ring *t = &g->pairs[q].tx;
+	struct netdev_stats *st = &g->dev.queues[q].stats;
+
+	while (t->used) {
+		uint16_t first = t->clean, last = t->last[first];
+		void *cookie;
+
+		if (!(t->desc[last].wb.status & IGB_TXD_STAT_DD))
+			break;
+		atomic_thread_fence(memory_order_acquire);
+		cookie = t->cookie[last];
+		t->cookie[last] = NULL;
+		t->used =
+			(uint16_t)(t->used - (((last - first) & TX_MASK) + 1));
+		t->clean = (uint16_t)((last + 1) & TX_MASK);
+		st->tx_completed++;
+		st->tx_inflight--;
+		g->dev.tx_done(&g->dev, q, cookie);
+	}
+}
+
+/* One TDT write for every frame queued on q since the last one. */
+static void tx_publish(struct igb *g, int q)
+{
+	struct igb_tx_ring *t = &g->pairs[q].tx;
+
+	if (t->tail == t->tdt)
+		return;
+	atomic_thread_fence(memory_order_release);
+	igb_wr32(g, IGB_TDT(q), t->tail);
+	t->tdt = t->tail;
+	g->dev.queues[q].stats.tx_doorbells++;
+}
+
+static void igb_tx_flush(struct netdev *dev, int q)
+{
+	tx_publish(dev->priv, q);
+}
+
+/* The oldest frame in flight on q shows DD: a hint, read unguarded. */
+static bool igb_tx_pending(struct netdev *dev, int q)
+{
+	const struct igb_tx_ring *t = &((struct igb *)dev->priv)->pairs[q].tx;
+	uint16_t used = *(const volatile uint16_t *)&t->used;
+	uint16_t last = t->last[*(const volatile uint16_t *)&t->clean];
+
+	return used && (t->desc[last].wb.status & IGB_TXD_STAT_DD);
+}
+
+static int igb_tx_reap(struct netdev *dev, int q)
+{
+	struct igb *g = dev->priv;
+	uint64_t before = dev->queues[q].stats.tx_completed;
+
+	tx_reclaim(g, q);
+	return (int)(dev->queues[q].stats.tx_completed - before);
+}
+
+/* The stack's segments, checked: each within what one descriptor takes,
+ * the frame no longer than the MTU allows. Returns the frame's bytes or 0. */
+static uint32_t tx_frame_len(const struct netdev_sg *sg, int nsg)
+{
+	uint32_t bytes = 0;
+
+	if (nsg < 1 || nsg > NETDEV_MAX_SG)
+		return 0;
+	for (int i = 0; i < nsg; i++) {
+		if (sg[i].len == 0 || sg[i].len > IGB_TXD_LEN_MAX)
+			return 0;
+		bytes += sg[i].len;
+	}
+	return bytes <= NETDEV_FRAME_MAX ? bytes : 0;
+}
+
+/* The context descriptor for the TCP/UDP sum of frame f, at slot. */
+static void tx_put_csum_ctx(struct igb_tx_ring *t, uint16_t slot,
+			    const struct frame_l4 *f)
+{
+	volatile struct igb_tx_ctx_desc *c =
+		(volatile struct igb_tx_ctx_desc *)&t->desc[slot];
+
+	c->vlan_macip_lens = IGB_CTX_MACLEN(f->l3) | (f->l4 - f->l3);
+	c->seqnum_seed = 0;
+	c->type_tucmd_mlhl =
+		IGB_TXD_CMD_DEXT | IGB_TXD_DTYP_CTXT |
+		(f->ipv6 ? 0 : IGB_CTX_TUCMD_IPV4) |
+		(f->proto == FRAME_PROTO_TCP ? IGB_CTX_TUCMD_TCP : 0);
+	c->mss_l4len_idx = 0;
+}
+
+/* Fill the data descriptors of the frame at t->tail (after its context
+ * descriptor, if any); returns the frame's last slot. */
+static uint16_t tx_put_data(struct igb_tx_ring *t, uint16_t slot,
+			    const struct netdev_sg *sg, int nsg, uint32_t bytes,
+			    uint32_t popts)
+{
+	for (int i = 0; i < nsg; i++) {
+		volatile union igb_tx_desc *d = &t->desc[slot];
+		bool last = i == nsg - 1;
+
+		d->read.addr = drv_dma_addr(sg[i].addr);
+		d->read.cmd_type_len =
+			sg[i].len | IGB_TXD_DTYP_DATA | IGB_TXD_CMD_DEXT |
+			IGB_TXD_CMD_IFCS |
+			(last ? IGB_TXD_CMD_EOP | IGB_TXD_CMD_RS : 0);
+		/* PAYLEN (the whole frame without TSO) and the offloads go
+		 * on the first data descriptor; the status is cleared on
+		 * each, so no stale DD. */
+		d->read.olinfo = i == 0 ? IGB_TXD_PAYLEN(bytes) | popts : 0;
+		if (!last)
+			slot = (uint16_t)((slot + 1) & TX_MASK);
+	}
+	return slot;
+}
+
+static int igb_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
+		    int nsg, void *cookie)
+{
+	struct igb *g = dev->priv;
+	struct igb_tx_ring *t = &g->pairs[q].tx;
+	struct netdev_stats *st = &dev->queues[q].stats;
+	uint32_t bytes = tx_frame_len(sg, nsg);
+	struct frame_l4 f;
+	bool csum;
+	uint16_t first = t->tail, slot = first, last;
+	unsigned int need;
+
+	if (unlikely(bytes == 0))
+		return -1; /* malformed request: refused, nothing queued */
+	csum = frame_find_l4(sg, nsg, &f);
+	need = (unsigned int)nsg + (csum ? 1 : 0);
+	if (tx_free_slots(t) < need) {
+		/* Short of slots: publish what is queued, then take back
+		 * what is done (QEMU sends during the TDT write itself). */
+		tx_publish(g, q);
+		tx_reclaim(g, q);
+	}
+	if (unlikely(tx_free_slots(t) < need)) {
+		st->tx_busy++;
+		return -1;
+	}
+	if (csum) {
+		frame_put_l4_sum(sg, nsg, &f, frame_pseudo_sum(&f, f.l4len));
+		tx_put_csum_ctx(t, slot, &f);
+		slot = (uint16_t)((slot + 1) & TX_MASK);
+		st->tx_csum_offloaded++;
+	}
+	last = tx_put_data(t, slot, sg, nsg, bytes,
+			   csum ? IGB_TXD_POPTS_TXSM : 0);
+	t->last[first] = last;
+	t->cookie[last] = cookie;
+	t->used = (uint16_t)(t->used + need);
+	t->tail = (uint16_t)((last + 1) & TX_MASK);
+	st->tx_packets++;
+	st->tx_bytes += bytes;
+	st->tx_inflight++;
+	return 0;
+}
+
+/* Link state: STATUS.LU, each change printed and counted (gbe_hw.c). */
+static bool igb_link_up(struct netdev *dev)
+{
+	struct igb *g = dev->priv;
+
+	return gbe_link_up(&g->hw, dev);
+}
+
+const struct netdev_ops igb_ops = {
+	.xmit = igb_xmit,
+	.rx_poll = igb_rx_poll,
+	.tx_reap = igb_tx_reap,
+	.tx_pending = igb_tx_pending,
+	.tx_flush = igb_tx_flush,
+	.link_up = igb_link_up,
+};

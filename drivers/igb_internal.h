@@ -1,0 +1,88 @@
+/*
+ * What the files of the igb driver share: the device and its queue
+ * pairs. igb_hw.c brings the part up (models, reset, MAC, link, ring
+ * registers, probe) on the register-level steps every Intel gigabit part
+ * shares (gbe_hw.h); igb.c is the per-packet path (rings, poll,
+ * transmit with checksum offload).
+ */
+#ifndef DRIVERS_IGB_INTERNAL_H
+#define DRIVERS_IGB_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gbe_hw.h"
+#include "netdev.h"
+#include "igb.h"
+#include "igb_regs.h"
+
+/* Queue pairs at most: the 82576 and I350 hash into 8 with RSS, and
+ * MSI-X has a vector for each of 8 pairs plus the other causes. */
+#define IGB_MAX_QUEUES 8
+
+/* The family members, which differ in queue count and IVAR layout. */
+enum igb_mac {
+	IGB_82576,
+	IGB_I350,
+	IGB_I210,
+	IGB_I211,
+};
+
+struct igb_model {
+	uint16_t device;
+	const char *name;
+	enum igb_mac mac;
+	bool tested; /* brought up and run here (QEMU's 82576) */
+};
+
+/* One RX ring: a page of advanced descriptors and the buffer in each. */
+struct igb_rx_ring {
+	volatile union igb_rx_desc *desc;
+	void *buf[IGB_RX_RING]; /* buffer in each slot, NULL if none */
+	uint16_t next;		/* oldest slot the device owns */
+	uint16_t tail;		/* next slot to fill (RDT's value) */
+	uint16_t posted;	/* slots the device owns */
+	bool discard;		/* dropping a frame's remaining buffers */
+};
+
+/* One TX ring. A frame takes a context descriptor (when offloaded) and
+ * one data descriptor per segment; last[] is set on its first slot. */
+struct igb_tx_ring {
+	volatile union igb_tx_desc *desc;
+	void *cookie[IGB_TX_RING];  /* on a frame's last slot */
+	uint16_t last[IGB_TX_RING]; /* on a frame's first slot */
+	uint16_t clean;		    /* first slot of the oldest frame */
+	uint16_t tail;		    /* next free slot */
+	uint16_t tdt;		    /* TDT's value: tail once flushed */
+	uint16_t used;		    /* slots the device owns */
+};
+
+/* Queue pair q: RX written on CPU q only, TX under the stack's guard. */
+struct igb_pair {
+	struct igb_rx_ring rx;
+	struct igb_tx_ring tx;
+} __attribute__((aligned(64)));
+
+struct igb {
+	struct netdev dev;
+	struct gbe_hw hw; /* BAR0, the PCI function, the link report */
+	const struct igb_model *model;
+	const char *mac_source; /* "ral", "nvm" or "local" */
+	uint64_t stats_due_ms;	/* next read of the missed-packet counter */
+	struct igb_pair pairs[IGB_MAX_QUEUES];
+};
+
+static inline uint32_t igb_rd32(const struct igb *g, unsigned int reg)
+{
+	return gbe_rd32(&g->hw, reg);
+}
+
+static inline void igb_wr32(struct igb *g, unsigned int reg, uint32_t v)
+{
+	gbe_wr32(&g->hw, reg, v);
+}
+
+/* igb.c: xmit, poll, reap and link state, for netdev_register. */
+extern const struct netdev_ops igb_ops;
+
+#endif /* DRIVERS_IGB_INTERNAL_H */
