@@ -1,0 +1,684 @@
+/*
+ * The igb driver against a simulated 82576: the register file is plain
+ * memory and the test plays the device. Time is the device's clock:
+ * each drv_clock_ms() call is a millisecond in which the simulated part
+ * completes what the driver asked (the reset clears CTRL.RST, PCIe master
+ * requests drain, an EERD read returns its NVM word, an MDIC access gets
+ * READY and a PHY write is remembered). The ring tests write advanced
+ * descriptors back as the device would -- and as a broken or hostile one
+ * might: a length past the buffer, a frame without EOP, status bits that
+ * come without DD or out of ring order. drivers/igb.c, igb_hw.c,
+ * gbe_hw.c, frame_hdr.c and netdev.c are compiled in so their static
+ * state can be reset between tests.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "drivers/frame_hdr.c"
+#include "drivers/gbe_hw.c"
+#include "drivers/igb.c"
+#include "drivers/igb_hw.c"
+#include "drivers/netdev.c"
+#include "mm_test.h"
+
+/* ------------------------------------------------ fake kernel and PCI */
+
+#define BAR0_SIZE 0x20000
+#define NVM_WORDS 0x40
+
+static uint8_t *regs;
+static uint64_t fake_ms;
+static struct pci_dev fake_pci[3];
+static int nfake_pci;
+static uint16_t nvm[NVM_WORDS];
+static bool reset_stuck;   /* CTRL.RST never clears */
+static uint16_t phy_bmcr;  /* the last value written to the PHY's BMCR */
+static char console[4096]; /* everything the driver printed */
+static bool bus_master[3];
+
+void drv_printf(const char *fmt, ...)
+{
+	size_t n = strlen(console);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(console + n, sizeof(console) - n, fmt, ap);
+	va_end(ap);
+}
+
+static uint32_t *reg(unsigned int off)
+{
+	return (uint32_t *)(regs + off);
+}
+
+/* An MDIC access the driver started: done, a write to BMCR remembered. */
+static void phy_step(void)
+{
+	uint32_t v = *reg(E1000_MDIC);
+
+	if (!(v & (E1000_MDIC_OP_WRITE | E1000_MDIC_OP_READ)) ||
+	    (v & E1000_MDIC_READY))
+		return;
+	if ((v & E1000_MDIC_OP_WRITE) &&
+	    ((v >> E1000_MDIC_REG_SHIFT) & 31u) == MII_BMCR)
+		phy_bmcr = (uint16_t)v;
+	*reg(E1000_MDIC) = v | E1000_MDIC_READY;
+}
+
+/* One millisecond of the simulated 82576's life. */
+uint64_t drv_clock_ms(void)
+{
+	uint32_t eerd = *reg(E1000_EERD);
+
+	if ((*reg(E1000_CTRL) & E1000_CTRL_RST) && !reset_stuck)
+		*reg(E1000_CTRL) &= ~E1000_CTRL_RST;
+	if (*reg(E1000_CTRL) & E1000E_CTRL_GIO_MASTER_DISABLE)
+		*reg(E1000_STATUS) &= ~E1000E_STATUS_GIO_MASTER_EN;
+	if ((eerd & E1000_EERD_START) && !(eerd & E1000_EERD_DONE_82541)) {
+		unsigned int word =
+			(eerd >> E1000_EERD_ADDR_SHIFT_82541) & 0x3fff;
+
+		*reg(E1000_EERD) = (uint32_t)(word < NVM_WORDS ? nvm[word] : 0)
+					   << E1000_EERD_DATA_SHIFT |
+				   E1000_EERD_DONE_82541;
+	}
+	phy_step();
+	return ++fake_ms;
+}
+
+int pci_count(void)
+{
+	return nfake_pci;
+}
+
+struct pci_dev *pci_get(int i)
+{
+	return i >= 0 && i < nfake_pci ? &fake_pci[i] : NULL;
+}
+
+void pci_enable(struct pci_dev *d)
+{
+	bus_master[d - fake_pci] = true;
+}
+
+void pci_disable_master(const struct pci_dev *d)
+{
+	bus_master[d - fake_pci] = false;
+}
+
+volatile void *pci_map_bar(const struct pci_dev *d, int bar)
+{
+	(void)d;
+	return bar == 0 ? regs : NULL;
+}
+
+int drv_nr_cpus(void)
+{
+	return 1;
+}
+
+static void add_pci(uint16_t device, uint8_t slot)
+{
+	fake_pci[nfake_pci++] = (struct pci_dev){
+		.vendor = 0x8086, .device = device, .dev = slot};
+}
+
+/* ------------------------------------------------- the simulated NIC */
+
+static const uint8_t nvm_mac[6] = {0x52, 0x54, 0x00, 0x1b, 0x00, 0x01};
+static const uint8_t ral_mac[6] = {0x52, 0x54, 0x00, 0x1b, 0x00, 0x02};
+static uint32_t hw_rdh, hw_tdh;
+
+/* NVM words 0..2 the MAC, word 0x3f making the 0..0x3f sum 0xBABA. */
+static void nvm_fill(void)
+{
+	uint16_t sum = 0;
+
+	memset(nvm, 0, sizeof(nvm));
+	for (int i = 0; i < 3; i++)
+		nvm[i] = (uint16_t)(nvm_mac[2 * i] | nvm_mac[2 * i + 1] << 8);
+	for (int i = 0; i < NVM_WORDS - 1; i++)
+		sum = (uint16_t)(sum + nvm[i]);
+	nvm[NVM_WORDS - 1] = (uint16_t)(0xbaba - sum);
+}
+
+static union igb_rx_desc *hw_rx_ring(void)
+{
+	return (union igb_rx_desc *)(uintptr_t)((uint64_t)*reg(IGB_RDBAH(0))
+							<< 32 |
+						*reg(IGB_RDBAL(0)));
+}
+
+static union igb_tx_desc *hw_tx_ring(void)
+{
+	return (union igb_tx_desc *)(uintptr_t)((uint64_t)*reg(IGB_TDBAH(0))
+							<< 32 |
+						*reg(IGB_TDBAL(0)));
+}
+
+/*
+ * The device writes slot @slot back: @len bytes of 0xab in its buffer
+ * (at most the 2 KiB it may write), the write-back format with @staterr
+ * and @len, and returns the buffer. The slot must be one posted to it.
+ */
+static uint8_t *hw_write_back(uint32_t slot, uint16_t len, uint32_t staterr)
+{
+	union igb_rx_desc *d = &hw_rx_ring()[slot];
+	uint8_t *buf = (uint8_t *)(uintptr_t)d->read.pkt_addr;
+
+	assert_non_null(buf);
+	memset(buf, 0xab, len < IGB_RX_BUF ? len : IGB_RX_BUF);
+	d->wb.pkt_info = 0;
+	d->wb.hdr_info = 0;
+	d->wb.rss_hash = 0;
+	d->wb.length = len;
+	d->wb.vlan = 0;
+	d->wb.staterr = staterr;
+	return buf;
+}
+
+/* The next frame into the next posted buffer, the head moving on. */
+static uint8_t *hw_receive(uint16_t len, uint32_t staterr)
+{
+	uint8_t *buf;
+
+	assert_int_not_equal(hw_rdh, *reg(IGB_RDT(0)));
+	buf = hw_write_back(hw_rdh, len, staterr);
+	hw_rdh = (hw_rdh + 1) % IGB_RX_RING;
+	return buf;
+}
+
+/* The device sends every posted descriptor and writes DD back on those
+ * that asked for it (RS). */
+static void hw_transmit_all(void)
+{
+	while (hw_tdh != *reg(IGB_TDT(0))) {
+		union igb_tx_desc *d = &hw_tx_ring()[hw_tdh];
+
+		if (d->read.cmd_type_len & IGB_TXD_CMD_RS)
+			d->wb.status |= IGB_TXD_STAT_DD;
+		hw_tdh = (hw_tdh + 1) % IGB_TX_RING;
+	}
+}
+
+/* ---------------------------------------------------- the fake stack */
+
+static struct {
+	void *frame;
+	uint32_t len, hash;
+	unsigned int flags;
+} held[IGB_RX_RING];
+static int nheld;
+static void *done_cookies[IGB_TX_RING];
+static int ndone;
+
+static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len,
+		     unsigned int flags, uint32_t hash)
+{
+	(void)d;
+	assert_int_equal(q, 0);
+	assert_true(nheld < IGB_RX_RING);
+	held[nheld].frame = frame;
+	held[nheld].len = len;
+	held[nheld].flags = flags;
+	held[nheld].hash = hash;
+	nheld++;
+}
+
+static void stack_tx_done(struct netdev *d, int q, void *cookie)
+{
+	(void)d;
+	(void)q;
+	done_cookies[ndone++] = cookie;
+}
+
+/* A fresh simulated 82576 on a fresh bus: what it loaded at reset. */
+static int setup(void **state)
+{
+	(void)state;
+	mm_test_boot(1, 32, 1);
+	regs = calloc(1, BAR0_SIZE);
+	assert_non_null(regs);
+	memset(bus_master, 0, sizeof(bus_master));
+	nleft_out = 0;
+	reset_stuck = false;
+	phy_bmcr = 0;
+	nigbs = 0;
+	nnetdevs = 0;
+	nfake_pci = 0;
+	igb_allow_untested(false);
+	hw_rdh = hw_tdh = 0;
+	nheld = ndone = 0;
+	console[0] = '\0';
+	nvm_fill();
+	*reg(E1000_RAL0) = (uint32_t)ral_mac[0] | (uint32_t)ral_mac[1] << 8 |
+			   (uint32_t)ral_mac[2] << 16 |
+			   (uint32_t)ral_mac[3] << 24;
+	*reg(E1000_RAH0) =
+		(uint32_t)ral_mac[4] | (uint32_t)ral_mac[5] << 8 | E1000_RAH_AV;
+	*reg(E1000_STATUS) = E1000_STATUS_LU | E1000_STATUS_FD |
+			     2u << E1000_STATUS_SPEED_SHIFT |
+			     E1000E_STATUS_GIO_MASTER_EN;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	for (int i = 0; i < nheld; i++)
+		page_frag_free(held[i].frame);
+	page_frag_percpu_drain(0);
+	free(regs);
+	return mm_test_teardown(state);
+}
+
+static struct netdev *probe_one(void)
+{
+	struct netdev *dev;
+
+	add_pci(0x10c9, 2);
+	assert_int_equal(igb_probe(1), 1);
+	dev = netdev_get(0);
+	assert_non_null(dev);
+	dev->rx = stack_rx;
+	dev->tx_done = stack_tx_done;
+	return dev;
+}
+
+/* Probed, and the RX ring filled by a first poll (nothing received). */
+static struct netdev *probe_filled(void)
+{
+	struct netdev *dev = probe_one();
+
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 0);
+	assert_int_equal(*reg(IGB_RDT(0)), IGB_RX_RING - 1);
+	return dev;
+}
+
+/* ------------------------------------------------- bring-up and ids */
+
+static void test_82576_mac_comes_from_ral_and_the_report_says_so(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_one();
+	assert_string_equal(dev->kind, "igb");
+	assert_memory_equal(dev->mac, ral_mac, 6);
+	assert_non_null(strstr(console, "igb: eth0 00:02.0 82576 "
+					"mac=52:54:00:1b:00:02 (ral) rx=256 "
+					"tx=256 queues=1 link up\n"));
+	assert_int_equal(*reg(E1000_RAH0), 0x0200u | E1000_RAH_AV);
+}
+
+static void test_without_a_valid_ral_the_mac_comes_from_the_nvm(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	*reg(E1000_RAH0) = 0; /* not marked valid */
+	dev = probe_one();
+	assert_memory_equal(dev->mac, nvm_mac, 6);
+	assert_non_null(strstr(console, "(nvm)"));
+}
+
+static void test_rings_are_advanced_enabled_and_interrupts_masked(void **state)
+{
+	(void)state;
+	probe_one();
+	assert_int_equal(*reg(IGB_SRRCTL(0)),
+			 2u | IGB_SRRCTL_DESC_ADV_ONEBUF | IGB_SRRCTL_DROP_EN);
+	assert_true(*reg(IGB_RXDCTL(0)) & IGB_DCTL_ENABLE);
+	assert_true(*reg(IGB_TXDCTL(0)) & IGB_DCTL_ENABLE);
+	assert_int_equal(*reg(IGB_RDLEN(0)), IGB_RX_RING * 16);
+	assert_int_equal(*reg(IGB_TDLEN(0)), IGB_TX_RING * 16);
+	assert_true(*reg(E1000_RCTL) & E1000_RCTL_EN);
+	assert_true(*reg(E1000_RCTL) & E1000_RCTL_SECRC);
+	assert_true(*reg(E1000_TCTL) & E1000_TCTL_EN);
+	assert_int_equal(*reg(IGB_RXCSUM), IGB_RXCSUM_IPOFLD |
+						   IGB_RXCSUM_TUOFLD |
+						   IGB_RXCSUM_PCSD);
+	assert_int_equal(*reg(E1000_IMC), 0xffffffffu);
+	assert_int_equal(*reg(IGB_EIMC), 0xffffffffu);
+	assert_int_equal(*reg(IGB_GPIE), 0);
+	assert_true(*reg(E1000E_CTRL_EXT) & E1000E_CTRL_EXT_DRV_LOAD);
+	assert_true(*reg(E1000_CTRL) & E1000_CTRL_SLU);
+	/* the link renegotiated: a reset leaves it down until then */
+	assert_int_equal(phy_bmcr, MII_BMCR_AUTOEN | MII_BMCR_ANRESTART);
+}
+
+static void test_an_untested_variant_is_named_and_stopped(void **state)
+{
+	(void)state;
+	add_pci(0x1521, 3); /* I350 copper */
+	bus_master[0] = true;
+	*reg(E1000_RCTL) = E1000_RCTL_EN; /* firmware left it receiving */
+	assert_int_equal(igb_probe(1), 0);
+	assert_int_equal(netdev_count(), 0);
+	assert_non_null(strstr(console, "igb: 00:03.0 8086:1521 I350-copper "
+					"not tested with this driver (only "
+					"the 82576 under QEMU is): stopped; "
+					"igb_untested=1 drives it\n"));
+	assert_false(*reg(E1000_RCTL) & E1000_RCTL_EN);
+	assert_false(bus_master[0]);
+}
+
+static void test_igb_untested_1_drives_an_untested_variant(void **state)
+{
+	(void)state;
+	igb_allow_untested(true);
+	add_pci(0x1533, 4); /* I210 copper */
+	assert_int_equal(igb_probe(1), 1);
+	assert_non_null(strstr(console, "igb: eth0 00:04.0 I210-copper "
+					"(untested) mac="));
+}
+
+static void test_a_part_that_fails_its_setup_is_stopped(void **state)
+{
+	(void)state;
+	reset_stuck = true;
+	add_pci(0x10c9, 2);
+	assert_int_equal(igb_probe(1), 0);
+	assert_int_equal(netdev_count(), 0);
+	assert_non_null(strstr(console, "igb: 00:02.0: reset did not "
+					"complete\n"));
+	assert_false(*reg(E1000_RCTL) & E1000_RCTL_EN);
+	assert_false(bus_master[0]);
+}
+
+static void test_other_intel_parts_are_left_silently(void **state)
+{
+	(void)state;
+	add_pci(0x10d3, 3); /* 82574L: e1000e's */
+	add_pci(0x100e, 4); /* 82540EM: e1000's */
+	assert_int_equal(igb_probe(1), 0);
+	assert_string_equal(console, "");
+}
+
+/* ------------------------------------------------------------- RX */
+
+static void test_frames_go_up_zero_copy_with_the_checksum_verdict(void **state)
+{
+	struct netdev *dev;
+	uint8_t *a, *b;
+
+	(void)state;
+	dev = probe_filled();
+	a = hw_receive(60, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP);
+	b = hw_receive(1514, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP |
+				     IGB_RXD_STAT_L4CS | IGB_RXD_STAT_IPCS);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 2);
+	assert_int_equal(nheld, 2);
+	assert_ptr_equal(held[0].frame, a);
+	assert_int_equal(held[0].len, 60);
+	assert_int_equal(held[0].flags, 0); /* nothing checked */
+	assert_ptr_equal(held[1].frame, b);
+	assert_int_equal(held[1].flags, NETDEV_RX_CSUM_OK);
+	assert_int_equal(dev->queues[0].stats.rx_bytes, 1574);
+	/* both slots got fresh buffers: the tail moved on by two */
+	assert_int_equal(*reg(IGB_RDT(0)), 1);
+	assert_int_equal(dev->queues[0].stats.rx_bufs_posted, IGB_RX_RING - 1);
+}
+
+static void test_a_wrong_sum_goes_up_unflagged_for_lwip_to_drop(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_filled();
+	hw_receive(100, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP | IGB_RXD_STAT_L4CS |
+				IGB_RXD_ERR_L4E);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 1);
+	assert_int_equal(nheld, 1);
+	assert_int_equal(held[0].flags, 0);
+}
+
+/* A length past the 2 KiB the device may write: the buffer is not passed
+ * up (the stack would read past it), counted, and the ring goes on. */
+static void test_a_length_past_the_buffer_is_dropped_and_counted(void **state)
+{
+	struct netdev *dev;
+	uint8_t *good;
+
+	(void)state;
+	dev = probe_filled();
+	hw_receive(IGB_RX_BUF + 1, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP);
+	hw_receive(1515, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP); /* > MTU */
+	hw_receive(0, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP);
+	good = hw_receive(64, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 4);
+	assert_int_equal(nheld, 1);
+	assert_ptr_equal(held[0].frame, good);
+	assert_int_equal(dev->queues[0].stats.rx_bad_len, 3);
+	assert_int_equal(dev->queues[0].stats.rx_packets, 1);
+	assert_int_equal(dev->queues[0].stats.rx_bufs_posted, IGB_RX_RING - 1);
+}
+
+/* A frame spread over buffers (no EOP on the first), which long packets
+ * off should make impossible: all of it dropped, counted once, and the
+ * frame after its EOP goes up. */
+static void test_a_frame_without_eop_is_dropped_through_its_end(void **state)
+{
+	struct netdev *dev;
+	uint8_t *good;
+
+	(void)state;
+	dev = probe_filled();
+	hw_receive(2048, IGB_RXD_STAT_DD);
+	hw_receive(2048, IGB_RXD_STAT_DD);
+	hw_receive(100, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP);
+	good = hw_receive(80, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 4);
+	assert_int_equal(nheld, 1);
+	assert_ptr_equal(held[0].frame, good);
+	assert_int_equal(dev->queues[0].stats.rx_bad_len, 1);
+}
+
+/* Status bits out of order: a write-back whose length and EOP are there
+ * but not yet DD is not the driver's; a DD on a later slot while the
+ * oldest has none takes nothing (slots complete in ring order); once the
+ * oldest shows DD both go up, in order. */
+static void test_status_without_dd_or_out_of_order_waits(void **state)
+{
+	struct netdev *dev;
+	uint8_t *first, *second;
+
+	(void)state;
+	dev = probe_filled();
+	first = hw_write_back(0, 70, IGB_RXD_STAT_EOP);
+	second = hw_write_back(1, 90, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 0);
+	assert_int_equal(nheld, 0);
+	hw_rx_ring()[0].wb.staterr |= IGB_RXD_STAT_DD;
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 2);
+	assert_int_equal(nheld, 2);
+	assert_ptr_equal(held[0].frame, first);
+	assert_ptr_equal(held[1].frame, second);
+	assert_int_equal(held[0].len, 70);
+}
+
+static void test_frames_the_device_flagged_bad_are_dropped(void **state)
+{
+	static const uint32_t errs[] = {IGB_RXD_ERR_CE, IGB_RXD_ERR_SE,
+					IGB_RXD_ERR_SEQ, IGB_RXD_ERR_CXE,
+					IGB_RXD_ERR_RXE};
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_filled();
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++)
+		hw_receive(60, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP | errs[i]);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 5);
+	assert_int_equal(nheld, 0);
+	assert_int_equal(dev->queues[0].stats.rx_errors, 5);
+}
+
+/* A posted buffer is handed up once: the device writing a slot back a
+ * second time (after the driver took its frame, before the slot is
+ * posted again) does not make a second frame of the same buffer. */
+static void
+test_a_second_write_back_of_a_slot_is_not_a_second_frame(void **state)
+{
+	struct netdev *dev;
+	struct igb *g;
+
+	(void)state;
+	dev = probe_filled();
+	g = dev->priv;
+	hw_receive(60, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 1);
+	assert_null(g->pairs[0].rx.buf[0]); /* the slot holds nothing now */
+	hw_rx_ring()[0].wb.length = 60;
+	hw_rx_ring()[0].wb.staterr = IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP;
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 0);
+	assert_int_equal(nheld, 1);
+	assert_int_equal(dev->queues[0].stats.rx_packets, 1);
+}
+
+/* ------------------------------------------------------------- TX */
+
+/* An IPv4 TCP segment: 10.0.2.15:80 -> 10.0.2.2:1234, @payload bytes. */
+static uint32_t tcp4_frame(uint8_t *f, uint32_t payload)
+{
+	uint32_t tot = 20 + 20 + payload;
+
+	memset(f, 0, 14 + tot);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[16] = (uint8_t)(tot >> 8);
+	f[17] = (uint8_t)tot;
+	f[22] = 64;
+	f[23] = FRAME_PROTO_TCP;
+	memcpy(f + 26, (const uint8_t[]){10, 0, 2, 15, 10, 0, 2, 2}, 8);
+	f[34 + 12] = 5 << 4;
+	f[34 + 13] = 0x18;
+	return 14 + tot;
+}
+
+static void test_tcp_checksum_goes_to_the_device_with_a_context(void **state)
+{
+	static uint8_t f[200];
+	uint32_t len = tcp4_frame(f, 100);
+	/* split inside the IP header: the parser reads through the list */
+	struct netdev_sg sg[2] = {{f, 20}, {f + 20, len - 20}};
+	struct netdev *dev;
+	volatile struct igb_tx_ctx_desc *c;
+	union igb_tx_desc *d;
+	uint32_t pseudo = 0x0a00 + 0x020f + 0x0a00 + 0x0202 + 6 + 120;
+
+	(void)state;
+	dev = probe_one();
+	assert_true(dev->offloads & NETDEV_OFF_TX_CSUM);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg, 2, (void *)0x7), 0);
+	dev->ops->tx_flush(dev, 0);
+	assert_int_equal(*reg(IGB_TDT(0)), 3); /* context + two data */
+	c = (volatile struct igb_tx_ctx_desc *)&hw_tx_ring()[0];
+	assert_int_equal(c->type_tucmd_mlhl,
+			 IGB_TXD_CMD_DEXT | IGB_TXD_DTYP_CTXT |
+				 IGB_CTX_TUCMD_IPV4 | IGB_CTX_TUCMD_TCP);
+	assert_int_equal(c->vlan_macip_lens, IGB_CTX_MACLEN(14) | 20);
+	d = &hw_tx_ring()[1];
+	assert_ptr_equal((void *)(uintptr_t)d->read.addr, f);
+	assert_int_equal(d->read.olinfo,
+			 IGB_TXD_PAYLEN(len) | IGB_TXD_POPTS_TXSM);
+	assert_int_equal(d->read.cmd_type_len & 0xffff, 20);
+	assert_false(d->read.cmd_type_len & IGB_TXD_CMD_EOP);
+	assert_true(hw_tx_ring()[2].read.cmd_type_len &
+		    (IGB_TXD_CMD_EOP | IGB_TXD_CMD_RS));
+	/* the sum field holds the pseudo-header sum for the device */
+	assert_int_equal(f[34 + 16] << 8 | f[34 + 17], frame_fold(pseudo));
+	assert_int_equal(dev->queues[0].stats.tx_csum_offloaded, 1);
+	hw_transmit_all();
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 1);
+	assert_ptr_equal(done_cookies[0], (void *)0x7);
+	assert_int_equal(dev->queues[0].stats.tx_inflight, 0);
+}
+
+static void test_a_frame_without_l4_goes_without_context(void **state)
+{
+	static uint8_t arp[60] = {[12] = 0x08, [13] = 0x06};
+	struct netdev_sg one = {arp, sizeof(arp)};
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_one();
+	assert_int_equal(dev->ops->xmit(dev, 0, &one, 1, (void *)0x1), 0);
+	assert_int_equal(dev->ops->xmit(dev, 0, &one, 1, (void *)0x2), 0);
+	assert_int_equal(*reg(IGB_TDT(0)), 0); /* published at the flush */
+	dev->ops->tx_flush(dev, 0);
+	assert_int_equal(*reg(IGB_TDT(0)), 2);
+	assert_int_equal(hw_tx_ring()[0].read.olinfo, IGB_TXD_PAYLEN(60));
+	assert_true(hw_tx_ring()[0].read.cmd_type_len & IGB_TXD_DTYP_DATA);
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 0); /* not sent yet */
+	hw_transmit_all();
+	assert_true(dev->ops->tx_pending(dev, 0));
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 2);
+	assert_ptr_equal(done_cookies[0], (void *)0x1);
+	assert_ptr_equal(done_cookies[1], (void *)0x2);
+}
+
+static void test_a_full_ring_refuses_and_counts_busy(void **state)
+{
+	static uint8_t arp[60] = {[12] = 0x08, [13] = 0x06};
+	struct netdev_sg one = {arp, sizeof(arp)};
+	struct netdev *dev;
+	int sent = 0;
+
+	(void)state;
+	dev = probe_one();
+	while (dev->ops->xmit(dev, 0, &one, 1, NULL) == 0)
+		sent++;
+	assert_int_equal(sent, IGB_TX_RING - 1);
+	assert_int_equal(dev->queues[0].stats.tx_busy, 1);
+	/* the full ring was published before giving up */
+	assert_int_equal(*reg(IGB_TDT(0)), IGB_TX_RING - 1);
+}
+
+static void test_link_changes_are_counted_and_reported(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_one();
+	assert_true(dev->ops->link_up(dev));
+	*reg(E1000_STATUS) &= ~E1000_STATUS_LU;
+	assert_false(dev->ops->link_up(dev));
+	*reg(E1000_STATUS) |= E1000_STATUS_LU;
+	assert_true(dev->ops->link_up(dev));
+	assert_int_equal(dev->queues[0].stats.link_changes, 3);
+	assert_non_null(strstr(console, "igb: eth0 link down\n"));
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_82576_mac_comes_from_ral_and_the_report_says_so),
+		T(test_without_a_valid_ral_the_mac_comes_from_the_nvm),
+		T(test_rings_are_advanced_enabled_and_interrupts_masked),
+		T(test_an_untested_variant_is_named_and_stopped),
+		T(test_igb_untested_1_drives_an_untested_variant),
+		T(test_a_part_that_fails_its_setup_is_stopped),
+		T(test_other_intel_parts_are_left_silently),
+		T(test_frames_go_up_zero_copy_with_the_checksum_verdict),
+		T(test_a_wrong_sum_goes_up_unflagged_for_lwip_to_drop),
+		T(test_a_length_past_the_buffer_is_dropped_and_counted),
+		T(test_a_frame_without_eop_is_dropped_through_its_end),
+		T(test_status_without_dd_or_out_of_order_waits),
+		T(test_frames_the_device_flagged_bad_are_dropped),
+		T(test_a_second_write_back_of_a_slot_is_not_a_second_frame),
+		T(test_tcp_checksum_goes_to_the_device_with_a_context),
+		T(test_a_frame_without_l4_goes_without_context),
+		T(test_a_full_ring_refuses_and_counts_busy),
+		T(test_link_changes_are_counted_and_reported),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
