@@ -409,4 +409,8 @@ const struct netdev_ops igb_ops = {
 	.tx_pending = igb_tx_pending,
 	.tx_flush = igb_tx_flush,
 	.link_up = igb_link_up,
+	.irq_setup = igb_irq_setup,
+	.irq_arm = igb_irq_arm,
+	.irq_disarm = igb_irq_disarm,
+	.link_changed = igb_link_changed,
 };

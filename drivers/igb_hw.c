@@ -247,6 +247,7 @@ static void igb_init_netdev(struct igb *g, const struct pci_dev *d, int nq)
 	g->dev.offloads = NETDEV_OFF_TX_CSUM | NETDEV_OFF_RX_CSUM;
 	g->dev.nqueues = nq;
 	for (int q = 0; q < nq; q++) {
+		g->pairs[q].owner = g;
 		g->dev.queues[q].cpu = q;
 		g->dev.queues[q].node = cpu_to_mem(q);
 	}

@@ -3,7 +3,8 @@
  * pairs. igb_hw.c brings the part up (models, reset, MAC, link, ring
  * registers, probe) on the register-level steps every Intel gigabit part
  * shares (gbe_hw.h); igb.c is the per-packet path (rings, poll,
- * transmit with checksum offload).
+ * transmit with checksum offload); igb_irq.c the interrupts (MSI-X per
+ * queue pair, else MSI or INTx).
  */
 #ifndef DRIVERS_IGB_INTERNAL_H
 #define DRIVERS_IGB_INTERNAL_H
@@ -61,6 +62,7 @@ struct igb_tx_ring {
 struct igb_pair {
 	struct igb_rx_ring rx;
 	struct igb_tx_ring tx;
+	struct igb *owner; /* for the pair's MSI-X handler */
 } __attribute__((aligned(64)));
 
 struct igb {
@@ -69,6 +71,9 @@ struct igb {
 	const struct igb_model *model;
 	const char *mac_source; /* "ral", "nvm" or "local" */
 	uint64_t stats_due_ms;	/* next read of the missed-packet counter */
+	bool msix;		/* interrupts by MSI-X (igb_irq.c) */
+	/* MSI-X vectors: queue pair q's at q, the other causes' after them */
+	int msix_vec[IGB_MAX_QUEUES + 1];
 	struct igb_pair pairs[IGB_MAX_QUEUES];
 };
 
@@ -84,5 +89,11 @@ static inline void igb_wr32(struct igb *g, unsigned int reg, uint32_t v)
 
 /* igb.c: xmit, poll, reap and link state, for netdev_register. */
 extern const struct netdev_ops igb_ops;
+
+/* igb_irq.c: the netdev interrupt operations (see netdev.h). */
+int igb_irq_setup(struct netdev *dev);
+bool igb_irq_arm(struct netdev *dev, int q);
+void igb_irq_disarm(struct netdev *dev, int q);
+bool igb_link_changed(struct netdev *dev);
 
 #endif /* DRIVERS_IGB_INTERNAL_H */

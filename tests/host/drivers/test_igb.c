@@ -7,9 +7,11 @@
  * READY and a PHY write is remembered). The ring tests write advanced
  * descriptors back as the device would -- and as a broken or hostile one
  * might: a length past the buffer, a frame without EOP, status bits that
- * come without DD or out of ring order. drivers/igb.c, igb_hw.c,
- * gbe_hw.c, frame_hdr.c and netdev.c are compiled in so their static
- * state can be reset between tests.
+ * come without DD or out of ring order. The interrupt tests use the
+ * kernel services e1000_irq_fake.h fakes (vectors, MSI/MSI-X tables,
+ * wakes). drivers/igb.c, igb_hw.c, igb_irq.c, gbe_hw.c, frame_hdr.c and
+ * netdev.c are compiled in so their static state can be reset between
+ * tests.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +27,7 @@
 #include "drivers/gbe_hw.c"
 #include "drivers/igb.c"
 #include "drivers/igb_hw.c"
+#include "drivers/igb_irq.c"
 #include "drivers/netdev.c"
 #include "mm_test.h"
 
@@ -123,6 +126,8 @@ int drv_nr_cpus(void)
 {
 	return 1;
 }
+
+#include "e1000_irq_fake.h"
 
 static void add_pci(uint16_t device, uint8_t slot)
 {
@@ -254,6 +259,7 @@ static int setup(void **state)
 	nnetdevs = 0;
 	nfake_pci = 0;
 	igb_allow_untested(false);
+	fake_irq_reset();
 	hw_rdh = hw_tdh = 0;
 	nheld = ndone = 0;
 	console[0] = '\0';
@@ -278,17 +284,23 @@ static int teardown(void **state)
 	return mm_test_teardown(state);
 }
 
-static struct netdev *probe_one(void)
+/* Probe the bus as the test laid it out: one 82576 must bind. */
+static struct netdev *bind_one(void)
 {
 	struct netdev *dev;
 
-	add_pci(0x10c9, 2);
 	assert_int_equal(igb_probe(1), 1);
 	dev = netdev_get(0);
 	assert_non_null(dev);
 	dev->rx = stack_rx;
 	dev->tx_done = stack_tx_done;
 	return dev;
+}
+
+static struct netdev *probe_one(void)
+{
+	add_pci(0x10c9, 2);
+	return bind_one();
 }
 
 /* Probed, and the RX ring filled by a first poll (nothing received). */
@@ -655,6 +667,155 @@ static void test_link_changes_are_counted_and_reported(void **state)
 	assert_non_null(strstr(console, "igb: eth0 link down\n"));
 }
 
+/* ------------------------------------------------------- interrupts */
+
+/* The 82576 with MSI-X (and MSI beside it, as QEMU's), queue 0 polled by
+ * CPU 1. */
+static struct netdev *probe_irq(bool msix, bool msi)
+{
+	struct netdev *dev;
+
+	add_pci(0x10c9, 2);
+	fake_pci[0].cap_msix = msix ? 0x70 : 0;
+	fake_pci[0].cap_msi = msi ? 0x50 : 0;
+	fake_pci[0].irq_line = 11;
+	dev = bind_one();
+	dev->queues[0].cpu = 1;
+	return dev;
+}
+
+static void test_msix_routes_the_queue_pair_and_the_link_by_ivar(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_irq(true, true);
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_string_equal(dev->queues[0].irq_mode, "msix");
+	assert_true(fake_msix_enabled);
+	assert_false(fake_msi_enabled);
+	assert_int_equal(nfake_irqs, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(fake_irqs[i].cpu, 1);
+		assert_int_equal(fake_msix_entry_of(fake_irqs[i].vector), i);
+	}
+	assert_int_equal(dev->queues[0].irq_vector, fake_irqs[0].vector);
+	assert_true(*reg(IGB_GPIE) & IGB_GPIE_MSIX);
+	/* RX 0 and TX 0 on vector 0, the other causes on vector 1 */
+	assert_int_equal(*reg(IGB_IVAR(0)), 0x8080u);
+	assert_int_equal(*reg(IGB_IVAR_MISC), 0x8100u);
+	assert_int_equal(*reg(IGB_EIAC), 0x3u);
+	/* link interrupts from now on; the queue's waits for its poller */
+	assert_int_equal(*reg(IGB_EIMS), 0x2u);
+	assert_int_equal(*reg(E1000_IMS), E1000_ICR_LSC);
+	assert_non_null(strstr(console, "igb: eth0 queue 0: msix vector 0x31 "
+					"cpu 1\nigb: eth0 link: msix vector "
+					"0x32 cpu 1\n"));
+}
+
+static void test_msix_queue_vector_masks_its_queue_and_wakes(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_irq(true, false);
+	dev->ops->irq_setup(dev);
+	*reg(IGB_EIMC) = 0;
+	fake_irq_fire(0);
+	assert_int_equal(*reg(IGB_EIMC), 0x1u);
+	assert_int_equal(fake_wakes, 1);
+	assert_int_equal(fake_wake_cpu, 1);
+	assert_int_equal(dev->queues[0].stats.interrupts, 1);
+	/* the link vector: a change noted for the poller, nothing masked */
+	*reg(IGB_EIMC) = 0;
+	*reg(E1000_ICR) = E1000_ICR_LSC;
+	fake_irq_fire(1);
+	assert_int_equal(*reg(IGB_EIMC), 0);
+	assert_true(dev->ops->link_changed(dev));
+	assert_int_equal(dev->queues[0].stats.link_interrupts, 1);
+	assert_int_equal(fake_wakes, 2);
+}
+
+static void test_msix_arm_unmasks_and_looks_at_the_rings(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_irq(true, false);
+	dev->ops->irq_setup(dev);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 0); /* fill */
+	assert_false(dev->ops->irq_arm(dev, 0));
+	assert_int_equal(*reg(IGB_EICR), 0x1u); /* latched cause cleared */
+	assert_int_equal(*reg(IGB_EIMS), 0x1u);
+	/* a frame written back before the unmask: poll again */
+	hw_receive(60, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP);
+	assert_true(dev->ops->irq_arm(dev, 0));
+	dev->ops->irq_disarm(dev, 0);
+	assert_int_equal(*reg(IGB_EIMC), 0x1u);
+}
+
+static void test_too_few_msix_entries_fall_back_to_msi(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	fake_msix_entries = 1; /* one vector: no room for the link's */
+	dev = probe_irq(true, true);
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_string_equal(dev->queues[0].irq_mode, "msi");
+	assert_true(fake_msi_enabled);
+	assert_false(fake_msix_enabled);
+	assert_int_equal(*reg(IGB_GPIE), 0);
+	assert_non_null(strstr(console, "igb: eth0: MSI-X not usable (1 "
+					"entries for 2 vectors), falling "
+					"back\n"));
+	assert_non_null(strstr(console, "igb: eth0 queues 0-0: msi vector "
+					"0x31 cpu 1\n"));
+}
+
+/* MSI-X vectors run out half-way: the one taken is given back, MSI finds
+ * none either, and the INTx line is used. */
+static void test_vectors_running_out_end_on_the_intx_line(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	fake_msi_fail_after = 2;
+	dev = probe_irq(true, true);
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_string_equal(dev->queues[0].irq_mode, "intx");
+	assert_int_equal(fake_vectors_freed, 1);
+	assert_false(fake_msix_enabled);
+	assert_non_null(strstr(console, "(line shared, level)\n"));
+}
+
+static void test_intx_handler_claims_only_its_causes(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_irq(false, false);
+	assert_int_equal(dev->ops->irq_setup(dev), 0);
+	assert_string_equal(dev->queues[0].irq_mode, "intx");
+	*reg(E1000_ICR) = 0; /* another device on the line */
+	*reg(E1000_IMC) = 0;
+	fake_irq_fire(0);
+	assert_int_equal(fake_wakes, 0);
+	assert_int_equal(*reg(E1000_IMC), 0);
+	*reg(E1000_ICR) = E1000_ICR_RXT0;
+	fake_irq_fire(0);
+	assert_int_equal(*reg(E1000_IMC), 0xffffffffu);
+	assert_int_equal(fake_wakes, 1);
+	assert_int_equal(dev->queues[0].stats.interrupts, 1);
+	/* arming opens the shared mask; disarming leaves it to the handler */
+	*reg(E1000_ICR) = 0;
+	assert_false(dev->ops->irq_arm(dev, 0));
+	assert_int_equal(*reg(E1000_IMS), IGB_SHARED_CAUSES);
+	*reg(E1000_IMC) = 0;
+	dev->ops->irq_disarm(dev, 0);
+	assert_int_equal(*reg(E1000_IMC), 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -678,6 +839,12 @@ int main(void)
 		T(test_a_frame_without_l4_goes_without_context),
 		T(test_a_full_ring_refuses_and_counts_busy),
 		T(test_link_changes_are_counted_and_reported),
+		T(test_msix_routes_the_queue_pair_and_the_link_by_ivar),
+		T(test_msix_queue_vector_masks_its_queue_and_wakes),
+		T(test_msix_arm_unmasks_and_looks_at_the_rings),
+		T(test_too_few_msix_entries_fall_back_to_msi),
+		T(test_vectors_running_out_end_on_the_intx_line),
+		T(test_intx_handler_claims_only_its_causes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
