@@ -413,4 +413,5 @@ const struct netdev_ops igb_ops = {
 	.irq_arm = igb_irq_arm,
 	.irq_disarm = igb_irq_disarm,
 	.link_changed = igb_link_changed,
+	.set_rss_table = igb_set_rss_table,
 };

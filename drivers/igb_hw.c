@@ -48,29 +48,32 @@
  */
 #define IGB_LINK_WAIT_MS 1000
 
+/* Queue pairs: the 82576 and I350 spread RSS over 8 (the 82576 has 16
+ * rings, but MSI-X vectors for 8 pairs and the link), the I210 over 4,
+ * the I211 over 2. */
 static const struct igb_model igb_models[] = {
-	{0x10c9, "82576", IGB_82576, true},
-	{0x10e6, "82576-fiber", IGB_82576, false},
-	{0x10e7, "82576-serdes", IGB_82576, false},
-	{0x10e8, "82576-quad-copper", IGB_82576, false},
-	{0x1526, "82576-quad-copper-et2", IGB_82576, false},
-	{0x150a, "82576-ns", IGB_82576, false},
-	{0x1518, "82576-ns-serdes", IGB_82576, false},
-	{0x150d, "82576-serdes-quad", IGB_82576, false},
-	{0x1521, "I350-copper", IGB_I350, false},
-	{0x1522, "I350-fiber", IGB_I350, false},
-	{0x1523, "I350-serdes", IGB_I350, false},
-	{0x1524, "I350-sgmii", IGB_I350, false},
-	{0x1546, "I350-da4", IGB_I350, false},
-	{0x1533, "I210-copper", IGB_I210, false},
-	{0x1534, "I210-copper-oem1", IGB_I210, false},
-	{0x1535, "I210-copper-it", IGB_I210, false},
-	{0x1536, "I210-fiber", IGB_I210, false},
-	{0x1537, "I210-serdes", IGB_I210, false},
-	{0x1538, "I210-sgmii", IGB_I210, false},
-	{0x157b, "I210-copper-flashless", IGB_I210, false},
-	{0x157c, "I210-serdes-flashless", IGB_I210, false},
-	{0x1539, "I211-copper", IGB_I211, false},
+	{0x10c9, "82576", IGB_82576, 8, true},
+	{0x10e6, "82576-fiber", IGB_82576, 8, false},
+	{0x10e7, "82576-serdes", IGB_82576, 8, false},
+	{0x10e8, "82576-quad-copper", IGB_82576, 8, false},
+	{0x1526, "82576-quad-copper-et2", IGB_82576, 8, false},
+	{0x150a, "82576-ns", IGB_82576, 8, false},
+	{0x1518, "82576-ns-serdes", IGB_82576, 8, false},
+	{0x150d, "82576-serdes-quad", IGB_82576, 8, false},
+	{0x1521, "I350-copper", IGB_I350, 8, false},
+	{0x1522, "I350-fiber", IGB_I350, 8, false},
+	{0x1523, "I350-serdes", IGB_I350, 8, false},
+	{0x1524, "I350-sgmii", IGB_I350, 8, false},
+	{0x1546, "I350-da4", IGB_I350, 8, false},
+	{0x1533, "I210-copper", IGB_I210, 4, false},
+	{0x1534, "I210-copper-oem1", IGB_I210, 4, false},
+	{0x1535, "I210-copper-it", IGB_I210, 4, false},
+	{0x1536, "I210-fiber", IGB_I210, 4, false},
+	{0x1537, "I210-serdes", IGB_I210, 4, false},
+	{0x1538, "I210-sgmii", IGB_I210, 4, false},
+	{0x157b, "I210-copper-flashless", IGB_I210, 4, false},
+	{0x157c, "I210-serdes-flashless", IGB_I210, 4, false},
+	{0x1539, "I211-copper", IGB_I211, 2, false},
 };
 
 static bool allow_untested;
@@ -185,7 +188,8 @@ static int igb_setup_queue(struct igb *g, int q)
 }
 
 /*
- * Receive and transmit on. Broadcast and every multicast accepted (MPE:
+ * Receive and transmit on, RSS spreading flows over the queues (even
+ * one: the hash still goes up). Broadcast and every multicast accepted (MPE:
  * the netdev interface has no multicast filter; lwIP drops what it did
  * not join), the CRC stripped so lengths are frame lengths, no long
  * frames. RCTL's buffer size is SRRCTL's to say.
@@ -196,6 +200,7 @@ static void igb_start(struct igb *g)
 		igb_wr32(g, E1000_MTA + 4 * i, 0);
 	igb_wr32(g, IGB_RXCSUM,
 		 IGB_RXCSUM_IPOFLD | IGB_RXCSUM_TUOFLD | IGB_RXCSUM_PCSD);
+	igb_rss_setup(g);
 	igb_wr32(g, E1000_RCTL,
 		 E1000_RCTL_EN | E1000_RCTL_BAM | E1000_RCTL_MPE |
 			 E1000_RCTL_SECRC);
@@ -320,11 +325,29 @@ static void report(const struct igb *g, const struct pci_dev *d)
 		   igb_rd32(g, E1000_STATUS) & E1000_STATUS_LU ? "up" : "down");
 }
 
+/*
+ * Queue pairs for part m on function d: one per CPU the caller allows
+ * (@queues), up to what the part spreads RSS over, and up to the MSI-X
+ * vectors (one per pair plus the link's). A function without MSI-X gets
+ * one pair: a shared MSI or INTx vector cannot tell the queues apart.
+ */
+static int igb_queue_count(const struct igb_model *m, const struct pci_dev *d,
+			   int queues)
+{
+	int nq = queues < m->max_queues ? queues : m->max_queues;
+	int vectors = pci_msix_size(d);
+
+	if (nq > IGB_MAX_QUEUES)
+		nq = IGB_MAX_QUEUES;
+	if (vectors - 1 < nq)
+		nq = vectors - 1;
+	return nq < 1 ? 1 : nq;
+}
+
 int igb_probe(int queues)
 {
 	int found = 0;
 
-	(void)queues; /* one queue pair until RSS spreads frames over more */
 	for (int i = 0; i < pci_count(); i++) {
 		struct pci_dev *d = pci_get(i);
 		const struct igb_model *m = find_model(d);
@@ -347,7 +370,8 @@ int igb_probe(int queues)
 		g->model = m;
 		g->hw.pci = d;
 		g->hw.eerd = m->mac == IGB_I211 ? EERD_NONE : EERD_82541;
-		if (igb_setup(g, d, 1) != 0 || netdev_register(&g->dev) != 0) {
+		if (igb_setup(g, d, igb_queue_count(m, d, queues)) != 0 ||
+		    netdev_register(&g->dev) != 0) {
 			igb_discard(g, d);
 			continue;
 		}

@@ -4,7 +4,7 @@
  * registers, probe) on the register-level steps every Intel gigabit part
  * shares (gbe_hw.h); igb.c is the per-packet path (rings, poll,
  * transmit with checksum offload); igb_irq.c the interrupts (MSI-X per
- * queue pair, else MSI or INTx).
+ * queue pair, else MSI or INTx); igb_rss.c spreads flows over the queues.
  */
 #ifndef DRIVERS_IGB_INTERNAL_H
 #define DRIVERS_IGB_INTERNAL_H
@@ -33,7 +33,8 @@ struct igb_model {
 	uint16_t device;
 	const char *name;
 	enum igb_mac mac;
-	bool tested; /* brought up and run here (QEMU's 82576) */
+	int max_queues; /* queue pairs RSS spreads over */
+	bool tested;	/* brought up and run here (QEMU's 82576) */
 };
 
 /* One RX ring: a page of advanced descriptors and the buffer in each. */
@@ -89,6 +90,12 @@ static inline void igb_wr32(struct igb *g, unsigned int reg, uint32_t v)
 
 /* igb.c: xmit, poll, reap and link state, for netdev_register. */
 extern const struct netdev_ops igb_ops;
+
+/* igb_rss.c: the key, the redirection table and MRQC (first call: the
+ * default key, entry i -> queue i % nqueues). Context: probe. */
+void igb_rss_setup(struct igb *g);
+/* The netdev op set_rss_table (see netdev.h). */
+int igb_set_rss_table(struct netdev *dev, const uint8_t *table, int n);
 
 /* igb_irq.c: the netdev interrupt operations (see netdev.h). */
 int igb_irq_setup(struct netdev *dev);

@@ -76,3 +76,36 @@ def test_link_down_and_up_are_reported_counted_and_traffic_resumes(qemu, tmp_pat
     _, after = http_get(http, "/stats.json")
     assert nic_counter(after, "eth0", "link_changes") == \
         nic_counter(before, "eth0", "link_changes") + 2
+
+
+def test_rss_spreads_24_flows_over_every_queue_as_the_table_says(qemu):
+    """4 CPUs, 4 queue pairs: 24 TCP connections (each its own source
+    port, so its own Toeplitz hash) land on every queue, each frame on the
+    queue the redirection table names for the hash it came with."""
+    echo, http = free_port(), free_port()
+    vm = qemu.start(append="nic=igb app=echo,http", nic="igb", smp=4,
+                    mac="52:54:00:1b:55:%02x" % (echo % 256),
+                    hostfwd=["%d:7" % echo, "%d:80" % http])
+    vm.wait_for(r"^igb: eth0 .* queues=4 link up$")
+    for q in range(4):
+        vm.wait_for(r"^igb: eth0 queue %d: msix vector 0x[0-9a-f]+ cpu %d$" % (q, q))
+    up_line(vm, "eth0", "igb")
+    vm.wait_for(r"^net: listening")
+    _, body = http_get(http, "/stats.json")
+    before = json.loads(body)["nic"]["eth0"]
+    assert before["rss_table"] == [i % 4 for i in range(128)], before["rss_table"]
+    for i in range(24):
+        data = bytes([i]) * 3000
+        assert tcp_echo(echo, data) == data
+    _, body = http_get(http, "/stats.json")
+    after = json.loads(body)["nic"]["eth0"]
+    for q in range(4):
+        b, a = before["queues"][q], after["queues"][q]
+        assert a["cpu"] == q and a["irq"] == "msix", a
+        assert a["rx_packets"] > b["rx_packets"], (q, b, a)
+        assert a["rx_rss_hashed"] > b["rx_rss_hashed"], (q, b, a)
+        # the frames came on the queue the table names for their hash
+        assert a["rx_rss_other_queue"] == 0, (q, a)
+    print("rx frames per queue: %s" % [after["queues"][q]["rx_packets"] -
+                                       before["queues"][q]["rx_packets"]
+                                       for q in range(4)])

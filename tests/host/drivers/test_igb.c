@@ -9,7 +9,7 @@
  * might: a length past the buffer, a frame without EOP, status bits that
  * come without DD or out of ring order. The interrupt tests use the
  * kernel services e1000_irq_fake.h fakes (vectors, MSI/MSI-X tables,
- * wakes). drivers/igb.c, igb_hw.c, igb_irq.c, gbe_hw.c, frame_hdr.c and
+ * wakes). drivers/igb.c, igb_hw.c, igb_irq.c, igb_rss.c, gbe_hw.c, frame_hdr.c and
  * netdev.c are compiled in so their static state can be reset between
  * tests.
  */
@@ -28,6 +28,7 @@
 #include "drivers/igb.c"
 #include "drivers/igb_hw.c"
 #include "drivers/igb_irq.c"
+#include "drivers/igb_rss.c"
 #include "drivers/netdev.c"
 #include "mm_test.h"
 
@@ -237,6 +238,18 @@ static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len,
 	nheld++;
 }
 
+/* The same, for a device of several queues. */
+static void stack_rx_any(struct netdev *d, int q, void *frame, uint32_t len,
+			 unsigned int flags, uint32_t hash)
+{
+	assert_true(q >= 0 && q < d->nqueues);
+	held[nheld].frame = frame;
+	held[nheld].len = len;
+	held[nheld].flags = flags;
+	held[nheld].hash = hash;
+	nheld++;
+}
+
 static void stack_tx_done(struct netdev *d, int q, void *cookie)
 {
 	(void)d;
@@ -244,11 +257,11 @@ static void stack_tx_done(struct netdev *d, int q, void *cookie)
 	done_cookies[ndone++] = cookie;
 }
 
-/* A fresh simulated 82576 on a fresh bus: what it loaded at reset. */
-static int setup(void **state)
+/* A fresh simulated 82576 on a fresh bus of a machine of @nodes nodes
+ * and @cpus CPUs: what the part loaded at reset. */
+static void setup_machine(int nodes, int cpus)
 {
-	(void)state;
-	mm_test_boot(1, 32, 1);
+	mm_test_boot(nodes, 32, cpus);
 	regs = calloc(1, BAR0_SIZE);
 	assert_non_null(regs);
 	memset(bus_master, 0, sizeof(bus_master));
@@ -272,6 +285,20 @@ static int setup(void **state)
 	*reg(E1000_STATUS) = E1000_STATUS_LU | E1000_STATUS_FD |
 			     2u << E1000_STATUS_SPEED_SHIFT |
 			     E1000E_STATUS_GIO_MASTER_EN;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	setup_machine(1, 1);
+	return 0;
+}
+
+/* Two nodes, a CPU on each: queue pair q belongs to CPU q, on node q. */
+static int setup_2nodes(void **state)
+{
+	(void)state;
+	setup_machine(2, 2);
 	return 0;
 }
 
@@ -816,6 +843,150 @@ static void test_intx_handler_claims_only_its_causes(void **state)
 	assert_int_equal(*reg(E1000_IMC), 0);
 }
 
+/* --------------------------------------------------- queues and RSS */
+
+/* The 82576 with MSI-X (5 entries in the fake: room for 4 pairs and the
+ * link), probed for up to @queues pairs. */
+static struct netdev *probe_queues(int queues)
+{
+	struct netdev *dev;
+
+	add_pci(0x10c9, 2);
+	fake_pci[0].cap_msix = 0x70;
+	assert_int_equal(igb_probe(queues), 1);
+	dev = netdev_get(0);
+	dev->rx = stack_rx_any;
+	dev->tx_done = stack_tx_done;
+	return dev;
+}
+
+static void test_pairs_follow_cpus_part_and_msix_vectors(void **state)
+{
+	(void)state;
+	/* 6 CPUs asked, 4 vectors for pairs (5 entries less the link's) */
+	assert_int_equal(probe_queues(6)->nqueues, 4);
+	assert_non_null(strstr(console, " queues=4 link up\n"));
+	for (int q = 0; q < 4; q++) {
+		assert_true(*reg(IGB_RXDCTL(q)) & IGB_DCTL_ENABLE);
+		assert_true(*reg(IGB_TXDCTL(q)) & IGB_DCTL_ENABLE);
+		assert_int_not_equal(*reg(IGB_RDBAL(q)), 0);
+	}
+	assert_false(*reg(IGB_RXDCTL(4)) & IGB_DCTL_ENABLE);
+}
+
+static void test_a_part_without_msix_gets_one_pair(void **state)
+{
+	(void)state;
+	add_pci(0x10c9, 2);
+	fake_pci[0].cap_msi = 0x50;
+	assert_int_equal(igb_probe(4), 1);
+	assert_int_equal(netdev_get(0)->nqueues, 1);
+}
+
+static void test_rss_key_table_and_fields_are_programmed(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_queues(4);
+	assert_int_equal(dev->rss_table_len, 128);
+	for (int i = 0; i < 128; i++)
+		assert_int_equal(dev->rss_table[i], i % 4);
+	assert_int_equal(*reg(IGB_RETA(0)), 0x03020100u);
+	assert_int_equal(*reg(IGB_RETA(31)), 0x03020100u);
+	/* the key's first bytes, the lowest first */
+	assert_int_equal(*reg(IGB_RSSRK(0)), 0xda565a6du);
+	assert_memory_equal(dev->rss_key, igb_rss_default_key, 40);
+	assert_int_equal(*reg(IGB_MRQC), IGB_MRQC_RSS | IGB_MRQC_FIELDS);
+	/* the hash needs PCSD: the write-back carries it, not a sum */
+	assert_true(*reg(IGB_RXCSUM) & IGB_RXCSUM_PCSD);
+}
+
+static void test_the_stack_chooses_the_table(void **state)
+{
+	static const uint8_t two[2] = {1, 0}, bad[2] = {0, 4};
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_queues(4);
+	assert_int_equal(dev->ops->set_rss_table(dev, two, 3), -1);
+	assert_int_equal(dev->ops->set_rss_table(dev, bad, 2), -1);
+	assert_int_equal(dev->rss_table[1], 1); /* refused: nothing changed */
+	assert_int_equal(dev->ops->set_rss_table(dev, two, 2), 0);
+	assert_int_equal(*reg(IGB_RETA(0)), 0x00010001u);
+	assert_int_equal(*reg(IGB_RETA(31)), 0x00010001u);
+	assert_int_equal(dev->rss_table[127], 0);
+	assert_int_equal(netdev_rss_queue(dev, 0x12345678), 0x78 % 2 ? 0 : 1);
+}
+
+static void test_the_hash_and_its_kind_go_up_with_the_frame(void **state)
+{
+	static const struct {
+		uint16_t type;
+		unsigned int flags;
+	} kinds[] = {
+		{IGB_RSS_TYPE_TCP_IPV4, NETDEV_RX_HASH_L4},
+		{IGB_RSS_TYPE_UDP_IPV6, NETDEV_RX_HASH_L4},
+		{IGB_RSS_TYPE_IPV4, NETDEV_RX_HASH_L3},
+		{IGB_RSS_TYPE_IPV6, NETDEV_RX_HASH_L3},
+		{0, 0}, /* not hashed: no hash */
+	};
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_filled();
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		union igb_rx_desc *d = &hw_rx_ring()[hw_rdh];
+
+		hw_receive(60, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP);
+		d->wb.pkt_info = kinds[i].type | 0x10; /* + a packet type */
+		d->wb.rss_hash = 0xc0ffee00u + (uint32_t)i;
+	}
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 5);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(held[i].flags, kinds[i].flags);
+		assert_int_equal(held[i].hash,
+				 kinds[i].flags ? 0xc0ffee00u + (uint32_t)i
+						: 0);
+	}
+}
+
+/* Queue pair 1 belongs to CPU 1 on node 1: its rings are there, and so
+ * are the RX buffers its first poll (on CPU 1) posts. */
+static void poll_queue1(void *arg)
+{
+	struct netdev *dev = arg;
+
+	assert_int_equal(dev->ops->rx_poll(dev, 1, 64), 0);
+}
+
+static void test_a_pairs_rings_and_buffers_are_on_its_cpus_node(void **state)
+{
+	struct netdev *dev;
+	struct igb *g;
+
+	(void)state;
+	dev = probe_queues(2);
+	g = dev->priv;
+	assert_int_equal(dev->nqueues, 2);
+	assert_int_equal(dev->queues[1].cpu, 1);
+	assert_int_equal(dev->queues[1].node, 1);
+	assert_int_equal(
+		page_to_nid(virt_to_page((const void *)g->pairs[1].rx.desc)),
+		1);
+	assert_int_equal(
+		page_to_nid(virt_to_page((const void *)g->pairs[1].tx.desc)),
+		1);
+	assert_int_equal(
+		page_to_nid(virt_to_page((const void *)g->pairs[0].rx.desc)),
+		0);
+	mm_test_on_cpu(1, poll_queue1, dev);
+	assert_int_equal(*reg(IGB_RDT(1)), IGB_RX_RING - 1);
+	for (int i = 0; i < IGB_RX_RING - 1; i++)
+		assert_int_equal(
+			page_to_nid(virt_to_page(g->pairs[1].rx.buf[i])), 1);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -845,6 +1016,14 @@ int main(void)
 		T(test_too_few_msix_entries_fall_back_to_msi),
 		T(test_vectors_running_out_end_on_the_intx_line),
 		T(test_intx_handler_claims_only_its_causes),
+		T(test_pairs_follow_cpus_part_and_msix_vectors),
+		T(test_a_part_without_msix_gets_one_pair),
+		T(test_rss_key_table_and_fields_are_programmed),
+		T(test_the_stack_chooses_the_table),
+		T(test_the_hash_and_its_kind_go_up_with_the_frame),
+		cmocka_unit_test_setup_teardown(
+			test_a_pairs_rings_and_buffers_are_on_its_cpus_node,
+			setup_2nodes, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
