@@ -28,7 +28,9 @@
  * IP header lengths, IPv4 or not, TCP or UDP), then one data descriptor
  * per segment with TXSM set on the first; the sum field is seeded with
  * the pseudo-header sum (frame_hdr.c, as for virtio-net). Any other frame
- * goes without the context. Every descriptor asks for the CRC (IFCS); the
+ * goes without the context. TCP segments may instead be held and merged
+ * into one frame the device cuts again (igb_tso.c). Every descriptor
+ * asks for the CRC (IFCS); the
  * last asks for EOP and RS, so DD comes back on the frame's last slot
  * only, and tx_reclaim walks frames oldest first. xmit does not write
  * TDT: tx_flush does, once per burst, as in e1000.c.
@@ -232,7 +234,8 @@ static unsigned int tx_free_slots(const struct igb_tx_ring *t)
 }
 
 /* Every frame of queue q the device has finished, back to the stack,
- * oldest first, stopping at the first one still in flight. */
+ * oldest first, stopping at the first one still in flight: each cookie
+ * its slots carry (one, or a merged frame's segments, in order). */
 static void tx_reclaim(struct igb *g, int q)
 {
 	struct igb_tx_ring *t = &g->pairs[q].tx;
@@ -240,19 +243,25 @@ static void tx_reclaim(struct igb *g, int q)
 
 	while (t->used) {
 		uint16_t first = t->clean, last = t->last[first];
-		void *cookie;
 
 		if (!(t->desc[last].wb.status & IGB_TXD_STAT_DD))
 			break;
 		atomic_thread_fence(memory_order_acquire);
-		cookie = t->cookie[last];
-		t->cookie[last] = NULL;
 		t->used =
 			(uint16_t)(t->used - (((last - first) & TX_MASK) + 1));
 		t->clean = (uint16_t)((last + 1) & TX_MASK);
-		st->tx_completed++;
-		st->tx_inflight--;
-		g->dev.tx_done(&g->dev, q, cookie);
+		for (uint16_t slot = first;; slot = (slot + 1) & TX_MASK) {
+			void *cookie = t->cookie[slot];
+
+			if (cookie) {
+				t->cookie[slot] = NULL;
+				st->tx_completed++;
+				st->tx_inflight--;
+				g->dev.tx_done(&g->dev, q, cookie);
+			}
+			if (slot == last)
+				break;
+		}
 	}
 }
 
@@ -269,9 +278,26 @@ static void tx_publish(struct igb *g, int q)
 	g->dev.queues[q].stats.tx_doorbells++;
 }
 
+bool igb_tx_room(struct igb *g, int q, unsigned int need)
+{
+	const struct igb_tx_ring *t = &g->pairs[q].tx;
+
+	if (tx_free_slots(t) < need) {
+		/* Short of slots: publish what is queued, then take back
+		 * what is done (QEMU sends during the TDT write itself). */
+		tx_publish(g, q);
+		tx_reclaim(g, q);
+	}
+	return tx_free_slots(t) >= need;
+}
+
 static void igb_tx_flush(struct netdev *dev, int q)
 {
-	tx_publish(dev->priv, q);
+	struct igb *g = dev->priv;
+
+	if (g->pairs[q].tx.batch)
+		igb_tso_flush(g, q); /* what the batch holds goes out too */
+	tx_publish(g, q);
 }
 
 /* The oldest frame in flight on q shows DD: a hint, read unguarded. */
@@ -309,6 +335,11 @@ static uint32_t tx_frame_len(const struct netdev_sg *sg, int nsg)
 	return bytes <= NETDEV_FRAME_MAX ? bytes : 0;
 }
 
+bool igb_tx_frame_ok(const struct netdev_sg *sg, int nsg)
+{
+	return tx_frame_len(sg, nsg) != 0;
+}
+
 /* The context descriptor for the TCP/UDP sum of frame f, at slot. */
 static void tx_put_csum_ctx(struct igb_tx_ring *t, uint16_t slot,
 			    const struct frame_l4 *f)
@@ -325,11 +356,9 @@ static void tx_put_csum_ctx(struct igb_tx_ring *t, uint16_t slot,
 	c->mss_l4len_idx = 0;
 }
 
-/* Fill the data descriptors of the frame at t->tail (after its context
- * descriptor, if any); returns the frame's last slot. */
-static uint16_t tx_put_data(struct igb_tx_ring *t, uint16_t slot,
-			    const struct netdev_sg *sg, int nsg, uint32_t bytes,
-			    uint32_t popts)
+uint16_t igb_tx_put_data(struct igb_tx_ring *t, uint16_t slot,
+			 const struct netdev_sg *sg, int nsg, uint32_t paylen,
+			 uint32_t popts, uint32_t cmd)
 {
 	for (int i = 0; i < nsg; i++) {
 		volatile union igb_tx_desc *d = &t->desc[slot];
@@ -338,24 +367,23 @@ static uint16_t tx_put_data(struct igb_tx_ring *t, uint16_t slot,
 		d->read.addr = drv_dma_addr(sg[i].addr);
 		d->read.cmd_type_len =
 			sg[i].len | IGB_TXD_DTYP_DATA | IGB_TXD_CMD_DEXT |
-			IGB_TXD_CMD_IFCS |
+			IGB_TXD_CMD_IFCS | cmd |
 			(last ? IGB_TXD_CMD_EOP | IGB_TXD_CMD_RS : 0);
-		/* PAYLEN (the whole frame without TSO) and the offloads go
-		 * on the first data descriptor; the status is cleared on
-		 * each, so no stale DD. */
-		d->read.olinfo = i == 0 ? IGB_TXD_PAYLEN(bytes) | popts : 0;
+		/* PAYLEN (the whole frame, or with TSO the payload alone)
+		 * and the offloads go on the first data descriptor; the
+		 * status is cleared on each, so no stale DD. */
+		d->read.olinfo = i == 0 ? IGB_TXD_PAYLEN(paylen) | popts : 0;
 		if (!last)
 			slot = (uint16_t)((slot + 1) & TX_MASK);
 	}
 	return slot;
 }
 
-static int igb_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
-		    int nsg, void *cookie)
+int igb_post_frame(struct igb *g, int q, const struct netdev_sg *sg, int nsg,
+		   void *cookie)
 {
-	struct igb *g = dev->priv;
 	struct igb_tx_ring *t = &g->pairs[q].tx;
-	struct netdev_stats *st = &dev->queues[q].stats;
+	struct netdev_stats *st = &g->dev.queues[q].stats;
 	uint32_t bytes = tx_frame_len(sg, nsg);
 	struct frame_l4 f;
 	bool csum;
@@ -366,13 +394,7 @@ static int igb_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
 		return -1; /* malformed request: refused, nothing queued */
 	csum = frame_find_l4(sg, nsg, &f);
 	need = (unsigned int)nsg + (csum ? 1 : 0);
-	if (tx_free_slots(t) < need) {
-		/* Short of slots: publish what is queued, then take back
-		 * what is done (QEMU sends during the TDT write itself). */
-		tx_publish(g, q);
-		tx_reclaim(g, q);
-	}
-	if (unlikely(tx_free_slots(t) < need)) {
+	if (!igb_tx_room(g, q, need)) {
 		st->tx_busy++;
 		return -1;
 	}
@@ -382,8 +404,8 @@ static int igb_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
 		slot = (uint16_t)((slot + 1) & TX_MASK);
 		st->tx_csum_offloaded++;
 	}
-	last = tx_put_data(t, slot, sg, nsg, bytes,
-			   csum ? IGB_TXD_POPTS_TXSM : 0);
+	last = igb_tx_put_data(t, slot, sg, nsg, bytes,
+			       csum ? IGB_TXD_POPTS_TXSM : 0, 0);
 	t->last[first] = last;
 	t->cookie[last] = cookie;
 	t->used = (uint16_t)(t->used + need);
@@ -392,6 +414,20 @@ static int igb_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
 	st->tx_bytes += bytes;
 	st->tx_inflight++;
 	return 0;
+}
+
+/* xmit: TCP segments go through the TSO batch when the queue has one
+ * (igb_tso.c), every other frame as it came (after what is held). */
+static int igb_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
+		    int nsg, void *cookie)
+{
+	struct igb *g = dev->priv;
+
+	if (!cookie)
+		return -1; /* it must come back: it is how the stack knows */
+	if (g->pairs[q].tx.batch)
+		return igb_tso_xmit(g, q, sg, nsg, cookie);
+	return igb_post_frame(g, q, sg, nsg, cookie);
 }
 
 /* Link state: STATUS.LU, each change printed and counted (gbe_hw.c). */

@@ -20,7 +20,8 @@
  *    2 KiB (no header split) and DROP_EN, RXDCTL.ENABLE is set and read
  *    back before the tail is written; RXCSUM checks IP and TCP/UDP sums
  *    (PCSD: the descriptor carries the RSS hash rather than a raw sum);
- *  - TX: per queue, TXDCTL.ENABLE, read back likewise.
+ *  - TX: per queue, TXDCTL.ENABLE, read back likewise, and the tables
+ *    TSO keeps (without memory for them the queue sends unmerged).
  *
  * Which parts: the PCI ids of the 82576, I350, I210 and I211 variants
  * are all recognised. Only the 82576 copper part (8086:10c9, QEMU's) has
@@ -237,6 +238,7 @@ static void igb_discard(struct igb *g, const struct pci_dev *d)
 	for (int q = 0; q < IGB_MAX_QUEUES; q++) {
 		free_pages((void *)(uintptr_t)g->pairs[q].rx.desc, 0);
 		free_pages((void *)(uintptr_t)g->pairs[q].tx.desc, 0);
+		igb_tso_free(g, q);
 	}
 	kfree(g);
 }
@@ -279,6 +281,15 @@ static int igb_setup(struct igb *g, struct pci_dev *d, int nq)
 		drv_printf("igb: %s: no memory for the rings\n", where);
 		return -1;
 	}
+	for (int q = 0; q < nq; q++)
+		if (!igb_tso_alloc(g, q)) {
+			drv_printf("igb: %s: no memory for TSO tables, "
+				   "sending unmerged\n",
+				   where);
+			for (int k = 0; k < q; k++)
+				igb_tso_free(g, k);
+			break;
+		}
 	igb_setup_mac(g);
 	igb_setup_link(g);
 	for (int q = 0; q < nq; q++)

@@ -4,7 +4,8 @@
  * registers, probe) on the register-level steps every Intel gigabit part
  * shares (gbe_hw.h); igb.c is the per-packet path (rings, poll,
  * transmit with checksum offload); igb_irq.c the interrupts (MSI-X per
- * queue pair, else MSI or INTx); igb_rss.c spreads flows over the queues.
+ * queue pair, else MSI or INTx); igb_rss.c spreads flows over the queues;
+ * igb_tso.c merges TCP segments for the device to cut again (TSO).
  */
 #ifndef DRIVERS_IGB_INTERNAL_H
 #define DRIVERS_IGB_INTERNAL_H
@@ -13,9 +14,10 @@
 #include <stdint.h>
 
 #include "gbe_hw.h"
-#include "netdev.h"
 #include "igb.h"
 #include "igb_regs.h"
+#include "netdev.h"
+#include "tcp_merge.h"
 
 /* Queue pairs at most: the 82576 and I350 hash into 8 with RSS, and
  * MSI-X has a vector for each of 8 pairs plus the other causes. */
@@ -48,15 +50,22 @@ struct igb_rx_ring {
 };
 
 /* One TX ring. A frame takes a context descriptor (when offloaded) and
- * one data descriptor per segment; last[] is set on its first slot. */
+ * one data descriptor per segment; last[] is set on its first slot. The
+ * stack's cookie is on a plain frame's last slot; a merged TSO frame,
+ * which takes at least two slots per segment it stands for, keeps its
+ * segments' cookies in its first slots, in order. */
 struct igb_tx_ring {
 	volatile union igb_tx_desc *desc;
-	void *cookie[IGB_TX_RING];  /* on a frame's last slot */
+	void *cookie[IGB_TX_RING];  /* NULL on a slot that carries none */
 	uint16_t last[IGB_TX_RING]; /* on a frame's first slot */
 	uint16_t clean;		    /* first slot of the oldest frame */
 	uint16_t tail;		    /* next free slot */
 	uint16_t tdt;		    /* TDT's value: tail once flushed */
 	uint16_t used;		    /* slots the device owns */
+	/* TSO (igb_tso.c), NULL without: a merged frame's headers, kept
+	 * by its first slot, and the segments held back to merge */
+	uint8_t (*tso_hdr)[TCP_MERGE_HDR_MAX];
+	struct tcp_merge_batch *batch;
 };
 
 /* Queue pair q: RX written on CPU q only, TX under the stack's guard. */
@@ -90,6 +99,36 @@ static inline void igb_wr32(struct igb *g, unsigned int reg, uint32_t v)
 
 /* igb.c: xmit, poll, reap and link state, for netdev_register. */
 extern const struct netdev_ops igb_ops;
+
+/*
+ * igb.c's TX steps, for igb_tso.c. Under the stack's TX guard.
+ * igb_tx_room: are there @need free slots on q (publishing and reaping
+ * first when short)? igb_post_frame: queue one frame as it came, with its
+ * checksum context; 0, or -1 (counted busy, or malformed). igb_tx_put_data:
+ * the data descriptors of sg from @slot on, PAYLEN and POPTS on the first,
+ * @cmd on each; returns the last slot.
+ */
+bool igb_tx_room(struct igb *g, int q, unsigned int need);
+/* Is sg a frame xmit takes (segments within a descriptor, the frame
+ * within the MTU)? */
+bool igb_tx_frame_ok(const struct netdev_sg *sg, int nsg);
+int igb_post_frame(struct igb *g, int q, const struct netdev_sg *sg, int nsg,
+		   void *cookie);
+uint16_t igb_tx_put_data(struct igb_tx_ring *t, uint16_t slot,
+			 const struct netdev_sg *sg, int nsg, uint32_t paylen,
+			 uint32_t popts, uint32_t cmd);
+
+/*
+ * igb_tso.c. igb_tso_alloc: queue q's tables on its node (false without
+ * memory: the queue sends without TSO); igb_tso_free gives them back.
+ * igb_tso_xmit: xmit through the batch. igb_tso_flush: post what the
+ * batch holds.
+ */
+bool igb_tso_alloc(struct igb *g, int q);
+void igb_tso_free(struct igb *g, int q);
+int igb_tso_xmit(struct igb *g, int q, const struct netdev_sg *sg, int nsg,
+		 void *cookie);
+void igb_tso_flush(struct igb *g, int q);
 
 /* igb_rss.c: the key, the redirection table and MRQC (first call: the
  * default key, entry i -> queue i % nqueues). Context: probe. */

@@ -48,6 +48,11 @@ def test_82576_probes_with_its_ral_mac_and_echoes_256k_byte_identical(qemu):
     assert grew("tx_csum_offloaded") >= 256 * 1024 // 1460
     # ... and every one in was checked by it: the stack checked none.
     assert grew("rx_csum_sw") == 0
+    # Consecutive segments went out merged, for the device to cut (TSO).
+    assert grew("tx_gso_frames") > 0
+    assert grew("tx_gso_segs") >= 2 * grew("tx_gso_frames")
+    print("TSO: %d segments in %d frames of %d sent" % (
+        grew("tx_gso_segs"), grew("tx_gso_frames"), grew("tx_packets")))
     assert nic_counter(after, "eth0", "rx_bad_len") == 0
     assert nic_counter(after, "eth0", "rx_errors") == 0
     doc = json.loads(after)

@@ -9,7 +9,8 @@
  * might: a length past the buffer, a frame without EOP, status bits that
  * come without DD or out of ring order. The interrupt tests use the
  * kernel services e1000_irq_fake.h fakes (vectors, MSI/MSI-X tables,
- * wakes). drivers/igb.c, igb_hw.c, igb_irq.c, igb_rss.c, gbe_hw.c, frame_hdr.c and
+ * wakes). drivers/igb.c, igb_hw.c, igb_irq.c, igb_rss.c, igb_tso.c,
+ * tcp_merge.c, gbe_hw.c, frame_hdr.c and
  * netdev.c are compiled in so their static state can be reset between
  * tests.
  */
@@ -29,6 +30,8 @@
 #include "drivers/igb_hw.c"
 #include "drivers/igb_irq.c"
 #include "drivers/igb_rss.c"
+#include "drivers/igb_tso.c"
+#include "drivers/tcp_merge.c"
 #include "drivers/netdev.c"
 #include "mm_test.h"
 
@@ -647,6 +650,8 @@ static void test_a_frame_without_l4_goes_without_context(void **state)
 
 	(void)state;
 	dev = probe_one();
+	/* no cookie: nothing could tell the stack the frame is sent */
+	assert_int_equal(dev->ops->xmit(dev, 0, &one, 1, NULL), -1);
 	assert_int_equal(dev->ops->xmit(dev, 0, &one, 1, (void *)0x1), 0);
 	assert_int_equal(dev->ops->xmit(dev, 0, &one, 1, (void *)0x2), 0);
 	assert_int_equal(*reg(IGB_TDT(0)), 0); /* published at the flush */
@@ -671,7 +676,7 @@ static void test_a_full_ring_refuses_and_counts_busy(void **state)
 
 	(void)state;
 	dev = probe_one();
-	while (dev->ops->xmit(dev, 0, &one, 1, NULL) == 0)
+	while (dev->ops->xmit(dev, 0, &one, 1, (void *)0x1) == 0)
 		sent++;
 	assert_int_equal(sent, IGB_TX_RING - 1);
 	assert_int_equal(dev->queues[0].stats.tx_busy, 1);
@@ -987,6 +992,184 @@ static void test_a_pairs_rings_and_buffers_are_on_its_cpus_node(void **state)
 			page_to_nid(virt_to_page(g->pairs[1].rx.buf[i])), 1);
 }
 
+/* ---------------------------------------------------------------- TSO */
+
+/* A TCP segment's headers (ACK, 20-byte header) in h, for IPv4
+ * 10.0.2.15:80 -> 10.0.2.2:1234 or IPv6 2001:db8::f -> 2001:db8::2,
+ * carrying @payload bytes from @seq. Returns the header bytes. */
+static uint32_t tcp_headers(uint8_t *h, bool ipv6, uint32_t seq,
+			    uint32_t payload)
+{
+	uint32_t l4 = ipv6 ? 54 : 34;
+
+	memset(h, 0, l4 + 20);
+	if (ipv6) {
+		h[12] = 0x86;
+		h[13] = 0xdd;
+		h[14] = 0x60;
+		frame_put_be16(h + 18, 20 + payload);
+		h[20] = FRAME_PROTO_TCP;
+		h[21] = 64;
+		h[22] = 0x20, h[23] = 0x01, h[24] = 0x0d, h[25] = 0xb8;
+		h[37] = 0x0f;
+		h[38] = 0x20, h[39] = 0x01, h[40] = 0x0d, h[41] = 0xb8;
+		h[53] = 0x02;
+	} else {
+		h[12] = 0x08;
+		h[14] = 0x45;
+		frame_put_be16(h + 16, 40 + payload);
+		h[20] = 0x40; /* DF */
+		h[22] = 64;
+		h[23] = FRAME_PROTO_TCP;
+		memcpy(h + 26, (const uint8_t[]){10, 0, 2, 15, 10, 0, 2, 2}, 8);
+	}
+	frame_put_be16(h + l4, 80);
+	frame_put_be16(h + l4 + 2, 1234);
+	frame_put_be16(h + l4 + 4, seq >> 16);
+	frame_put_be16(h + l4 + 6, seq & 0xffff);
+	h[l4 + 12] = 5 << 4;
+	h[l4 + 13] = 0x10; /* ACK */
+	frame_put_be16(h + l4 + 14, 8192);
+	return l4 + 20;
+}
+
+static uint8_t seg_hdr[4][80];
+static uint8_t seg_pay[4][1000];
+
+/* Segment i of a flow: its headers and 1000 payload bytes, two pieces. */
+static int seg(struct netdev_sg *sg, int i, bool ipv6, uint32_t seq)
+{
+	sg[0] = (struct netdev_sg){seg_hdr[i],
+				   tcp_headers(seg_hdr[i], ipv6, seq, 1000)};
+	memset(seg_pay[i], 'a' + i, sizeof(seg_pay[i]));
+	sg[1] = (struct netdev_sg){seg_pay[i], 1000};
+	return 2;
+}
+
+static struct netdev *probe_tso(void)
+{
+	struct netdev *dev = probe_one();
+	struct igb *g = dev->priv;
+
+	assert_non_null(g->pairs[0].tx.tso_hdr);
+	assert_non_null(g->pairs[0].tx.batch);
+	return dev;
+}
+
+static void test_three_ipv4_segments_go_as_one_tso_frame(void **state)
+{
+	struct netdev_sg sg[2];
+	struct netdev *dev;
+	volatile struct igb_tx_ctx_desc *c;
+	union igb_tx_desc *d;
+	const uint8_t *h;
+	uint32_t pseudo = 0x0a00 + 0x020f + 0x0a00 + 0x0202 + 6;
+
+	(void)state;
+	dev = probe_tso();
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(dev->ops->xmit(dev, 0, sg,
+						seg(sg, i, false, 1000u * i),
+						(void *)(uintptr_t)(i + 1)),
+				 0);
+	assert_int_equal(*reg(IGB_TDT(0)), 0); /* held until the flush */
+	dev->ops->tx_flush(dev, 0);
+	/* context, headers, three payloads */
+	assert_int_equal(*reg(IGB_TDT(0)), 5);
+	c = (volatile struct igb_tx_ctx_desc *)&hw_tx_ring()[0];
+	assert_int_equal(c->type_tucmd_mlhl,
+			 IGB_TXD_CMD_DEXT | IGB_TXD_DTYP_CTXT |
+				 IGB_CTX_TUCMD_IPV4 | IGB_CTX_TUCMD_TCP);
+	assert_int_equal(c->vlan_macip_lens, IGB_CTX_MACLEN(14) | 20);
+	assert_int_equal(c->mss_l4len_idx,
+			 IGB_CTX_MSS(1000) | IGB_CTX_L4LEN(20));
+	d = &hw_tx_ring()[1];
+	h = (const uint8_t *)(uintptr_t)d->read.addr;
+	assert_int_equal(d->read.cmd_type_len & 0xffff, 54);
+	assert_true(d->read.cmd_type_len & IGB_TXD_CMD_TSE);
+	assert_int_equal(d->read.olinfo, IGB_TXD_PAYLEN(3000) |
+						 IGB_TXD_POPTS_TXSM |
+						 IGB_TXD_POPTS_IXSM);
+	/* the merged headers: the whole length, IPv4 sum left to the device,
+	 * the TCP sum seeded without a length; the stack's own untouched */
+	assert_int_equal(frame_be16(h + 16), 3040);
+	assert_int_equal(frame_be16(h + 24), 0);
+	assert_int_equal(frame_be16(h + 34 + 16), frame_fold(pseudo));
+	assert_int_equal(frame_be16(seg_hdr[0] + 16), 1040);
+	for (int i = 0; i < 3; i++) {
+		d = &hw_tx_ring()[2 + i];
+		assert_ptr_equal((void *)(uintptr_t)d->read.addr, seg_pay[i]);
+		assert_true(d->read.cmd_type_len & IGB_TXD_CMD_TSE);
+		assert_int_equal(d->read.olinfo, 0);
+	}
+	assert_true(hw_tx_ring()[4].read.cmd_type_len & IGB_TXD_CMD_EOP);
+	assert_int_equal(dev->queues[0].stats.tx_gso_frames, 1);
+	assert_int_equal(dev->queues[0].stats.tx_gso_segs, 3);
+	assert_int_equal(dev->queues[0].stats.tx_packets, 3);
+	hw_transmit_all();
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 3);
+	for (int i = 0; i < 3; i++)
+		assert_ptr_equal(done_cookies[i], (void *)(uintptr_t)(i + 1));
+	assert_int_equal(dev->queues[0].stats.tx_inflight, 0);
+}
+
+static void test_ipv6_segments_merge_without_ipv4_fields(void **state)
+{
+	struct netdev_sg sg[2];
+	struct netdev *dev;
+	volatile struct igb_tx_ctx_desc *c;
+	union igb_tx_desc *d;
+	const uint8_t *h;
+
+	(void)state;
+	dev = probe_tso();
+	dev->ops->xmit(dev, 0, sg, seg(sg, 0, true, 7), (void *)0x1);
+	dev->ops->xmit(dev, 0, sg, seg(sg, 1, true, 1007), (void *)0x2);
+	dev->ops->tx_flush(dev, 0);
+	assert_int_equal(*reg(IGB_TDT(0)), 4);
+	c = (volatile struct igb_tx_ctx_desc *)&hw_tx_ring()[0];
+	assert_int_equal(c->type_tucmd_mlhl, IGB_TXD_CMD_DEXT |
+						     IGB_TXD_DTYP_CTXT |
+						     IGB_CTX_TUCMD_TCP);
+	assert_int_equal(c->vlan_macip_lens, IGB_CTX_MACLEN(14) | 40);
+	d = &hw_tx_ring()[1];
+	h = (const uint8_t *)(uintptr_t)d->read.addr;
+	assert_int_equal(d->read.olinfo,
+			 IGB_TXD_PAYLEN(2000) | IGB_TXD_POPTS_TXSM);
+	assert_int_equal(frame_be16(h + 18), 2020); /* payload length */
+	hw_transmit_all();
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 2);
+}
+
+/* What is held goes out before a frame that cannot join it, and a lone
+ * segment goes as the frame it was: the wire order is the stack's. */
+static void test_a_lone_segment_goes_as_it_came_before_the_next(void **state)
+{
+	static uint8_t arp[60] = {[12] = 0x08, [13] = 0x06};
+	struct netdev_sg sg[2], one = {arp, sizeof(arp)};
+	struct netdev *dev;
+
+	(void)state;
+	dev = probe_tso();
+	dev->ops->xmit(dev, 0, sg, seg(sg, 0, false, 0), (void *)0x1);
+	dev->ops->xmit(dev, 0, &one, 1, (void *)0x2);
+	/* a gap in the sequence: not the held batch's next */
+	dev->ops->xmit(dev, 0, sg, seg(sg, 1, false, 5000), (void *)0x3);
+	dev->ops->tx_flush(dev, 0);
+	/* segment 0 (context + 2), the ARP (1), segment 1 (context + 2) */
+	assert_int_equal(*reg(IGB_TDT(0)), 7);
+	assert_ptr_equal((void *)(uintptr_t)hw_tx_ring()[1].read.addr,
+			 seg_hdr[0]);
+	assert_ptr_equal((void *)(uintptr_t)hw_tx_ring()[3].read.addr, arp);
+	assert_ptr_equal((void *)(uintptr_t)hw_tx_ring()[5].read.addr,
+			 seg_hdr[1]);
+	assert_int_equal(dev->queues[0].stats.tx_gso_frames, 0);
+	hw_transmit_all();
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 3);
+	for (int i = 0; i < 3; i++)
+		assert_ptr_equal(done_cookies[i], (void *)(uintptr_t)(i + 1));
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1021,6 +1204,9 @@ int main(void)
 		T(test_rss_key_table_and_fields_are_programmed),
 		T(test_the_stack_chooses_the_table),
 		T(test_the_hash_and_its_kind_go_up_with_the_frame),
+		T(test_three_ipv4_segments_go_as_one_tso_frame),
+		T(test_ipv6_segments_merge_without_ipv4_fields),
+		T(test_a_lone_segment_goes_as_it_came_before_the_next),
 		cmocka_unit_test_setup_teardown(
 			test_a_pairs_rings_and_buffers_are_on_its_cpus_node,
 			setup_2nodes, teardown),
