@@ -15,8 +15,13 @@ import json
 import socket
 import time
 
-from conftest import free_port
+import pytest
+
+from conftest import free_port, qemu_version
 from test_e1000 import http_get, nic_counter, tcp_echo, up_line
+
+pytestmark = pytest.mark.skipif(qemu_version() < (8, 0),
+                                reason="needs QEMU 8 or later (the igb model)")
 
 
 def boot_igb(qemu, mon=None, app="echo,http"):

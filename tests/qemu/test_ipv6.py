@@ -57,6 +57,7 @@ def guest6(request, tmp_path_factory):
     if reason:
         pytest.skip(reason)
     nic, alloc = request.param
+    conftest.skip_unless_qemu_has(nic)
     with TapNet() as net:
         net.run(["ip", "addr", "add", HOST6 + "/64", "dev", "tap0", "nodad"], check=True)
         g = net.start_guest(str(tmp_path_factory.mktemp("ipv6")), nic=nic, alloc=alloc,

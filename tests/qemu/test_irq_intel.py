@@ -24,7 +24,7 @@ import urllib.request
 
 import pytest
 
-from conftest import free_port
+from conftest import free_port, skip_unless_qemu_has
 from test_net import NET_TIMEOUT, free_udp_port, random_mac
 from test_irq import udp_exchange
 
@@ -42,6 +42,7 @@ class IntelVM:
     echo) and QEMU's monitor on a unix socket."""
 
     def __init__(self, qemu, tmp_path, nic, smp=1, append=""):
+        skip_unless_qemu_has(nic)
         self.http, self.echo = free_port(), free_port()
         self.uecho = free_udp_port()
         self.mon = str(tmp_path / ("mon-%d.sock" % self.http))

@@ -24,7 +24,7 @@ import uuid
 
 import pytest
 
-from conftest import free_port, free_udp_port
+from conftest import free_port, free_udp_port, skip_unless_qemu_has
 from udp_echo_client import udp_echo
 
 NET_TIMEOUT = 60  # boot + DHCP under TCG on a loaded machine
@@ -42,6 +42,7 @@ class NetVM:
 
     def __init__(self, qemu, alloc, nic="virtio", append="", machine=None, smp=2, **start):
         """start: more Qemu.start() arguments (numa=, mem=, ...)."""
+        skip_unless_qemu_has(nic)
         self.alloc = alloc
         self.nic = nic
         if nic in ("e1000", "e1000e", "igb"):
@@ -385,6 +386,7 @@ def netns():
 @pytest.mark.parametrize("nic", NICS)
 @pytest.mark.parametrize("alloc", ALLOC_MODES)
 def test_ping_over_tap_in_netns(qemu, netns, alloc, nic):
+    skip_unless_qemu_has(nic)
     mac = random_mac()
     vm = qemu.start(netns=netns, smp=2, nic=nic, net="tap:tap0", mac=mac,
                     append="nic=%s net_alloc=%s ip=192.168.76.2/24 gw=192.168.76.1" % (nic, alloc))
