@@ -158,8 +158,8 @@ static bool igb_enable_queue(struct igb *g, unsigned int reg, uint32_t val)
  * poll fills it from the polling CPU's frag cache. */
 static int igb_setup_queue(struct igb *g, int q)
 {
-	uint64_t rx = drv_dma_addr((const void *)g->pairs[q].rx.desc);
-	uint64_t tx = drv_dma_addr((const void *)g->pairs[q].tx.desc);
+	uint64_t rx = drv_dma_addr((const void *)g->pairs[q]->rx.desc);
+	uint64_t tx = drv_dma_addr((const void *)g->pairs[q]->tx.desc);
 
 	igb_wr32(g, IGB_RDBAL(q), (uint32_t)rx);
 	igb_wr32(g, IGB_RDBAH(q), (uint32_t)(rx >> 32));
@@ -210,23 +210,58 @@ static void igb_start(struct igb *g)
 			 E1000_TCTL_COLD_FD);
 }
 
-/* Each pair's two ring pages, on its CPU's node. */
-static int igb_alloc_rings(struct igb *g)
+/* Each pair and its two ring pages, on its CPU's node. */
+static int igb_alloc_pairs(struct igb *g)
 {
 	for (int q = 0; q < g->dev.nqueues; q++) {
-		struct page *rx =
-			alloc_pages_node(g->dev.queues[q].node, __GFP_ZERO, 0);
-		struct page *tx =
-			alloc_pages_node(g->dev.queues[q].node, __GFP_ZERO, 0);
+		int node = g->dev.queues[q].node;
+		struct igb_pair *p =
+			kmalloc_node(sizeof(*p), GFP_KERNEL | __GFP_ZERO, node);
+		struct page *rx, *tx;
 
+		if (!p)
+			return -1;
+		g->pairs[q] = p;
+		p->owner = g;
+		p->q = q;
+		rx = alloc_pages_node(node, __GFP_ZERO, 0);
+		tx = alloc_pages_node(node, __GFP_ZERO, 0);
 		if (rx)
-			g->pairs[q].rx.desc = page_address(rx);
+			p->rx.desc = page_address(rx);
 		if (tx)
-			g->pairs[q].tx.desc = page_address(tx);
+			p->tx.desc = page_address(tx);
 		if (!rx || !tx)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * TSO's tables, on every queue or none: TSO is an optimisation, so a part
+ * short of memory still comes up, sending unmerged. Also none when they
+ * would take more than 1/64 of the free memory (a 33 KiB table a queue;
+ * at -m 16M the guest needs every page for buffers).
+ */
+static void igb_alloc_tso(struct igb *g, const char *where)
+{
+	uint64_t need = (uint64_t)g->dev.nqueues * IGB_TSO_TABLE_BYTES;
+
+	if (need * 64 > (uint64_t)nr_free_pages() * MM_PAGE_SIZE) {
+		drv_printf("igb: %s: TSO off: its tables would take more than "
+			   "1/64 of the free memory\n",
+			   where);
+		return;
+	}
+	for (int q = 0; q < g->dev.nqueues; q++) {
+		if (igb_tso_alloc(g, q))
+			continue;
+		drv_printf("igb: %s: no memory for TSO tables, sending "
+			   "unmerged\n",
+			   where);
+		for (int k = 0; k < q; k++)
+			igb_tso_free(g, k);
+		return;
+	}
 }
 
 /* A part no netdev keeps, stopped for good: gbe_quiesce, then its rings
@@ -236,9 +271,12 @@ static void igb_discard(struct igb *g, const struct pci_dev *d)
 	gbe_quiesce(g->hw.regs, d);
 	/* no DMA from here on; no buffer is posted before the first poll */
 	for (int q = 0; q < IGB_MAX_QUEUES; q++) {
-		free_pages((void *)(uintptr_t)g->pairs[q].rx.desc, 0);
-		free_pages((void *)(uintptr_t)g->pairs[q].tx.desc, 0);
+		if (!g->pairs[q])
+			continue;
+		free_pages((void *)(uintptr_t)g->pairs[q]->rx.desc, 0);
+		free_pages((void *)(uintptr_t)g->pairs[q]->tx.desc, 0);
 		igb_tso_free(g, q);
+		kfree(g->pairs[q]);
 	}
 	kfree(g);
 }
@@ -254,7 +292,6 @@ static void igb_init_netdev(struct igb *g, const struct pci_dev *d, int nq)
 	g->dev.offloads = NETDEV_OFF_TX_CSUM | NETDEV_OFF_RX_CSUM;
 	g->dev.nqueues = nq;
 	for (int q = 0; q < nq; q++) {
-		g->pairs[q].owner = g;
 		g->dev.queues[q].cpu = q;
 		g->dev.queues[q].node = cpu_to_mem(q);
 	}
@@ -277,19 +314,11 @@ static int igb_setup(struct igb *g, struct pci_dev *d, int nq)
 		drv_printf("igb: %s: reset did not complete\n", where);
 		return -1;
 	}
-	if (igb_alloc_rings(g) != 0) {
+	if (igb_alloc_pairs(g) != 0) {
 		drv_printf("igb: %s: no memory for the rings\n", where);
 		return -1;
 	}
-	for (int q = 0; q < nq; q++)
-		if (!igb_tso_alloc(g, q)) {
-			drv_printf("igb: %s: no memory for TSO tables, "
-				   "sending unmerged\n",
-				   where);
-			for (int k = 0; k < q; k++)
-				igb_tso_free(g, k);
-			break;
-		}
+	igb_alloc_tso(g, where);
 	igb_setup_mac(g);
 	igb_setup_link(g);
 	for (int q = 0; q < nq; q++)
@@ -336,22 +365,38 @@ static void report(const struct igb *g, const struct pci_dev *d)
 		   igb_rd32(g, E1000_STATUS) & E1000_STATUS_LU ? "up" : "down");
 }
 
+/* What one pair's RX ring holds when full. */
+#define IGB_PAIR_RX_BYTES ((uint64_t)(IGB_RX_RING - 1) * IGB_RX_ALLOC)
+
 /*
  * Queue pairs for part m on function d: one per CPU the caller allows
  * (@queues), up to what the part spreads RSS over, and up to the MSI-X
  * vectors (one per pair plus the link's). A function without MSI-X gets
  * one pair: a shared MSI or INTx vector cannot tell the queues apart.
+ * And no more pairs than their full RX rings fit in half the free memory
+ * (one at least): each takes 530 KiB of buffers, and at -m 16M on q35,
+ * with 233 pages free, two pairs took them all and DHCP never finished.
  */
 static int igb_queue_count(const struct igb_model *m, const struct pci_dev *d,
 			   int queues)
 {
 	int nq = queues < m->max_queues ? queues : m->max_queues;
 	int vectors = pci_msix_size(d);
+	uint64_t half = (uint64_t)nr_free_pages() * MM_PAGE_SIZE / 2;
+	int fit = (int)(half / IGB_PAIR_RX_BYTES);
 
 	if (nq > IGB_MAX_QUEUES)
 		nq = IGB_MAX_QUEUES;
 	if (vectors - 1 < nq)
 		nq = vectors - 1;
+	if (fit < 1)
+		fit = 1;
+	if (fit < nq) {
+		drv_printf("igb: %02x:%02x.%x: %d of %d queue pairs: the free "
+			   "memory holds no more RX buffers\n",
+			   d->bus, d->dev, d->fn, fit, nq);
+		nq = fit;
+	}
 	return nq < 1 ? 1 : nq;
 }
 

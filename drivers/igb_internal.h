@@ -2,8 +2,8 @@
  * What the files of the igb driver share: the device and its queue
  * pairs. igb_hw.c brings the part up (models, reset, MAC, link, ring
  * registers, probe) on the register-level steps every Intel gigabit part
- * shares (gbe_hw.h); igb.c is the per-packet path (rings, poll,
- * transmit with checksum offload); igb_irq.c the interrupts (MSI-X per
+ * shares (gbe_hw.h); igb.c is the per-packet path (RX, and the netdev
+ * ops), igb_tx.c the TX ring with checksum offload; igb_irq.c the interrupts (MSI-X per
  * queue pair, else MSI or INTx); igb_rss.c spreads flows over the queues;
  * igb_tso.c merges TCP segments for the device to cut again (TSO).
  */
@@ -68,12 +68,14 @@ struct igb_tx_ring {
 	struct tcp_merge_batch *batch;
 };
 
-/* Queue pair q: RX written on CPU q only, TX under the stack's guard. */
+/* Queue pair q, allocated on CPU q's node: RX written on CPU q only, TX
+ * under the stack's guard. */
 struct igb_pair {
 	struct igb_rx_ring rx;
 	struct igb_tx_ring tx;
 	struct igb *owner; /* for the pair's MSI-X handler */
-} __attribute__((aligned(64)));
+	int q;
+};
 
 struct igb {
 	struct netdev dev;
@@ -84,7 +86,7 @@ struct igb {
 	bool msix;		/* interrupts by MSI-X (igb_irq.c) */
 	/* MSI-X vectors: queue pair q's at q, the other causes' after them */
 	int msix_vec[IGB_MAX_QUEUES + 1];
-	struct igb_pair pairs[IGB_MAX_QUEUES];
+	struct igb_pair *pairs[IGB_MAX_QUEUES]; /* nqueues of them */
 };
 
 static inline uint32_t igb_rd32(const struct igb *g, unsigned int reg)
@@ -101,13 +103,17 @@ static inline void igb_wr32(struct igb *g, unsigned int reg, uint32_t v)
 extern const struct netdev_ops igb_ops;
 
 /*
- * igb.c's TX steps, for igb_tso.c. Under the stack's TX guard.
- * igb_tx_room: are there @need free slots on q (publishing and reaping
- * first when short)? igb_post_frame: queue one frame as it came, with its
- * checksum context; 0, or -1 (counted busy, or malformed). igb_tx_put_data:
- * the data descriptors of sg from @slot on, PAYLEN and POPTS on the first,
- * @cmd on each; returns the last slot.
+ * igb_tx.c: the TX ring, for igb.c and igb_tso.c. Under the stack's TX
+ * guard. igb_tx_reclaim: finished frames' cookies back to the stack.
+ * igb_tx_publish: one TDT write for what was queued. igb_tx_room: are
+ * there @need free slots on q (publishing and reaping first when short)?
+ * igb_post_frame: queue one frame as it came, with its checksum context;
+ * 0, or -1 (counted busy, or malformed). igb_tx_put_data: the data
+ * descriptors of sg from @slot on, PAYLEN and POPTS on the first, @cmd on
+ * each; returns the last slot.
  */
+void igb_tx_reclaim(struct igb *g, int q);
+void igb_tx_publish(struct igb *g, int q);
 bool igb_tx_room(struct igb *g, int q, unsigned int need);
 /* Is sg a frame xmit takes (segments within a descriptor, the frame
  * within the MTU)? */
@@ -124,6 +130,8 @@ uint16_t igb_tx_put_data(struct igb_tx_ring *t, uint16_t slot,
  * igb_tso_xmit: xmit through the batch. igb_tso_flush: post what the
  * batch holds.
  */
+#define IGB_TSO_TABLE_BYTES \
+	(IGB_TX_RING * TCP_MERGE_HDR_MAX + sizeof(struct tcp_merge_batch))
 bool igb_tso_alloc(struct igb *g, int q);
 void igb_tso_free(struct igb *g, int q);
 int igb_tso_xmit(struct igb *g, int q, const struct netdev_sg *sg, int nsg,

@@ -51,7 +51,7 @@ static void igb_queue_irq(void *arg)
 {
 	struct igb_pair *p = arg;
 	struct igb *g = p->owner;
-	int q = (int)(p - g->pairs);
+	int q = p->q;
 
 	igb_wr32(g, IGB_EIMC, 1u << q);
 	g->dev.queues[q].stats.interrupts++;
@@ -136,7 +136,7 @@ static int igb_msix_setup(struct igb *g)
 	for (int i = 0; i < n; i++) {
 		g->msix_vec[i] =
 			i < nq ? pci_msix_vector(table, i, g->dev.queues[i].cpu,
-						 igb_queue_irq, &g->pairs[i])
+						 igb_queue_irq, g->pairs[i])
 			       : pci_msix_vector(table, i, g->dev.queues[0].cpu,
 						 igb_other_irq, g);
 		if (g->msix_vec[i] < 0) {
@@ -232,7 +232,7 @@ int igb_irq_setup(struct netdev *dev)
 bool igb_irq_arm(struct netdev *dev, int q)
 {
 	struct igb *g = dev->priv;
-	const struct igb_rx_ring *r = &g->pairs[q].rx;
+	const struct igb_rx_ring *r = &g->pairs[q]->rx;
 
 	if (g->msix) {
 		igb_wr32(g, IGB_EICR,

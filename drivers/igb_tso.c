@@ -44,7 +44,7 @@
 
 bool igb_tso_alloc(struct igb *g, int q)
 {
-	struct igb_tx_ring *t = &g->pairs[q].tx;
+	struct igb_tx_ring *t = &g->pairs[q]->tx;
 	int node = g->dev.queues[q].node;
 
 	t->tso_hdr = kmalloc_node(sizeof(*t->tso_hdr) * IGB_TX_RING,
@@ -59,7 +59,7 @@ bool igb_tso_alloc(struct igb *g, int q)
 
 void igb_tso_free(struct igb *g, int q)
 {
-	struct igb_tx_ring *t = &g->pairs[q].tx;
+	struct igb_tx_ring *t = &g->pairs[q]->tx;
 
 	kfree(t->tso_hdr);
 	kfree(t->batch);
@@ -109,7 +109,7 @@ static void tso_put_ctx(struct igb_tx_ring *t, uint16_t slot,
 static void tso_post_merged(struct igb *g, int q,
 			    const struct tcp_merge_batch *b)
 {
-	struct igb_tx_ring *t = &g->pairs[q].tx;
+	struct igb_tx_ring *t = &g->pairs[q]->tx;
 	struct netdev_stats *st = &g->dev.queues[q].stats;
 	struct netdev_sg pieces[1 + TCP_MERGE_PAY_MAX];
 	unsigned int need = 2u + (unsigned int)b->npay;
@@ -141,7 +141,7 @@ static void tso_post_merged(struct igb *g, int q,
 
 void igb_tso_flush(struct igb *g, int q)
 {
-	struct tcp_merge_batch *b = g->pairs[q].tx.batch;
+	struct tcp_merge_batch *b = g->pairs[q]->tx.batch;
 
 	/* A batch of one had room when it was held: the post cannot fail;
 	 * should it all the same, the segment goes back as if sent (TCP
@@ -157,7 +157,7 @@ void igb_tso_flush(struct igb *g, int q)
 int igb_tso_xmit(struct igb *g, int q, const struct netdev_sg *sg, int nsg,
 		 void *cookie)
 {
-	struct tcp_merge_batch *b = g->pairs[q].tx.batch;
+	struct tcp_merge_batch *b = g->pairs[q]->tx.batch;
 	struct tcp_merge_seg s;
 
 	if (!igb_tx_frame_ok(sg, nsg))

@@ -119,3 +119,17 @@ def test_rss_spreads_24_flows_over_every_queue_as_the_table_says(qemu):
     print("rx frames per queue: %s" % [after["queues"][q]["rx_packets"] -
                                        before["queues"][q]["rx_packets"]
                                        for q in range(4)])
+
+
+def test_16m_guest_gets_the_queue_pairs_its_memory_holds_and_its_address(qemu):
+    """-m 16M on q35 leaves 233 free pages: two pairs' full RX rings
+    (530 KiB each) took them all, and DHCP never finished. The probe keeps
+    one pair and no TSO tables, and the guest gets its address."""
+    vm = qemu.start(append="nic=igb app=echo", nic="igb", smp=2, mem="16M",
+                    mac="52:54:00:1b:16:%02x" % (free_port() % 256))
+    vm.wait_for(r"^igb: 00:\w\w\.\d: 1 of 2 queue pairs: the free memory holds "
+                r"no more RX buffers$")
+    vm.wait_for(r"^igb: 00:\w\w\.\d: TSO off: its tables would take more than "
+                r"1/64 of the free memory$")
+    vm.wait_for(r"^igb: eth0 .* queues=1 link up$")
+    assert up_line(vm, "eth0", "igb") == "10.0.2.15"

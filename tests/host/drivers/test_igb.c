@@ -9,7 +9,7 @@
  * might: a length past the buffer, a frame without EOP, status bits that
  * come without DD or out of ring order. The interrupt tests use the
  * kernel services e1000_irq_fake.h fakes (vectors, MSI/MSI-X tables,
- * wakes). drivers/igb.c, igb_hw.c, igb_irq.c, igb_rss.c, igb_tso.c,
+ * wakes). drivers/igb.c, igb_hw.c, igb_irq.c, igb_rss.c, igb_tso.c, igb_tx.c,
  * tcp_merge.c, gbe_hw.c, frame_hdr.c and
  * netdev.c are compiled in so their static state can be reset between
  * tests.
@@ -31,6 +31,7 @@
 #include "drivers/igb_irq.c"
 #include "drivers/igb_rss.c"
 #include "drivers/igb_tso.c"
+#include "drivers/igb_tx.c"
 #include "drivers/tcp_merge.c"
 #include "drivers/netdev.c"
 #include "mm_test.h"
@@ -262,9 +263,9 @@ static void stack_tx_done(struct netdev *d, int q, void *cookie)
 
 /* A fresh simulated 82576 on a fresh bus of a machine of @nodes nodes
  * and @cpus CPUs: what the part loaded at reset. */
-static void setup_machine(int nodes, int cpus)
+static void setup_machine(int nodes, size_t mib, int cpus)
 {
-	mm_test_boot(nodes, 32, cpus);
+	mm_test_boot(nodes, mib, cpus);
 	regs = calloc(1, BAR0_SIZE);
 	assert_non_null(regs);
 	memset(bus_master, 0, sizeof(bus_master));
@@ -293,7 +294,7 @@ static void setup_machine(int nodes, int cpus)
 static int setup(void **state)
 {
 	(void)state;
-	setup_machine(1, 1);
+	setup_machine(1, 32, 1);
 	return 0;
 }
 
@@ -301,7 +302,15 @@ static int setup(void **state)
 static int setup_2nodes(void **state)
 {
 	(void)state;
-	setup_machine(2, 2);
+	setup_machine(2, 32, 2);
+	return 0;
+}
+
+/* 2 MiB: the free memory holds one pair's RX buffers twice at most. */
+static int setup_tiny(void **state)
+{
+	(void)state;
+	setup_machine(1, 2, 1);
 	return 0;
 }
 
@@ -575,7 +584,7 @@ test_a_second_write_back_of_a_slot_is_not_a_second_frame(void **state)
 	g = dev->priv;
 	hw_receive(60, IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP);
 	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 1);
-	assert_null(g->pairs[0].rx.buf[0]); /* the slot holds nothing now */
+	assert_null(g->pairs[0]->rx.buf[0]); /* the slot holds nothing now */
 	hw_rx_ring()[0].wb.length = 60;
 	hw_rx_ring()[0].wb.staterr = IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP;
 	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 0);
@@ -879,6 +888,20 @@ static void test_pairs_follow_cpus_part_and_msix_vectors(void **state)
 	assert_false(*reg(IGB_RXDCTL(4)) & IGB_DCTL_ENABLE);
 }
 
+static void test_a_small_memory_gets_fewer_pairs_and_no_tso(void **state)
+{
+	(void)state;
+	assert_int_equal(probe_queues(4)->nqueues, 1);
+	assert_non_null(strstr(console, "igb: 00:02.0: 1 of 4 queue pairs: "
+					"the free memory holds no more RX "
+					"buffers\n"));
+	/* and no TSO tables where every page is wanted for buffers */
+	assert_non_null(strstr(console, "igb: 00:02.0: TSO off: its tables "
+					"would take more than 1/64 of the "
+					"free memory\n"));
+	assert_null(((struct igb *)netdev_get(0)->priv)->pairs[0]->tx.batch);
+}
+
 static void test_a_part_without_msix_gets_one_pair(void **state)
 {
 	(void)state;
@@ -977,19 +1000,19 @@ static void test_a_pairs_rings_and_buffers_are_on_its_cpus_node(void **state)
 	assert_int_equal(dev->queues[1].cpu, 1);
 	assert_int_equal(dev->queues[1].node, 1);
 	assert_int_equal(
-		page_to_nid(virt_to_page((const void *)g->pairs[1].rx.desc)),
+		page_to_nid(virt_to_page((const void *)g->pairs[1]->rx.desc)),
 		1);
 	assert_int_equal(
-		page_to_nid(virt_to_page((const void *)g->pairs[1].tx.desc)),
+		page_to_nid(virt_to_page((const void *)g->pairs[1]->tx.desc)),
 		1);
 	assert_int_equal(
-		page_to_nid(virt_to_page((const void *)g->pairs[0].rx.desc)),
+		page_to_nid(virt_to_page((const void *)g->pairs[0]->rx.desc)),
 		0);
 	mm_test_on_cpu(1, poll_queue1, dev);
 	assert_int_equal(*reg(IGB_RDT(1)), IGB_RX_RING - 1);
 	for (int i = 0; i < IGB_RX_RING - 1; i++)
 		assert_int_equal(
-			page_to_nid(virt_to_page(g->pairs[1].rx.buf[i])), 1);
+			page_to_nid(virt_to_page(g->pairs[1]->rx.buf[i])), 1);
 }
 
 /* ---------------------------------------------------------------- TSO */
@@ -1051,8 +1074,8 @@ static struct netdev *probe_tso(void)
 	struct netdev *dev = probe_one();
 	struct igb *g = dev->priv;
 
-	assert_non_null(g->pairs[0].tx.tso_hdr);
-	assert_non_null(g->pairs[0].tx.batch);
+	assert_non_null(g->pairs[0]->tx.tso_hdr);
+	assert_non_null(g->pairs[0]->tx.batch);
 	return dev;
 }
 
@@ -1201,6 +1224,9 @@ int main(void)
 		T(test_intx_handler_claims_only_its_causes),
 		T(test_pairs_follow_cpus_part_and_msix_vectors),
 		T(test_a_part_without_msix_gets_one_pair),
+		cmocka_unit_test_setup_teardown(
+			test_a_small_memory_gets_fewer_pairs_and_no_tso,
+			setup_tiny, teardown),
 		T(test_rss_key_table_and_fields_are_programmed),
 		T(test_the_stack_chooses_the_table),
 		T(test_the_hash_and_its_kind_go_up_with_the_frame),
