@@ -14,9 +14,11 @@ include mk/net.mk
 include mk/www.mk
 include mk/kernel.mk
 include mk/host.mk
+include mk/labs.mk
 include mk/bench.mk
 include mk/plots.mk
 include mk/profile.mk
+include mk/trace.mk
 include mk/soak.mk
 include mk/fuzz.mk
 include mk/lwip-unit.mk

@@ -14,6 +14,12 @@
 void app_echo_start(void);
 void app_http_start(void);
 void app_iperf_start(void);
+/* netconsole=A.B.C.D:PORT: the log as UDP from now on (netconsole.c);
+ * nothing when the key is off. Boot, under the core lock. */
+void app_netconsole_start(void);
+/* gdb=tcp:PORT: the GDB stub's TCP transport (gdb_tcp.c); nothing for
+ * another value. Boot, under the core lock. */
+void app_gdb_tcp_start(void);
 
 struct http_request;
 struct http_response;
@@ -24,11 +30,19 @@ struct http_response;
  * engine's serve callback only (net CPU). */
 int app_profile_serve(const struct http_request *req,
 		      struct http_response *resp);
+/* The tracer's (apps/http_trace.c), the same way: 400 bad classes, 403
+ * trace= not given at boot (or the control gate's), 405, 503. */
+int app_trace_serve(const struct http_request *req, struct http_response *resp);
+/* Packet capture's (apps/http_capture.c), the same way: 403 capture=1
+ * not given at boot (or the control gate's), 405, 503. */
+int app_capture_serve(const struct http_request *req,
+		      struct http_response *resp);
 
-struct ip4_addr;
-/* Start lwiperf's 10 s TCP client test towards server:port (host order
- * port). Net CPU only. Returns 0, -1 when it cannot start, -2 while the
- * client started before still runs (one at a time). */
-int app_iperf_client(const struct ip4_addr *server, uint16_t port);
+struct ip_addr;
+/* Start lwiperf's 10 s TCP client test towards server:port (IPv4 or
+ * IPv6; host order port). Net CPU only. Returns 0, -1 when it cannot
+ * start, -2 while the client started before still runs (one at a
+ * time). */
+int app_iperf_client(const struct ip_addr *server, uint16_t port);
 
 #endif /* APPS_APPS_H */

@@ -17,11 +17,13 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "net/core_lock.h"
+#include "net/capture.h"
 #include "net/net.h"
 #include "net/net_config.h"
 #include "net/net_mem.h"
 #include "net/net_poll.h"
 #include "net/net_selftest.h"
+#include "shell_capture.h"
 #include "shell_net.h"
 
 #define APP_ECHO  1u
@@ -108,6 +110,8 @@ static void apps_start(void)
 		app_http_start();
 	if (apps_on & APP_IPERF)
 		app_iperf_start();
+	app_netconsole_start();
+	app_gdb_tcp_start();
 	net_core_unlock();
 }
 
@@ -117,10 +121,12 @@ void apps_boot(void)
 	net_config_parse();
 	apps_config_parse();
 	shell_net_register(); /* they say so themselves when there is no NIC */
+	shell_capture_register();
 	net_selftest_register();
 	net_set_ready_hook(announce_services);
 	if (net_init() == 0)
 		return;
 	apps_start();
+	net_capture_boot();
 	net_poll_start();
 }

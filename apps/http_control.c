@@ -21,6 +21,7 @@
 #include "kernel/console.h"
 #include "lwip/ip_addr.h"
 #include "lwip/netif.h"
+#include "net/net_ip6.h"
 
 CMDLINE_KEY(apps, http_control, "0", cmdline_valid_choice, "0|1",
 	    "HTTP actions that start work on the guest (POST "
@@ -39,6 +40,15 @@ int http_control_gate(const struct http_request *req,
 	return 0;
 }
 
+/* a as text, an IPv6 one as RFC 5952 has it (lwIP's own writes
+ * uppercase hex), as the iperf reports print their peers. */
+static char *addr_text(const ip_addr_t *a, char *buf, size_t size)
+{
+	if (IP_IS_V6(a))
+		return net_ip6_text(ip_2_ip6(a), buf, size);
+	return ipaddr_ntoa_r(a, buf, (int)size);
+}
+
 void http_control_log(const struct http_request *req, const char *fmt, ...)
 {
 	char what[96], peer[IPADDR_STRLEN_MAX] = "?";
@@ -48,17 +58,31 @@ void http_control_log(const struct http_request *req, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	if (req->peer)
-		ipaddr_ntoa_r(req->peer, peer, sizeof(peer));
+		addr_text(req->peer, peer, sizeof(peer));
 	kprintf("http: control: %s (asked by %s)\n", what, peer);
+}
+
+/* The iperf client's server: an IPv6 asker itself, else the default
+ * gateway (the host, under QEMU's user networking); false without. */
+static bool iperf_server(const struct http_request *req, ip_addr_t *to)
+{
+	if (req->peer && IP_IS_V6(req->peer)) {
+		ip_addr_copy(*to, *req->peer);
+		return true;
+	}
+	if (!netif_default)
+		return false;
+	ip_addr_copy_from_ip4(*to, *netif_ip4_gw(netif_default));
+	return true;
 }
 
 int http_control_iperf(const struct http_request *req, const char *arg,
 		       struct http_response *resp)
 {
 	static const char ok[] = "started\n";
-	const ip4_addr_t *gw =
-		netif_default ? netif_ip4_gw(netif_default) : NULL;
+	char text[IPADDR_STRLEN_MAX];
 	int status = http_control_gate(req, resp), err;
+	ip_addr_t to;
 	char *end;
 	long port;
 
@@ -67,11 +91,16 @@ int http_control_iperf(const struct http_request *req, const char *arg,
 	port = strtol(arg, &end, 10);
 	if (end == arg || *end || port <= 0 || port > 65535)
 		return 400;
-	err = app_iperf_client(gw, (uint16_t)port);
+	if (!iperf_server(req, &to))
+		return 503;
+	err = app_iperf_client(&to, (uint16_t)port);
 	if (err)
 		return err == -2 ? 409 : 503;
-	http_control_log(req, "iperf client to %s:%ld for 10 s",
-			 ip4addr_ntoa(gw), port);
+	addr_text(&to, text, sizeof(text));
+	http_control_log(req,
+			 IP_IS_V6(&to) ? "iperf client to [%s]:%ld for 10 s"
+				       : "iperf client to %s:%ld for 10 s",
+			 text, port);
 	resp->status = 200;
 	resp->body = ok;
 	resp->body_len = sizeof(ok) - 1;

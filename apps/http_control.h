@@ -36,7 +36,8 @@ http_control_log(const struct http_request *req, const char *fmt, ...);
 /**
  * http_control_iperf - POST /iperf-client/PORT: lwiperf's 10 s client
  * test against PORT of the default gateway (the host, under QEMU's user
- * networking): the guest->host half of the benchmarks.
+ * networking), or, for a request that came over IPv6, of its sender: the
+ * guest->host half of the benchmarks, in either family.
  * @arg: what follows "/iperf-client/".
  * Return: 200 with @resp filled, or the status of our page to answer:
  * 403/405 (the gate), 400 (not a port), 409 (a client runs), 503 (it

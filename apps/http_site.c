@@ -11,6 +11,10 @@
  *                 (apps/http_control.c, behind its gate: http_control=1)
  *   /profile/...  the profiler's trigger (behind the same gate) and
  *                 reports (apps/http_profile.c)
+ *   /trace.json, /trace/...  the event trace and its trigger, when the
+ *                 boot asked for them (apps/http_trace.c)
+ *   /capture.pcap, /capture/...  packet capture and its trigger, when
+ *                 the boot asked for them (apps/http_capture.c)
  *
  * Any other path gets our /404.html, a method a path does not take our
  * /405.html (with Allow); the engine asks for /400.html, /501.html and
@@ -302,6 +306,10 @@ static void site_serve(const struct http_request *req,
 		status = http_control_iperf(req, req->path + 14, resp);
 	else
 		status = app_profile_serve(req, resp);
+	if (!status)
+		status = app_trace_serve(req, resp);
+	if (!status)
+		status = app_capture_serve(req, resp);
 	if (status) {
 		if (status != 200)
 			site_error(status, resp); /* keeps a 405's Allow */

@@ -5,9 +5,10 @@
  * "[fe80::1]:45678"), which benchmarks and tests read. A session that lwIP ended
  * itself (a RST, retransmissions exhausted) has no pcb left to name its
  * peer (net/lwip-patches/0001-*): a client session then names the server
- * it was started against (carried in the report's argument), a server
- * session prints "-" instead of the peer. One client runs at a time: its
- * report (done or aborted, lwiperf reports every end) frees the place.
+ * it was started against (kept in client_server: a client's report has
+ * it as its argument), a server session prints "-" instead of the peer.
+ * One client runs at a time: its report (done or aborted, lwiperf
+ * reports every end) frees the place.
  */
 #include <stdbool.h>
 
@@ -18,6 +19,11 @@
 
 /* A client session runs; cleared by its report. */
 static bool client_running;
+/* The running client's server, IPv4 or IPv6, for its report. */
+static struct {
+	ip_addr_t addr;
+	u16_t port;
+} client_server;
 
 static const char *report_name(enum lwiperf_report_type t)
 {
@@ -51,46 +57,41 @@ static void iperf_report(void *arg, enum lwiperf_report_type type,
 	(void)local_port;
 	if (arg) /* only a client session has an argument: its server */
 		client_running = false;
-	if (remote_addr && IP_IS_V6(remote_addr)) {
+	if (!remote_addr && arg) { /* a client whose pcb is gone */
+		remote_addr = &client_server.addr;
+		remote_port = client_server.port;
+	}
+	if (!remote_addr) {
+		kprintf("iperf: %s - bytes=%u ms=%u kbps=%u\n",
+			report_name(type), bytes, ms, kbps);
+		return;
+	}
+	if (IP_IS_V6(remote_addr)) {
 		kprintf("iperf: %s [%s]:%u bytes=%u ms=%u kbps=%u\n",
 			report_name(type),
 			net_ip6_text(ip_2_ip6(remote_addr), text, sizeof(text)),
 			remote_port, bytes, ms, kbps);
 		return;
 	}
-	if (remote_addr) {
-		ip = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(remote_addr)));
-	} else if (arg) { /* a client whose pcb is gone: its server */
-		ip = (uint32_t)((uintptr_t)arg >> 16);
-		remote_port = (u16_t)((uintptr_t)arg & 0xffff);
-	} else {
-		kprintf("iperf: %s - bytes=%u ms=%u kbps=%u\n",
-			report_name(type), bytes, ms, kbps);
-		return;
-	}
+	ip = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(remote_addr)));
 	kprintf("iperf: %s %u.%u.%u.%u:%u bytes=%u ms=%u kbps=%u\n",
 		report_name(type), ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
 		ip & 255, remote_port, bytes, ms, kbps);
 }
 
-int app_iperf_client(const ip4_addr_t *server, uint16_t port)
+int app_iperf_client(const ip_addr_t *server, uint16_t port)
 {
-	ip_addr_t addr;
-	uintptr_t peer;
-
 	if (client_running)
 		return -2;
-	if (!server || ip4_addr_isany(server))
+	if (!server || ip_addr_isany(server))
 		return -1;
-	/* The server's address (host order) and port, for a report that
-	 * comes after lwIP freed the session's pcb. */
-	peer = (uintptr_t)lwip_ntohl(ip4_addr_get_u32(server)) << 16 | port;
-	ip_addr_copy_from_ip4(addr, *server);
+	ip_addr_copy(client_server.addr, *server);
+	client_server.port = port;
 	/* Set first: a connect that fails at once reports (and clears it)
 	 * from inside the start. */
 	client_running = true;
-	if (!lwiperf_start_tcp_client(&addr, port, LWIPERF_CLIENT, iperf_report,
-				      (void *)peer)) {
+	if (!lwiperf_start_tcp_client(&client_server.addr, port, LWIPERF_CLIENT,
+				      iperf_report, &client_server)) {
 		client_running = false;
 		kprintf("net: iperf: cannot connect to port %u\n", port);
 		return -1;

@@ -21,10 +21,12 @@
 #include "kernel/console.h"
 #include "kernel/cpu_stats.h"
 #include "kernel/shell.h"
+#include "kernel/trace.h"
 #include "lwip/sys.h"
 #include "mm/mm.h"
 #include "apps.h"
 #include "stats.h"
+#include "net/capture.h"
 #include "net/net.h"
 #include "net/core_lock.h"
 #include "net/lwip_stats.h"
@@ -95,6 +97,8 @@ static const struct stats_section sections[] = {
 	{"ip6", net_ip6_json, &net_ip6_schema},
 	{"pci", pci_json, &pci_schema},
 	{"shell", shell_stats_json, &shell_stats_schema},
+	{"trace", trace_stats_json, &trace_stats_schema},
+	{"capture", net_capture_stats_json, &net_capture_schema},
 };
 
 #define NSECTIONS ((int)(sizeof(sections) / sizeof(sections[0])))

@@ -25,7 +25,11 @@
  * error) are dropped and counted in rx_errors; a length outside
  * [1, NETDEV_FRAME_MAX] or a frame spread over several buffers (which
  * cannot happen with long packets off, so the device is misbehaving) is
- * dropped and counted in rx_bad_len, never passed up.
+ * dropped and counted in rx_bad_len, never passed up. With checksum
+ * offload (the 82574L's RXCSUM.TUOFL, e1000e_hw.c) a descriptor that says
+ * the device checked a TCP or UDP sum, IPv4 or IPv6, and found it right
+ * sends its frame up flagged NETDEV_RX_CSUM_OK (counted in rx_csum_valid),
+ * so the stack skips its own sum over the payload.
  *
  * TX. One descriptor per scatter segment, read by the device in place;
  * every descriptor asks for the CRC (IFCS) and the last one also for EOP
@@ -137,14 +141,44 @@ static bool rx_frame_ok(struct e1000 *e, uint8_t status, uint8_t errors,
 	return true;
 }
 
+/* Is frame f (len bytes) an IPv4 fragment? Its TCP/UDP sum covers the
+ * whole datagram, so no device's word on one fragment holds for it. */
+static bool rx_ipv4_fragment(const uint8_t *f, uint32_t len)
+{
+	return len >= 14 + 20 && f[12] == 0x08 && f[13] == 0x00 &&
+	       ((f[14 + 6] & 0x3f) | f[14 + 7]) != 0; /* MF, offset */
+}
+
+/*
+ * The rx callback's flags for a good frame: NETDEV_RX_CSUM_OK when
+ * checksum offload is on and the device checked the TCP or UDP sum (IPv4
+ * or IPv6) and found it right, never on an IPv4 fragment. Anything else
+ * (offload off, IXSM, neither protocol, a wrong sum) goes up unflagged and
+ * the stack checks the sums itself, so a frame the device calls bad is
+ * still counted and dropped where lwIP's counters say so.
+ */
+static unsigned int rx_csum_flags(struct e1000 *e, uint8_t status,
+				  uint8_t errors, const uint8_t *f,
+				  uint32_t len)
+{
+	if (!e->rx_csum || (status & E1000_RXD_STAT_IXSM) ||
+	    !(status & (E1000_RXD_STAT_TCPCS | E1000_RXD_STAT_UDPCS)) ||
+	    (errors & E1000_RXD_ERR_TCPE) || rx_ipv4_fragment(f, len))
+		return 0;
+	e->dev.queues[0].stats.rx_csum_valid++;
+	return NETDEV_RX_CSUM_OK;
+}
+
 /*
  * rx_take - take the buffer of the oldest owned slot, which the device has
  * marked done. The buffer leaves rx_buf[] first, so neither a wrap nor a
  * second DD can hand the same buffer out twice. Returns the buffer when it
- * holds a frame to pass up (its length in *len), or NULL when the frame
- * was dropped: then it is already freed and counted.
+ * holds a frame to pass up (its length in *len, the rx callback's flags in
+ * *flags), or NULL when the frame was dropped: then it is already freed
+ * and counted.
  */
-static uint8_t *rx_take(struct e1000 *e, uint8_t status, uint32_t *len)
+static uint8_t *rx_take(struct e1000 *e, uint8_t status, uint32_t *len,
+			unsigned int *flags)
 {
 	uint16_t slot = e->rx_next;
 	volatile struct e1000_rx_desc *d = &e->rx_ring[slot];
@@ -162,6 +196,7 @@ static uint8_t *rx_take(struct e1000 *e, uint8_t status, uint32_t *len)
 		return NULL;
 	}
 	*len = length;
+	*flags = rx_csum_flags(e, status, errors, buf, length);
 	return buf;
 }
 
@@ -335,6 +370,7 @@ static int e1000_rx_poll(struct netdev *dev, int q, int budget)
 	struct {
 		uint8_t *buf;
 		uint32_t len;
+		unsigned int flags;
 	} got[E1000_POLL_MAX];
 	int taken = 0, n = 0;
 
@@ -347,7 +383,7 @@ static int e1000_rx_poll(struct netdev *dev, int q, int budget)
 		if (!(status & E1000_RXD_STAT_DD))
 			break;
 		atomic_thread_fence(memory_order_acquire);
-		got[n].buf = rx_take(e, status, &got[n].len);
+		got[n].buf = rx_take(e, status, &got[n].len, &got[n].flags);
 		if (got[n].buf)
 			n++;
 		taken++;
@@ -359,7 +395,7 @@ static int e1000_rx_poll(struct netdev *dev, int q, int budget)
 	for (int i = 0; i < n; i++) {
 		dev->queues[0].stats.rx_packets++;
 		dev->queues[0].stats.rx_bytes += got[i].len;
-		dev->rx(dev, 0, got[i].buf, got[i].len, 0, 0);
+		dev->rx(dev, 0, got[i].buf, got[i].len, got[i].flags, 0);
 	}
 	read_hw_stats(e);
 	return taken;

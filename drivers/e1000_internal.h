@@ -43,6 +43,9 @@ struct e1000 {
 	uint16_t rx_tail;	     /* next slot to fill (RDT's value) */
 	uint16_t rx_posted;	     /* slots the device owns */
 	bool rx_discard;	     /* dropping a frame's remaining buffers */
+	/* RXCSUM.TUOFL set (82574L, e1000e_rx_csum=1): a descriptor may
+	 * vouch for the frame's TCP/UDP sum */
+	bool rx_csum;
 
 	volatile struct e1000_tx_desc *tx_ring;
 	void *tx_cookie[E1000_TX_RING];	 /* on a frame's last slot */

@@ -153,8 +153,14 @@ struct e1000_rx_desc {
 	uint16_t special;  /* VLAN tag (unused) */
 };
 
-#define E1000_RXD_STAT_DD  (1u << 0) /* descriptor done */
-#define E1000_RXD_STAT_EOP (1u << 1) /* last buffer of the frame */
+#define E1000_RXD_STAT_DD    (1u << 0) /* descriptor done */
+#define E1000_RXD_STAT_EOP   (1u << 1) /* last buffer of the frame */
+/* Checksum offload (RXCSUM.TUOFL, the 82574L here): TCPCS or UDPCS, the
+ * device checked the frame's TCP or UDP sum (ERR_TCPE: it was wrong);
+ * IXSM, ignore the checksum bits. */
+#define E1000_RXD_STAT_IXSM  (1u << 2)
+#define E1000_RXD_STAT_UDPCS (1u << 4)
+#define E1000_RXD_STAT_TCPCS (1u << 5)
 
 #define E1000_RXD_ERR_CE   (1u << 0) /* CRC or alignment error */
 #define E1000_RXD_ERR_SE   (1u << 1) /* symbol error */
@@ -164,7 +170,7 @@ struct e1000_rx_desc {
 #define E1000_RXD_ERR_IPE  (1u << 6) /* IP checksum (offload only) */
 #define E1000_RXD_ERR_RXE  (1u << 7) /* RX data error */
 /* The errors that make the frame itself bad (the checksum-offload bits do
- * not: lwIP checks checksums itself). */
+ * not: a frame with a wrong sum goes up unvouched and lwIP drops it). */
 #define E1000_RXD_ERR_FRAME                                        \
 	(E1000_RXD_ERR_CE | E1000_RXD_ERR_SE | E1000_RXD_ERR_SEQ | \
 	 E1000_RXD_ERR_CXE | E1000_RXD_ERR_RXE)

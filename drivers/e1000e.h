@@ -7,6 +7,8 @@
 #ifndef DRIVERS_E1000E_H
 #define DRIVERS_E1000E_H
 
+#include <stdbool.h>
+
 /**
  * e1000e_probe - bind every 82574L PCI function found; report, and stop
  * (receive, transmit and bus mastering off), the other e1000e-family
@@ -18,5 +20,19 @@
  * failure and each refused part is reported on the console).
  */
 int e1000e_probe(int node);
+
+/* Offloads the driver may use (each a boot switch, for A/B runs):
+ * rx_csum: RXCSUM.TUOFL, the device checks TCP/UDP sums of received IPv4
+ * and IPv6 frames (e1000e_rx_csum=). */
+struct e1000e_offloads {
+	bool rx_csum;
+};
+
+/**
+ * e1000e_allow_offloads - what later probes may turn on (all of them
+ * unless told otherwise).
+ * Context: boot, before e1000e_probe().
+ */
+void e1000e_allow_offloads(const struct e1000e_offloads *o);
 
 #endif /* DRIVERS_E1000E_H */

@@ -18,7 +18,9 @@
  *  - CTRL_EXT.DRV_LOAD tells the part's firmware a driver owns it;
  *  - RFCTL.EXSTEN cleared: legacy RX descriptors, the 16-byte layout
  *    e1000.c already reads (docs/e1000e.md says why not the extended
- *    ones); RXCSUM off (lwIP checks checksums itself);
+ *    ones); RXCSUM.TUOFL when e1000e_rx_csum= allows it (on by default),
+ *    so each descriptor says whether the TCP/UDP sum, IPv4 or IPv6, was
+ *    right and the stack skips checking it again; else RXCSUM 0;
  *  - TXDCTL bit 22 (required on this family) and descriptor granularity;
  *  - interrupt routing, every cause still masked: IVAR maps RX queue 0,
  *    TX queue 0 and the other causes (link) to MSI-X entries 0, 1, 2
@@ -180,12 +182,23 @@ static int e1000e_reset(struct e1000 *e, const char *where)
 	return 0;
 }
 
-/* Legacy RX descriptors and no checksum offload, before RCTL.EN. */
+static struct e1000e_offloads e1000e_allowed = {.rx_csum = true};
+
+void e1000e_allow_offloads(const struct e1000e_offloads *o)
+{
+	e1000e_allowed = *o;
+}
+
+/* Legacy RX descriptors, and TCP/UDP checksum offload when allowed,
+ * before RCTL.EN. Nothing else of RXCSUM is wanted: the IPv4 header sum
+ * is lwIP's (three loads), the packet checksum field is unused. */
 static void e1000e_setup_rx_format(struct e1000 *e)
 {
 	e1000_wr32(e, E1000E_RFCTL,
 		   e1000_rd32(e, E1000E_RFCTL) & ~E1000E_RFCTL_EXTEN);
-	e1000_wr32(e, E1000E_RXCSUM, 0);
+	e->rx_csum = e1000e_allowed.rx_csum;
+	e1000_wr32(e, E1000E_RXCSUM, e->rx_csum ? E1000E_RXCSUM_TUOFL : 0);
+	e->dev.offloads = e->rx_csum ? NETDEV_OFF_RX_CSUM : 0;
 }
 
 static void e1000e_setup_tx_control(struct e1000 *e)
@@ -289,6 +302,8 @@ static void report(const struct e1000 *e, const struct pci_dev *d)
 		   E1000_RX_RING, E1000_TX_RING,
 		   e1000_rd32(e, E1000_STATUS) & E1000_STATUS_LU ? "up"
 								 : "down");
+	drv_printf("e1000e: %s offloads rx_csum=%s\n", e->dev.name,
+		   e->rx_csum ? "on" : "off(switch)");
 }
 
 int e1000e_probe(int node)

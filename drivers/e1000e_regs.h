@@ -31,8 +31,11 @@
 #define E1000E_CTRL_EXT_DRV_LOAD (1u << 28) /* a driver owns the part */
 #define E1000E_CTRL_EXT_PBA_CLR	 (1u << 31) /* MSI-X: clear PBA on read */
 
+/* RXCSUM.TUOFL: check each received frame's TCP/UDP sum and say so in
+ * its descriptor (IPv6 frames too while RFCTL.IPV6_XSUM_DIS is clear). */
+#define E1000E_RXCSUM_TUOFL (1u << 9)
 /* RFCTL.EXSTEN: extended RX descriptors. Cleared: legacy ones. */
-#define E1000E_RFCTL_EXTEN (1u << 15)
+#define E1000E_RFCTL_EXTEN  (1u << 15)
 
 /*
  * IVAR (datasheet 10.2.4.x): a 3-bit MSI-X vector and a valid bit per

@@ -54,7 +54,7 @@
 #define NETDEV_MAX	    16
 #define NETDEV_MAX_SG	    16	 /* segments in one transmitted frame */
 #define NETDEV_FRAME_MAX    1514 /* Ethernet header + 1500 bytes MTU, no FCS */
-/* A received TCPv4 segment coalesced by the device (virtio GUEST_TSO4) is
+/* A received TCP segment coalesced by the device (virtio GUEST_TSO4/6) is
  * at most 65535 bytes (a pbuf's tot_len), handed up as a chain of at most
  * this many buffers (NETDEV_RX_MORE). */
 #define NETDEV_RX_BIG_MAX   65535
@@ -140,10 +140,11 @@ struct netdev_stats {
 	 * device hashed, and those of them that came on another queue than
 	 * the one rss_table names for their hash (0 while steering holds) */
 	uint64_t rx_rss_hashed, rx_rss_other_queue;
-	/* offloads (virtio-net): RX half */
-	uint64_t rx_csum_valid;	  /* device said DATA_VALID */
+	/* offloads (virtio-net; rx_csum_valid also e1000e): RX half */
+	uint64_t rx_csum_valid;	  /* device checked the sum: DATA_VALID, or
+				 * e1000e's TCPCS/UDPCS without error */
 	uint64_t rx_csum_partial; /* NEEDS_CSUM: never crossed a wire */
-	uint64_t rx_gso_frames;	  /* coalesced TCP segments (GUEST_TSO4) */
+	uint64_t rx_gso_frames;	  /* coalesced TCP segments (GUEST_TSO4/6) */
 	uint64_t rx_mrg_chains;	  /* frames over more than one buffer */
 	uint64_t rx_bad_hdr;	  /* malformed device header: dropped */
 	/* frames the stack's glue checked in software (net/rx_csum.c): sums
@@ -154,7 +155,7 @@ struct netdev_stats {
 	uint64_t rx_gro_packets, rx_gro_segs;
 	/* TX half */
 	uint64_t tx_csum_offloaded; /* frames whose sum the device fills */
-	/* merged TCP chains posted (virtio-net HOST_TSO4), and the stack's
+	/* merged TCP chains posted (virtio-net HOST_TSO4/6), and the stack's
 	 * frames in them (each also counts in tx_packets) */
 	uint64_t tx_gso_frames, tx_gso_segs;
 	/* interrupts that masked this queue and woke its CPU (interrupt
@@ -208,7 +209,7 @@ struct netdev_ops {
 	bool (*link_changed)(struct netdev *dev);
 	/* Ring the doorbell once for the frames xmit queued on q since the
 	 * last flush (xmit makes them visible but leaves the device
-	 * notification, a device exit, to this; virtio-net with HOST_TSO4
+	 * notification, a device exit, to this; virtio-net with HOST_TSO4/6
 	 * may even hold TCP segments back to merge them, and sends them
 	 * here). The stack calls it before it lets go of the TX guard after
 	 * any xmit. NULL: xmit notifies. Under the stack's TX guard. */

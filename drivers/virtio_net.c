@@ -12,7 +12,7 @@
  * from napi_alloc_frag() on the queue's CPU (rx_poll runs there, so the
  * buffers come from that CPU's per-CPU frag cache and node), big enough
  * for the virtio-net header plus a full 1514-byte frame. With
- * MRG_RXBUF (and GUEST_TSO4, which needs it here) a frame of up to 64 KiB
+ * MRG_RXBUF (and GUEST_TSO4/6, which need it here) a frame of up to 64 KiB
  * spans num_buffers such buffers; they are handed up zero-copy as one
  * chain of NETDEV_RX_MORE calls (the stack makes them a pbuf chain), so
  * no 64 KiB buffer is ever posted. Ownership of each buffer moves to the
@@ -25,8 +25,8 @@
  * requested) followed by the stack's segments, read in place by the
  * device. When the device returns the chain the stack's cookie goes back
  * through tx_done, and only then does the stack free the bytes. With
- * HOST_TSO4 consecutive TCP segments of one flow are first merged into
- * one chain (virtio_net_gso.c). xmit and
+ * HOST_TSO4 (IPv4) and HOST_TSO6 (IPv6) consecutive TCP segments of one
+ * flow are first merged into one chain (virtio_net_gso.c). xmit and
  * tx_reap run under the stack's TX guard (netdev.h), so a TX ring has one
  * user at a time even when a CPU without a pair of its own borrows it.
  */
@@ -208,7 +208,8 @@ static int vnet_tx_reap(struct netdev *dev, int q)
 			vnet_gso_slot_of(&vn->pairs[q], cookie);
 		int segs = s ? s->nseg : 1;
 
-		/* A merged chain (HOST_TSO4) gives back each of its frames. */
+		/* A merged chain (HOST_TSO4/6) gives back each of its
+		 * frames. */
 		for (int i = 0; i < segs; i++)
 			dev->tx_done(dev, q, s ? s->cookie[i] : cookie);
 		st->tx_completed += (uint64_t)segs;
@@ -277,13 +278,13 @@ static int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg,
 }
 
 /*
- * HOST_TSO4 (virtio_net_gso.c has the rules and the merged header). What
- * the pair's tx_batch holds always fits in the ring: a segment joins only
- * when the ring has room for the merged chain, a batch starts only when
- * it has room for its first frame as a plain chain, and nothing but xmit
- * adds to the ring (reaping only frees). So posting what is held never
+ * HOST_TSO4/6 (tcp_merge.c has the rules, virtio_net_gso.c the merged
+ * header). What the pair's tx_batch holds always fits in the ring: a
+ * segment joins only when the ring has room for the merged chain, a batch
+ * starts only when it has room for its first frame as a plain chain, and
+ * nothing but xmit adds to the ring (reaping only frees). So posting what is held never
  * fails, and an xmit that returns -1 (ring full) has posted the batch
- * first and queued nothing of its own frame, as without HOST_TSO4.
+ * first and queued nothing of its own frame, as without HOST_TSO4/6.
  */
 
 /* Post the held batch (nseg >= 2) as one merged chain: the vnet header,
@@ -337,15 +338,27 @@ static void vnet_gso_post(struct vnet *vn, int q)
 	b->nseg = 0;
 }
 
-/* xmit with HOST_TSO4: hold, merge, or send; the wire order is kept. */
+/* May a parsed segment merge: was its family's TSO negotiated, and do
+ * its headers fit the chain's slot? */
+static bool vnet_gso_may_merge(const struct vnet *vn,
+			       const struct tcp_merge_seg *s)
+{
+	return s->hlen <= VNET_GSO_HDR_MAX &&
+	       vnet_has(vn->features, s->ipv6 ? VIRTIO_NET_F_HOST_TSO6
+					      : VIRTIO_NET_F_HOST_TSO4);
+}
+
+/* xmit with HOST_TSO4/6: hold, merge, or send; the wire order is kept. */
 static int vnet_gso_xmit(struct vnet *vn, int q, const struct netdev_sg *sg,
 			 int nsg, void *cookie)
 {
 	struct tcp_merge_batch *b = vn->pairs[q].tx_batch;
 	struct tcp_merge_seg s;
 
-	/* HOST_TSO4: IPv4 segments only */
-	if (!tcp_merge_parse(sg, nsg, false, &s)) {
+	if (!tcp_merge_parse(sg, nsg,
+			     vnet_has(vn->features, VIRTIO_NET_F_HOST_TSO6),
+			     &s) ||
+	    !vnet_gso_may_merge(vn, &s)) {
 		vnet_gso_post(vn, q); /* what is held goes first */
 		return vnet_post_frame(vn, q, sg, nsg, cookie);
 	}
@@ -383,7 +396,7 @@ static void vnet_tx_flush(struct netdev *dev, int q)
 	struct virtq *vq = &vn->pairs[q].txq;
 	struct netdev_stats *st = &dev->queues[q].stats;
 
-	if (vn->pairs[q].tx_batch) /* what HOST_TSO4 held goes now */
+	if (vn->pairs[q].tx_batch) /* what HOST_TSO4/6 held goes now */
 		vnet_gso_post(vn, q);
 	virtq_kick(vq);
 	st->tx_notifies = vq->notifies;

@@ -9,18 +9,20 @@
 #include <stdbool.h>
 
 /* Features the driver may use when the device offers them: csum: CSUM
- * and GUEST_CSUM; tso: GUEST_TSO4 (needs csum and mrg); mrg: MRG_RXBUF;
- * event_idx: VIRTIO_F_EVENT_IDX (interrupt and notify suppression by
- * index instead of by flag); host_tso: HOST_TSO4 (needs csum; the driver
- * merges the stack's TCP segments, virtio_net_gso.c). */
+ * and GUEST_CSUM; tso, tso6: GUEST_TSO4, GUEST_TSO6 (each needs csum and
+ * mrg); mrg: MRG_RXBUF; event_idx: VIRTIO_F_EVENT_IDX (interrupt and
+ * notify suppression by index instead of by flag); host_tso, host_tso6:
+ * HOST_TSO4, HOST_TSO6 (each needs csum; the driver merges the stack's
+ * TCP segments, virtio_net_gso.c). */
 struct virtio_net_offloads {
-	bool csum, tso, mrg, event_idx, host_tso;
+	bool csum, tso, mrg, event_idx, host_tso, tso6, host_tso6;
 };
 
 /**
  * virtio_net_allow_offloads - what later probes may negotiate (boot
- * switches virtio_csum=, virtio_tso=, virtio_mrg=, virtio_event_idx=,
- * virtio_host_tso=, for A/B runs).
+ * switches virtio_csum=, virtio_tso=, virtio_tso6=, virtio_mrg=,
+ * virtio_event_idx=, virtio_host_tso=, virtio_host_tso6=, for A/B
+ * runs).
  * Context: boot, before virtio_net_probe().
  */
 void virtio_net_allow_offloads(const struct virtio_net_offloads *o);

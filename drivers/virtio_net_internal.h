@@ -20,7 +20,9 @@
 #define VIRTIO_NET_F_CSUM	0  /* device fills TX TCP/UDP checksums */
 #define VIRTIO_NET_F_GUEST_CSUM 1  /* RX frames may come checksum-flagged */
 #define VIRTIO_NET_F_GUEST_TSO4 7  /* RX TCPv4 frames up to 64 KiB */
+#define VIRTIO_NET_F_GUEST_TSO6 8  /* RX TCPv6 frames up to 64 KiB */
 #define VIRTIO_NET_F_HOST_TSO4	11 /* TX TCPv4 frames up to 64 KiB */
+#define VIRTIO_NET_F_HOST_TSO6	12 /* TX TCPv6 frames up to 64 KiB */
 #define VIRTIO_NET_F_MRG_RXBUF	15 /* one RX frame over several buffers */
 #define VIRTIO_NET_F_MAC	5
 #define VIRTIO_NET_F_STATUS	16
@@ -33,6 +35,7 @@
 #define VIRTIO_NET_HDR_F_DATA_VALID 2 /* RX: the device checked the sum */
 #define VIRTIO_NET_HDR_GSO_NONE	    0
 #define VIRTIO_NET_HDR_GSO_TCPV4    1
+#define VIRTIO_NET_HDR_GSO_TCPV6    4
 #define VIRTIO_NET_HDR_GSO_ECN	    0x80
 
 /* Device configuration (spec 5.1.4): mac[6], status, max_virtqueue_pairs. */
@@ -85,13 +88,18 @@ struct vnet_rx_chain {
 };
 
 /*
- * HOST_TSO4 (virtio_net_gso.c, on tcp_merge.h's rules): at most
- * VNET_GSO_SEGS stack segments go into one chain of at most 2 +
+ * HOST_TSO4 and HOST_TSO6 (virtio_net_gso.c, on tcp_merge.h's rules): at
+ * most VNET_GSO_SEGS stack segments go into one chain of at most 2 +
  * TCP_MERGE_PAY_MAX descriptors (the header, the frame headers, the
- * payloads): a fifth of the 256-descriptor ring.
+ * payloads): a fifth of the 256-descriptor ring. The merged headers are
+ * at most VNET_GSO_HDR_MAX bytes: every IPv4 TCP header (Ethernet 14 +
+ * IPv4 20 + TCP <= 60), and an IPv6 one with up to 20 bytes of TCP
+ * options (14 + 40 + 40; lwIP sends 12 at most, the timestamps): a longer
+ * one goes unmerged, which keeps the slot table (vnet_gso_slot) in one
+ * order-4 block.
  */
 #define VNET_GSO_SEGS	 TCP_MERGE_SEGS
-#define VNET_GSO_HDR_MAX 96 /* Ethernet 14 + IPv4 20 + TCP <= 60, rounded */
+#define VNET_GSO_HDR_MAX 96 /* Ethernet + IP + TCP headers merged, at most */
 
 /* A merged chain in flight, one per TX descriptor head (as tx_hdrs): the
  * frame header the device reads (a copy, never the stack's bytes) and
@@ -108,7 +116,8 @@ struct vnet_gso_slot {
 struct vnet_pair {
 	struct virtq rxq, txq;
 	struct vnet_hdr *tx_hdrs; /* one per TX descriptor head */
-	/* HOST_TSO4 only (else NULL): merged chains by head, what is held */
+	/* HOST_TSO4/6 only (else NULL): merged chains by head, what is
+	 * held */
 	struct vnet_gso_slot *tx_gso;
 	struct tcp_merge_batch *tx_batch;
 	struct vnet_rx_chain chain;
@@ -127,7 +136,7 @@ struct vnet {
 	bool tx_csum;	    /* CSUM: we ask the device to fill TCP/UDP sums */
 	bool rx_csum;	    /* GUEST_CSUM: RX frames may say "sum checked" */
 	bool mrg;	    /* MRG_RXBUF: RX headers carry num_buffers */
-	bool host_tso;	    /* HOST_TSO4: we merge TCP segments on TX */
+	bool host_tso;	    /* HOST_TSO4/6: we merge TCP segments on TX */
 	uint16_t max_pairs; /* what the device offers (1 without MQ) */
 	int npairs;	    /* pairs set up (the netdev uses nqueues of them) */
 	struct vnet_pair pairs[NETDEV_MAX_QUEUES];
@@ -147,8 +156,9 @@ extern const struct netdev_ops vnet_ops;
 /**
  * vnet_tx_csum - fill @h for one outgoing frame: NEEDS_CSUM with
  * csum_start/csum_offset and the pseudo-header sum written into the
- * frame's checksum field when it is a whole IPv4 TCP or UDP datagram,
- * else a header asking for nothing.
+ * frame's checksum field when it is a whole IPv4 TCP or UDP datagram or
+ * an IPv6 one with TCP or UDP right after the fixed header, else a
+ * header asking for nothing.
  * Return: 1 when the device will fill the sum, 0 when not.
  */
 int vnet_tx_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg);
@@ -162,10 +172,10 @@ int vnet_tx_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg);
  */
 int vnet_rx_check(const struct vnet *vn, const struct vnet_hdr *h,
 		  const uint8_t *first, uint32_t first_len, uint32_t total);
-/* virtio_net_gso.c: HOST_TSO4's merged headers (what may merge is
+/* virtio_net_gso.c: HOST_TSO4/6's merged headers (what may merge is
  * tcp_merge.c's; the TX path in virtio_net.c holds, posts and reaps). The
- * merged frame's headers into h (a copy of the first segment's, IPv4 only:
- * at most VNET_GSO_HDR_MAX bytes) and its vnet header into vh. */
+ * merged frame's headers into h (a copy of the first segment's, at most
+ * VNET_GSO_HDR_MAX bytes) and its vnet header into vh. */
 void vnet_gso_headers(const struct tcp_merge_batch *b, uint8_t *h,
 		      struct vnet_hdr *vh);
 

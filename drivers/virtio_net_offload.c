@@ -27,7 +27,8 @@
  * NETDEV_RX_CSUM_OK and the stack skips its own TCP/UDP check; an IPv4
  * fragment is never flagged (its sum is checked on the whole datagram).
  * A NEEDS_CSUM whose csum_start/csum_offset fall outside the frame, a GSO
- * type we did not negotiate, or flags without GUEST_CSUM are refused.
+ * type we did not negotiate (TCPV4 needs GUEST_TSO4, TCPV6 GUEST_TSO6), or
+ * flags without GUEST_CSUM are refused.
  */
 #include "frame_hdr.h"
 #include "virtio_net_internal.h"
@@ -59,14 +60,16 @@ int vnet_rx_check(const struct vnet *vn, const struct vnet_hdr *h,
 {
 	uint8_t gso = h->gso_type & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
 	bool tso4 = vnet_has(vn->features, VIRTIO_NET_F_GUEST_TSO4);
+	bool tso6 = vnet_has(vn->features, VIRTIO_NET_F_GUEST_TSO6);
 	uint8_t known =
 		VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID;
 
-	if (total > (tso4 ? NETDEV_RX_BIG_MAX : NETDEV_FRAME_MAX) ||
+	if (total > (tso4 || tso6 ? NETDEV_RX_BIG_MAX : NETDEV_FRAME_MAX) ||
 	    total < FRAME_ETH_HLEN)
 		return -1;
 	if (gso != VIRTIO_NET_HDR_GSO_NONE &&
-	    !(gso == VIRTIO_NET_HDR_GSO_TCPV4 && tso4))
+	    !(gso == VIRTIO_NET_HDR_GSO_TCPV4 && tso4) &&
+	    !(gso == VIRTIO_NET_HDR_GSO_TCPV6 && tso6))
 		return -1;
 	if (gso == VIRTIO_NET_HDR_GSO_NONE && total > NETDEV_FRAME_MAX)
 		return -1;

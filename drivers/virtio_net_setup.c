@@ -38,7 +38,13 @@ struct vnet_ctrl_cmd {
 	uint8_t ack;
 };
 
-struct virtio_net_offloads vnet_allowed = {true, true, true, true, true};
+struct virtio_net_offloads vnet_allowed = {.csum = true,
+					   .tso = true,
+					   .mrg = true,
+					   .event_idx = true,
+					   .host_tso = true,
+					   .tso6 = true,
+					   .host_tso6 = true};
 
 void virtio_net_allow_offloads(const struct virtio_net_offloads *o)
 {
@@ -46,10 +52,12 @@ void virtio_net_allow_offloads(const struct virtio_net_offloads *o)
 }
 
 /* The offload bits we ask for: what the boot switches allow. GUEST_TSO4
- * needs GUEST_CSUM (spec 5.1.3.1) and, here, mergeable buffers: we post
- * 2 KiB buffers only, never the 64 KiB ones a TSO frame needs without. */
+ * and GUEST_TSO6 need GUEST_CSUM (spec 5.1.3.1) and, here, mergeable
+ * buffers: we post 2 KiB buffers only, never the 64 KiB ones a TSO frame
+ * needs without. */
 static uint64_t vnet_offload_want(void)
 {
+	bool rx_big = vnet_allowed.csum && vnet_allowed.mrg;
 	uint64_t want = 0;
 
 	if (vnet_allowed.csum)
@@ -57,11 +65,15 @@ static uint64_t vnet_offload_want(void)
 			1ull << VIRTIO_NET_F_GUEST_CSUM;
 	if (vnet_allowed.mrg)
 		want |= 1ull << VIRTIO_NET_F_MRG_RXBUF;
-	if (vnet_allowed.tso && vnet_allowed.csum && vnet_allowed.mrg)
+	if (vnet_allowed.tso && rx_big)
 		want |= 1ull << VIRTIO_NET_F_GUEST_TSO4;
-	/* HOST_TSO4 needs CSUM (spec 5.1.3.1): the device fills the sums. */
+	if (vnet_allowed.tso6 && rx_big)
+		want |= 1ull << VIRTIO_NET_F_GUEST_TSO6;
+	/* HOST_TSO4/6 need CSUM (spec 5.1.3.1): the device fills the sums. */
 	if (vnet_allowed.host_tso && vnet_allowed.csum)
 		want |= 1ull << VIRTIO_NET_F_HOST_TSO4;
+	if (vnet_allowed.host_tso6 && vnet_allowed.csum)
+		want |= 1ull << VIRTIO_NET_F_HOST_TSO6;
 	return want;
 }
 
@@ -70,9 +82,11 @@ static uint64_t vnet_offload_fixup(uint64_t f)
 {
 	if (!vnet_has(f, VIRTIO_NET_F_GUEST_CSUM) ||
 	    !vnet_has(f, VIRTIO_NET_F_MRG_RXBUF))
-		f &= ~(1ull << VIRTIO_NET_F_GUEST_TSO4);
+		f &= ~(1ull << VIRTIO_NET_F_GUEST_TSO4 |
+		       1ull << VIRTIO_NET_F_GUEST_TSO6);
 	if (!vnet_has(f, VIRTIO_NET_F_CSUM))
-		f &= ~(1ull << VIRTIO_NET_F_HOST_TSO4);
+		f &= ~(1ull << VIRTIO_NET_F_HOST_TSO4 |
+		       1ull << VIRTIO_NET_F_HOST_TSO6);
 	return f;
 }
 
@@ -110,7 +124,8 @@ static int vnet_negotiate(struct vnet *vn)
 	vn->tx_csum = vnet_has(vn->features, VIRTIO_NET_F_CSUM);
 	vn->rx_csum = vnet_has(vn->features, VIRTIO_NET_F_GUEST_CSUM);
 	vn->mrg = vnet_has(vn->features, VIRTIO_NET_F_MRG_RXBUF);
-	vn->host_tso = vnet_has(vn->features, VIRTIO_NET_F_HOST_TSO4);
+	vn->host_tso = vnet_has(vn->features, VIRTIO_NET_F_HOST_TSO4) ||
+		       vnet_has(vn->features, VIRTIO_NET_F_HOST_TSO6);
 	/* num_buffers is there with VERSION_1 or MRG_RXBUF (spec 5.1.6). */
 	vn->hdr_len = vp->modern || vn->mrg ? 12 : 10;
 	return 0;
@@ -147,7 +162,7 @@ static void vnet_read_mac(struct vnet *vn)
 }
 
 /*
- * HOST_TSO4's tables for pair i: a merged header and cookie list per TX
+ * HOST_TSO4/6's tables for pair i: a merged header and cookie list per TX
  * slot (vnet_gso_slot, 232 bytes: 58 KiB, one order-4 block, for 256
  * slots) and the batch being held. They are an optimisation, not a
  * need: a pair without them sends one frame per segment, exactly as with
@@ -156,7 +171,7 @@ static void vnet_read_mac(struct vnet *vn)
  * fragmented for them, the device comes up without the merge instead of
  * not at all (it failed the whole probe before), on every pair alike: the
  * tables of the pairs set up before are freed and the report says
- * host_tso4=off(no-memory).
+ * host_tso4=off(no-memory) (and host_tso6).
  */
 static void vnet_pair_tso_tables(struct vnet *vn, int i, int node)
 {
@@ -327,11 +342,13 @@ static int vnet_setup(struct vnet *vn, struct pci_dev *d, bool allow_modern,
 	vn->dev.ops = &vnet_ops;
 	vn->dev.priv = vn;
 	vn->dev.nqueues = 1;
-	vn->dev.offloads = (vn->tx_csum ? NETDEV_OFF_TX_CSUM : 0) |
-			   (vn->rx_csum ? NETDEV_OFF_RX_CSUM : 0) |
-			   (vnet_has(vn->features, VIRTIO_NET_F_GUEST_TSO4)
-				    ? NETDEV_OFF_RX_BIG
-				    : 0);
+	vn->dev.offloads =
+		(vn->tx_csum ? NETDEV_OFF_TX_CSUM : 0) |
+		(vn->rx_csum ? NETDEV_OFF_RX_CSUM : 0) |
+		(vnet_has(vn->features, VIRTIO_NET_F_GUEST_TSO4) ||
+				 vnet_has(vn->features, VIRTIO_NET_F_GUEST_TSO6)
+			 ? NETDEV_OFF_RX_BIG
+			 : 0);
 	virtio_pci_add_status(&vn->vp, VIRTIO_STATUS_DRIVER_OK);
 	if (vn->npairs > 1 && vnet_set_pairs(vn, vn->npairs) == 0)
 		vn->dev.nqueues = vn->npairs;
@@ -353,30 +370,33 @@ static const char *offload_word(const struct vnet *vn, int bit, bool allowed)
 					  : "off(not-offered)";
 }
 
-/* HOST_TSO4's word: it depends on CSUM only. */
-static const char *host_tso_word(const struct vnet *vn)
+/* HOST_TSO4's or HOST_TSO6's word: it depends on CSUM only. */
+static const char *host_tso_word(const struct vnet *vn, int bit, bool allowed)
 {
-	if (vn->host_tso)
-		return "on";
-	if (vnet_has(vn->features, VIRTIO_NET_F_HOST_TSO4))
-		return "off(no-memory)"; /* vnet_pair_tso_tables gave up */
-	if (!vnet_allowed.host_tso)
+	if (vnet_has(vn->features, bit))
+		/* negotiated: used unless vnet_pair_tso_tables gave up */
+		return vn->host_tso ? "on" : "off(no-memory)";
+	if (!allowed)
 		return "off(switch)";
-	return vnet_has(vn->offered, VIRTIO_NET_F_HOST_TSO4)
-		       ? "off(needs-csum)"
-		       : "off(not-offered)";
+	return vnet_has(vn->offered, bit) ? "off(needs-csum)"
+					  : "off(not-offered)";
 }
 
 static void vnet_report_offloads(const struct vnet *vn)
 {
 	drv_printf("virtio-net: %s offloads csum=%s guest_csum=%s "
-		   "guest_tso4=%s mrg_rxbuf=%s host_tso4=%s\n",
+		   "guest_tso4=%s guest_tso6=%s mrg_rxbuf=%s host_tso4=%s "
+		   "host_tso6=%s\n",
 		   vn->dev.name,
 		   offload_word(vn, VIRTIO_NET_F_CSUM, vnet_allowed.csum),
 		   offload_word(vn, VIRTIO_NET_F_GUEST_CSUM, vnet_allowed.csum),
 		   offload_word(vn, VIRTIO_NET_F_GUEST_TSO4, vnet_allowed.tso),
+		   offload_word(vn, VIRTIO_NET_F_GUEST_TSO6, vnet_allowed.tso6),
 		   offload_word(vn, VIRTIO_NET_F_MRG_RXBUF, vnet_allowed.mrg),
-		   host_tso_word(vn));
+		   host_tso_word(vn, VIRTIO_NET_F_HOST_TSO4,
+				 vnet_allowed.host_tso),
+		   host_tso_word(vn, VIRTIO_NET_F_HOST_TSO6,
+				 vnet_allowed.host_tso6));
 	drv_printf(
 		"virtio-net: %s event_idx=%s\n", vn->dev.name,
 		offload_word(vn, VIRTIO_F_EVENT_IDX, vnet_allowed.event_idx));

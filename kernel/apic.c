@@ -108,6 +108,36 @@ void lapic_send_ipi(uint32_t apic_id, int vector)
 	icr_send(apic_id, (uint32_t)vector | (1u << 14));
 }
 
+/*
+ * An NMI may interrupt an icr_send on its own CPU between the write of
+ * the destination (ICR high) and the write that sends (ICR low); an NMI
+ * handler that sends an IPI itself (kernel/nmi.c) would leave its own
+ * destination behind for the interrupted send. So this send puts the
+ * destination it found back. x2APIC sends with one MSR write: nothing
+ * to keep.
+ */
+void lapic_send_nmi(uint32_t apic_id)
+{
+	uint32_t lo = (4u << 8) | (1u << 14); /* delivery mode NMI, assert */
+	unsigned long flags;
+	uint32_t hi;
+
+	if (x2apic) {
+		wrmsr(0x830, ((uint64_t)apic_id << 32) | lo);
+		return;
+	}
+	flags = irq_save();
+	while (lapic_mmio[LAPIC_ICR_LO / 4] & (1u << 12))
+		cpu_relax();
+	hi = lapic_mmio[LAPIC_ICR_HI / 4];
+	lapic_mmio[LAPIC_ICR_HI / 4] = apic_id << 24;
+	lapic_mmio[LAPIC_ICR_LO / 4] = lo;
+	while (lapic_mmio[LAPIC_ICR_LO / 4] & (1u << 12))
+		cpu_relax();
+	lapic_mmio[LAPIC_ICR_HI / 4] = hi;
+	irq_restore(flags);
+}
+
 void lapic_broadcast_ipi(int vector)
 {
 	if (!x2apic && !lapic_mmio)

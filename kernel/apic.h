@@ -21,6 +21,8 @@ void lapic_eoi(void);
 void lapic_send_ipi(uint32_t apic_id, int vector);
 /* Same, to every CPU but this one. */
 void lapic_broadcast_ipi(int vector);
+/* An NMI to one CPU by APIC id. Any context, NMI handlers too. */
+void lapic_send_nmi(uint32_t apic_id);
 /* INIT and STARTUP IPIs for SMP bring-up (kernel/smp.c). */
 void lapic_send_init(uint32_t apic_id);
 void lapic_send_sipi(uint32_t apic_id, uint8_t page);

@@ -140,6 +140,20 @@ static inline void write_cr3(uint64_t v)
 	__asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
 }
 
+/* Debug status: which debug condition raised the last #DB (bit 14: a
+ * single step). The CPU never clears it: the handler does. */
+static inline uint64_t read_dr6(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%dr6, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_dr6(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%dr6" : : "r"(v));
+}
+
 static inline void invlpg(uintptr_t addr)
 {
 	__asm__ volatile("invlpg (%0)" : : "r"(addr) : "memory");

@@ -8,9 +8,10 @@
 
 /* CPUs the kernel will start; matches the mm seam's limit so every CPU the
  * kernel runs on has its per-CPU page lists. 256 covers a two-socket
- * server of today (2 x 64 cores x 2 threads). Each CPU costs ~41 KiB of
- * .bss whether it exists or not, nearly all stacks (KSTACK_SIZE plus three
- * IST_STACK_SIZE): 256 make the image's .bss ~14 MiB (64 made it 5.4 MiB).
+ * server of today (2 x 64 cores x 2 threads). A CPU slot costs ~1.5 KiB
+ * of .bss (struct cpu, TSS, GDT entries, counters); the stacks of a CPU
+ * that exists (KSTACK_SIZE plus three IST_STACK_SIZE) come from its node's
+ * memory when it starts (kernel/smp.c).
  * When the firmware lists more, kernel/cpu_pick.c chooses node by node
  * and one line says how many were left out of each node. */
 #define MAX_CPUS MM_MAX_CPUS

@@ -1,13 +1,15 @@
 /*
  * Console multiplexer and kprintf. One lock serialises whole writes; each
  * kprintf formats into a stack buffer first so a line leaves in one piece.
- * The log goes to COM1 and the screen; the serial shell's output and its
+ * The log goes to COM1, the screen and the log ring (kernel/log_ring.h,
+ * for netconsole); the serial shell's output and its
  * line in progress go to COM1 only, through COM1's line discipline
  * (console_line.c), which keeps every log line whole at column 0.
  */
 #include "kernel/console.h"
 #include "kernel/console_dev.h"
 #include "kernel/console_line.h"
+#include "kernel/log_ring.h"
 #include "kernel/spinlock.h"
 #include <stdio.h>
 #include <stdbool.h>
@@ -92,6 +94,7 @@ void console_write(const char *s, size_t n)
 		serial_write(s, n);
 	} else {
 		com1_log(s, n, now_ms());
+		log_ring_append(s, n);
 	}
 	if (screen_kind == SCREEN_VGA_TEXT)
 		vga_write(s, n);

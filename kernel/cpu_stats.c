@@ -6,13 +6,14 @@
  */
 #include "kernel/cpu_stats.h"
 #include "kernel/percpu.h"
+#include "kernel/stall.h"
 #include "libc/stat_table.h"
 
 struct cpu_snap {
 	int node;
 	uint64_t polls, idle_halts, ticks;
 	int pollers;
-	uint64_t halted_ns, timer_reprograms;
+	uint64_t halted_ns, timer_reprograms, stalls;
 };
 
 static const struct stat_desc cpu_stats[] = {
@@ -27,6 +28,9 @@ static const struct stat_desc cpu_stats[] = {
 			"time halted in the poll loop"),
 	STAT_COUNTER_AT(struct cpu_snap, timer_reprograms, "events",
 			"switches between the tick and one-shot timer"),
+	STAT_COUNTER_AT(struct cpu_snap, stalls, "events",
+			"poll rounds and interrupt handlers that ran past "
+			"stall_ms (kernel/stall.c)"),
 };
 static const struct stat_group cpu_groups[] = {
 	STAT_GROUP("*", cpu_stats),
@@ -43,6 +47,7 @@ static void snap_cpu(int c, struct cpu_snap *o)
 		.pollers = atomic_load(&cpus[c].nr_pollers),
 		.halted_ns = cpus[c].halted_ns,
 		.timer_reprograms = cpus[c].timer_reprograms,
+		.stalls = stall_count(c),
 	};
 }
 

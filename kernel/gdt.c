@@ -25,8 +25,10 @@ static uint64_t gdt[GDT_TSS0 + 2 * MAX_CPUS] __attribute__((aligned(16))) = {
 	0x00CF92000000FFFFULL,	  /* 0x10: data */
 };
 static struct tss tss[MAX_CPUS];
-static uint8_t ist_stacks[MAX_CPUS][3][IST_STACK_SIZE]
-	__attribute__((aligned(16)));
+/* The boot CPU's IST stacks are in the image: it needs them before any
+ * allocator exists. Every other CPU's come with its kernel stack, from its
+ * own node's memory (kernel/smp.c). */
+static uint8_t boot_ist_stacks[3 * IST_STACK_SIZE] __attribute__((aligned(16)));
 
 static void tss_descriptor(int cpu)
 {
@@ -40,7 +42,7 @@ static void tss_descriptor(int cpu)
 	gdt[GDT_TSS0 + 2 * cpu + 1] = base >> 32;
 }
 
-void gdt_init_cpu(int cpu)
+void gdt_init_cpu(int cpu, uintptr_t ist_base)
 {
 	struct {
 		uint16_t limit;
@@ -48,10 +50,12 @@ void gdt_init_cpu(int cpu)
 	} __attribute__((packed)) ptr = {sizeof(gdt) - 1, (uintptr_t)gdt};
 	uint16_t sel = (uint16_t)((GDT_TSS0 + 2 * cpu) * 8);
 
+	if (!ist_base)
+		ist_base = (uintptr_t)boot_ist_stacks;
 	memset(&tss[cpu], 0, sizeof(tss[cpu]));
 	for (int i = 0; i < 3; i++)
 		tss[cpu].ist[i] =
-			(uintptr_t)&ist_stacks[cpu][i][IST_STACK_SIZE];
+			ist_base + (uintptr_t)(i + 1) * IST_STACK_SIZE;
 	tss[cpu].iomap_base = sizeof(struct tss);
 	tss_descriptor(cpu);
 	__asm__ volatile("lgdt %0\n\t"

@@ -15,9 +15,11 @@
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/direct_map.h"
+#include "kernel/gdb_stub.h"
 #include "kernel/gdt.h"
 #include "kernel/irq.h"
 #include "kernel/memmap.h"
+#include "kernel/stall.h"
 #include "kernel/mm_boot.h"
 #include "kernel/mptable.h"
 #include "kernel/multiboot.h"
@@ -31,6 +33,7 @@
 #include "kernel/shell_cmds.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 #include "kernel/trap.h"
 
 void kmain(uint32_t magic, uint32_t info);
@@ -83,7 +86,7 @@ void kmain(uint32_t magic, uint32_t info)
 		boot_info_parsed.loader);
 	cmdline_init(boot_info_parsed.cmdline);
 	exit_on_fatal = cmdline_get_bool("exit_after_boot");
-	gdt_init_cpu(0);
+	gdt_init_cpu(0, 0);
 	idt_init();
 	idt_load();
 	acpi_init(boot_info_parsed.rsdp);
@@ -94,17 +97,20 @@ void kmain(uint32_t magic, uint32_t info)
 	direct_map_init();
 	apic_init_bsp();
 	time_init();
+	stall_init(tsc_hz());
 	smp_prepare(cmdline_given("smp") ? (int)cmdline_get_long("smp")
 					 : MAX_CPUS);
 	timer_start_cpu();
 	smp_boot_aps();
 	irq_delivery_init();
+	gdb_com2_start();
 	mm_boot();
 	boot_report();
 	shell_cmds_register(); /* before apps_boot adds the network's */
 	apps_boot();
 	selftests_run();
 	profile_boot();
+	trace_boot();
 	mm_boot_arm_faults(); /* the set-up above is not what is tested */
 	if (exit_on_fatal) {
 		kprintf("boot: exit_after_boot=1, exiting\n");

@@ -149,19 +149,37 @@ uint64_t memmap_drop_from(uint64_t addr, uint64_t *lowest)
 	return dropped;
 }
 
-uint64_t memmap_alloc_early(uint64_t limit)
+/* The top `bytes` of the highest free range below limit on node nid
+ * (any node when nid < 0), cut out of the list; 0 when none has room. */
+static uint64_t take_top(uint64_t bytes, int nid, uint64_t limit)
 {
 	for (int i = nr_avail - 1; i >= 0; i--) {
 		uint64_t top = avail[i].end < limit ? avail[i].end : limit;
 
-		if (top < avail[i].start + MM_PAGE_SIZE)
+		if (nid >= 0 && avail[i].nid != nid)
 			continue;
-		top -= MM_PAGE_SIZE;
-		cut_out(avail, &nr_avail, top, top + MM_PAGE_SIZE);
-		early_pages++;
+		if (top < avail[i].start + bytes)
+			continue;
+		top -= bytes;
+		cut_out(avail, &nr_avail, top, top + bytes);
+		early_pages += bytes / MM_PAGE_SIZE;
 		return top;
 	}
 	return 0;
+}
+
+uint64_t memmap_alloc_early(uint64_t limit)
+{
+	return take_top(MM_PAGE_SIZE, -1, limit);
+}
+
+uint64_t memmap_alloc_early_node(uint64_t bytes, int nid, uint64_t limit)
+{
+	uint64_t pa;
+
+	bytes = (bytes + MM_PAGE_SIZE - 1) & ~(uint64_t)(MM_PAGE_SIZE - 1);
+	pa = take_top(bytes, nid, limit);
+	return pa ? pa : take_top(bytes, -1, limit);
 }
 
 unsigned long memmap_early_pages(void)
@@ -179,6 +197,14 @@ int memmap_free_ranges(const struct mm_range **out)
 {
 	*out = avail;
 	return nr_avail;
+}
+
+int memmap_node_of(uint64_t pa)
+{
+	for (int i = 0; i < nr_ram; i++)
+		if (pa >= ram[i].start && pa < ram[i].end)
+			return ram[i].nid;
+	return -1;
 }
 
 uint64_t memmap_node_bytes(int node)

@@ -46,6 +46,15 @@ uint64_t memmap_drop_from(uint64_t addr, uint64_t *lowest);
  * as it is then. memmap_early_pages() counts the pages handed out.
  */
 uint64_t memmap_alloc_early(uint64_t limit);
+
+/*
+ * memmap_alloc_early_node - bytes (rounded up to whole pages) of physically
+ * contiguous free RAM below limit, from node nid when it has them and from
+ * any node when not; 0 when no range has room. Not zeroed; mapped only
+ * once direct_map_init() has run. For what each CPU needs before the page
+ * allocator exists (its stacks), on the CPU's own node.
+ */
+uint64_t memmap_alloc_early_node(uint64_t bytes, int nid, uint64_t limit);
 unsigned long memmap_early_pages(void);
 
 /* Available RAM per node, before reservations (what the boot report
@@ -55,6 +64,8 @@ int memmap_ram_ranges(const struct mm_range **out);
  * kernel image, boot information, ACPI tables and early allocations;
  * page aligned, sorted by address. */
 int memmap_free_ranges(const struct mm_range **out);
+/* The node of the RAM at physical address pa, or -1 when pa is not RAM. */
+int memmap_node_of(uint64_t pa);
 /* Bytes of available RAM on node (-1: all nodes). */
 uint64_t memmap_node_bytes(int node);
 

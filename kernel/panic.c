@@ -1,59 +1,19 @@
 /*
- * Fatal errors: panic(), the frame-pointer backtrace that panic and the
- * exception reports (kernel/trap.c) print, and stopping every CPU after
- * either.
+ * Fatal errors: panic(), and stopping every CPU after it or after an
+ * exception report (kernel/trap.c).
  */
 #include "kernel/panic.h"
+#include "kernel/backtrace.h"
 #include "kernel/apic.h"
 #include "kernel/arch.h"
 #include "kernel/console.h"
-#include "kernel/ksyms.h"
 #include "kernel/percpu.h"
 #include "kernel/power.h"
 #include "kernel/vector.h"
 #include <stdarg.h>
 #include <stdatomic.h>
 
-extern char __kernel_start[], __kernel_end[];
 static atomic_int panicking;
-
-/* A frame pointer we may follow: aligned, inside the identity map of the
- * first 4 GiB where the kernel image and its stacks live. */
-static int frame_ok(uint64_t rbp)
-{
-	return rbp >= 0x1000 && rbp < (4ULL << 30) - 16 && !(rbp & 7);
-}
-
-/* A return address is looked up one byte back: after a call to a
- * noreturn function such as panic() it is already the first byte of the
- * next function. */
-void backtrace_print_frame(int n, uint64_t addr, bool return_address)
-{
-	uintptr_t off;
-	const char *name = ksym_lookup((uintptr_t)addr - return_address, &off);
-
-	if (name)
-		kprintf("  #%d 0x%016lx %s+0x%lx\n", n, (unsigned long)addr,
-			name, (unsigned long)(off + return_address));
-	else
-		kprintf("  #%d 0x%016lx\n", n, (unsigned long)addr);
-}
-
-void backtrace_print(uint64_t rbp)
-{
-	kprintf("backtrace:\n");
-	for (int i = 0; i < 16 && frame_ok(rbp); i++) {
-		const uint64_t *fp = (const uint64_t *)(uintptr_t)rbp;
-
-		if (fp[1] < (uintptr_t)__kernel_start ||
-		    fp[1] >= (uintptr_t)__kernel_end)
-			break; /* left the kernel: the AP trampoline, garbage */
-		backtrace_print_frame(i, fp[1], true);
-		if (fp[0] <= rbp)
-			break; /* stacks grow down: callers are higher */
-		rbp = fp[0];
-	}
-}
 
 /* The first CPU to get here asks the others to stop too, and under
  * exit_after_boot=1 ends QEMU with the failure status so scripts see it

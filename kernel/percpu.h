@@ -36,7 +36,7 @@ struct cpu {
 	uint32_t timer_hz; /* the LAPIC timer's rate now (kernel/time.c) */
 	/* the registers of the interrupt this CPU is handling (kernel/trap.c;
 	 * interrupts do not nest, so one pointer is enough) */
-	const struct trap_frame *irq_frame;
+	struct trap_frame *irq_frame;
 	uint64_t idle_halts; /* times the poll loop halted */
 	uint64_t polls;	     /* poll loop rounds */
 	/* tickless idle (kernel/poll.c, kernel/time.c) */
@@ -44,6 +44,10 @@ struct cpu {
 	bool tickless;	      /* one-shot timer armed instead of the tick */
 	uint64_t halted_ns;   /* time spent halted in the poll loop */
 	uint64_t timer_reprograms; /* switches tick <-> one-shot */
+	/* the stall detector's marks (kernel/stall.h): the TSC when the
+	 * current poll round / interrupt handler began, 0 when none runs */
+	_Atomic uint64_t round_since;
+	_Atomic uint64_t irq_since;
 } __attribute__((aligned(64)));
 
 extern struct cpu cpus[MAX_CPUS];

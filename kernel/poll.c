@@ -5,18 +5,37 @@
  * Idle is tickless: the halt lasts until an interrupt or the earliest
  * deadline a poller asked for in the round (poll_deadline), on a
  * one-shot timer; the periodic tick comes back when the CPU wakes.
+ * A poller's round that did something is a span of the poll trace class
+ * (docs/observe.md), named by the poller; an empty one leaves nothing.
  */
 #include "kernel/poll.h"
 #include "kernel/apic.h"
 #include "kernel/arch.h"
 #include "kernel/spinlock.h"
+#include "kernel/stall.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 #include "kernel/vector.h"
 #include "mm/page_frag.h"
 #include "mm/qmempool.h"
 #include <stddef.h>
 
 static spinlock_t register_lock = SPINLOCK_INIT;
+
+TRACE_EVENT(ev_poll, TRACE_POLL, "poll", {"poller", TRACE_STR});
+
+/* One poller's round; a span only if an event falls inside it. */
+static int poller_round(const struct poller *p)
+{
+	int work;
+
+	if (__builtin_expect(!trace_on(TRACE_POLL), 1))
+		return p->fn(p->arg);
+	trace_begin_quiet(&ev_poll, (uintptr_t)p->name);
+	work = p->fn(p->arg);
+	trace_end_quiet(&ev_poll, (uintptr_t)p->name);
+	return work;
+}
 
 /* One cross-CPU call slot per target CPU. A call is pending while
  * req != ack; the poster (serialised by lock) fills fn/arg and bumps req,
@@ -151,14 +170,15 @@ void poll_loop(void)
 	 * tick (no profile sample) at all. */
 	irq_enable();
 	for (;;) {
-		int work = run_call(c->id);
-		int n = atomic_load_explicit(&c->nr_pollers,
-					     memory_order_acquire);
+		int work, n;
 
+		stall_round_begin(c);
+		work = run_call(c->id);
+		n = atomic_load_explicit(&c->nr_pollers, memory_order_acquire);
 		c->polls++;
 		c->deadline_ns = UINT64_MAX;
 		for (int i = 0; i < n; i++)
-			work += c->pollers[i].fn(c->pollers[i].arg);
+			work += poller_round(&c->pollers[i]);
 		/* Memory pressure on another CPU asked every CPU to give its
 		 * qmempool localqs back (only the owner may): one load and a
 		 * compare when nobody asked. */
@@ -175,6 +195,7 @@ void poll_loop(void)
 			continue;
 		}
 		c->idle_halts++;
+		stall_round_idle(c);
 		halt_until(c);
 	}
 }

@@ -16,23 +16,9 @@
  */
 #include "kernel/console_dev.h"
 #include "kernel/arch.h"
+#include "kernel/uart_regs.h"
 
 #define COM1 0x3F8
-/* Register offsets from the base (the 16550's names). */
-#define RBR  0 /* receive buffer (read) / transmit holding (write) */
-#define IER  1 /* interrupt enable */
-#define IIR  2 /* interrupt identification (read) / FIFO control (write) */
-#define LCR  3
-#define MCR  4
-#define LSR  5
-#define SCR  7 /* scratch: a 16450 or later has it, nothing else answers */
-
-#define LSR_DATA_READY 0x01
-#define LSR_ERRORS     0x1E /* overrun, parity, framing, break */
-#define LSR_OVERRUN    0x02
-#define LSR_THR_EMPTY  0x20
-#define MCR_DTR_RTS    0x03
-#define MCR_OUT2       0x08 /* gates the UART's interrupt line on a PC */
 
 static bool present;
 static int tx_fifo = 1; /* bytes the transmitter takes once it is empty */
@@ -42,28 +28,28 @@ static struct serial_rx_stats rx_stats;
  * port reads back 0xFF whatever was written. */
 static bool scratch_answers(void)
 {
-	outb(COM1 + SCR, 0x5A);
-	if (inb(COM1 + SCR) != 0x5A)
+	outb(COM1 + UART_SCR, 0x5A);
+	if (inb(COM1 + UART_SCR) != 0x5A)
 		return false;
-	outb(COM1 + SCR, 0xA5);
-	return inb(COM1 + SCR) == 0xA5;
+	outb(COM1 + UART_SCR, 0xA5);
+	return inb(COM1 + UART_SCR) == 0xA5;
 }
 
 void serial_init(void)
 {
-	outb(COM1 + IER, 0x00); /* no UART interrupts until asked */
-	outb(COM1 + LCR, 0x80); /* DLAB on: divisor follows */
-	outb(COM1 + 0, 0x01);	/* 115200 = 115200 / 1 */
+	outb(COM1 + UART_IER, 0x00); /* no UART interrupts until asked */
+	outb(COM1 + UART_LCR, UART_LCR_DLAB); /* divisor follows */
+	outb(COM1 + 0, 0x01);		      /* 115200 = 115200 / 1 */
 	outb(COM1 + 1, 0x00);
-	outb(COM1 + LCR, 0x03); /* 8 bits, no parity, one stop bit */
+	outb(COM1 + UART_LCR, UART_LCR_8N1);
 	/* FIFOs on and cleared, receive interrupt at 1 byte: a key press
 	 * should wake the poller at once, not after 4 more bytes or the
 	 * FIFO's 4-character timeout. */
-	outb(COM1 + IIR, 0x07);
-	outb(COM1 + MCR, MCR_DTR_RTS);
+	outb(COM1 + UART_IIR, UART_FCR_ENABLE);
+	outb(COM1 + UART_MCR, UART_MCR_DTR_RTS);
 	present = scratch_answers();
 	/* IIR bits 7:6 read 11 when the FIFOs are really on (16550A) */
-	tx_fifo = present && (inb(COM1 + IIR) & 0xC0) == 0xC0 ? 16 : 1;
+	tx_fifo = present && (inb(COM1 + UART_IIR) & 0xC0) == 0xC0 ? 16 : 1;
 }
 
 bool serial_present(void)
@@ -75,7 +61,8 @@ static void serial_putc(char c)
 {
 	/* Bounded wait for the transmit holding register: a missing UART on a
 	 * real PC must not hang the boot. */
-	for (int i = 0; i < 100000 && !(inb(COM1 + LSR) & LSR_THR_EMPTY); i++)
+	for (int i = 0;
+	     i < 100000 && !(inb(COM1 + UART_LSR) & UART_LSR_THR_EMPTY); i++)
 		cpu_relax();
 	outb(COM1, (uint8_t)c);
 }
@@ -93,7 +80,7 @@ size_t serial_write_some(const char *s, size_t n)
 {
 	size_t i = 0;
 
-	while (i < n && (inb(COM1 + LSR) & LSR_THR_EMPTY)) {
+	while (i < n && (inb(COM1 + UART_LSR) & UART_LSR_THR_EMPTY)) {
 		int room = tx_fifo;
 
 		while (i < n && room > 0) {
@@ -117,31 +104,31 @@ int serial_read_byte(void)
 
 	if (!present)
 		return -1;
-	lsr = inb(COM1 + LSR);
-	if (lsr & LSR_ERRORS) {
+	lsr = inb(COM1 + UART_LSR);
+	if (lsr & UART_LSR_ERRORS) {
 		rx_stats.errors++;
-		if (lsr & LSR_OVERRUN)
+		if (lsr & UART_LSR_OVERRUN)
 			rx_stats.overruns++;
 	}
-	if (!(lsr & LSR_DATA_READY))
+	if (!(lsr & UART_LSR_DATA))
 		return -1;
 	rx_stats.bytes++;
-	return inb(COM1 + RBR);
+	return inb(COM1 + UART_RBR);
 }
 
 void serial_rx_irq_enable(void)
 {
 	if (!present)
 		return;
-	outb(COM1 + MCR, MCR_DTR_RTS | MCR_OUT2);
-	outb(COM1 + IER, 0x01); /* received data available (and timeout) */
+	outb(COM1 + UART_MCR, UART_MCR_DTR_RTS | UART_MCR_OUT2);
+	outb(COM1 + UART_IER, UART_IER_RX);
 }
 
 void serial_irq_ack(void)
 {
 	/* Reading IIR acknowledges what it reports; a "data available"
 	 * condition stays until the poller has read the bytes. */
-	(void)inb(COM1 + IIR);
+	(void)inb(COM1 + UART_IIR);
 }
 
 void serial_rx_stats_read(struct serial_rx_stats *out)

@@ -9,6 +9,7 @@
 #include "kernel/power.h"
 #include "kernel/selftest/selftest.h"
 #include "kernel/shell.h"
+#include "kernel/trace_shell.h"
 #include "mm/mm.h"
 
 /* A command that prints one text function, with no arguments. */
@@ -104,4 +105,5 @@ void shell_cmds_register(void)
 
 	for (unsigned int i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		shell_register(all[i]);
+	trace_shell_register();
 }

@@ -1,7 +1,7 @@
 /*
  * The kernel's own shell commands (kernel/shell_cmds.c): the allocators'
  * statistics in Linux's /proc layouts, boot self-tests, reboot and
- * poweroff.
+ * poweroff, and the tracer's (kernel/trace_shell.c).
  */
 #ifndef KERNEL_SHELL_CMDS_H
 #define KERNEL_SHELL_CMDS_H

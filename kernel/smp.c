@@ -29,6 +29,7 @@
 #include "kernel/console.h"
 #include "kernel/cpu_pick.h"
 #include "kernel/gdt.h"
+#include "kernel/memmap.h"
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
@@ -38,7 +39,14 @@
 #include "libc/strbuf.h"
 #include <string.h>
 
-static uint8_t kstacks[MAX_CPUS][KSTACK_SIZE] __attribute__((aligned(16)));
+/* Each AP's stacks, one block from its own node: its three IST stacks
+ * (double fault, NMI, machine check), then its kernel stack. A slot gets
+ * its block when first used, from memmap's early allocator (the page
+ * allocator does not exist yet), so the image carries no stacks for CPUs
+ * the machine does not have: 256 slots of static stacks made the image
+ * ~14 MiB and a machine of 8 MiB could not boot. */
+#define AP_STACKS_SIZE (3 * IST_STACK_SIZE + KSTACK_SIZE)
+static uintptr_t slot_stacks[MAX_CPUS];
 static uint64_t window_us; /* how long to wait for each AP to come online */
 static uint64_t last_ticket;
 
@@ -150,7 +158,7 @@ static void ap_main(uint64_t id)
 	if (!atomic_compare_exchange_strong(&ap_state[id], &expect, AP_RUNNING))
 		ap_park(); /* the boot CPU gave up on this slot */
 	percpu_init((int)id);
-	gdt_init_cpu((int)id);
+	gdt_init_cpu((int)id, slot_stacks[id]);
 	idt_load();
 	lapic_init_ap();
 	timer_start_cpu();
@@ -170,20 +178,28 @@ static bool wait_online(int id, uint64_t us)
 	return atomic_load(&cpus[id].online);
 }
 
+/* An AP's stacks belong on its node's memory when the node has any. */
+static bool stacks_on_own_node(const struct cpu *c)
+{
+	return !c->stack_top || memmap_node_bytes(c->node) == 0 ||
+	       memmap_node_of(c->stack_top - 1) == c->node;
+}
+
 int smp_check_this_cpu(void)
 {
 	const struct cpu *c = this_cpu();
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	uint32_t apic = lapic_id();
-	/* the boot CPU runs on the boot stack, not one of kstacks[] */
+	/* the boot CPU runs on the boot stack, not a slot's */
 	bool stack_ok = !c->stack_top ||
 			(sp < c->stack_top && sp >= c->stack_top - KSTACK_SIZE);
 
-	if (apic == c->apic_id && stack_ok)
+	if (apic == c->apic_id && stack_ok && stacks_on_own_node(c))
 		return 0;
-	kprintf("smp: cpu %d runs as apic %u on stack %p, but its slot is "
-		"apic %u with stack below %p\n",
-		c->id, apic, (void *)sp, c->apic_id, (void *)c->stack_top);
+	kprintf("smp: cpu %d runs as apic %u on stack %p (node %d), but its "
+		"slot is apic %u on node %d with stack below %p\n",
+		c->id, apic, (void *)sp, memmap_node_of(sp), c->apic_id,
+		c->node, (void *)c->stack_top);
 	return -1;
 }
 
@@ -222,7 +238,7 @@ int smp_check_late_cpus(uint64_t wait_ms)
 static uint64_t open_start(struct trampoline_params *tp, int id,
 			   uint32_t apic_id)
 {
-	cpus[id].stack_top = (uintptr_t)kstacks[id] + KSTACK_SIZE;
+	cpus[id].stack_top = slot_stacks[id] + AP_STACKS_SIZE;
 	atomic_store(&ap_state[id], AP_STARTING);
 	tp->cr3 = read_cr3();
 	tp->stack = cpus[id].stack_top;
@@ -277,6 +293,22 @@ static enum ap_start start_ap(int id, uint32_t apic_id)
 	return give_up(tp, id, ticket);
 }
 
+/* Slot id's stacks, on node nid (any node when nid has no room); a slot
+ * reused after a late start keeps the block it has. False, said in one
+ * line, when memory has no room for them. */
+static bool slot_stacks_ready(int id, int nid)
+{
+	if (!slot_stacks[id])
+		slot_stacks[id] = memmap_alloc_early_node(AP_STACKS_SIZE, nid,
+							  UINT64_MAX);
+	if (slot_stacks[id])
+		return true;
+	kprintf("smp: no memory for cpu %d's stacks (%d KiB): no more cpus "
+		"started\n",
+		id, AP_STACKS_SIZE / 1024);
+	return false;
+}
+
 void smp_boot_aps(void)
 {
 	int online = 1, total = nr_cpus;
@@ -298,6 +330,8 @@ void smp_boot_aps(void)
 	       (size_t)((uintptr_t)trampoline_end -
 			(uintptr_t)trampoline_start));
 	for (int i = 1; i < total; i++) {
+		if (!slot_stacks_ready(online, nodes[i]))
+			break;
 		/* dense ids: a CPU that fails does not leave a hole */
 		cpus[online].id = online;
 		cpus[online].apic_id = apic_ids[i];

@@ -17,6 +17,7 @@
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
 #include "kernel/profile.h"
+#include "kernel/stall.h"
 #include "kernel/vector.h"
 
 #define PIT_HZ	     1193182
@@ -214,6 +215,7 @@ static void timer_tick(void *arg)
 
 	(void)arg;
 	c->ticks++;
+	stall_check(c->irq_frame);
 	hz = profile_tick(c->irq_frame);
 	if (!hz)
 		hz = TIMER_HZ;

@@ -1,16 +1,22 @@
 /*
  * Interrupt descriptor table and the one C entry point for every vector.
  * Exceptions print a report (name, error code, registers, backtrace) and
- * stop the CPU (kernel/panic.c); other vectors run the handler registered
+ * stop the CPU (kernel/panic.c), except what the GDB stub takes (its
+ * steps and breakpoints: kernel/gdb_stop.c) and NMIs another CPU sent
+ * with a reason (kernel/nmi.c); other vectors run the handler registered
  * for them (kernel/vector.c) and are acknowledged at the local APIC.
  */
 #include "kernel/trap.h"
 #include "kernel/apic.h"
 #include "kernel/arch.h"
+#include "kernel/backtrace.h"
 #include "kernel/console.h"
+#include "kernel/gdb_stub.h"
 #include "kernel/gdt.h"
+#include "kernel/nmi.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/stall.h"
 #include "kernel/vector.h"
 #include <stddef.h>
 
@@ -129,6 +135,10 @@ void trap_dispatch(struct trap_frame *f)
 	int vec = (int)f->vector;
 
 	if (vec < 32) {
+		if ((vec == 1 || vec == 3) && gdb_trap(f))
+			return;
+		if (vec == 2 && nmi_dispatch(f))
+			return;
 		exception_report(f);
 		fatal_stop();
 	}
@@ -136,8 +146,12 @@ void trap_dispatch(struct trap_frame *f)
 		halt_forever();
 	if (vec == VEC_SPURIOUS ||
 	    (vec >= VEC_PIC_BASE && vec < VEC_PIC_BASE + 16))
-		return;		   /* no EOI for spurious interrupts */
-	this_cpu()->irq_frame = f; /* the profiler's tick reads it */
+		return; /* no EOI for spurious interrupts */
+	/* the profiler's tick and the stall detector read it, the GDB
+	 * stub's COM2 interrupt stops the machine with it */
+	this_cpu()->irq_frame = f;
+	stall_irq_begin(this_cpu());
 	vector_call(vec);
+	stall_irq_end(this_cpu());
 	lapic_eoi();
 }

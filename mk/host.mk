@@ -24,7 +24,7 @@ HOST_VARIANTS := plain tsan asan
 # The part of libc/ that mm/ uses and the host's C library does not have
 # goes into the host library with mm/ (the rest, vsnprintf and the string
 # functions, the host has).
-LIBC_HOST_SRCS := libc/strbuf.c libc/stat_table.c
+LIBC_HOST_SRCS := libc/strbuf.c libc/stat_table.c libc/trace_event.c
 MM_HOST_SRCS := $(sort $(wildcard mm/*.c) $(wildcard mm/host/*.c)) \
 	$(LIBC_HOST_SRCS)
 MM_HEADERS := $(wildcard mm/*.h mm/host/*.h) $(LIBC_HOST_SRCS:.c=.h)
@@ -154,17 +154,20 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/apps/test_http_parse): \
 
 # The public library: build/host/libmm.a and build/host/include/mm.h.
 # Only the public headers are installed: mm.h and mm_host.h with every
-# header they include (as gcc -MM lists them), flat, so that a program
-# writes #include <mm.h>. The internal ones (zone.h, pcp.h,
-# slab_internal.h, the page allocator's tunables...) stay in mm/.
+# header they include (as gcc -MM lists them), mm's flat, so that a
+# program writes #include <mm.h>, and libc/'s in libc/ (mm's headers
+# include them by that path: libc/trace_event.h). The internal ones
+# (zone.h, pcp.h, slab_internal.h, the page allocator's tunables...) stay
+# in mm/.
 MM_PUBLIC_HEADERS = $(filter %.h,$(shell $(HOST_CC) -MM -Imm -Imm/host \
-	-x c mm/mm.h mm/host/mm_host.h))
+	$(LIBC_QUOTE) -x c mm/mm.h mm/host/mm_host.h))
 host-lib: $(BUILD)/host/libmm.a $(BUILD)/host/include/mm.h
 $(BUILD)/host/libmm.a: $(BUILD)/host/plain/libmm.a
 	cp $< $@
 $(BUILD)/host/include/mm.h: $(MM_HEADERS)
-	@rm -rf $(dir $@) && mkdir -p $(dir $@)
-	cp $(MM_PUBLIC_HEADERS) $(dir $@)
+	@rm -rf $(dir $@) && mkdir -p $(dir $@)libc
+	cp $(filter-out libc/%,$(MM_PUBLIC_HEADERS)) $(dir $@)
+	cp $(filter libc/%,$(MM_PUBLIC_HEADERS)) $(dir $@)libc/
 
 HOST_UNIT_BINS := $(foreach v,plain asan,$(addprefix $(BUILD)/host/$(v)/tests/,$(HOST_TESTS)))
 HOST_STRESS_BINS := $(foreach v,$(HOST_VARIANTS),$(addprefix $(BUILD)/host/$(v)/tests/,$(HOST_STRESS)))
@@ -206,3 +209,6 @@ test-host-inject: deps-host $(INJECT_BINS)
 
 # tests/host/test_libc_memcpy.c compiles libc/memcpy.c into itself.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_libc_memcpy): libc/memcpy.c
+# tests/host/test_libc_siphash.c compiles libc/siphash.c into itself.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_libc_siphash): \
+	libc/siphash.c libc/siphash.h

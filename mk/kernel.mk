@@ -125,7 +125,7 @@ run: deps-kernel $(KERNEL_ELF)
 PYTEST ?= /usr/bin/python3 -m pytest
 QEMU_TEST_ARGS ?=
 QEMU_TEST_JOBS ?= 3
-test-qemu: deps-kernel deps-browser $(KERNEL_ELF) $(KERNEL_ISO) $(KERNEL_TEST_ISO)
+test-qemu: deps-kernel deps-browser deps-viewer $(KERNEL_ELF) $(KERNEL_ISO) $(KERNEL_TEST_ISO)
 	@$(PYTEST) -q tests/qemu -m "not serial" \
 		$(if $(filter-out 0 1,$(QEMU_TEST_JOBS)),-n $(QEMU_TEST_JOBS) --dist loadgroup) \
 		$(QEMU_TEST_ARGS); rc1=$$?; \

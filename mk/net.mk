@@ -107,6 +107,11 @@ $(NET_HOST_TEST_IP6_TEXT): net/ip6_text.c net/ip6_text.h
 NET_HOST_TEST_ND6_CHECK := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_nd6_check)
 $(NET_HOST_TEST_ND6_CHECK): net/nd6_check.c net/nd6_check.h
 
+# tests/host/net/test_busy_poll.c compiles net/busy_poll.c (the adaptive
+# busy-poll window, plain C) into itself.
+NET_HOST_TEST_BUSY_POLL := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_busy_poll)
+$(NET_HOST_TEST_BUSY_POLL): net/busy_poll.c net/busy_poll.h
+
 # tests/host/net/test_rx_gro.c compiles net/rx_gro.c into itself (no lwIP).
 NET_HOST_TEST_RX_GRO := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_rx_gro)
 $(NET_HOST_TEST_RX_GRO): net/rx_gro.c net/rx_gro.h

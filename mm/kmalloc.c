@@ -27,6 +27,13 @@
 #include "kmalloc_guard.h"
 #include "slab_internal.h"
 
+/* Trace points (mm_trace.h) of the sizes above the caches; the smaller
+ * ones are their caches' slab events (kmalloc-64, ...). */
+TRACE_EVENT(ev_kmalloc_large, TRACE_MM, "kmalloc_large", {"ptr", TRACE_HEX},
+	    {"caller", TRACE_SYM}, {"size", TRACE_DEC}, {"order", TRACE_DEC});
+TRACE_EVENT(ev_kfree_large, TRACE_MM, "kfree_large", {"ptr", TRACE_HEX},
+	    {"caller", TRACE_SYM}, {"size", TRACE_DEC}, {"order", TRACE_DEC});
+
 static const unsigned short kmalloc_sizes[KMALLOC_NR_CLASSES] = {
 	8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192,
 };
@@ -118,10 +125,14 @@ static void *kmalloc_large(size_t size, gfp_t gfp, int nid, void *caller)
 	}
 	struct page *page =
 		__alloc_pages_caller(nid, gfp | __GFP_COMP, order, caller);
-	if (!page)
-		return NULL;
-	return guard ? kmalloc_guard_block(page, size, order)
-		     : page_address(page);
+	void *ptr = NULL;
+
+	if (page)
+		ptr = guard ? kmalloc_guard_block(page, size, order)
+			    : page_address(page);
+	mm_trace(&ev_kmalloc_large, (uintptr_t)ptr, (uintptr_t)caller, size,
+		 order);
+	return ptr;
 }
 
 /* Where kmalloc_large() put the pointer it handed out from @page. */
@@ -250,6 +261,8 @@ kfree_slow(const void *obj, struct page *page, void *caller)
 	}
 	if (kmalloc_is_guarded(page))
 		kmalloc_guard_check(page, obj, caller);
+	mm_trace(&ev_kfree_large, (uintptr_t)obj, (uintptr_t)caller,
+		 MM_PAGE_SIZE << page->order, page->order);
 	__free_pages_caller(page, page->order, caller);
 }
 

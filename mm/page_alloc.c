@@ -37,8 +37,28 @@
 
 #include "debug.h"
 #include "fault_inject.h"
+#include "mm_trace.h"
 #include "page_debug.h"
 #include "pcp.h"
+
+/* Trace points (mm_trace.h): while the mm class records, every call
+ * takes the general paths, which record them. */
+TRACE_EVENT(ev_page_alloc, TRACE_MM, "page_alloc", {"page", TRACE_HEX},
+	    {"caller", TRACE_SYM}, {"order", TRACE_DEC}, {"node", TRACE_DEC});
+TRACE_EVENT(ev_page_free, TRACE_MM, "page_free", {"page", TRACE_HEX},
+	    {"caller", TRACE_SYM}, {"order", TRACE_DEC}, {"node", TRACE_DEC});
+TRACE_EVENT(ev_page_alloc_bulk, TRACE_MM, "page_alloc_bulk",
+	    {"first", TRACE_HEX}, {"caller", TRACE_SYM}, {"asked", TRACE_DEC},
+	    {"got", TRACE_DEC});
+
+/* A block's event: its address and node (a failed allocation: 0, and
+ * the node 0xffff). */
+static void trace_block(const struct trace_desc *ev, const struct page *page,
+			unsigned int order, const void *caller)
+{
+	mm_trace(ev, page ? (uintptr_t)page_address(page) : 0,
+		 (uintptr_t)caller, order, page ? (uint32_t)page->nid : 0xffff);
+}
 
 static bool pcp_on(void)
 {
@@ -251,7 +271,7 @@ alloc_pages_fast(int nid, gfp_t gfp, unsigned int order)
 	/* fail_page_alloc armed: every call takes __alloc_pages_caller(),
 	 * which asks the injection. The fast path holds no call that
 	 * returns to it, so alloc_pages() saves no registers. */
-	if (mm_likely(!mm_fault_armed_any() &&
+	if (mm_likely(!mm_fault_armed_any() && !mm_tracing() &&
 		      (nid < 0 || nid == mm_cpu_mem_node[cpu]) &&
 		      order <= PCP_MAX_ORDER &&
 		      !(gfp & (__GFP_COMP | __GFP_ZERO)))) {
@@ -299,9 +319,14 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 __attribute__((noinline)) struct page *
 __alloc_pages_caller(int nid, gfp_t gfp, unsigned int order, const void *caller)
 {
+	struct page *page;
+
 	if (mm_fault_should_fail(MM_FAULT_PAGE))
-		return alloc_pages_injected(nid, gfp, order);
-	return alloc_pages_general(nid, gfp, order, caller);
+		page = alloc_pages_injected(nid, gfp, order);
+	else
+		page = alloc_pages_general(nid, gfp, order, caller);
+	trace_block(&ev_page_alloc, page, order, caller);
+	return page;
 }
 
 /* One pass over the zonelist, each zone under one zone-lock acquisition. */
@@ -380,6 +405,8 @@ unsigned int alloc_pages_bulk(gfp_t gfp, unsigned int nr, struct page **pages)
 	if (n < nr)
 		n += alloc_pages_bulk_general((int)cpu, gfp, nr - n, pages + n,
 					      n, caller);
+	mm_trace(&ev_page_alloc_bulk, n ? (uintptr_t)page_address(pages[0]) : 0,
+		 (uintptr_t)caller, nr, n);
 	return n;
 }
 
@@ -560,12 +587,13 @@ free_pages_checked(struct page *page, unsigned int order, const void *caller)
 	if (!free_check(page, order, caller) ||
 	    !put_page_testzero(page, caller))
 		return;
+	trace_block(&ev_page_free, page, order, caller);
 	page_debug_poison(page, order, caller);
 	free_the_page_general(page, order);
 }
 
 /* Every free but the fast path's: a shared block, a large order, the
- * debug checks, a block freed already. */
+ * debug checks, a block freed already, the mm class tracing. */
 static __attribute__((noinline)) void
 free_pages_slow(struct page *page, unsigned int order, const void *caller)
 {
@@ -573,8 +601,10 @@ free_pages_slow(struct page *page, unsigned int order, const void *caller)
 		free_pages_checked(page, order, caller);
 		return;
 	}
-	if (put_page_testzero(page, caller))
+	if (put_page_testzero(page, caller)) {
+		trace_block(&ev_page_free, page, order, caller);
 		free_the_page_general(page, order);
+	}
 }
 
 /*
@@ -587,7 +617,7 @@ static inline __attribute__((always_inline)) void
 free_pages_caller(struct page *page, unsigned int order, const void *caller)
 {
 	if (mm_likely(order <= PCP_MAX_ORDER && !mm_debug_on() &&
-		      put_page_sole(page))) {
+		      !mm_tracing() && put_page_sole(page))) {
 		free_the_page(page, order);
 		return;
 	}

@@ -43,6 +43,15 @@
 #include "fault_inject.h"
 #include "page_frag_internal.h"
 
+/* Trace points (mm_trace.h). A refill names where its block came from:
+ * "recycled" (every fragment was back) or "new" (the page allocator). */
+TRACE_EVENT(ev_frag_alloc, TRACE_MM, "page_frag_alloc", {"addr", TRACE_HEX},
+	    {"caller", TRACE_SYM}, {"size", TRACE_DEC});
+TRACE_EVENT(ev_frag_refill, TRACE_MM, "page_frag_refill", {"block", TRACE_HEX},
+	    {"from", TRACE_STR}, {"pages", TRACE_DEC}, {"node", TRACE_DEC});
+TRACE_EVENT(ev_frag_drain, TRACE_MM, "page_frag_drain", {"block", TRACE_HEX},
+	    {"caller", TRACE_SYM});
+
 static atomic_bool page_frag_order0_only;
 
 void page_frag_force_order0(bool on)
@@ -139,6 +148,8 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 			/* Every fragment is back: the block is ours again. */
 			page_frag_count(PF_RECYCLES);
 			page_frag_arm_block(nc, page, nr_pages, 0);
+			mm_trace(&ev_frag_refill, (uintptr_t)page_address(page),
+				 (uintptr_t) "recycled", nr_pages, page->nid);
 			return true;
 		}
 		/* Fragments are out: the last page_frag_free() frees it. */
@@ -154,6 +165,8 @@ bool __page_frag_refill(struct page_frag_cache *nc, gfp_t gfp)
 	}
 	page_frag_count_node(page_to_nid(page));
 	page_frag_arm_block(nc, page, nr_pages, 1);
+	mm_trace(&ev_frag_refill, (uintptr_t)page_address(page),
+		 (uintptr_t) "new", nr_pages, page->nid);
 	return true;
 }
 
@@ -274,6 +287,25 @@ page_frag_alloc_armed(struct page_frag_cache *nc, unsigned int fragsz,
 	return __page_frag_alloc(nc, fragsz, gfp, align_mask);
 }
 
+/*
+ * The mm class traces: the same allocation (failure injection included),
+ * recorded with the caller of page_frag_alloc*. Out of line and called in
+ * tail position, like the injection.
+ */
+static __attribute__((noinline)) void *
+page_frag_alloc_traced(struct page_frag_cache *nc, unsigned int fragsz,
+		       gfp_t gfp, unsigned int align_mask, const void *caller)
+{
+	void *va;
+
+	if (mm_fault_should_fail(MM_FAULT_FRAG))
+		va = __page_frag_alloc_injected();
+	else
+		va = __page_frag_alloc(nc, fragsz, gfp, align_mask);
+	mm_trace(&ev_frag_alloc, (uintptr_t)va, (uintptr_t)caller, fragsz, 0);
+	return va;
+}
+
 /* Any failure-injection site armed? One relaxed load (fault_inject.h). */
 static inline bool page_frag_fault_armed(void)
 {
@@ -285,6 +317,9 @@ void *__page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
 {
 	if (mm_unlikely(!page_frag_fragsz_ok(fragsz)))
 		return NULL;
+	if (mm_unlikely(mm_tracing()))
+		return page_frag_alloc_traced(nc, fragsz, gfp, align_mask,
+					      __builtin_return_address(0));
 	if (mm_unlikely(page_frag_fault_armed()))
 		return page_frag_alloc_armed(nc, fragsz, gfp, align_mask);
 	return __page_frag_alloc(nc, fragsz, gfp, align_mask);
@@ -295,6 +330,9 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 {
 	if (mm_unlikely(!page_frag_fragsz_ok(fragsz)))
 		return NULL;
+	if (mm_unlikely(mm_tracing()))
+		return page_frag_alloc_traced(nc, fragsz, gfp, 0,
+					      __builtin_return_address(0));
 	if (mm_unlikely(page_frag_fault_armed()))
 		return page_frag_alloc_armed(nc, fragsz, gfp, 0);
 	return __page_frag_alloc(nc, fragsz, gfp, 0);
@@ -312,6 +350,8 @@ void page_frag_cache_drain(struct page_frag_cache *nc)
 		struct page *page = virt_to_page(page_frag_block_va(encoded));
 
 		page_frag_count(PF_DRAINS);
+		mm_trace(&ev_frag_drain, (uintptr_t)page_address(page),
+			 (uintptr_t)__builtin_return_address(0), 0, 0);
 		if (page_ref_sub_and_test(page, (int)nc->pagecnt_bias))
 			page_frag_release_block(page);
 	}

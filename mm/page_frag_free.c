@@ -43,6 +43,14 @@
 #include "debug.h"
 #include "page_frag_internal.h"
 
+/* Trace points (mm_trace.h). A remote free is a batch of frees, applied
+ * here, of a block of another node than the freeing CPU's. */
+TRACE_EVENT(ev_frag_free, TRACE_MM, "page_frag_free", {"addr", TRACE_HEX},
+	    {"caller", TRACE_SYM});
+TRACE_EVENT(ev_frag_remote_free, TRACE_MM, "page_frag_remote_free",
+	    {"block", TRACE_HEX}, {"frees", TRACE_DEC},
+	    {"freed_on_cpu", TRACE_DEC}, {"node", TRACE_DEC});
+
 /*
  * A block whose count reached zero belongs to us alone: give it back
  * (and its debug record, if any) through the page allocator's shared free
@@ -128,6 +136,7 @@ static __attribute__((noinline)) void page_frag_free_checked(void *addr,
 {
 	struct page *page = page_frag_free_page(addr, caller);
 
+	mm_trace(&ev_frag_free, (uintptr_t)addr, (uintptr_t)caller, 0, 0);
 	if (page && page_frag_free_ok(page, addr, caller))
 		page_frag_put_direct(page);
 }
@@ -299,9 +308,12 @@ static void page_frag_batch_apply_n(struct page_frag_free_batch *b,
 	int cpu = mm_this_cpu();
 
 	mm_cpu_counter_add(&page_frag_cpu_stats[cpu].v[PF_FREES], n);
-	if (page_to_nid(page) != mm_cpu_mem_node[batch_cpu(b)])
+	if (page_to_nid(page) != mm_cpu_mem_node[batch_cpu(b)]) {
 		mm_cpu_counter_add(&page_frag_cpu_stats[cpu].v[PF_REMOTE_FREES],
 				   n);
+		mm_trace(&ev_frag_remote_free, (uintptr_t)page_address(page), n,
+			 (uint64_t)batch_cpu(b), (uint32_t)page_to_nid(page));
+	}
 	page_frag_count_cpu(cpu, PF_FREE_ATOMICS);
 	if (page_ref_sub_and_test(page, (int)n))
 		page_frag_release_block(page);
@@ -479,6 +491,18 @@ static inline void page_frag_batch_free(void *addr, const void *caller)
 	atomic_store_explicit(&b->busy, false, memory_order_relaxed);
 }
 
+/* The mm class traces: the event, then the same free. Out of line and
+ * called in tail position, as the debug-checked free. */
+static __attribute__((noinline)) void page_frag_free_traced(void *addr,
+							    const void *caller)
+{
+	mm_trace(&ev_frag_free, (uintptr_t)addr, (uintptr_t)caller, 0, 0);
+	if (PAGE_FRAG_FREE_BATCH)
+		page_frag_batch_free(addr, caller);
+	else
+		page_frag_free_direct(addr, caller);
+}
+
 /*
  * The free path is the cross-CPU push/pop's pace (the freeing CPU is the
  * slower side), so its common case is inline here: a free into the block
@@ -490,6 +514,10 @@ void page_frag_free(void *addr)
 {
 	if (mm_unlikely(mm_debug_on())) {
 		page_frag_free_checked(addr, __builtin_return_address(0));
+		return;
+	}
+	if (mm_unlikely(mm_tracing())) {
+		page_frag_free_traced(addr, __builtin_return_address(0));
 		return;
 	}
 	if (PAGE_FRAG_FREE_BATCH)

@@ -5,6 +5,7 @@
 #ifndef MM_PAGE_FRAG_INTERNAL_H
 #define MM_PAGE_FRAG_INTERNAL_H
 
+#include "mm_trace.h"
 #include "page_frag.h"
 
 enum page_frag_stat {

@@ -41,7 +41,16 @@
  * order o with page->order == o and flags PG_pcp, so the allocation fast
  * path does not rewrite the order.
  */
+#include "mm_trace.h"
 #include "pcp.h"
+
+/* Trace points (mm_trace.h): a list's refill from the buddy lists, and
+ * blocks going back to them (above the list's high mark, or a drain). */
+TRACE_EVENT(ev_pcp_refill, TRACE_MM, "pcp_refill", {"blocks", TRACE_DEC},
+	    {"list_cpu", TRACE_DEC}, {"order", TRACE_DEC}, {"node", TRACE_DEC});
+TRACE_EVENT(ev_pcp_drain, TRACE_MM, "pcp_drain", {"blocks", TRACE_DEC},
+	    {"list_cpu", TRACE_DEC}, {"order", TRACE_DEC}, {"node", TRACE_DEC});
+TRACE_EVENT(ev_drain_all, TRACE_MM, "drain_all_pages", {"caller", TRACE_SYM});
 
 atomic_bool mm_pcp_enabled = PCP_ENABLED_DEFAULT != 0;
 
@@ -51,11 +60,13 @@ static const int pcp_default_high[NR_PCP_ORDERS] = {
 	PCP_HIGH_ORDER0, PCP_HIGH_ORDER1, PCP_HIGH_ORDER2, PCP_HIGH_ORDER3};
 
 /*
- * pcp_zone_init - empty lists for every CPU, and the limits fitted to the
- * zone: together, all CPUs' lists of all orders may hold at most
- * 1/PCP_ZONE_SHARE of the zone's pages.
+ * pcp_zone_limits - the lists' high and batch fitted to the zone: the
+ * tunables' values, cut so that all CPUs' lists of all orders hold at
+ * most 1/PCP_ZONE_SHARE of the zone's pages, and a batch at most half of
+ * high, so that a list refilled from empty takes back as many frees as it
+ * handed out before it gives a batch back.
  */
-void pcp_zone_init(struct zone *z)
+static void pcp_zone_limits(struct zone *z)
 {
 	int cpus = mm_nr_cpus() > 0 ? mm_nr_cpus() : 1;
 	long budget = (long)z->managed_pages /
@@ -71,6 +82,12 @@ void pcp_zone_init(struct zone *z)
 		z->pcp_high[o] = (int)high;
 		z->pcp_batch[o] = batch > 0 ? (int)batch : 1;
 	}
+}
+
+/* pcp_zone_init - empty lists for every CPU, with the zone's limits. */
+void pcp_zone_init(struct zone *z)
+{
+	pcp_zone_limits(z);
 	for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++) {
 		struct per_cpu_pages *pcp = &z->pcp[cpu];
 		mm_spin_init(&pcp->lock);
@@ -99,6 +116,8 @@ static int pcp_refill(struct zone *z, struct per_cpu_pages *pcp,
 		n++;
 	}
 	mm_spin_unlock_irqrestore(&z->lock, flags);
+	mm_trace(&ev_pcp_refill, (uint64_t)n, (uint64_t)(pcp - z->pcp), order,
+		 (uint32_t)z->nid);
 	n += pcp_len(pcp, order);
 	pcp_set_len(pcp, order, n);
 	mm_stat_add(&pcp->stats.refill, 1);
@@ -112,6 +131,8 @@ static void pcp_free_tail(struct zone *z, struct per_cpu_pages *pcp,
 	unsigned long flags = mm_spin_lock_irqsave(&z->lock);
 	int left = pcp_len(pcp, order);
 
+	mm_trace(&ev_pcp_drain, (uint64_t)(n < left ? n : left),
+		 (uint64_t)(pcp - z->pcp), order, (uint32_t)z->nid);
 	for (; n > 0 && left > 0; n--, left--) {
 		struct page *page =
 			list_entry(pcp->lists[order].prev, struct page, lru);
@@ -230,16 +251,19 @@ int drain_all_pages_add(void (*drain)(void))
  */
 void drain_all_pages(void)
 {
+	const void *caller = __builtin_return_address(0);
+
+	mm_trace_begin(&ev_drain_all, (uintptr_t)caller, 0, 0, 0);
 	for (int i = 0; i < DRAIN_ALL_PAGES_HOOKS && drain_hooks[i]; i++)
 		drain_hooks[i]();
-	/* Off, the lists are empty and held by the switch. */
-	if (!atomic_load_explicit(&mm_pcp_enabled, memory_order_relaxed))
-		return;
-	/* All slots, not just mm_nr_cpus(): a thread that never said which
-	 * CPU it is runs as CPU 0, but a misnumbered one must not leak. */
-	for (int n = 0; n < mm_nr_zones; n++)
-		for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++)
-			pcp_drain_cpu(&mm_zones[n], cpu);
+	/* Off, the lists are empty and held by the switch. All slots, not
+	 * just mm_nr_cpus(): a thread that never said which CPU it is runs
+	 * as CPU 0, but a misnumbered one must not leak. */
+	if (atomic_load_explicit(&mm_pcp_enabled, memory_order_relaxed))
+		for (int n = 0; n < mm_nr_zones; n++)
+			for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++)
+				pcp_drain_cpu(&mm_zones[n], cpu);
+	mm_trace_end(&ev_drain_all, (uintptr_t)caller, 0, 0, 0);
 }
 
 /*

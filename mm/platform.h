@@ -78,6 +78,17 @@ int mm_vsnprintf(char *buf, size_t len, const char *fmt, va_list ap);
  * returns @buf. Any context: no locks, no allocation.
  */
 const char *mm_symbolize(const void *addr, char *buf, size_t len);
+/*
+ * mm_trace_emit - record one event of an mm/ trace point (mm/mm_trace.h):
+ * the description ev (libc/trace_event.h), its phase (enum trace_phase)
+ * and values. Called only while ev's class records, so it is never on a
+ * path that runs with tracing off. The kernel records it in this CPU's
+ * trace buffer (kernel/trace.h); the host hands it to the test that
+ * asked (mm_host_trace_hook). Any context: no locks, no allocation.
+ */
+struct trace_desc;
+void mm_trace_emit(const struct trace_desc *ev, int phase, uint64_t a,
+		   uint64_t b, uint64_t c, uint32_t d);
 
 /*
  * Provided by each world inline in <mm_port.h>:
@@ -158,12 +169,19 @@ static inline bool mm_spin_trylock_once(mm_spinlock_t *l)
 	       0;
 }
 
+/*
+ * mm_spin_lock_wait - the contended half of mm_spin_lock, out of line
+ * (mm/spin_wait.c): spin until the lock is ours, and record the wait as
+ * a span of the lock class while it traces (the lock's address and the
+ * caller that waited).
+ */
+void mm_spin_lock_wait(mm_spinlock_t *l);
+
 static inline void mm_spin_lock(mm_spinlock_t *l)
 {
-	while (!mm_spin_trylock(l)) {
-		while (atomic_load_explicit(&l->locked, memory_order_relaxed))
-			mm_cpu_relax();
-	}
+	if (mm_likely(mm_spin_trylock(l)))
+		return;
+	mm_spin_lock_wait(l);
 }
 
 static inline void mm_spin_unlock(mm_spinlock_t *l)

@@ -29,6 +29,24 @@ static unsigned int qmp_next_id;
 static atomic_uint qmp_shrink_gen;
 static atomic_uint qmp_shrink_seen[MM_MAX_CPUS];
 
+/* Trace points (mm_trace.h): pool is the pool's id ("qmempool<id>"). */
+TRACE_EVENT(ev_qmp_alloc, TRACE_MM, "qmempool_alloc", {"obj", TRACE_HEX},
+	    {"caller", TRACE_SYM}, {"cache", TRACE_STR}, {"pool", TRACE_DEC});
+TRACE_EVENT(ev_qmp_free, TRACE_MM, "qmempool_free", {"obj", TRACE_HEX},
+	    {"caller", TRACE_SYM}, {"cache", TRACE_STR}, {"pool", TRACE_DEC});
+TRACE_EVENT(ev_qmp_refill, TRACE_MM, "qmempool_refill", {"objects", TRACE_DEC},
+	    {"from", TRACE_STR}, {"cache", TRACE_STR}, {"pool", TRACE_DEC});
+TRACE_EVENT(ev_qmp_spill, TRACE_MM, "qmempool_spill", {"objects", TRACE_DEC},
+	    {"to", TRACE_STR}, {"cache", TRACE_STR}, {"pool", TRACE_DEC});
+TRACE_EVENT(ev_qmp_remote_free, TRACE_MM, "qmempool_remote_free",
+	    {"obj", TRACE_HEX}, {"node", TRACE_DEC}, {"cache", TRACE_STR},
+	    {"pool", TRACE_DEC});
+
+static uintptr_t qmp_name(const struct qmempool *pool)
+{
+	return (uintptr_t)kmem_cache_name(pool->cache);
+}
+
 /* ---- slow paths ------------------------------------------------------ */
 
 /*
@@ -40,8 +58,12 @@ static void qmp_spill(struct qmempool *pool, struct qmempool_cpu *pc, int nid,
 {
 	if (alf_mp_enqueue(pool->sharedq[nid], objs, n) == n) {
 		qmempool_count(&pc->sharedq_spill, 1);
+		mm_trace(&ev_qmp_spill, n, (uintptr_t) "sharedq",
+			 qmp_name(pool), pool->id);
 		return;
 	}
+	mm_trace(&ev_qmp_spill, n, (uintptr_t) "slab", qmp_name(pool),
+		 pool->id);
 	kmem_cache_free_bulk(pool->cache, n, objs);
 	qmempool_count(&pc->slab_free, n);
 }
@@ -88,10 +110,15 @@ void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 	unsigned int n;
 
 	n = alf_mc_dequeue(pool->sharedq[pc->nid], pc->objs, pool->bulk);
-	if (n)
+	if (n) {
 		qmempool_count(&pc->sharedq_refill, 1);
-	else
+		mm_trace(&ev_qmp_refill, n, (uintptr_t) "sharedq",
+			 qmp_name(pool), pool->id);
+	} else {
 		n = qmp_slab_refill(pool, pc, gfp, &single);
+		mm_trace(&ev_qmp_refill, n, (uintptr_t) "slab", qmp_name(pool),
+			 pool->id);
+	}
 	if (mm_unlikely(!n)) {
 		if (!single) {
 			qmempool_count(&pc->alloc_fail, 1);
@@ -101,6 +128,17 @@ void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 	}
 	atomic_store_explicit(&pc->count, n - 1, memory_order_relaxed);
 	return pc->objs[n - 1];
+}
+
+/* The mm class traces (qmempool_alloc_softirq): the same allocation. */
+__attribute__((noinline)) void *__qmempool_alloc_traced(struct qmempool *pool,
+							gfp_t gfp, void *caller)
+{
+	void *obj = __qmempool_alloc(pool, gfp);
+
+	mm_trace(&ev_qmp_alloc, (uintptr_t)obj, (uintptr_t)caller,
+		 qmp_name(pool), pool->id);
+	return obj;
 }
 
 /* fail_qmempool: the caller sees what an exhausted slab would give it. */
@@ -146,6 +184,8 @@ static void qmp_free_numa(struct qmempool *pool, struct qmempool_cpu *pc,
 
 	if (mm_unlikely(nid != pc->nid)) {
 		qmempool_count(&pc->remote_free, 1);
+		mm_trace(&ev_qmp_remote_free, (uintptr_t)obj, (uint32_t)nid,
+			 qmp_name(pool), pool->id);
 		if (alf_mp_enqueue(pool->sharedq[nid], &obj, 1) != 1) {
 			kmem_cache_free(pool->cache, obj);
 			qmempool_count(&pc->slab_free, 1);
@@ -185,8 +225,8 @@ static bool qmp_obj_ok(struct qmempool *pool, void *obj, void *caller)
 }
 
 /*
- * The free path for NULL and for the debug checks: a refused object goes
- * nowhere; the rest takes the ordinary path.
+ * The free path for NULL, for the debug checks and for the trace point: a
+ * refused object goes nowhere; the rest takes the ordinary path.
  */
 void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
 			     void *obj, void *caller)
@@ -197,6 +237,8 @@ void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
 		return;
 	if (mm_debug_on() && !qmp_obj_ok(pool, obj, caller))
 		return;
+	mm_trace(&ev_qmp_free, (uintptr_t)obj, (uintptr_t)caller,
+		 qmp_name(pool), pool->id);
 	n = atomic_load_explicit(&pc->count, memory_order_relaxed);
 	if (n < pc->push_limit) {
 		pc->objs[n] = obj;

@@ -44,6 +44,7 @@
 #include "fault_inject.h"
 #include "gfp.h"
 #include "list.h"
+#include "mm_trace.h"
 #include "platform.h"
 #include "qmempool_tunables.h"
 #include "slab.h"
@@ -115,8 +116,8 @@ struct qmempool *qmempool_create(uint32_t localq_sz, uint32_t sharedq_sz,
 void qmempool_destroy(struct qmempool *pool);
 
 /* Slow paths, out of line (qmempool.c). __qmempool_free_slow: the localq
- * is full, or the pool has several nodes; __qmempool_free_checked: NULL
- * or the debug checks first. */
+ * is full, or the pool has several nodes; __qmempool_free_checked: NULL,
+ * the debug checks or the trace point first. */
 void *__qmempool_alloc_slow(struct qmempool *pool, struct qmempool_cpu *pc,
 			    gfp_t gfp);
 void __qmempool_free_slow(struct qmempool *pool, struct qmempool_cpu *pc,
@@ -125,6 +126,8 @@ void __qmempool_free_checked(struct qmempool *pool, struct qmempool_cpu *pc,
 			     void *obj, void *caller);
 /* fail_qmempool: counted in alloc_fail; returns NULL. */
 void *__qmempool_alloc_injected(struct qmempool_cpu *pc);
+/* The mm class traces: the same allocation, recorded with @caller. */
+void *__qmempool_alloc_traced(struct qmempool *pool, gfp_t gfp, void *caller);
 
 /* Count events on this CPU's counter: only this CPU writes it, with
  * mm_cpu_counter_add (no locked instruction, interrupt-safe). */
@@ -133,12 +136,8 @@ static inline void qmempool_count(atomic_ulong *c, unsigned long n)
 	mm_cpu_counter_add(c, n);
 }
 
-/*
- * qmempool_alloc_softirq - one object, for poll context (no interrupt
- * masking; see the contexts above). @gfp is used if the slab must refill.
- * Returns the object or NULL (slab out of memory; counted in alloc_fail).
- */
-static inline void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
+/* qmempool_alloc_softirq's whole work, traced or not (below). */
+static inline void *__qmempool_alloc(struct qmempool *pool, gfp_t gfp)
 {
 	/* The index as unsigned long: as a plain int, GCC 12 computed this
 	 * CPU's slot twice (once sign-extended, once not) in both fast paths,
@@ -159,6 +158,19 @@ static inline void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
 }
 
 /*
+ * qmempool_alloc_softirq - one object, for poll context (no interrupt
+ * masking; see the contexts above). @gfp is used if the slab must refill.
+ * Returns the object or NULL (slab out of memory; counted in alloc_fail).
+ */
+static inline void *qmempool_alloc_softirq(struct qmempool *pool, gfp_t gfp)
+{
+	if (mm_unlikely(mm_tracing()))
+		return __qmempool_alloc_traced(pool, gfp,
+					       __builtin_return_address(0));
+	return __qmempool_alloc(pool, gfp);
+}
+
+/*
  * qmempool_free_softirq - give @obj back, from poll context (no masking).
  * @obj must come from @pool (or from @pool->cache); NULL is ignored.
  * An object of another node goes to that node's sharedq. In debug builds,
@@ -169,7 +181,7 @@ static inline void qmempool_free_softirq(struct qmempool *pool, void *obj)
 	struct qmempool_cpu *pc = &pool->cpu[(unsigned long)mm_this_cpu()];
 	uint32_t n;
 
-	if (mm_unlikely(mm_debug_on() || !obj)) {
+	if (mm_unlikely(mm_debug_on() || mm_tracing() || !obj)) {
 		__qmempool_free_checked(pool, pc, obj,
 					__builtin_return_address(0));
 		return;

@@ -16,6 +16,7 @@
 #define MM_SLAB_INTERNAL_H
 
 #include "fault_inject.h"
+#include "mm_trace.h"
 #include "page_alloc.h"
 #include "platform.h"
 #include "slab.h"
@@ -285,14 +286,14 @@ void slab_free_slow(struct kmem_cache *s, void *obj, void *caller);
 /*
  * Fast path of kmem_cache_alloc (and kmalloc, which inlines it too): pop
  * the magazine. Everything else (refill, zeroing, debug checks, failslab
- * while any injection site is armed) is out of line in slab.c, reached by
- * a tail call, so this compiles to a few loads and stores with no
- * register spills.
+ * while any injection site is armed, the trace point while the mm class
+ * records) is out of line in slab.c, reached by a tail call, so this
+ * compiles to a few loads and stores with no register spills.
  */
 static inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp, void *caller)
 {
-	if (mm_likely(!mm_fault_armed_any() && !(gfp & __GFP_ZERO) &&
-		      !cache_slow(s))) {
+	if (mm_likely(!mm_fault_armed_any() && !mm_tracing() &&
+		      !(gfp & __GFP_ZERO) && !cache_slow(s))) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
@@ -427,7 +428,7 @@ static inline bool slab_free_fast_ok(const struct kmem_cache *s,
  * room and the object passes the checks (which include being local). */
 static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
 {
-	if (mm_likely(!cache_slow(s))) {
+	if (mm_likely(!cache_slow(s) && !mm_tracing())) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);
@@ -453,7 +454,7 @@ static inline void slab_free(struct kmem_cache *s, void *obj, void *caller)
 static inline void slab_free_page(struct kmem_cache *s, const struct page *page,
 				  void *obj, void *caller)
 {
-	if (mm_likely(!cache_slow(s))) {
+	if (mm_likely(!cache_slow(s) && !mm_tracing())) {
 		unsigned long flags = mm_irq_save();
 		struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());
 		unsigned int avail = cpu_avail(c);

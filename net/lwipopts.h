@@ -178,13 +178,26 @@ const struct ip6_addr *net_ip6_gateway(struct netif *nif,
 struct tcp_pcb;
 struct tcp_hdr;
 signed char net_tcp_syn_guard(struct tcp_pcb *pcb, const struct tcp_hdr *hdr);
-signed char net_tcp_gro_ack(struct tcp_pcb *pcb);
+signed char net_tcp_gro_ack(struct tcp_pcb *pcb, const struct tcp_hdr *hdr);
 #endif
+/* Initial sequence numbers no peer can predict (RFC 6528): a keyed hash
+ * of the connection's addresses and ports plus a clock (net/tcp_isn.c).
+ * lwIP's own counted up from 6510, the same for everyone. */
+#ifndef __ASSEMBLER__
+struct ip_addr;
+unsigned int net_tcp_isn(const struct ip_addr *local_ip,
+			 unsigned short local_port,
+			 const struct ip_addr *remote_ip,
+			 unsigned short remote_port);
+#endif
+#define LWIP_HOOK_TCP_ISN(local_ip, local_port, remote_ip, remote_port) \
+	net_tcp_isn((local_ip), (local_port), (remote_ip), (remote_port))
 /* A segment of an existing connection: net_tcp_gro_ack (net/netif_glue.c) has
- * lwIP acknowledge a packet the glue joined from several segments at once. */
+ * lwIP acknowledge a packet the glue joined from several segments at once,
+ * and one out of order once per segment, as if they had come apart. */
 #define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) \
 	((pcb)->state == LISTEN ? net_tcp_syn_guard((pcb), (hdr))      \
-				: net_tcp_gro_ack(pcb))
+				: net_tcp_gro_ack((pcb), (hdr)))
 
 /* ---- TCP: tuned for bulk transfer (iperf, 1 MiB echo) ---- */
 /* A full Ethernet frame per segment (the default 536 is the IPv4 minimum,

@@ -96,6 +96,7 @@ static int probe_nics(void)
 		queues = nr_cpus;
 	virtio_net_allow_offloads(&net_config.virtio);
 	igb_allow_untested(net_config.igb_untested);
+	e1000e_allow_offloads(&net_config.e1000e);
 	switch (net_config.nic) {
 	case NET_NIC_VIRTIO:
 		return virtio_net_probe(true, queues);

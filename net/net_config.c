@@ -105,8 +105,11 @@ CMDLINE_KEY(net, net_gro, "on", cmdline_valid_choice, "on|off",
 	    "join consecutive TCP segments of one connection into one packet "
 	    "before lwIP (receive coalescing, as Linux's GRO)");
 CMDLINE_KEY(net, poll_us, "200", cmdline_valid_uint, "0-1000000",
-	    "busy-poll a NIC queue this long after its last work before "
-	    "sleeping on its interrupt (0: sleep at once)");
+	    "busy-poll a NIC queue at most this long after its last frame "
+	    "before sleeping on its interrupt (0: sleep at once)");
+CMDLINE_KEY(net, poll_adapt, "on", cmdline_valid_choice, "on|off",
+	    "busy-poll only while busy-polling finds frames; a short sleep "
+	    "starts it again (off: always poll_us=)");
 
 static void parse_static(const char *ip)
 {
@@ -129,13 +132,13 @@ static void parse_static(const char *ip)
 }
 
 /*
- * virtio_tso (coalesced TCP receive over mergeable buffers): on unless
- * the command line says otherwise, but off by default below
- * NET_COALESCE_MIN_MIB of memory. One coalesced segment takes up to
- * NETDEV_RX_CHAIN_MAX (34) RX buffers at once, and the device waits until
- * that many are posted: at -m 8M, after a flood with eight TCP echo
- * streams, the guest stayed unable to answer TCP and UDP in 3 of 5 runs
- * with it on and 0 of 4 with it off.
+ * virtio_tso and virtio_tso6 (coalesced TCP receive over mergeable
+ * buffers, IPv4 and IPv6): on unless the command line says otherwise,
+ * but off by default below NET_COALESCE_MIN_MIB of memory. One coalesced
+ * segment takes up to NETDEV_RX_CHAIN_MAX (34) RX buffers at once, and
+ * the device waits until that many are posted: at -m 8M, after a flood
+ * with eight TCP echo streams, the guest stayed unable to answer TCP and
+ * UDP in 3 of 5 runs with it on and 0 of 4 with it off.
  */
 #define NET_COALESCE_MIN_MIB 64
 
@@ -144,8 +147,8 @@ static void parse_static(const char *ip)
  * keys: the driver reads no command line and takes what it may negotiate
  * as an argument (virtio_net_allow_offloads, which its host tests call
  * directly), and whether coalesced receive is worth its buffers depends
- * on the memory the stack has (coalesce_by_default). virtio_tso's help
- * gives NET_COALESCE_MIN_MIB's figure.
+ * on the memory the stack has (coalesce_by_default). virtio_tso's and
+ * virtio_tso6's help give NET_COALESCE_MIN_MIB's figure.
  */
 CMDLINE_KEY(net, virtio_csum, "1", cmdline_valid_choice, "0|1",
 	    "virtio-net checksum offload both ways (CSUM, GUEST_CSUM), when "
@@ -154,9 +157,16 @@ CMDLINE_KEY(net, virtio_tso, "1", cmdline_valid_choice, "0|1",
 	    "virtio-net receive of coalesced TCP segments (GUEST_TSO4; needs "
 	    "virtio_csum=1 and virtio_mrg=1; not given: off below 64 MiB of "
 	    "memory)");
+CMDLINE_KEY(net, virtio_tso6, "1", cmdline_valid_choice, "0|1",
+	    "virtio-net receive of coalesced IPv6 TCP segments (GUEST_TSO6; "
+	    "needs virtio_csum=1 and virtio_mrg=1; not given: off below 64 "
+	    "MiB of memory)");
 CMDLINE_KEY(net, virtio_host_tso, "1", cmdline_valid_choice, "0|1",
 	    "virtio-net transmit of merged TCP segments (HOST_TSO4; needs "
 	    "virtio_csum=1)");
+CMDLINE_KEY(net, virtio_host_tso6, "1", cmdline_valid_choice, "0|1",
+	    "virtio-net transmit of merged IPv6 TCP segments (HOST_TSO6; "
+	    "needs virtio_csum=1)");
 CMDLINE_KEY(net, virtio_mrg, "1", cmdline_valid_choice, "0|1",
 	    "virtio-net mergeable RX buffers (MRG_RXBUF)");
 CMDLINE_KEY(net, virtio_event_idx, "1", cmdline_valid_choice, "0|1",
@@ -164,12 +174,18 @@ CMDLINE_KEY(net, virtio_event_idx, "1", cmdline_valid_choice, "0|1",
 	    "(VIRTIO_F_EVENT_IDX: used_event/avail_event) when the device "
 	    "offers it; 0: by ring flags");
 
-static bool coalesce_by_default(void)
+CMDLINE_KEY(net, e1000e_rx_csum, "1", cmdline_valid_choice, "0|1",
+	    "e1000e: the device checks the TCP/UDP sums of received IPv4 and "
+	    "IPv6 frames (RXCSUM.TUOFL) and the stack trusts its word");
+
+/* A coalesced-receive switch (virtio_tso, virtio_tso6): as given, else
+ * on with enough memory. */
+static bool coalesce_by_default(const char *key)
 {
 	unsigned long pages = 0;
 
-	if (cmdline_given("virtio_tso"))
-		return cmdline_get_bool("virtio_tso");
+	if (cmdline_given(key))
+		return cmdline_get_bool(key);
 	for (int nid = 0; nid < mm_nr_nodes(); nid++)
 		pages += nr_managed_pages_node(nid);
 	return pages >= (NET_COALESCE_MIN_MIB << 20) / MM_PAGE_SIZE;
@@ -203,12 +219,18 @@ void net_config_parse(void)
 				    ? (int)cmdline_get_long("net_queues")
 				    : 0;
 	net_config.virtio = (struct virtio_net_offloads){
-		cmdline_get_bool("virtio_csum"), coalesce_by_default(),
-		cmdline_get_bool("virtio_mrg"),
-		cmdline_get_bool("virtio_event_idx"),
-		cmdline_get_bool("virtio_host_tso")};
+		.csum = cmdline_get_bool("virtio_csum"),
+		.tso = coalesce_by_default("virtio_tso"),
+		.tso6 = coalesce_by_default("virtio_tso6"),
+		.mrg = cmdline_get_bool("virtio_mrg"),
+		.event_idx = cmdline_get_bool("virtio_event_idx"),
+		.host_tso = cmdline_get_bool("virtio_host_tso"),
+		.host_tso6 = cmdline_get_bool("virtio_host_tso6")};
+	net_config.e1000e = (struct e1000e_offloads){
+		.rx_csum = cmdline_get_bool("e1000e_rx_csum")};
 	net_config.irq = strcmp(cmdline_get("net_irq"), "on") == 0;
 	net_config.gro = strcmp(cmdline_get("net_gro"), "on") == 0;
 	net_config.poll_us = (uint32_t)cmdline_get_long("poll_us");
 	net_config.igb_untested = cmdline_get_bool("igb_untested");
+	net_config.poll_adapt = strcmp(cmdline_get("poll_adapt"), "on") == 0;
 }

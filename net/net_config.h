@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "drivers/e1000e.h"
 #include "drivers/virtio_net.h"
 
 /* Boot configuration, filled from the command line (net_config.c). */
@@ -20,12 +21,15 @@ struct net_config {
 	int alloc; /* enum net_alloc_mode */
 	const char *hostname;
 	int queues; /* net_queues=: most queue pairs per NIC, 0: one per CPU */
-	/* virtio_csum=, virtio_tso=, virtio_mrg=, virtio_event_idx=,
-	 * virtio_host_tso=: features allowed */
+	/* virtio_csum=, virtio_tso=, virtio_tso6=, virtio_mrg=,
+	 * virtio_event_idx=, virtio_host_tso=, virtio_host_tso6=: features
+	 * allowed */
 	struct virtio_net_offloads virtio;
-	bool irq;	   /* net_irq=on: queues sleep on their interrupts */
-	bool gro;	   /* net_gro=on: join TCP segments (net/rx_gro.c) */
-	uint32_t poll_us;  /* poll_us=: busy-poll window after the last work */
+	struct e1000e_offloads e1000e; /* e1000e_rx_csum= */
+	bool irq;	  /* net_irq=on: queues sleep on their interrupts */
+	bool gro;	  /* net_gro=on: join TCP segments (net/rx_gro.c) */
+	uint32_t poll_us; /* poll_us=: longest busy-poll window */
+	bool poll_adapt; /* poll_adapt=on: spin only while spinning finds frames */
 	bool igb_untested; /* igb_untested=1: drive untested igb parts */
 };
 

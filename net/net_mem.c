@@ -254,6 +254,8 @@ static void *memp_malloc_stock(memp_t type)
 	if (!p)
 		return memp_at_limit(type);
 	net_mem_stats.memp_alloc++;
+	if (type == MEMP_SYS_TIMEOUT)
+		net_mem_stats.memp_timer_alloc++;
 	return p;
 }
 
@@ -448,6 +450,9 @@ static const struct stat_desc net_mem_stat_desc[] = {
 	NET_MEM_COUNTER(memp_fail, "events", "lwIP pool allocations failed"),
 	NET_MEM_COUNTER(memp_limit_hits, "events",
 			"pool allocations refused at the pool's bound"),
+	NET_MEM_COUNTER(memp_timer_alloc, "objects",
+			"of memp_alloc, lwIP's timer records (one per cyclic "
+			"timer period, whatever the traffic)"),
 	NET_MEM_COUNTER(rx_wrap, "packets",
 			"received frames wrapped into a pbuf (no copy)"),
 	NET_MEM_COUNTER(rx_copy, "packets",

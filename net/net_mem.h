@@ -39,6 +39,10 @@ struct net_mem_stats {
 	uint64_t heap_alloc, heap_free, heap_fail;
 	uint64_t memp_alloc, memp_free, memp_fail;
 	uint64_t memp_limit_hits; /* refusals at a pool's bound, all types */
+	/* of memp_alloc, lwIP's timer records (MEMP_SYS_TIMEOUT): a cyclic
+	 * timer takes one each period, so they follow the clock, not the
+	 * traffic; the per-packet count is memp_alloc less these */
+	uint64_t memp_timer_alloc;
 	uint64_t rx_wrap, rx_copy, rx_fail;
 	/* native RX at PBUF_POOL_SIZE: out-of-order data is reclaimed
 	 * (net/tcp_ooseq.c), the frame dropped if none came back */

@@ -27,6 +27,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "busy_poll.h"
 #include "core_lock.h"
 #include "drivers/netdev.h"
 #include "kernel/config.h"
@@ -69,6 +70,8 @@ struct net_queue {
 	bool armed;		 /* unmasked, waiting for it */
 	uint64_t irqs_at_arm;	 /* the queue's interrupt count when armed */
 	uint64_t last_work_ns;	 /* end of the last round with work */
+	int round_rx;		 /* RX descriptors the last round took */
+	struct busy_poll spin;	 /* the busy-poll window (busy_poll.h) */
 	uint64_t arms;		 /* times the interrupt was unmasked */
 	uint64_t arm_found_work; /* ... and the look after it found work */
 	uint64_t wakeups;	 /* rounds with work right after an arm */
@@ -77,7 +80,6 @@ struct net_queue {
 
 static struct net_queue queues[NET_MAX_POLLED];
 static int nqueues;
-static uint64_t poll_window_ns; /* poll_us=, in ns */
 /* Milliseconds (clock_ms) at which lwIP's timers are next checked; 0 at
  * boot: at once. */
 static _Atomic uint64_t timers_due_ms;
@@ -86,14 +88,18 @@ void net_poll_add(struct netif *nif)
 {
 	struct netdev *dev = nif->state;
 
-	for (int q = 0; q < dev->nqueues && nqueues < NET_MAX_POLLED; q++)
-		queues[nqueues++] = (struct net_queue){
-			.nif = nif,
-			.dev = dev,
-			.q = q,
-			.cpu = dev->queues[q].cpu,
-			.irq = dev->queues[q].irq_mode && dev->ops->irq_arm};
-	poll_window_ns = (uint64_t)net_config.poll_us * 1000u;
+	for (int q = 0; q < dev->nqueues && nqueues < NET_MAX_POLLED; q++) {
+		struct net_queue *nq = &queues[nqueues++];
+
+		*nq = (struct net_queue){.nif = nif,
+					 .dev = dev,
+					 .q = q,
+					 .cpu = dev->queues[q].cpu,
+					 .irq = dev->queues[q].irq_mode &&
+						dev->ops->irq_arm};
+		busy_poll_init(&nq->spin, (uint64_t)net_config.poll_us * 1000u,
+			       net_config.poll_adapt);
+	}
 }
 
 static bool timers_due(uint64_t now_ms)
@@ -222,6 +228,8 @@ int net_poll_queue(int i)
 	int work = netif_glue_rx_poll(nq->nif, nq->q);
 	bool sleep = false, locked;
 
+	nq->round_rx = work;
+
 	/* A link-change interrupt woke us: look at the link now. */
 	if (nq->q == 0 && nq->dev->ops->link_changed &&
 	    nq->dev->ops->link_changed(nq->dev))
@@ -271,7 +279,8 @@ static void irq_found_work(struct net_queue *nq)
 /*
  * NAPI. While rounds find work the queue is polled with its interrupt
  * masked. The first round that finds nothing after the busy-poll window
- * (poll_us=) unmasks it and looks at the rings once more (irq_arm): work
+ * (busy_poll.h: poll_us= after the last received frame, or none while
+ * spinning finds nothing) unmasks it and looks at the rings once more (irq_arm): work
  * found there means "poll again" (it may have come before the unmask, and
  * then no interrupt would announce it); none means the CPU may halt, and
  * any later completion raises the interrupt, whose handler masks it and
@@ -288,11 +297,12 @@ int net_poll_run(int i)
 {
 	struct net_queue *nq = &queues[i];
 	int work = net_poll_queue(i);
-	uint64_t now;
+	uint64_t now = clock_ns();
 
+	if (nq->round_rx)
+		busy_poll_frames(&nq->spin, now);
 	if (work == NET_POLL_SLEEP)
 		return 0; /* the lock holder wakes us */
-	now = clock_ns();
 	if (work > 0) {
 		if (nq->armed)
 			irq_found_work(nq);
@@ -306,7 +316,7 @@ int net_poll_run(int i)
 		poll_deadline(now + NET_POLL_NOIRQ_NS);
 		return 0;
 	}
-	if (now - nq->last_work_ns < poll_window_ns)
+	if (busy_poll_spin(&nq->spin, now))
 		return 1;
 	/* Going to sleep: completions that wait for company (tx_reap_due)
 	 * get none now; reap them in the next round rather than let them
@@ -357,7 +367,7 @@ void net_poll_start(void)
  * itself (poll_queue_stats; written by the queue's CPU only).
  */
 struct poll_totals {
-	uint64_t busy_rounds, busy_ns, work;
+	uint64_t busy_rounds, busy_ns, work, spin_rounds, spin_ns;
 };
 static const struct stat_desc poll_total_stats[] = {
 	STAT_COUNTER_AT(struct poll_totals, busy_rounds, "events",
@@ -366,6 +376,10 @@ static const struct stat_desc poll_total_stats[] = {
 			"time in those rounds, all queues"),
 	STAT_COUNTER_AT(struct poll_totals, work, "events",
 			"frames and completions handled, all queues"),
+	STAT_COUNTER_AT(struct poll_totals, spin_rounds, "events",
+			"empty rounds spent busy-polling, all queues"),
+	STAT_COUNTER_AT(struct poll_totals, spin_ns, "ns",
+			"time spent busy-polling, all queues"),
 };
 
 static void put_dev_name(struct strbuf *sb, const void *src)
@@ -394,6 +408,21 @@ static const struct stat_desc poll_queue_stats[] = {
 		      "... and the look after it found work"),
 	QUEUE_COUNTER(wakeups, "events", "rounds with work right after an arm"),
 	QUEUE_COUNTER(empty_polls, "events", "rounds that found nothing"),
+	QUEUE("spin_window_ns", spin.window_ns, STAT_KIND_GAUGE, "ns",
+	      "busy-poll window now: poll_us=, or 0 (stopped: sleep at once)"),
+	QUEUE("spin_rounds", spin.spin_rounds, STAT_KIND_COUNTER, "events",
+	      "empty rounds spent busy-polling"),
+	QUEUE("spin_ns", spin.spin_ns, STAT_KIND_COUNTER, "ns",
+	      "time spent busy-polling"),
+	QUEUE("spin_hits", spin.hits, STAT_KIND_COUNTER, "events",
+	      "frames found busy-polling (each earns a credit)"),
+	QUEUE("spin_misses", spin.misses, STAT_KIND_COUNTER, "events",
+	      "busy-polls that ran out with nothing (each costs a credit)"),
+	QUEUE("short_sleeps", spin.short_sleeps, STAT_KIND_COUNTER, "events",
+	      "frames after the window, within poll_us= (restart a stopped "
+	      "queue)"),
+	QUEUE("long_sleeps", spin.long_sleeps, STAT_KIND_COUNTER, "events",
+	      "frames later than poll_us= after the last"),
 };
 static const struct stat_group poll_groups[] = {
 	STAT_GROUP("", poll_total_stats),
@@ -410,6 +439,8 @@ int net_poll_stats_json(char *buf, size_t size)
 		t.busy_rounds += queues[i].busy_rounds;
 		t.busy_ns += queues[i].busy_ns;
 		t.work += queues[i].work;
+		t.spin_rounds += queues[i].spin.spin_rounds;
+		t.spin_ns += queues[i].spin.spin_ns;
 	}
 	strbuf_init(&sb, buf, size);
 	strbuf_printf(&sb, "{");

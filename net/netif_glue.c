@@ -21,16 +21,27 @@
  * calling CPU's own TX queue (netdev_tx_queue), the chain gets an extra
  * reference for as long as the device reads it, and tx_done (from
  * tx_reap, also under the lock) drops that reference.
+ *
+ * Trace points (class net, docs/observe.md): each frame parked ("rx"),
+ * each chain sent ("tx"), each coalesced packet ("gro_join"), lwIP's
+ * input of a packet as a span ("lwip_input": the answers it sends and
+ * the pbufs it frees fall inside), and every drop with its reason.
+ * While a packet capture runs (net/capture.h), each frame is copied to
+ * it whole: a received one before lwIP sees it, a sent one once the
+ * device took it.
  */
 #include <string.h>
 
+#include "capture.h"
 #include "core_lock.h"
 #include "drivers/netdev.h"
 #include "kernel/percpu.h"
+#include "kernel/trace.h"
 #include "lwip/etharp.h"
 #include "lwip/ethip6.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "lwip/priv/tcp_priv.h"
 #include "lwip/snmp.h"
 #include "lwip/stats.h"
 #include "lwip/tcp.h"
@@ -52,6 +63,40 @@ struct glue_queue {
 	} batch[NET_RX_BATCH + NETDEV_RX_CHAIN_MAX];
 	int n;
 } __attribute__((aligned(64)));
+
+TRACE_EVENT(ev_rx, TRACE_NET, "rx", {"nic", TRACE_STR}, {"frame", TRACE_HEX},
+	    {"queue", TRACE_DEC}, {"len", TRACE_DEC});
+TRACE_EVENT(ev_tx, TRACE_NET, "tx", {"nic", TRACE_STR}, {"pbuf", TRACE_HEX},
+	    {"queue", TRACE_DEC}, {"len", TRACE_DEC});
+TRACE_EVENT(ev_gro, TRACE_NET, "gro_join", {"nic", TRACE_STR},
+	    {"bytes", TRACE_DEC}, {"queue", TRACE_DEC}, {"segs", TRACE_DEC});
+TRACE_EVENT(ev_input, TRACE_NET, "lwip_input", {"nic", TRACE_STR},
+	    {"pbuf", TRACE_HEX}, {"queue", TRACE_DEC}, {"len", TRACE_DEC});
+TRACE_EVENT(ev_drop, TRACE_NET, "drop", {"nic", TRACE_STR},
+	    {"reason", TRACE_STR}, {"queue", TRACE_DEC}, {"len", TRACE_DEC});
+
+/* A frame (or chain) of len bytes dropped on queue q, and why. */
+static void trace_drop(struct netdev *dev, int q, const char *why, uint32_t len)
+{
+	trace_point(&ev_drop, (uintptr_t)dev->name, (uintptr_t)why, (uint64_t)q,
+		    len);
+}
+
+/* lwIP's input of p, a span around ethernet_input(): what it answers
+ * and frees is inside. Returns what input returned. */
+static err_t glue_lwip_input(struct netdev *dev, int q, struct netif *nif,
+			     struct pbuf *p)
+{
+	uint32_t len = p->tot_len;
+	err_t err;
+
+	trace_begin(&ev_input, (uintptr_t)dev->name, (uintptr_t)p, (uint64_t)q,
+		    len);
+	err = nif->input(p, nif);
+	trace_end(&ev_input, (uintptr_t)dev->name, (uintptr_t)p, (uint64_t)q,
+		  len);
+	return err;
+}
 
 /* Room for one more chain beyond the budget: a mergeable frame begun in
  * one poll is handed up whole in a later one (drivers/virtio_net.c). */
@@ -94,9 +139,12 @@ static void glue_rx(struct netdev *dev, int q, void *frame, uint32_t len,
 		glue_rx_rss(dev, q, hash);
 	if (gq->n == GLUE_BATCH_ROOM) {
 		dev->queues[q].stats.rx_dropped++;
+		trace_drop(dev, q, "batch_full", len);
 		page_frag_free(frame);
 		return;
 	}
+	trace_point(&ev_rx, (uintptr_t)dev->name, (uintptr_t)frame, (uint64_t)q,
+		    len);
 	gq->batch[gq->n].frame = frame;
 	gq->batch[gq->n].len = len;
 	gq->batch[gq->n].flags = flags;
@@ -170,6 +218,7 @@ static void glue_input_one(struct netdev *dev, int q, struct glue_queue *gq,
 
 	if (!netif_is_up(nif)) {
 		dev->queues[q].stats.rx_dropped++;
+		trace_drop(dev, q, "netif_down", gq->batch[first].len);
 		for (int i = first; i < first + n; i++)
 			page_frag_free(gq->batch[i].frame);
 		return;
@@ -186,12 +235,14 @@ static void glue_input_one(struct netdev *dev, int q, struct glue_queue *gq,
 		   : glue_frame_pbuf(gq, first, n);
 	if (!p) {
 		dev->queues[q].stats.rx_dropped++;
+		trace_drop(dev, q, "no_pbuf", gq->batch[first].len);
 		LINK_STATS_INC(link.memerr);
 		return;
 	}
 	LINK_STATS_INC(link.recv);
-	if (nif->input(p, nif) != ERR_OK) {
+	if (glue_lwip_input(dev, q, nif, p) != ERR_OK) {
 		LINK_STATS_INC(link.drop);
+		trace_drop(dev, q, "lwip_refused", p->tot_len);
 		pbuf_free(p);
 	}
 }
@@ -211,31 +262,55 @@ _Static_assert(PBUF_POOL_BUFSIZE >= GLUE_ETH_HLEN + 60 + 60,
  */
 static int glue_gro_segs;
 
+/* A connection state in which lwIP takes data (and acknowledges data it
+ * cannot take at once, segment by segment). */
+static bool glue_takes_data(const struct tcp_pcb *pcb)
+{
+	return pcb->state == ESTABLISHED || pcb->state == FIN_WAIT_1 ||
+	       pcb->state == FIN_WAIT_2;
+}
+
 /*
  * net_tcp_gro_ack - lwIP's TCP input hook for a segment of an existing
- * connection (LWIP_HOOK_TCP_INPACKET_PCB, net/lwipopts.h). lwIP
- * acknowledges every second segment: the first sets ACK_DELAY, the next
- * finds it set and sends the ACK at once. A joined packet is at least
- * two segments, so it arrives with ACK_DELAY set: lwIP acknowledges it at
- * once, one ACK for the packet, as Linux acknowledges a GRO packet
- * (without the mark, a packet of many segments would wait for the next
- * one or for the 250 ms delayed-ACK timer). Never refuses the segment.
+ * connection (LWIP_HOOK_TCP_INPACKET_PCB, net/lwipopts.h).
+ *
+ * In order: lwIP acknowledges every second segment: the first sets
+ * ACK_DELAY, the next finds it set and sends the ACK at once. A joined
+ * packet is at least two segments, so it arrives with ACK_DELAY set:
+ * lwIP acknowledges it at once, one ACK for the packet, as Linux
+ * acknowledges a GRO packet (without the mark, a packet of many segments
+ * would wait for the next one or for the 250 ms delayed-ACK timer).
+ *
+ * Not at the next expected byte (past a hole, old, or outside the
+ * window): lwIP answers each such segment at once with an ACK of what it
+ * has, and for a sender without SACK these duplicate ACKs are what it
+ * counts to retransmit the hole's segment fast (three of them). Joined,
+ * four segments past a hole drew one duplicate ACK instead of four, and
+ * the sender waited for its retransmission timer. So the packet's other
+ * segments get their ACKs here, the same ACK lwIP then sends for the
+ * packet. Never refuses the segment.
  */
-signed char net_tcp_gro_ack(struct tcp_pcb *pcb)
+signed char net_tcp_gro_ack(struct tcp_pcb *pcb, const struct tcp_hdr *hdr)
 {
-	if (glue_gro_segs > 1)
-		tcp_set_flags(pcb, TF_ACK_DELAY);
+	if (glue_gro_segs < 2)
+		return ERR_OK;
+	if (lwip_ntohl(hdr->seqno) != pcb->rcv_nxt && glue_takes_data(pcb)) {
+		for (int i = 1; i < glue_gro_segs; i++)
+			tcp_send_empty_ack(pcb);
+	}
+	/* After those: a sent ACK clears the mark. */
+	tcp_set_flags(pcb, TF_ACK_DELAY);
 	return ERR_OK;
 }
 
 /* Parked frame i (one buffer, accepted by net_gro_parse) has sums known
  * right: the device vouched for its TCP sum and its IPv4 header sum is
- * right, or both were checked here. */
+ * right (IPv6 has none), or both were checked here. */
 static bool glue_rx_good(struct netdev *dev, int q, struct glue_queue *gq,
 			 int i)
 {
 	if (gq->batch[i].flags & NETDEV_RX_CSUM_OK)
-		return net_gro_ip4_sum_ok(gq->batch[i].frame);
+		return net_gro_ip_sum_ok(gq->batch[i].frame);
 	return glue_rx_verified(dev, q, gq, i);
 }
 
@@ -243,6 +318,7 @@ static bool glue_rx_good(struct netdev *dev, int q, struct glue_queue *gq,
 static void glue_rx_dropped(struct netdev *dev, int q)
 {
 	dev->queues[q].stats.rx_dropped++;
+	trace_drop(dev, q, "no_pbuf", 0);
 	LINK_STATS_INC(link.memerr);
 }
 
@@ -285,12 +361,15 @@ static int glue_input_joined(struct netdev *dev, int q, struct glue_queue *gq,
 				     flags & NET_GRO_TCP_PSH);
 		dev->queues[q].stats.rx_gro_packets++;
 		dev->queues[q].stats.rx_gro_segs += (uint64_t)joined;
+		trace_point(&ev_gro, (uintptr_t)dev->name, ip_len, (uint64_t)q,
+			    (uint32_t)joined);
 	}
 	nif->chksum_flags &= (u16_t)~GLUE_RX_CHECKS; /* every piece checked */
 	LINK_STATS_INC(link.recv);
 	glue_gro_segs = joined;
-	if (nif->input(piece[0], nif) != ERR_OK) {
+	if (glue_lwip_input(dev, q, nif, piece[0]) != ERR_OK) {
 		LINK_STATS_INC(link.drop);
+		trace_drop(dev, q, "lwip_refused", piece[0]->tot_len);
 		pbuf_free(piece[0]);
 	}
 	glue_gro_segs = 0;
@@ -358,12 +437,13 @@ static err_t glue_linkoutput(struct netif *nif, struct pbuf *p)
 	struct netdev *dev = nif->state;
 	struct netdev_sg sg[NETDEV_MAX_SG];
 	struct pbuf *q, *send = p;
-	int n = 0, txq;
+	int n = 0, txq = netdev_tx_queue(dev, this_cpu_id());
 
 	if (pbuf_clen(p) > NETDEV_MAX_SG) {
 		send = pbuf_clone(PBUF_RAW, PBUF_RAM, p);
 		if (!send) {
 			LINK_STATS_INC(link.memerr);
+			trace_drop(dev, txq, "tx_no_mem", p->tot_len);
 			return ERR_MEM;
 		}
 	} else {
@@ -372,12 +452,16 @@ static err_t glue_linkoutput(struct netif *nif, struct pbuf *p)
 	for (q = send; q; q = q->next)
 		if (q->len)
 			sg[n++] = (struct netdev_sg){q->payload, q->len};
-	txq = netdev_tx_queue(dev, this_cpu_id());
 	if (dev->ops->xmit(dev, txq, sg, n, send) != 0) {
+		trace_drop(dev, txq, "tx_ring_full", send->tot_len);
 		pbuf_free(send);
 		LINK_STATS_INC(link.drop);
 		return ERR_IF;
 	}
+	trace_point(&ev_tx, (uintptr_t)dev->name, (uintptr_t)send,
+		    (uint64_t)txq, send->tot_len);
+	if (net_capturing())
+		net_capture_frame(dev, CAPTURE_TX, sg, n);
 	if (dev->ops->tx_flush) /* one notify per lock hold */
 		net_core_tx_flush_later(dev, txq);
 	LINK_STATS_INC(link.xmit);
@@ -470,6 +554,20 @@ int netif_glue_parked(struct netif *nif, int q)
 	return ((struct glue_queue *)dev->queues[q].stack)->n;
 }
 
+/* Parked frames first..last (its buffers) into the capture. */
+static void glue_capture_rx(struct netdev *dev, struct glue_queue *gq,
+			    int first, int last)
+{
+	struct netdev_sg piece[NETDEV_RX_CHAIN_MAX + 1];
+	int n = 0;
+
+	for (int i = first;
+	     i <= last && n < (int)(sizeof(piece) / sizeof(piece[0])); i++)
+		piece[n++] = (struct netdev_sg){gq->batch[i].frame,
+						gq->batch[i].len};
+	net_capture_frame(dev, CAPTURE_RX, piece, n);
+}
+
 int netif_glue_input(struct netif *nif, int q)
 {
 	struct netdev *dev = nif->state;
@@ -483,6 +581,8 @@ int netif_glue_input(struct netif *nif, int q)
 		 * happen, and would end the frame at the batch's end. */
 		while (k < n - 1 && (gq->batch[k].flags & NETDEV_RX_MORE))
 			k++;
+		if (net_capturing())
+			glue_capture_rx(dev, gq, i, k);
 		if (k == i && net_config.gro) {
 			int taken = glue_input_coalesced(dev, q, gq, i, n);
 

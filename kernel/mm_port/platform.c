@@ -1,7 +1,8 @@
 /*
  * Kernel world of the mm platform seam (mm/platform.h): topology from ACPI
  * (kernel/acpi.c, kernel/smp.c), memory from kernel/memmap.c, output on
- * the kernel console. The inline half is kernel/mm_port/mm_port.h.
+ * the kernel console, trace events into the tracer (kernel/trace.c).
+ * The inline half is kernel/mm_port/mm_port.h.
  */
 #include "mm/platform.h"
 #include "kernel/acpi.h"
@@ -9,6 +10,7 @@
 #include "kernel/ksyms.h"
 #include "kernel/memmap.h"
 #include "kernel/percpu.h"
+#include "kernel/trace.h"
 #include <stdio.h>
 
 int mm_nr_cpus(void)
@@ -65,4 +67,10 @@ const char *mm_symbolize(const void *addr, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%p", addr);
 	return buf;
+}
+
+void mm_trace_emit(const struct trace_desc *ev, int phase, uint64_t a,
+		   uint64_t b, uint64_t c, uint32_t d)
+{
+	trace_emit(ev, phase, a, b, c, d);
 }

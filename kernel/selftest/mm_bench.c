@@ -1,7 +1,8 @@
 /*
  * bench=pages,slab,frag,qmempool,alfq,xcpu (or all): the allocators' fast
  * paths (and the ALF ring under qmempool) timed in the kernel, on the boot
- * CPU, with interrupts off; xcpu (frag_xcpu_bench.c) frees on CPU 1.
+ * CPU, with interrupts off; xcpu (frag_xcpu_bench.c) frees on CPU 1;
+ * trace (trace_bench.c) times a trace point, its class off and on.
  *
  * Meant for QEMU with -icount shift=0 (tools/qemu-run --icount, `make
  * bench-kernel`): the virtual clock, and with it the TSC, then advances one
@@ -27,7 +28,7 @@
 #include <stdint.h>
 
 CMDLINE_KEY(kernel, bench, "", cmdline_valid_list,
-	    "pages|slab|frag|qmempool|alfq|xcpu|net|all",
+	    "pages|slab|frag|qmempool|alfq|xcpu|trace|net|all",
 	    "in-kernel benchmarks to run");
 
 #define BENCH_OPS 4096 /* operations per timed case */
@@ -376,6 +377,7 @@ void mm_bench_run(void)
 		{"pages", bench_pages},	      {"slab", bench_slab},
 		{"qmempool", bench_qmempool}, {"frag", bench_frag},
 		{"alfq", bench_alfq},	      {"xcpu", bench_frag_xcpu},
+		{"trace", bench_trace},
 	};
 	unsigned long flags;
 	bool all = cmdline_has("bench", "all");

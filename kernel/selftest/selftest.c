@@ -30,23 +30,25 @@ struct selftest {
 };
 
 static const struct selftest selftests[] = {
-	{"printf", selftest_printf, true},	/* snprintf, known answers */
-	{"irq", selftest_irq, true},		/* the PIT through the IOAPIC */
-	{"smp", selftest_smp, true},		/* calls, ticks and the clock */
-	{"mm", selftest_mm, true},		/* pages on every CPU at once */
-	{"slab", selftest_slab, true},		/* kmalloc, kmem_cache, bulk */
-	{"frag", selftest_frag, true},		/* napi/netdev_alloc_frag */
-	{"qmempool", selftest_qmempool, true},	/* both entry points */
-	{"misuse", selftest_misuse, true},	/* mm_debug=1: each misuse */
-	{"panic", panic_here, false},		/* ends the system */
-	{"fault", fault_here, false},		/* ends the system */
+	{"printf", selftest_printf, true},     /* snprintf, known answers */
+	{"irq", selftest_irq, true},	       /* the PIT through the IOAPIC */
+	{"stall", selftest_stall, false},      /* boot only: spins on purpose */
+	{"smp", selftest_smp, true},	       /* calls, ticks and the clock */
+	{"mm", selftest_mm, true},	       /* pages on every CPU at once */
+	{"slab", selftest_slab, true},	       /* kmalloc, kmem_cache, bulk */
+	{"frag", selftest_frag, true},	       /* napi/netdev_alloc_frag */
+	{"qmempool", selftest_qmempool, true}, /* both entry points */
+	{"misuse", selftest_misuse, true},     /* mm_debug=1: each misuse */
+	{"panic", panic_here, false},	       /* ends the system */
+	{"fault", fault_here, false},	       /* ends the system */
 	{"fault_ap", selftest_fault_ap, false}, /* ends the system */
 };
 #define NR_SELFTESTS (sizeof(selftests) / sizeof(selftests[0]))
 
 /* The table's tests, net/'s (registered), and none. */
 CMDLINE_KEY(kernel, selftest, "", cmdline_valid_list,
-	    "fault|fault_ap|panic|mm|slab|frag|qmempool|misuse|smp|irq|printf|"
+	    "fault|fault_ap|panic|mm|slab|frag|qmempool|misuse|stall|smp|irq|"
+	    "printf|"
 	    "net|none",
 	    "boot self-tests");
 

@@ -17,6 +17,7 @@ int selftest_slab(void);     /* slab.c */
 int selftest_frag(void);     /* frag.c */
 int selftest_qmempool(void); /* qmempool.c */
 int selftest_misuse(void);   /* misuse.c (needs mm_debug=1) */
+int selftest_stall(void);    /* stall.c (boot only) */
 /* fault.c: these end the boot (an exception report or a panic). */
 int fault_here(void);
 int panic_here(void);
@@ -28,6 +29,8 @@ void mm_bench_run(void);
 /* bench=xcpu (frag_xcpu_bench.c): page_frag allocated on the boot CPU,
  * freed on CPU 1, per fragment; needs two CPUs. */
 void bench_frag_xcpu(void);
+/* bench=trace (trace_bench.c): a trace point's cost, class off and on. */
+void bench_trace(void);
 
 /* wait.c: lets interrupts in on the boot CPU for ms milliseconds (the
  * boot runs with them masked until the poll loop). */

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mm_sample.h" /* sampling the allocators over time */
 
@@ -120,6 +121,20 @@ __attribute__((warn_unused_result)) int mm_host_set_cpu(int cpu);
  * interrupts are masked. Async-signal-safe.
  */
 bool mm_host_irqs_masked(void);
+
+/*
+ * mm_host_trace_hook - where the host world sends the events of mm/'s
+ * trace points (mm_trace_emit in mm/platform.h): a test sets it and
+ * switches a class on (trace_class_on[TRACE_MM], libc/trace_event.h) to
+ * see what the allocators record; NULL (the default) drops them. Called
+ * on the thread that made the event, in any allocator context: it must
+ * take no lock an allocator takes and allocate nothing from mm/.
+ */
+struct trace_desc;
+typedef void (*mm_host_trace_fn)(const struct trace_desc *ev, int phase,
+				 uint64_t a, uint64_t b, uint64_t c,
+				 uint32_t d);
+extern mm_host_trace_fn mm_host_trace_hook;
 
 /*
  * mm_host_shutdown - unmap every node. Every page, slab and pointer into

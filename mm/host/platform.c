@@ -1,7 +1,8 @@
 /*
  * Host world of the mm platform seam (mm/platform.h): topology and memory
  * are whatever mm_host_boot() (mm/host/boot.c) put into mm_host_machine;
- * output goes to stderr. The inline half is mm/host/mm_port.h.
+ * output goes to stderr; trace events to the test's hook
+ * (mm_host_trace_hook). The inline half is mm/host/mm_port.h.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 _Thread_local int mm_host_cpu;
 _Thread_local volatile unsigned long mm_host_irq_masked;
 struct mm_host_machine mm_host_machine;
+mm_host_trace_fn mm_host_trace_hook;
 
 void mm_vprintf(const char *fmt, va_list ap)
 {
@@ -65,4 +67,13 @@ int mm_platform_ranges(struct mm_range *out, int max)
 bool mm_host_irqs_masked(void)
 {
 	return mm_host_irq_masked != 0;
+}
+
+void mm_trace_emit(const struct trace_desc *ev, int phase, uint64_t a,
+		   uint64_t b, uint64_t c, uint32_t d)
+{
+	mm_host_trace_fn hook = mm_host_trace_hook;
+
+	if (hook)
+		hook(ev, phase, a, b, c, d);
 }

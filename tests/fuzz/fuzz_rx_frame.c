@@ -13,31 +13,34 @@
  *      software checksum check (net/rx_csum.c, over net/chksum.c, which
  *      is linked in as gcc builds it: mk/fuzz.mk says why) and the
  *      receive coalescing (net/rx_gro.c: parse, follows, the IPv4 sum of a
- *      frame the device vouched for, the head's rewrite), decided as
+ *      frame the device vouched for, the head's rewrite; IPv4 and IPv6
+ *      frames alike), decided as
  *      glue_input_coalesced decides (restated here: netif_glue.c itself
  *      needs lwIP's netif, pbuf and the core lock, see docs/testing.md);
  *   3. the same frame as the stack would send it, through the TX
  *      offloads' parsers: vnet_tx_csum and tcp_merge_parse, and the
- *      merging of consecutive segments (drivers/tcp_merge.c, IPv4 as
- *      virtio-net asks it, and drivers/virtio_net_gso.c's header).
+ *      merging of consecutive segments (drivers/tcp_merge.c, IPv4 and
+ *      IPv6 as virtio-net with HOST_TSO4/6 asks it, and
+ *      drivers/virtio_net_gso.c's header).
  *
- * The input: one configuration byte (bit 0 MRG_RXBUF, bit 1 a modern
- * 12-byte header, bit 2 GUEST_CSUM, bit 3 GUEST_TSO4, bits 4-5 how a
- * frame is cut into a TX scatter list), then buffers as the device
- * returns them: two bytes of the length it reports (may exceed the
- * buffer), then that many bytes it wrote (header and frame; fewer at the
- * input's end, the rest zero).
+ * The input: one configuration byte (bit 0 MRG_RXBUF, bit 1 a modern 12-byte
+ * header, bit 2 GUEST_CSUM, bit 3 GUEST_TSO4, bits 4-5 how a frame is cut
+ * into a TX scatter list, bit 6 GUEST_TSO6), then buffers as the device
+ * returns them: two bytes of the length it reports (may exceed the buffer),
+ * then that many bytes it wrote (header and frame; fewer at the input's end,
+ * the rest zero).
  *
  * Checked beyond ASan (each buffer is its own allocation, so reading
  * past a buffer is a report): every buffer is handed up or freed, once;
  * a frame handed up lies inside its buffers, is at most 1514 bytes (64
- * KiB with GUEST_TSO4) in at most NETDEV_RX_CHAIN_MAX buffers, and
+ * KiB with GUEST_TSO4/6) in at most NETDEV_RX_CHAIN_MAX buffers, and
  * carries CSUM_OK only when GUEST_CSUM was negotiated; net_rx_csum_verify
  * and net_gro_parse/net_gro_follows agree with references written from
  * their contracts (a byte-wise ones'-complement sum, the headers' fields);
- * a rewritten head says the joined length, has a right IPv4 sum and
- * differs from the original only there and in PSH; a merged TX header
- * has a right IPv4 sum and the merged length.
+ * a rewritten head says the joined length, has a right IPv4 sum (IPv4)
+ * and differs from the original only there and in PSH; a merged TX header
+ * (IPv4 or IPv6) has the merged length, a right IPv4 sum, the GSO type of
+ * its family and the TCP sum field seeded with the pseudo-header's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,42 +221,63 @@ static enum net_rx_csum ref_csum(const uint8_t *f, size_t len)
 
 static bool ref_gro_parse(const uint8_t *f, size_t len, struct net_gro_seg *s)
 {
-	const uint8_t *ip = f + 14, *tcp = f + 34;
-	uint32_t ip_len, thl;
+	const uint8_t *ip = f + 14, *tcp;
+	uint32_t ip_len, iphl, thl;
 
-	if (len < 54 || be16(f + 12) != 0x0800 || ip[0] != 0x45 || ip[9] != 6 ||
-	    (be16(ip + 6) & 0x3fff))
+	if (len >= 54 && be16(f + 12) == 0x0800 && ip[0] == 0x45 &&
+	    ip[9] == 6 && !(be16(ip + 6) & 0x3fff)) {
+		ip_len = be16(ip + 2);
+		iphl = 20;
+	} else if (len >= 74 && be16(f + 12) == 0x86dd && ip[0] >> 4 == 6 &&
+		   ip[6] == 6) { /* TCP right after the fixed header */
+		ip_len = 40 + be16(ip + 4);
+		iphl = 40;
+	} else {
 		return false;
-	ip_len = be16(ip + 2);
+	}
+	tcp = ip + iphl;
 	thl = (tcp[12] >> 4) * 4u;
-	if (ip_len > len - 14 || thl < 20 || 20 + thl >= ip_len ||
-	    (tcp[13] & 0xe7) || !(tcp[13] & 0x10))
+	if (ip_len > len - 14 || ip_len > 0xffff || thl < 20 ||
+	    iphl + thl >= ip_len || (tcp[13] & 0xe7) || !(tcp[13] & 0x10))
 		return false;
 	*s = (struct net_gro_seg){.seq = be32(tcp + 4),
 				  .ip_len = (uint16_t)ip_len,
-				  .hdr_len = (uint16_t)(34 + thl),
-				  .payload = (uint16_t)(ip_len - 20 - thl),
+				  .tcp_off = (uint8_t)(14 + iphl),
+				  .hdr_len = (uint16_t)(14 + iphl + thl),
+				  .payload = (uint16_t)(ip_len - iphl - thl),
 				  .flags = tcp[13]};
 	return true;
+}
+
+/* The IP headers but for lengths, id and sum: IPv4 or IPv6. */
+static bool ref_ip_same(const uint8_t *a, const uint8_t *b, bool ip6)
+{
+	if (ip6)
+		return !memcmp(a, b, 18) &&	     /* Ethernet, 0-3 */
+		       !memcmp(a + 20, b + 20, 2) && /* next hdr, hops */
+		       !memcmp(a + 22, b + 22, 32);  /* addresses */
+	return !memcmp(a, b, 16) &&		     /* Ethernet, IPv4 0-1 */
+	       ((a[20] ^ b[20]) & 0x40) == 0 &&	     /* DF */
+	       !memcmp(a + 22, b + 22, 2) &&	     /* TTL, protocol */
+	       !memcmp(a + 26, b + 26, 8);	     /* addresses */
 }
 
 static bool ref_follows(const uint8_t *a, const struct net_gro_seg *head,
 			uint32_t next, const uint8_t *b,
 			const struct net_gro_seg *s)
 {
-	const uint8_t *ta = a + 34, *tb = b + 34;
+	const uint8_t *ta = a + head->tcp_off, *tb = b + head->tcp_off;
 
 	return s->seq == next && s->hdr_len == head->hdr_len &&
-	       !memcmp(a, b, 16) &&		   /* Ethernet, IPv4 0-1 */
-	       ((a[20] ^ b[20]) & 0x40) == 0 &&	   /* DF */
-	       !memcmp(a + 22, b + 22, 2) &&	   /* TTL, protocol */
-	       !memcmp(a + 26, b + 26, 8) &&	   /* addresses */
+	       s->tcp_off == head->tcp_off &&
+	       ref_ip_same(a, b, head->tcp_off == 54) &&
 	       !memcmp(ta, tb, 4) &&		   /* ports */
 	       !memcmp(ta + 8, tb + 8, 5) &&	   /* ack, data offset */
 	       ((ta[13] ^ tb[13]) & ~0x08) == 0 && /* flags but PSH */
 	       !memcmp(ta + 14, tb + 14, 2) &&	   /* window */
 	       !memcmp(ta + 18, tb + 18, 2) &&	   /* urgent pointer */
-	       !memcmp(ta + 20, tb + 20, head->hdr_len - 54u); /* options */
+	       !memcmp(ta + 20, tb + 20,
+		       head->hdr_len - head->tcp_off - 20u); /* options */
 }
 
 /* ---- step 2: the glue's checks and coalescing ---- */
@@ -271,6 +295,11 @@ static void run_end(void)
 {
 	uint8_t *h = run.head;
 	uint16_t hl = run.seg0.hdr_len;
+	bool ip6 = run.seg0.tcp_off == 54;
+	/* the bytes the rewrite may change: the IP length (and the IPv4
+	 * header sum), the TCP flags */
+	unsigned int len_at = ip6 ? 18 : 16, sum_at = ip6 ? len_at : 24,
+		     flags_at = run.seg0.tcp_off + 13u;
 	uint8_t *was;
 
 	if (h && run.segs > 1) {
@@ -278,17 +307,19 @@ static void run_end(void)
 		memcpy(was, h, hl);
 		net_gro_rewrite_head(h, (uint16_t)run.ip_len,
 				     run.flags & NET_GRO_TCP_PSH);
-		PZ_CHECK(be16(h + 16) == run.ip_len, "length %u, not %u",
-			 be16(h + 16), run.ip_len);
-		PZ_CHECK(net_gro_ip4_sum_ok(h) &&
-				 ref_fold(ref_sum(h + 14, 20, 0)) == 0xffff,
+		PZ_CHECK(be16(h + len_at) + (ip6 ? 40u : 0u) == run.ip_len,
+			 "length %u, not %u", be16(h + len_at), run.ip_len);
+		PZ_CHECK(net_gro_ip_sum_ok(h) &&
+				 (ip6 ||
+				  ref_fold(ref_sum(h + 14, 20, 0)) == 0xffff),
 			 "rewritten head's IPv4 sum wrong");
-		PZ_CHECK((h[47] & NET_GRO_TCP_PSH) ==
+		PZ_CHECK((h[flags_at] & NET_GRO_TCP_PSH) ==
 				 (run.flags & NET_GRO_TCP_PSH),
-			 "PSH %d", h[47] & NET_GRO_TCP_PSH);
-		for (uint16_t i = 0; i < hl; i++)
-			PZ_CHECK(h[i] == was[i] || i == 16 || i == 17 ||
-					 i == 24 || i == 25 || i == 47,
+			 "PSH %d", h[flags_at] & NET_GRO_TCP_PSH);
+		for (unsigned int i = 0; i < hl; i++)
+			PZ_CHECK(h[i] == was[i] || i == len_at ||
+					 i == len_at + 1 || i == sum_at ||
+					 i == sum_at + 1 || i == flags_at,
 				 "head byte %u changed", i);
 		free(was);
 	}
@@ -309,14 +340,15 @@ static void glue_frame(const uint8_t *f, uint32_t len, bool csum_ok, bool one)
 	if (gro)
 		PZ_CHECK(s.seq == ref.seq && s.ip_len == ref.ip_len &&
 				 s.hdr_len == ref.hdr_len &&
+				 s.tcp_off == ref.tcp_off &&
 				 s.payload == ref.payload &&
 				 s.flags == ref.flags,
 			 "gro_parse fields: seq %u len %u hdr %u pay %u", s.seq,
 			 s.ip_len, s.hdr_len, s.payload);
-	/* glue_rx_good: the device's word for TCP and the IPv4 header sum,
-	 * or both checked here */
+	/* glue_rx_good: the device's word for TCP and the IPv4 header sum
+	 * (IPv6 has none), or both checked here */
 	good = gro && one &&
-	       (csum_ok ? net_gro_ip4_sum_ok(f) : r == NET_RX_CSUM_GOOD);
+	       (csum_ok ? net_gro_ip_sum_ok(f) : r == NET_RX_CSUM_GOOD);
 	if (run.head && good && run.segs < NET_GRO_MAX_SEGS &&
 	    !(run.flags & NET_GRO_TCP_PSH) &&
 	    run.ip_len + s.payload <= 0xffffu) {
@@ -357,13 +389,29 @@ static void tx_flush(void)
 	struct vnet_hdr vh;
 
 	if (txb.nseg) {
+		bool ip6 = be16(txb.hdr + 12) == 0x86dd;
+		uint32_t t = ip6 ? 54 : 34,
+			 tcp_len = txb.hlen - t + txb.payload;
+
 		vnet_gso_headers(&txb, h, &vh);
-		PZ_CHECK(ref_fold(ref_sum(h + 14, 20, 0)) == 0xffff,
-			 "merged IPv4 sum wrong");
-		PZ_CHECK(be16(h + 16) == txb.hlen - 14 + txb.payload,
-			 "merged length %u", be16(h + 16));
-		PZ_CHECK(vh.hdr_len == txb.hlen && vh.gso_size == txb.gso_size,
-			 "merged vnet header");
+		if (ip6)
+			PZ_CHECK(be16(h + 18) == tcp_len, "merged length %u",
+				 be16(h + 18));
+		else
+			PZ_CHECK(ref_fold(ref_sum(h + 14, 20, 0)) == 0xffff &&
+					 be16(h + 16) == 20 + tcp_len,
+				 "merged IPv4 sum or length %u", be16(h + 16));
+		/* the seed: the pseudo-header's sum, folded, not inverted */
+		PZ_CHECK(be16(h + t + 16) ==
+				 ref_fold(ref_sum(h + (ip6 ? 22 : 26),
+						  ip6 ? 32 : 8, 6 + tcp_len)),
+			 "merged TCP sum seed");
+		PZ_CHECK(
+			vh.hdr_len == txb.hlen && vh.gso_size == txb.gso_size &&
+				vh.csum_start == t &&
+				vh.gso_type == (ip6 ? VIRTIO_NET_HDR_GSO_TCPV6
+						    : VIRTIO_NET_HDR_GSO_TCPV4),
+			"merged vnet header");
 	}
 	for (int i = 0; i < txb.nseg; i++)
 		free(tx_frames[i]);
@@ -400,7 +448,8 @@ static void tx_frame(const uint8_t *f, uint32_t len, unsigned int cut)
 		PZ_CHECK(vh.csum_start + vh.csum_offset + 2u <= len,
 			 "sum field at %u+%u of %u", vh.csum_start,
 			 vh.csum_offset, len);
-	if (!tcp_merge_parse(sg, nsg, false, g)) {
+	/* as virtio-net with HOST_TSO4 and HOST_TSO6 asks (vnet_gso_may_merge) */
+	if (!tcp_merge_parse(sg, nsg, true, g) || g->hlen > VNET_GSO_HDR_MAX) {
 		tx_flush();
 		free(copy);
 		free(g);
@@ -459,7 +508,9 @@ static void glue_rx_stand_in(struct netdev *dev, int q, void *p, uint32_t len,
 		return;
 	for (int k = 0; k < frame.n; k++)
 		total += frame.len[k];
-	PZ_CHECK(total <= (vnet_has(vn.features, VIRTIO_NET_F_GUEST_TSO4)
+	PZ_CHECK(total <= (vnet_has(vn.features, VIRTIO_NET_F_GUEST_TSO4) ||
+					   vnet_has(vn.features,
+						    VIRTIO_NET_F_GUEST_TSO6)
 				   ? NETDEV_RX_BIG_MAX
 				   : NETDEV_FRAME_MAX),
 		 "a frame of %u bytes", total);
@@ -490,7 +541,8 @@ static void setup(uint8_t cfg)
 	vn.rx_csum = cfg & 4;
 	vn.features = (vn.rx_csum ? 1ull << VIRTIO_NET_F_GUEST_CSUM : 0) |
 		      (vn.mrg ? 1ull << VIRTIO_NET_F_MRG_RXBUF : 0) |
-		      (cfg & 8 ? 1ull << VIRTIO_NET_F_GUEST_TSO4 : 0);
+		      (cfg & 8 ? 1ull << VIRTIO_NET_F_GUEST_TSO4 : 0) |
+		      (cfg & 64 ? 1ull << VIRTIO_NET_F_GUEST_TSO6 : 0);
 	vn.dev.rx = glue_rx_stand_in;
 	vn.dev.priv = &vn;
 	tx_cut = (cfg >> 4) & 3;

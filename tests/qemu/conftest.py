@@ -240,12 +240,14 @@ class QemuFactory:
               numa_dist=(), srat=(), iso=None, uefi=False, nic="none", net=None,
               hostfwd=(), mac=None, extra=(), kernel=KERNEL,
               debug_exit=True, initrd=None, nic_pxb=None, serial_socket=False,
-              queues=None, netns=None, pxe=None, cpu=None):
+              queues=None, netns=None, pxe=None, cpu=None, com2=None):
         """Boots one QEMU. nic defaults to none (boot tests need no NIC).
         serial_socket: COM1 on a unix socket too, for vm.serial(). netns:
         qemu-run runs inside that network namespace (net="tap:tap0").
         pxe: DIR[:FILE], boot from the network (tools/qemu-run --pxe).
-        cpu: the CPU model (qemu-run's default: max)."""
+        cpu: the CPU model (qemu-run's default: max). com2: COM2 on a
+        socket QEMU listens on, tcp:PORT or unix:PATH (tools/qemu-run
+        --com2; the GDB stub's port)."""
         if iso:
             boot = dict(iso=iso)
         elif pxe:
@@ -258,7 +260,7 @@ class QemuFactory:
                   srat=list(srat),  # our own SRAT instead of --numa (tools/qemu-run)
                   net=net, queues=queues, hostfwd=list(hostfwd), mac=mac,
                   nic_pxb=nic_pxb,  # the NIC behind a pxb-pcie on that node
-                  netns=netns, cpu=cpu, qemu_args=extra, **boot)
+                  netns=netns, cpu=cpu, com2=com2, qemu_args=extra, **boot)
         self.vms.append(vm)
         return vm
 
@@ -286,7 +288,9 @@ class QemuFactory:
 # it asks for: frames sent at a fixed rate that the guest must take in
 # (hostile floods: the rate is what one TCG guest keeps up with), a
 # lasting squeeze or a flood that must be seen to last or to clear within
-# seconds (net_oom, memory_pressure), interrupt and idle accounting over a
+# seconds (net_oom, memory_pressure), TCP timers whose spacing is checked
+# (tcp_conformance: retransmission backoff, fast retransmit before the
+# timer could), interrupt and idle accounting over a
 # wall-clock window (irq, irq_intel), sampling rates (profile), a browser
 # redrawing every second (dashboard), or many vCPUs or thousands of
 # connections that take the machine on their own (net_multiqueue,
@@ -302,6 +306,7 @@ SERIAL = {
     "test_net_oom.py", "test_memory_pressure.py", "test_irq.py", "test_irq_intel.py",
     "test_profile.py", "test_dashboard.py", "test_net_multiqueue.py",
     "test_net_connections.py", "test_vs_linux.py", "test_tcp_ooseq.py",
+    "test_tcp_conformance.py",
     # 128 to 288 vCPUs: each takes both host cores for 5-12 s
     "test_cpus.py::test_128_cpus_on_two_nodes_all_start_and_both_nodes_get_cpus",
     "test_cpus.py::test_256_cpus_start_in_x2apic_mode",

@@ -124,6 +124,17 @@ def test_bench_figures_are_identical_across_icount_boots(qemu):
     assert first and first == second, log
 
 
+def test_a_trace_point_costs_two_instructions_while_its_class_is_off(qemu):
+    # libc/trace_event.h: a compare of the class's byte and a jump; on, a
+    # record (kernel/trace.c's trace_emit) costs tens more
+    figs, log = bench_figures(qemu, "trace")
+    assert set(figs) == {"trace_off", "trace_on"}, log
+    (ops, off), (_, on) = figs["trace_off"], figs["trace_on"]
+    # (a few ticks of slack: the two loops' rdtsc reads differ a little)
+    assert ops == 4000 and 2 * ops <= off < 2 * ops + 16, log
+    assert 20 * ops < on < 200 * ops, log
+
+
 XCPU_LINE = (r"^bench: xcpu (\S+) frags=(\d+) alloc_per_op=([\d.]+) "
              r"free_per_op=([\d.]+) elapsed_per_op=(\d+) "
              r"atomics_per_free=([\d.]+) leaked=(-?\d+)\s*$")

@@ -68,15 +68,20 @@ def test_nic_kinds_map_to_qemu_devices():
     assert cmd[cmd.index("-nic") + 1] == "none"
 
 
+def machine_type(cmd):
+    """The -machine option's type: its first comma-separated field."""
+    return cmd[cmd.index("-machine") + 1].split(",")[0]
+
+
 def test_e1000e_is_the_82574l_on_q35_unless_a_machine_is_given():
     cmd = dry_run("--nic", "e1000e", "--mac", "52:54:00:12:34:59")
     assert "e1000e,netdev=n0,mac=52:54:00:12:34:59" in cmd
-    assert cmd[cmd.index("-machine") + 1] == "q35"
+    assert machine_type(cmd) == "q35"
     cmd = dry_run("--nic", "e1000e", "--machine", "pc")
-    assert cmd[cmd.index("-machine") + 1] == "pc"
+    assert machine_type(cmd) == "pc"
     # Only the PCIe NIC changes the default machine.
     cmd = dry_run("--nic", "e1000")
-    assert cmd[cmd.index("-machine") + 1] == "pc"
+    assert machine_type(cmd) == "pc"
 
 
 def test_host_forwards_bind_loopback_only():
@@ -94,7 +99,7 @@ def test_tap_backend_names_the_interface():
 
 def test_uefi_uses_ovmf_and_q35():
     cmd = dry_run("--iso", "build/kernel.iso", "--uefi")
-    assert cmd[cmd.index("-machine") + 1] == "q35"
+    assert machine_type(cmd) == "q35"
     assert any("OVMF_CODE_4M.fd" in c for c in cmd)
 
 
@@ -124,3 +129,11 @@ def test_queues_and_pxb_refuse_what_cannot_work():
                         "--nic-pxb", "1"], "q35")):
         r = subprocess.run([QEMU_RUN, "--dry-run"] + args, capture_output=True, text=True)
         assert r.returncode != 0 and msg in r.stderr, (args, r.stderr)
+
+
+def test_guest_ram_is_a_backend_reserving_no_host_swap():
+    """-m 256G on a 24 GiB host: RAM comes from a memory backend with
+    reserve=off (no swap reservation up front; QEMU maps it lazily)."""
+    cmd = dry_run("--mem", "256G")
+    assert cmd[cmd.index("-machine") + 1] == "pc,memory-backend=ram"
+    assert "memory-backend-ram,size=262144M,id=ram,reserve=off" in cmd

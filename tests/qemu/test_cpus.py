@@ -43,6 +43,25 @@ def test_128_cpus_on_two_nodes_all_start_and_both_nodes_get_cpus(qemu):
     passes(log, 128)
 
 
+def test_the_smallest_memory_starts_every_cpu(qemu):
+    """Stacks come with the CPUs that exist: the image holds none for the
+    256 slots (they made it ~14 MiB and an 8 MiB machine hung in the
+    boot), so 8 MiB starts four CPUs."""
+    log = qemu.boot(append=CHECKS, smp=4, mem="8M")
+    assert report_value(log, "cpus") == 4
+    passes(log, 4)
+
+
+def test_each_cpus_stacks_are_on_its_own_node(qemu):
+    """The SMP self-test checks every CPU runs on its own slot's stack and
+    that the stack lies in its node's memory; node 1's CPUs fail it if
+    their stacks come from node 0."""
+    log = qemu.boot(append=CHECKS, smp=4, numa=["0-1:256M", "2-3:256M"])
+    assert node_cpus(log, 0) == "0-1" and node_cpus(log, 1) == "2-3"
+    assert not re.search(r"^smp: cpu \d+ runs as", log, re.M), log
+    passes(log, 4)
+
+
 @needs_qemu(10, "x2APIC under TCG")
 def test_256_cpus_start_in_x2apic_mode(qemu):
     log = qemu.boot(append=CHECKS, smp=256, machine="q35", timeout=BIG_TIMEOUT)

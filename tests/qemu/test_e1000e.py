@@ -2,16 +2,21 @@
 
 What only the e1000e has here: the 82574L found on the PCIe bus with its
 MAC read from the NVM, link down and up through QEMU's monitor (reported,
-counted in /stats.json, traffic resuming), and an e1000e next to a
-virtio-net in one VM, each reachable. The networking tests shared with
+counted in /stats.json, traffic resuming), an e1000e next to a
+virtio-net in one VM, each reachable, and its receive checksum offload
+on and switched off (e1000e_rx_csum=0; IPv6 in tests/qemu/test_ipv6.py). The networking tests shared with
 virtio-net and e1000 (DHCP, curl, echo, 1 MiB echo, iperf, ping over tap,
 no leak, both allocator modes) run with nic=e1000e through test_net.py's
 parametrisation. The refusal of other e1000e-family ids (I217/I218/I219...)
 is tested on the host (tests/host/drivers/test_e1000e.c): QEMU 7.2 emulates
 no other id of the family, and its e1000e has no property to change the id.
 """
+import os
+import re
 import socket
 import time
+
+import pytest
 
 from conftest import free_port
 from test_e1000 import http_get, nic_counter, tcp_echo, up_line
@@ -72,3 +77,33 @@ def test_virtio_and_e1000e_in_one_vm_are_both_reachable(qemu):
     for dev in ("eth0", "eth1"):
         assert nic_counter(stats, dev, "rx_packets") > 0
         assert nic_counter(stats, dev, "tx_completed") > 0
+
+
+@pytest.mark.parametrize("switch", ["", "e1000e_rx_csum=0"])
+def test_rx_checksum_offload_vouches_or_is_switched_off(qemu, switch):
+    """RXCSUM.TUOFL on (the default): the device checks the TCP sums of a
+    byte-identical 1 MiB echo and the frames go up vouched for (counted in
+    rx_csum_valid, so the stack's software check sees none of them);
+    switched off, RXCSUM stays 0 and the stack checks every frame."""
+    from test_net import NetVM
+
+    vm = NetVM(qemu, "native", nic="e1000e", append=switch, machine="q35")
+    word = "off(switch)" if switch else "on"
+    assert re.search(r"^e1000e: eth0 offloads rx_csum=%s$" % re.escape(word),
+                     vm.vm.log(), re.M), vm.vm.describe()
+    before = vm.stats()["nic"]["eth0"]
+    data = os.urandom(1 << 20)
+    assert vm.tcp_echo(data) == data
+    nic = vm.stats()["nic"]["eth0"]
+    valid = nic["rx_csum_valid"] - before["rx_csum_valid"]
+    checked = nic["rx_csum_sw"] - before["rx_csum_sw"]
+    frames = nic["rx_packets"] - before["rx_packets"]
+    if switch:
+        assert nic["offloads"] == [] and nic["rx_csum_valid"] == 0, nic
+        assert checked > frames // 2, (checked, frames)
+    else:
+        assert nic["offloads"] == ["rx_csum"], nic
+        # 1 MiB in MSS frames, nearly each vouched for by the device and
+        # none left to the software check.
+        assert valid > frames // 2 and valid > 700, (valid, frames)
+        assert checked == 0, (checked, frames)

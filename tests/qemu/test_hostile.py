@@ -187,6 +187,5 @@ def test_hostile_segments_inside_an_open_connections_window(tap_net, tmp_path, n
     assert now == baseline, "buffers %s, baseline %s\n%s" % (now, baseline, g.describe())
     log = g.log()
     assert "panic" not in log and "exception:" not in log, g.describe()
-    outcomes = sorted({o for c in runs for o in c["outcomes"]})
-    print("in-window %s/%s: %d connections, %d segments, every step held; %s"
-          % (nic, alloc, len(runs), ph["sent"], outcomes))
+    print("in-window %s/%s: %d connections, %d segments, every step held"
+          % (nic, alloc, len(runs), ph["sent"]))

@@ -130,6 +130,50 @@ def test_send_as_the_poller_goes_to_sleep_loses_nothing(qemu, nic):
     assert queue0(after)["interrupts"] > queue0(before)["interrupts"]
 
 
+# The busy-poll test's longest window: far above a busy echo's round trip
+# on this host (80-300 us, up to a few ms loaded), far below its gaps.
+SPIN_POLL_US = 5000
+SPARSE_GAP_S = 0.05
+
+
+@pytest.mark.parametrize("adapt", ["on", "off"])
+def test_busy_polling_stops_when_it_finds_nothing_and_traffic_still_flows(qemu, adapt):
+    """poll_adapt=on: a queue spins after a frame only while spinning
+    finds frames (net/busy_poll.h). Datagrams 50 ms apart, ten times
+    poll_us=, are each followed by a wasted spin until the misses have
+    used up the credits (8), then by none; an idle guest spins no more at
+    all; back-to-back datagrams, each a round trip after the last answer,
+    start the spinning again and are all answered. With poll_adapt=off
+    every gap costs a whole spin of poll_us=. Counted over the serial
+    shell, which sends no frame."""
+    vm = NetVM(qemu, "native", append="poll_us=%d poll_adapt=%s" % (SPIN_POLL_US, adapt),
+               serial_socket=True)
+    n = 30
+    assert udp_exchange(vm, 3, 0) == 3, vm.vm.describe()
+    before = poll0(vm.shell_stats())
+    assert udp_exchange(vm, n, SPARSE_GAP_S) == n, vm.vm.describe()
+    sparse = poll0(vm.shell_stats())
+    time.sleep(2)
+    idle = poll0(vm.shell_stats())
+    assert udp_exchange(vm, 200, 0) == 200, vm.vm.describe()
+    busy = poll0(vm.shell_stats())
+    print("poll_adapt=%s\n sparse %s\n idle %s\n busy %s" % (adapt, sparse, idle, busy))
+    misses = sparse["spin_misses"] - before["spin_misses"]
+    if adapt == "off":
+        assert misses >= n - 2, sparse
+        assert sparse["spin_window_ns"] == SPIN_POLL_US * 1000, sparse
+        return
+    assert misses <= 12, (before, sparse)
+    assert sparse["spin_window_ns"] == 0, sparse
+    # idle: not one more spin
+    assert idle["spin_rounds"] == sparse["spin_rounds"], (sparse, idle)
+    assert idle["spin_ns"] == sparse["spin_ns"], (sparse, idle)
+    # busy: a short sleep started the spinning again, and it found frames
+    assert busy["short_sleeps"] > idle["short_sleeps"], (idle, busy)
+    assert busy["spin_hits"] > idle["spin_hits"], (idle, busy)
+    assert busy["spin_window_ns"] > 0, busy
+
+
 EVENT_IDX = [("virtio", "1", "on"), ("virtio", "0", "off(switch)"),
              ("virtio-legacy", "1", "on"), ("virtio-legacy", "0", "off(switch)")]
 

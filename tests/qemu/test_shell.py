@@ -24,8 +24,8 @@ PROMPT = b"shell> "
 BOOT_MD = os.path.join(ROOT, "docs", "boot.md")
 OWNERS = ["kernel", "mm", "drivers", "net", "apps"]  # layer order
 COMMANDS = ["help", "buddyinfo", "zoneinfo", "numastat", "pcp", "slabinfo",
-            "qmempool", "frag", "selftest", "reboot", "poweroff", "ifconfig",
-            "netstat", "stats", "ping"]
+            "qmempool", "frag", "selftest", "reboot", "poweroff", "trace", "ifconfig",
+            "netstat", "stats", "ping", "capture"]
 
 
 class ShellVM:

@@ -135,6 +135,7 @@ EXERCISES = {
         "test_host_library_example",
     "tools/mm-sample -- ./a.out": "test_host_library_example",
     "make plots": "test_make_plots",
+    "make lab-buddy": "test_make_lab_buddy",
     "make profile": "test_make_profile",
     "tools/profile run --load udp --mode stock": "test_profile_one_case",
     "make soak": "test_make_soak",
@@ -379,6 +380,21 @@ def test_make_profile(tmp_path):
                                                     "profile-iperf-h2g-native-tcg.svg"]
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert "## profile-http-stock" in summary and "## profile-iperf-h2g-native-tcg" in summary
+
+
+def test_make_lab_buddy(tmp_path):
+    # as a student's first run, into a folder of the test's: the skeleton is
+    # copied, graded and fails, naming what to write; the pictures drawn
+    work, build = tmp_path / "work", tmp_path / "build"
+    cmd = "make lab-buddy LAB_WORK=%s LAB_BUILD=%s" % (work, build)
+    proc = subprocess.run(["bash", "-c", cmd], cwd=ROOT, env=user_env(),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
+    out = proc.stdout.decode(errors="replace")
+    assert proc.returncode != 0, out
+    assert (work / "buddy.c").read_text() == \
+        open(os.path.join(ROOT, "labs/skeletons/buddy.c")).read()
+    assert "is not written yet" in out and "== lab buddy: FAIL" in out, out[-4000:]
+    assert (build / "buddy" / "plots" / "lab-buddy-checkerboard.svg").exists(), out[-4000:]
 
 
 def test_make_plots(tmp_path):

@@ -10,15 +10,16 @@
  * exact count it contributes.
  *
  * How: at translation a TB gets a counter slot (one per start address,
- * shared by retranslations) and an inline "add n_insns" that QEMU emits
- * into the translated code: no callback per execution, so the guest runs
- * at nearly full TCG speed. A control thread reads commands from a FIFO
+ * shared by retranslations: a scoreboard, one 64-bit count per vCPU) and
+ * an inline "add n_insns" that QEMU emits into the translated code: no
+ * callback per execution, so the guest runs at nearly full TCG speed. A control thread reads commands from a FIFO
  * (plugin argument fifo=PATH): "snap FILE" writes every slot as
  * "address count" lines to FILE, then "done FILE" is written back into
  * FILE.done; tools/insn-profile diffs two snapshots, so a profile covers
- * exactly the workload between them. Counters are read while the vCPU
- * adds to them: an 8-byte aligned load is atomic on x86-64, and a count
- * a few instructions stale is harmless in a profile.
+ * exactly the workload between them. Counters are read (summed over the
+ * vCPUs) while the vCPUs add to them: an 8-byte aligned load is atomic
+ * on x86-64, and a count a few instructions stale is harmless in a
+ * profile.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,11 +29,12 @@
 
 #include "qemu_plugin_api.h"
 
-__attribute__((visibility("default"))) int qemu_plugin_version = 1;
+__attribute__((visibility("default"))) int qemu_plugin_version =
+	INSN_PROFILE_PLUGIN_VERSION;
 
 struct slot {
 	uint64_t vaddr;
-	uint64_t insns; /* added to by translated code */
+	qemu_plugin_u64 insns; /* added to by translated code, per vCPU */
 };
 
 /* Open addressing; slots never move once handed to translated code, so
@@ -59,6 +61,8 @@ static struct slot *slot_get(uint64_t vaddr)
 			if (!*p)
 				break;
 			(*p)->vaddr = vaddr;
+			(*p)->insns.score =
+				qemu_plugin_scoreboard_new(sizeof(uint64_t));
 			nr_slots++;
 		}
 		if ((*p)->vaddr == vaddr) {
@@ -75,9 +79,9 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	struct slot *s = slot_get(qemu_plugin_tb_vaddr(tb));
 
 	(void)id;
-	if (s)
-		qemu_plugin_register_vcpu_tb_exec_inline(
-			tb, QEMU_PLUGIN_INLINE_ADD_U64, &s->insns,
+	if (s && s->insns.score)
+		qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+			tb, QEMU_PLUGIN_INLINE_ADD_U64, s->insns,
 			qemu_plugin_tb_n_insns(tb));
 }
 
@@ -89,11 +93,16 @@ static int snapshot(const char *path)
 	if (!f)
 		return -1;
 	pthread_mutex_lock(&table_lock);
-	for (unsigned long i = 0; i < TABLE_SIZE; i++)
-		if (table[i] && table[i]->insns)
+	for (unsigned long i = 0; i < TABLE_SIZE; i++) {
+		uint64_t n = table[i] && table[i]->insns.score
+				     ? qemu_plugin_u64_sum(table[i]->insns)
+				     : 0;
+
+		if (n)
 			fprintf(f, "%llx %llu\n",
 				(unsigned long long)table[i]->vaddr,
-				(unsigned long long)table[i]->insns);
+				(unsigned long long)n);
+	}
 	pthread_mutex_unlock(&table_lock);
 	fclose(f);
 	snprintf(done, sizeof(done), "%s.done", path);

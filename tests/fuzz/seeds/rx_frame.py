@@ -10,8 +10,10 @@ a DHCP offer as QEMU's user networking sends it, a TCP handshake, a bulk
 TCP stream (consecutive segments of one connection, the last with PSH:
 what the coalescing joins), UDP, IPv6 TCP and UDP, an IPv4 fragment, the
 same stream flagged DATA_VALID, a NEEDS_CSUM frame from a tap (the TCP
-field holds only the pseudo-header sum) and a 64 KiB GSO frame over
-mergeable buffers.
+field holds only the pseudo-header sum), a 64 KiB GSO frame over
+mergeable buffers, and an IPv6 bulk stream (plain, flagged DATA_VALID,
+with a hop-by-hop header the coalescing must leave alone, cut into TX
+scatter lists), and a 64 KiB IPv6 GSO frame (GUEST_TSO6).
 """
 import os
 import struct
@@ -74,6 +76,16 @@ def v6(nh, seg, field):
     return eth(0x86DD, h + seg)
 
 
+def v6_ext(nh, seg, field):
+    """IPv6 with an 8-byte hop-by-hop header (a PadN option) before seg."""
+    f = v6(nh, seg, field)
+    hbh = bytes([nh, 0, 1, 4, 0, 0, 0, 0])
+    ip = bytearray(f[14:54])
+    ip[4:6] = struct.pack("!H", len(hbh) + len(seg))
+    ip[6] = 0
+    return f[:14] + bytes(ip) + hbh + f[54:]
+
+
 def vhdr(flags=0, gso=0, hdr_len=0, gso_size=0, start=0, off=0, nbuf=1):
     return struct.pack("<BBHHHHH", flags, gso, hdr_len, gso_size, start, off,
                        nbuf)
@@ -104,8 +116,16 @@ SYN = tcp4(tcp(40000, 80, 5, 0, 0x02, opts=b"\x02\x04\x05\xb4\x01\x03\x03\x07"))
 FRAG = eth(0x0800, ipv4(17, bytes(64), frag=0x2000))
 UDP6 = v6(17, struct.pack("!HHHH", 7, 7, 13, 0) + b"hello", 6)
 TCP6 = v6(6, tcp(80, 40000, 9, 10, 0x18, b"GET / HTTP/1.0\r\n\r\n"), 16)
+STREAM6 = [v6(6, tcp(5001, 40000, 3000 + i * 1428, 77,
+                     0x18 if i == 3 else 0x10, bytes([i]) * 1428,
+                     opts=b"\x01\x01\x08\x0a" + bytes(8)), 16)
+           for i in range(4)]
+STREAM6_HBH = [v6_ext(6, tcp(5001, 40000, 9000 + i * 1420, 77, 0x10,
+                             bytes([i]) * 1420), 16) for i in range(3)]
 BIG = tcp4(tcp(5001, 40000, 1, 77, 0x10, bytes(range(256)) * 45),
            partial=True)
+
+BIG6 = v6(6, tcp(5001, 40000, 1, 77, 0x10, bytes(range(256)) * 45), 16)
 
 SEEDS = {
     "user-net-mix": bytes([0x02]) + b"".join(
@@ -123,6 +143,17 @@ SEEDS = {
                   nbuf=(12 + len(BIG) + RX_BUF_LEN - 1) // RX_BUF_LEN)),
     "tx-split-stream": bytes([0x33]) + b"".join(buffers(f)
                                                 for f in STREAM[:3]),
+    "ip6-stream-sw-csum": bytes([0x03]) + b"".join(buffers(f)
+                                                   for f in STREAM6),
+    "ip6-stream-data-valid": bytes([0x27]) + b"".join(
+        buffers(f, vhdr(flags=2)) for f in STREAM6),
+    "ip6-hop-by-hop-stream": bytes([0x13]) + b"".join(
+        buffers(f) for f in STREAM6_HBH),
+    "gso6-64k-mergeable": bytes([0x47]) + buffers(
+        BIG6, vhdr(flags=2, gso=4, hdr_len=74, gso_size=1428,
+                   nbuf=(12 + len(BIG6) + RX_BUF_LEN - 1) // RX_BUF_LEN)),
+    "ip6-tx-split-stream": bytes([0x33]) + b"".join(buffers(f)
+                                                    for f in STREAM6[:3]),
 }
 
 if __name__ == "__main__":

@@ -183,6 +183,7 @@ static void hw_transmit_all(void)
 /* ---------------------------------------------------- the fake stack */
 
 static void *held[E1000_RX_RING];
+static unsigned int held_flags[E1000_RX_RING];
 static int nheld;
 static void *done_cookies[E1000_TX_RING];
 static int ndone;
@@ -190,12 +191,12 @@ static int ndone;
 static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len,
 		     unsigned int flags, uint32_t hash)
 {
-	(void)flags;
 	(void)d;
 	(void)q;
 	(void)len;
 	assert_int_equal(hash, 0); /* no RSS: no hash */
 	assert_true(nheld < E1000_RX_RING);
+	held_flags[nheld] = flags;
 	held[nheld++] = frame;
 }
 
@@ -224,6 +225,7 @@ static int setup(void **state)
 	nheld = ndone = 0;
 	master_stuck = false;
 	console[0] = '\0';
+	e1000e_allow_offloads(&(struct e1000e_offloads){.rx_csum = true});
 	nvm_fill(true);
 	*reg(E1000_RAL0) = (uint32_t)ral_mac[0] | (uint32_t)ral_mac[1] << 8 |
 			   (uint32_t)ral_mac[2] << 16 |
@@ -320,7 +322,9 @@ static void test_legacy_descriptors_and_masked_interrupts(void **state)
 	probe_one();
 	rctl = *reg(E1000_RCTL);
 	assert_false(*reg(E1000E_RFCTL) & E1000E_RFCTL_EXTEN);
-	assert_int_equal(*reg(E1000E_RXCSUM), 0);
+	/* TCP/UDP checksum offload only: the IP header sum (IPOFL, left
+	 * set at reset) is lwIP's. */
+	assert_int_equal(*reg(E1000E_RXCSUM), E1000E_RXCSUM_TUOFL);
 	assert_true(rctl & E1000_RCTL_EN);
 	assert_int_equal(rctl & (3u << 10), 0); /* DTYP: legacy, no split */
 	assert_int_equal(rctl & (E1000_RCTL_BSIZE_MASK | E1000_RCTL_BSEX), 0);
@@ -356,6 +360,73 @@ static void test_frames_go_up_zero_copy_and_the_ring_is_refilled(void **state)
 	assert_int_equal(dev->queues[0].stats.rx_bufs_posted,
 			 E1000_RX_RING - 1);
 	assert_int_equal(*reg(E1000_RDT), 1);
+}
+
+/* hw_receive_frame's frame, the write-back then given the checksum
+ * status bits and errors. */
+static uint8_t *hw_receive_checked(uint16_t len, uint8_t status, uint8_t errors)
+{
+	uint16_t slot = (uint16_t)hw_rdh;
+	uint8_t *buf = hw_receive_frame(len);
+
+	hw_rx_ring()[slot].status |= status;
+	hw_rx_ring()[slot].errors = errors;
+	return buf;
+}
+
+/* The device checked TCP or UDP, IPv4 or IPv6: the frame goes up
+ * NETDEV_RX_CSUM_OK. A wrong sum, IXSM, no protocol bit, or an IPv4
+ * fragment (its sum is the datagram's): unflagged, the stack checks. */
+static void test_rx_csum_flags_only_frames_the_device_found_right(void **state)
+{
+	struct netdev *dev;
+	uint8_t *f;
+
+	(void)state;
+	dev = probe_one();
+	assert_true(dev->offloads & NETDEV_OFF_RX_CSUM);
+	assert_non_null(strstr(console, "e1000e: eth0 offloads rx_csum=on\n"));
+	dev->ops->rx_poll(dev, 0, 64); /* fills the ring */
+	f = hw_receive_checked(60, E1000_RXD_STAT_TCPCS, 0);
+	memcpy(f + 12, "\x86\xdd", 2); /* IPv6 */
+	hw_receive_checked(60, E1000_RXD_STAT_UDPCS, 0);
+	hw_receive_checked(60, E1000_RXD_STAT_TCPCS, E1000_RXD_ERR_TCPE);
+	hw_receive_checked(60, E1000_RXD_STAT_TCPCS | E1000_RXD_STAT_IXSM, 0);
+	hw_receive_checked(60, 0, 0);
+	f = hw_receive_checked(60, E1000_RXD_STAT_TCPCS, 0);
+	memcpy(f + 12, "\x08\x00", 2); /* IPv4, MF set */
+	memcpy(f + 20, "\x20\x00", 2);
+	f = hw_receive_checked(60, E1000_RXD_STAT_TCPCS, 0);
+	memcpy(f + 12, "\x08\x00", 2); /* IPv4, DF only: whole */
+	memcpy(f + 20, "\x40\x00", 2);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 7);
+	assert_int_equal(nheld, 7);
+	assert_int_equal(held_flags[0], NETDEV_RX_CSUM_OK);
+	assert_int_equal(held_flags[1], NETDEV_RX_CSUM_OK);
+	for (int i = 2; i < 6; i++)
+		assert_int_equal(held_flags[i], 0);
+	assert_int_equal(held_flags[6], NETDEV_RX_CSUM_OK);
+	assert_int_equal(dev->queues[0].stats.rx_csum_valid, 3);
+	assert_int_equal(dev->queues[0].stats.rx_errors, 0);
+}
+
+/* e1000e_rx_csum=0: RXCSUM stays 0 and no frame is ever flagged. */
+static void test_rx_csum_switched_off_flags_nothing(void **state)
+{
+	struct netdev *dev;
+
+	(void)state;
+	e1000e_allow_offloads(&(struct e1000e_offloads){.rx_csum = false});
+	dev = probe_one();
+	assert_int_equal(*reg(E1000E_RXCSUM), 0);
+	assert_false(dev->offloads & NETDEV_OFF_RX_CSUM);
+	assert_non_null(
+		strstr(console, "e1000e: eth0 offloads rx_csum=off(switch)\n"));
+	dev->ops->rx_poll(dev, 0, 64);
+	hw_receive_checked(60, E1000_RXD_STAT_TCPCS, 0);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 1);
+	assert_int_equal(held_flags[0], 0);
+	assert_int_equal(dev->queues[0].stats.rx_csum_valid, 0);
 }
 
 static void test_scatter_tx_completes_in_order(void **state)
@@ -664,6 +735,8 @@ int main(void)
 		T(test_stuck_master_requests_are_reported_reset_goes_on),
 		T(test_legacy_descriptors_and_masked_interrupts),
 		T(test_frames_go_up_zero_copy_and_the_ring_is_refilled),
+		T(test_rx_csum_flags_only_frames_the_device_found_right),
+		T(test_rx_csum_switched_off_flags_nothing),
 		T(test_scatter_tx_completes_in_order),
 		T(test_link_changes_are_counted_and_reported),
 		T(test_msix_gives_rx_tx_and_link_vectors_on_queue0_cpu),

@@ -1,11 +1,12 @@
 /*
- * virtio-net HOST_TSO4 (drivers/virtio_net_gso.c) against the simulated
- * device of virtq_sim.h: the stack's TCP segments of one flow, handed to
- * xmit one at a time as lwIP does (a header pbuf, then the payload), come
- * out of one flush window as one chain with a GSO header; anything that
- * does not continue the flow ends the merge and keeps its place on the
- * wire; a completion gives every merged frame's cookie back once; a full
- * ring loses and reorders nothing; switched off, the chains are today's.
+ * virtio-net HOST_TSO4 and HOST_TSO6 (drivers/virtio_net_gso.c) against the
+ * simulated device of virtq_sim.h: the stack's TCP segments of one flow,
+ * handed to xmit one at a time as lwIP does (a header pbuf, then the
+ * payload), come out of one flush window as one chain with a GSO header;
+ * anything that does not continue the flow ends the merge and keeps its
+ * place on the wire; a completion gives every merged frame's cookie back
+ * once; a full ring loses and reorders nothing; switched off, the chains are
+ * today's.
  *
  * The test plays the device: it reads each chain as the device would
  * (the vnet header, then the frame over the other descriptors) and checks
@@ -15,6 +16,7 @@
 
 #define MSS	 1460
 #define HDR	 54 /* Ethernet + IPv4 + TCP, no options */
+#define HDR6	 74 /* Ethernet + IPv6 + TCP, no options */
 #define SEQ0	 0x10000000u
 #define ACK0	 0x20000000u
 #define MAX_SEGS 40
@@ -26,13 +28,20 @@
 	(1ull << VIRTIO_NET_F_CSUM | 1ull << VIRTIO_NET_F_HOST_TSO4 | \
 	 1ull << VIRTIO_NET_F_GUEST_CSUM)
 
-static const struct virtio_net_offloads tso_on = {true, true, true, false,
-						  true};
+static const struct virtio_net_offloads tso_on = {
+	.csum = true, .tso = true, .mrg = true, .host_tso = true};
+/* Both families: HOST_TSO6 offered and allowed too. */
+#define TSO6_BITS (TSO_BITS | 1ull << VIRTIO_NET_F_HOST_TSO6)
+static const struct virtio_net_offloads tso6_on = {.csum = true,
+						   .tso = true,
+						   .mrg = true,
+						   .host_tso = true,
+						   .host_tso6 = true};
 
 /* The bytes of the flow, and each segment's header and scatter list. */
 static uint8_t stream[MAX_SEGS * MSS];
 static struct {
-	uint8_t hdr[HDR];
+	uint8_t hdr[HDR6];
 	struct netdev_sg sg[2];
 } seg[MAX_SEGS];
 
@@ -93,6 +102,47 @@ static struct netdev_sg *tcp_seg(int k, uint32_t off, uint32_t len,
 	seg[k].sg[0] = (struct netdev_sg){h, HDR};
 	seg[k].sg[1] = (struct netdev_sg){stream + off, len};
 	return seg[k].sg;
+}
+
+/* Segment k as tcp_seg builds it, over IPv6 (2001:db8::2 -> 2001:db8::1,
+ * traffic class and flow label set, TCP right after the fixed header). */
+static struct netdev_sg *tcp6_seg(int k, uint32_t off, uint32_t len,
+				  uint8_t flags, uint32_t ack)
+{
+	uint8_t *h = seg[k].hdr;
+
+	memset(h, 0, HDR6);
+	memcpy(h, "\x52\x54\x00\x12\x34\x56\x02\x00\x00\x00\x00\x01", 12);
+	h[12] = 0x86;
+	h[13] = 0xdd;
+	put32(h + 14, 0x6a1bcdefu);
+	put16(h + 18, 20 + len);
+	h[20] = 6;
+	h[21] = 64;
+	memcpy(h + 22, "\x20\x01\x0d\xb8", 4);
+	h[37] = 2;
+	memcpy(h + 38, "\x20\x01\x0d\xb8", 4);
+	h[53] = 1;
+	put16(h + 54, 5001);
+	put16(h + 56, 40000);
+	put32(h + 58, SEQ0 + off);
+	put32(h + 62, ack);
+	h[66] = 0x50;
+	h[67] = flags;
+	put16(h + 68, 0x2000);
+	seg[k].sg[0] = (struct netdev_sg){h, HDR6};
+	seg[k].sg[1] = (struct netdev_sg){stream + off, len};
+	return seg[k].sg;
+}
+
+/* xmit IPv6 segment k (cookie k + 1), as send_seg. */
+static int send_seg6(int k, uint32_t *off, uint32_t len, uint8_t flags)
+{
+	int r = dev->ops->xmit(dev, 0, tcp6_seg(k, *off, len, flags, ACK0), 2,
+			       (void *)(uintptr_t)(k + 1));
+
+	*off += len;
+	return r;
 }
 
 /* xmit segment k (cookie k + 1) of len bytes, right after the previous
@@ -188,6 +238,29 @@ static void assert_merged(const struct tx_chain *c, uint32_t off,
 	assert_memory_equal(c->frame + HDR, stream + off, payload);
 }
 
+/* A merged IPv6 chain, as assert_merged: TCPV6, the payload length
+ * (IPv6 has no header sum), the TCP sum seeded with the pseudo-header
+ * over both 16-byte addresses. */
+static void assert_merged6(const struct tx_chain *c, uint32_t off,
+			   uint32_t payload, uint32_t gso_size)
+{
+	uint32_t tcp_len = 20 + payload;
+
+	assert_int_equal(c->vh.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	assert_int_equal(c->vh.gso_type, VIRTIO_NET_HDR_GSO_TCPV6);
+	assert_int_equal(c->vh.gso_size, gso_size);
+	assert_int_equal(c->vh.hdr_len, HDR6);
+	assert_int_equal(c->vh.csum_start, 54);
+	assert_int_equal(c->vh.csum_offset, 16);
+	assert_int_equal(c->len, HDR6 + payload);
+	assert_int_equal(get16(c->frame + 18), tcp_len);
+	assert_int_equal(get16(c->frame + 70),
+			 hw_ones_sum(c->frame + 22, 32, 6 + tcp_len));
+	assert_int_equal(get16(c->frame + 58) << 16 | get16(c->frame + 60),
+			 SEQ0 + off);
+	assert_memory_equal(c->frame + HDR6, stream + off, payload);
+}
+
 /* The device finishes every chain it took; tx_reap gives them back. */
 static void complete_all(struct tx_chain *c, int n)
 {
@@ -203,7 +276,7 @@ static void test_host_tso_negotiated_and_reported_on(void **state)
 	(void)state;
 	probe_tso(TSO_BITS, tso_on);
 	assert_true(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO4);
-	assert_non_null(strstr(printed, "host_tso4=on\n"));
+	assert_non_null(strstr(printed, "host_tso4=on "));
 }
 
 static void test_host_tso_switched_off_is_not_negotiated(void **state)
@@ -214,7 +287,7 @@ static void test_host_tso_switched_off_is_not_negotiated(void **state)
 	off.host_tso = false;
 	probe_tso(TSO_BITS, off);
 	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO4);
-	assert_non_null(strstr(printed, "host_tso4=off(switch)\n"));
+	assert_non_null(strstr(printed, "host_tso4=off(switch) "));
 	assert_null(vnet0()->pairs[0].tx_batch);
 }
 
@@ -222,7 +295,7 @@ static void test_host_tso_not_offered_is_reported(void **state)
 {
 	(void)state;
 	probe_tso(TSO_BITS & ~(1ull << VIRTIO_NET_F_HOST_TSO4), tso_on);
-	assert_non_null(strstr(printed, "host_tso4=off(not-offered)\n"));
+	assert_non_null(strstr(printed, "host_tso4=off(not-offered) "));
 	assert_null(vnet0()->pairs[0].tx_batch);
 }
 
@@ -235,7 +308,7 @@ static void test_host_tso_without_csum_is_not_negotiated(void **state)
 	no_csum.csum = false;
 	probe_tso(TSO_BITS, no_csum);
 	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO4);
-	assert_non_null(strstr(printed, "host_tso4=off(needs-csum)\n"));
+	assert_non_null(strstr(printed, "host_tso4=off(needs-csum) "));
 	assert_null(vnet0()->pairs[0].tx_batch);
 }
 
@@ -591,12 +664,171 @@ static void test_no_memory_for_tso_tables_still_brings_the_nic_up(void **state)
 	fragment_above_order3();
 	probe_tso(TSO_BITS, tso_on);
 	assert_true(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO4);
-	assert_non_null(strstr(printed, "host_tso4=off(no-memory)\n"));
+	assert_non_null(strstr(printed, "host_tso4=off(no-memory) "));
 	assert_null(vnet0()->pairs[0].tx_batch);
 	assert_null(vnet0()->pairs[0].tx_gso);
 	assert_each_segment_sent_alone(3);
 	for (int k = 0; k < frag_nheld; k++)
 		__free_pages(frag_held[k], 3);
+}
+
+/* ---- IPv6 (HOST_TSO6) ---- */
+
+static void test_host_tso6_negotiated_and_reported_on(void **state)
+{
+	(void)state;
+	probe_tso(TSO6_BITS, tso6_on);
+	assert_true(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO6);
+	assert_non_null(strstr(printed, "host_tso4=on host_tso6=on\n"));
+}
+
+static void test_host_tso6_switched_off_is_not_negotiated(void **state)
+{
+	struct virtio_net_offloads o = tso6_on;
+
+	(void)state;
+	o.host_tso6 = false;
+	probe_tso(TSO6_BITS, o);
+	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO6);
+	assert_true(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO4);
+	assert_non_null(strstr(printed, "host_tso6=off(switch)\n"));
+}
+
+static void test_host_tso6_without_csum_or_offer_is_off(void **state)
+{
+	struct virtio_net_offloads o = tso6_on;
+
+	(void)state;
+	o.csum = false;
+	probe_tso(TSO6_BITS, o);
+	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO6);
+	assert_non_null(strstr(printed, "host_tso6=off(needs-csum)\n"));
+}
+
+static void test_host_tso6_not_offered_is_reported(void **state)
+{
+	(void)state;
+	probe_tso(TSO_BITS, tso6_on);
+	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_HOST_TSO6);
+	assert_non_null(strstr(printed, "host_tso6=off(not-offered)\n"));
+}
+
+/* Four full IPv6 segments and a short PSH one: one TCPV6 chain, as the
+ * IPv4 burst. */
+static void test_ip6_burst_of_one_flow_is_one_tcpv6_chain(void **state)
+{
+	uint8_t first_hdr[HDR6];
+	uint32_t off = 0;
+
+	(void)state;
+	probe_tso(TSO6_BITS, tso6_on);
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(send_seg6(k, &off, MSS - 20, F_ACK), 0);
+	memcpy(first_hdr, seg[0].hdr, HDR6);
+	assert_false(take_chain(&ch[0]));
+	assert_int_equal(send_seg6(4, &off, 700, F_ACK | F_PSH), 0);
+	assert_true(take_chain(&ch[0]));
+	assert_false(take_chain(&ch[1]));
+	assert_merged6(&ch[0], 0, 4 * (MSS - 20) + 700, MSS - 20);
+	assert_int_equal(ch[0].frame[67], F_ACK | F_PSH);
+	/* the rest of the IPv6 header is the first segment's */
+	assert_memory_equal(ch[0].frame + 14, first_hdr + 14, 4);
+	assert_memory_equal(ch[0].frame + 20, first_hdr + 20, 34);
+	assert_memory_equal(seg[0].hdr, first_hdr, HDR6);
+	assert_int_equal(dev->queues[0].stats.tx_gso_frames, 1);
+	assert_int_equal(dev->queues[0].stats.tx_gso_segs, 5);
+	complete_all(ch, 1);
+	assert_int_equal(ndone, 5);
+	for (int k = 0; k < 5; k++)
+		assert_int_equal(done[k], k + 1);
+}
+
+/* HOST_TSO4 without HOST_TSO6: IPv4 still merges, IPv6 goes as it came
+ * (one chain per segment, each with its checksum request). */
+static void test_ip6_not_merged_without_host_tso6(void **state)
+{
+	struct virtio_net_offloads o = tso6_on;
+	uint32_t off = 0;
+
+	(void)state;
+	o.host_tso6 = false;
+	probe_tso(TSO6_BITS, o);
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(send_seg6(k, &off, MSS - 20, F_ACK), 0);
+	dev->ops->tx_flush(dev, 0);
+	for (int i = 0; i < 3; i++) {
+		assert_true(take_chain(&ch[i]));
+		assert_int_equal(ch[i].vh.gso_type, VIRTIO_NET_HDR_GSO_NONE);
+		assert_int_equal(ch[i].vh.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+		assert_int_equal(ch[i].vh.csum_start, 54);
+		assert_ptr_equal(ch[i].first_addr, seg[i].hdr);
+	}
+	assert_false(take_chain(&ch[3]));
+	complete_all(ch, 3);
+	off = 0;
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(send_seg(k, &off, MSS, F_ACK), 0);
+	dev->ops->tx_flush(dev, 0);
+	assert_true(take_chain(&ch[0]));
+	assert_merged(&ch[0], 0, 2 * MSS, MSS);
+	complete_all(ch, 1);
+	assert_int_equal(ndone, 5);
+}
+
+/* An IPv4 segment and the IPv6 one that carries on its sequence (same
+ * ports, same TCP header) are two flows: two chains, in order. */
+static void test_ip4_and_ip6_segments_do_not_merge(void **state)
+{
+	uint32_t off = 0;
+
+	(void)state;
+	probe_tso(TSO6_BITS, tso6_on);
+	send_seg(0, &off, MSS, F_ACK);
+	send_seg(1, &off, MSS, F_ACK);
+	send_seg6(2, &off, MSS, F_ACK);
+	send_seg6(3, &off, MSS, F_ACK);
+	dev->ops->tx_flush(dev, 0);
+	assert_true(take_chain(&ch[0]));
+	assert_true(take_chain(&ch[1]));
+	assert_false(take_chain(&ch[2]));
+	assert_merged(&ch[0], 0, 2 * MSS, MSS);
+	assert_merged6(&ch[1], 2 * MSS, 2 * MSS, MSS);
+	complete_all(ch, 2);
+	assert_int_equal(ndone, 4);
+}
+
+/* IPv6 with an extension header before TCP is never merged (nor given a
+ * checksum request: the driver does not walk extension headers); a
+ * changed flow label or hop limit ends the merge. */
+static void test_ip6_extension_header_or_other_flow_is_sent_alone(void **state)
+{
+	uint32_t off = 0;
+
+	(void)state;
+	probe_tso(TSO6_BITS, tso6_on);
+	send_seg6(0, &off, MSS, F_ACK);
+	tcp6_seg(1, off, MSS, F_ACK, ACK0);
+	seg[1].hdr[20] = 60; /* destination options (the bytes are TCP's) */
+	assert_int_equal(dev->ops->xmit(dev, 0, seg[1].sg, 2, (void *)2), 0);
+	off += MSS;
+	tcp6_seg(2, off, MSS, F_ACK, ACK0);
+	seg[2].hdr[17] ^= 1; /* flow label */
+	assert_int_equal(dev->ops->xmit(dev, 0, seg[2].sg, 2, (void *)3), 0);
+	off += MSS;
+	tcp6_seg(3, off, MSS, F_ACK, ACK0);
+	seg[3].hdr[21] = 63; /* hop limit */
+	assert_int_equal(dev->ops->xmit(dev, 0, seg[3].sg, 2, (void *)4), 0);
+	dev->ops->tx_flush(dev, 0);
+	for (int i = 0; i < 4; i++) {
+		assert_true(take_chain(&ch[i]));
+		assert_int_equal(ch[i].vh.gso_type, VIRTIO_NET_HDR_GSO_NONE);
+		assert_int_equal(ch[i].len, HDR6 + MSS);
+	}
+	assert_false(take_chain(&ch[4]));
+	assert_int_equal(ch[1].vh.flags, 0);
+	assert_int_equal(dev->queues[0].stats.tx_gso_frames, 0);
+	complete_all(ch, 4);
+	assert_int_equal(ndone, 4);
 }
 
 #define TB(fn) cmocka_unit_test_setup_teardown(fn, setup_boot, teardown)
@@ -619,6 +851,14 @@ int main(void)
 		TB(test_full_ring_sends_the_batch_and_refuses_only_the_new),
 		TB(test_switched_off_sends_each_frame_as_today),
 		TB(test_no_memory_for_tso_tables_still_brings_the_nic_up),
+		TB(test_host_tso6_negotiated_and_reported_on),
+		TB(test_host_tso6_switched_off_is_not_negotiated),
+		TB(test_host_tso6_without_csum_or_offer_is_off),
+		TB(test_host_tso6_not_offered_is_reported),
+		TB(test_ip6_burst_of_one_flow_is_one_tcpv6_chain),
+		TB(test_ip6_not_merged_without_host_tso6),
+		TB(test_ip4_and_ip6_segments_do_not_merge),
+		TB(test_ip6_extension_header_or_other_flow_is_sent_alone),
 	};
 
 	(void)setup_queue; /* virtq_sim.h's, for the ring-only tests */

@@ -716,8 +716,8 @@ static void probe_offloads(uint64_t offered, struct virtio_net_offloads allowed)
 	assert_int_equal(dev->queues[0].stats.rx_bufs_posted, 256);
 }
 
-static const struct virtio_net_offloads all_on = {true, true, true, false,
-						  false};
+static const struct virtio_net_offloads all_on = {
+	.csum = true, .tso = true, .mrg = true};
 
 /* A 60-byte IPv4 TCP frame (no sums) of 10.0.0.1 -> 10.0.0.2. */
 static void ipv4_tcp_frame(uint8_t *f, uint32_t len, uint16_t frag)
@@ -761,14 +761,14 @@ static void test_offloads_negotiated_when_offered_and_allowed(void **state)
 						NETDEV_OFF_RX_CSUM |
 						NETDEV_OFF_RX_BIG);
 	assert_non_null(strstr(printed, "csum=on guest_csum=on guest_tso4=on "
-					"mrg_rxbuf=on"));
+					"guest_tso6=off(switch) mrg_rxbuf=on"));
 }
 
 static void test_offloads_switched_off_are_not_negotiated(void **state)
 {
 	(void)state;
-	probe_offloads(OFFLOAD_BITS, (struct virtio_net_offloads){
-					     false, true, true, false, false});
+	probe_offloads(OFFLOAD_BITS,
+		       (struct virtio_net_offloads){.tso = true, .mrg = true});
 	/* TSO needs the checksum offload: off with it. */
 	assert_int_equal(hw.driver_features & OFFLOAD_BITS,
 			 1ull << VIRTIO_NET_F_MRG_RXBUF);
@@ -927,13 +927,104 @@ static void test_gso_or_flags_not_negotiated_are_dropped(void **state)
 
 	(void)state;
 	/* Checksums and mergeable buffers, but no GUEST_TSO4. */
-	probe_offloads(OFFLOAD_BITS, (struct virtio_net_offloads){
-					     true, false, true, false, false});
+	probe_offloads(OFFLOAD_BITS,
+		       (struct virtio_net_offloads){.csum = true, .mrg = true});
 	ipv4_tcp_frame(f, sizeof(f), 0);
 	rx_buf(&h, f, sizeof(f));
 	h.gso_type = 4; /* TCPv6: never negotiated */
 	rx_buf(&h, f, sizeof(f));
 	assert_refused_then_next_arrives(2);
+}
+
+/* GUEST_TSO6 (IPv6's coalesced receive), offered with the rest. */
+#define OFFLOAD6_BITS (OFFLOAD_BITS | 1ull << VIRTIO_NET_F_GUEST_TSO6)
+
+/* A 60-byte IPv6 TCP frame (no sums) of 2001:db8::1 -> 2001:db8::2. */
+static void ipv6_tcp_frame(uint8_t *f, uint32_t len)
+{
+	memset(f, 0, len);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	f[14] = 0x60;
+	f[18] = (uint8_t)((len - 54) >> 8);
+	f[19] = (uint8_t)(len - 54);
+	f[20] = 6;
+	f[21] = 64;
+	for (uint32_t i = 74; i < len; i++)
+		f[i] = (uint8_t)(i * 5);
+}
+
+/* Allowed and offered: negotiated, reported, and a TCPV6 frame over two
+ * mergeable buffers arrives as one chain the device vouched for. */
+static void test_guest_tso6_negotiated_and_its_frames_arrive(void **state)
+{
+	uint8_t f[3000];
+	struct vnet_hdr h = {.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+			     .gso_type = VIRTIO_NET_HDR_GSO_TCPV6,
+			     .gso_size = 1428,
+			     .csum_start = 54,
+			     .csum_offset = 16,
+			     .num_buffers = 2};
+	const uint32_t first = RX_BUF_LEN - 12;
+
+	(void)state;
+	probe_offloads(
+		OFFLOAD6_BITS,
+		(struct virtio_net_offloads){
+			.csum = true, .tso = true, .mrg = true, .tso6 = true});
+	assert_int_equal(hw.driver_features & OFFLOAD6_BITS, OFFLOAD6_BITS);
+	assert_true(dev->offloads & NETDEV_OFF_RX_BIG);
+	assert_non_null(strstr(printed, "guest_tso4=on guest_tso6=on "
+					"mrg_rxbuf=on"));
+	ipv6_tcp_frame(f, sizeof(f));
+	rx_buf(&h, f, first);
+	rx_buf(NULL, f + first, sizeof(f) - first);
+	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 2);
+	assert_int_equal(ngot_rx, 2);
+	assert_int_equal(got_rx[0].flags, NETDEV_RX_CSUM_OK | NETDEV_RX_MORE);
+	assert_int_equal(got_rx[1].flags, NETDEV_RX_CSUM_OK);
+	assert_memory_equal(got_rx[1].frame, f + first, sizeof(f) - first);
+	assert_int_equal(dev->queues[0].stats.rx_gso_frames, 1);
+	assert_int_equal(dev->queues[0].stats.rx_bad_hdr, 0);
+	free_got_rx();
+}
+
+/* Each family's GSO type needs its own feature: with GUEST_TSO6 alone a
+ * TCPV4 frame is refused (big frames are still on: RX_BIG)... */
+static void test_tcpv4_frame_without_guest_tso4_is_dropped(void **state)
+{
+	uint8_t f[60];
+	struct vnet_hdr h = {.gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
+			     .num_buffers = 1};
+
+	(void)state;
+	probe_offloads(OFFLOAD6_BITS,
+		       (struct virtio_net_offloads){
+			       .csum = true, .mrg = true, .tso6 = true});
+	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_GUEST_TSO4);
+	assert_true(hw.driver_features & 1ull << VIRTIO_NET_F_GUEST_TSO6);
+	assert_true(dev->offloads & NETDEV_OFF_RX_BIG);
+	assert_non_null(strstr(printed, "guest_tso4=off(switch) "
+					"guest_tso6=on"));
+	ipv4_tcp_frame(f, sizeof(f), 0);
+	rx_buf(&h, f, sizeof(f));
+	assert_refused_then_next_arrives(1);
+}
+
+/* ... and without GUEST_TSO6 a TCPV6 one. */
+static void test_tcpv6_frame_without_guest_tso6_is_dropped(void **state)
+{
+	uint8_t f[60];
+	struct vnet_hdr h = {.num_buffers = 1};
+
+	(void)state;
+	probe_offloads(OFFLOAD6_BITS, all_on); /* GUEST_TSO6 not allowed */
+	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_GUEST_TSO6);
+	assert_non_null(strstr(printed, "guest_tso6=off(switch)"));
+	ipv6_tcp_frame(f, sizeof(f));
+	h.gso_type = VIRTIO_NET_HDR_GSO_TCPV6;
+	rx_buf(&h, f, sizeof(f));
+	assert_refused_then_next_arrives(1);
 }
 
 static void test_csum_flags_without_guest_csum_are_dropped(void **state)
@@ -943,8 +1034,7 @@ static void test_csum_flags_without_guest_csum_are_dropped(void **state)
 			     .num_buffers = 1};
 
 	(void)state;
-	probe_offloads(OFFLOAD_BITS, (struct virtio_net_offloads){
-					     false, false, true, false, false});
+	probe_offloads(OFFLOAD_BITS, (struct virtio_net_offloads){.mrg = true});
 	ipv4_tcp_frame(f, sizeof(f), 0);
 	rx_buf(&h, f, sizeof(f));
 	assert_refused_then_next_arrives(1);
@@ -1213,6 +1303,9 @@ int main(void)
 		TB(test_offloads_negotiated_when_offered_and_allowed),
 		TB(test_offloads_switched_off_are_not_negotiated),
 		TB(test_tso_offered_without_mrg_is_not_negotiated),
+		TB(test_guest_tso6_negotiated_and_its_frames_arrive),
+		TB(test_tcpv4_frame_without_guest_tso4_is_dropped),
+		TB(test_tcpv6_frame_without_guest_tso6_is_dropped),
 		TB(test_legacy_with_mrg_has_a_12_byte_header),
 		TB(test_mergeable_frame_over_polls_is_one_chain),
 		TB(test_data_valid_trusted_but_not_on_a_fragment),

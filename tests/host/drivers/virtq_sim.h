@@ -558,8 +558,8 @@ static int setup_boot(void **state)
 	mm_test_boot(1, 32, 1);
 	hw_reset_state();
 	fake_master_off = 0;
-	vnet_allowed =
-		(struct virtio_net_offloads){true, true, true, false, false};
+	vnet_allowed = (struct virtio_net_offloads){
+		.csum = true, .tso = true, .mrg = true};
 	nnetdevs = 0;
 	return 0;
 }
