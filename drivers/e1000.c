@@ -395,39 +395,18 @@ static int e1000_rx_poll(struct netdev *dev, int q, int budget)
 	for (int i = 0; i < n; i++) {
 		dev->queues[0].stats.rx_packets++;
 		dev->queues[0].stats.rx_bytes += got[i].len;
-		dev->rx(dev, 0, got[i].buf, got[i].len, got[i].flags);
+		dev->rx(dev, 0, got[i].buf, got[i].len, got[i].flags, 0);
 	}
 	read_hw_stats(e);
 	return taken;
 }
 
+/* Link state: STATUS.LU, each change printed and counted (gbe_hw.c). */
 static bool e1000_link_up(struct netdev *dev)
 {
 	struct e1000 *e = dev->priv;
-	uint32_t status;
-	bool up;
 
-	/* Cleared before the read: a change after it interrupts again. */
-	atomic_store_explicit(&e->link_event, false, memory_order_relaxed);
-	atomic_thread_fence(memory_order_seq_cst);
-	status = e1000_rd32(e, E1000_STATUS);
-	up = status & E1000_STATUS_LU;
-
-	if (up != e->link) {
-		static const int mbps[4] = {10, 100, 1000, 1000};
-
-		e->link = up;
-		dev->queues[0].stats.link_changes++;
-		if (up)
-			drv_printf(
-				"%s: %s link up %d Mb/s %s duplex\n", dev->kind,
-				dev->name,
-				mbps[(status >> E1000_STATUS_SPEED_SHIFT) & 3],
-				status & E1000_STATUS_FD ? "full" : "half");
-		else
-			drv_printf("%s: %s link down\n", dev->kind, dev->name);
-	}
-	return up;
+	return gbe_link_up(&e->hw, dev);
 }
 
 const struct netdev_ops e1000_ops = {

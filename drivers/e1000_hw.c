@@ -1,10 +1,12 @@
 /*
  * e1000: bringing an Intel 8254x up, following the 8254x Family Software
- * Developer's Manual: which parts we drive, the global reset, the MAC
- * (from the EEPROM when its checksum holds, else what the part loaded into
- * RAL0/RAH0, else a locally administered one), the link, the receive and
- * transmit registers, and the PCI probe that registers each part as a
- * netdev. The per-packet path (rings, poll, transmit) is e1000.c.
+ * Developer's Manual: which parts we drive, the MAC (from the EEPROM when
+ * its checksum holds, else what the part loaded into RAL0/RAH0, else a
+ * locally administered one), the link, the receive and transmit
+ * registers, and the PCI probe that registers each part as a netdev. The
+ * global reset, the EEPROM reads and the link report are the steps every
+ * Intel gigabit part shares (gbe_hw.c); the per-packet path (rings, poll,
+ * transmit) is e1000.c.
  */
 #include "e1000_internal.h"
 
@@ -45,17 +47,6 @@ static const struct e1000_model models[] = {
 
 static int ne1000s; /* parts brought up: the local MAC's last byte */
 
-/* Busy-wait: only at probe time, where a few milliseconds are fine. The
- * iteration cap keeps a stopped clock from hanging the boot. */
-static void delay_ms(uint64_t ms)
-{
-	uint64_t end = drv_clock_ms() + ms;
-
-	for (unsigned long spins = 0; drv_clock_ms() < end && spins < 100000000;
-	     spins++)
-		__builtin_ia32_pause();
-}
-
 /* ------------------------------------------------------------- setup */
 
 /*
@@ -77,104 +68,18 @@ void e1000_init_netdev(struct e1000 *e, const char *kind, int node,
 }
 
 /*
- * Global reset (manual 14.5): stop both DMA engines, give transfers in
- * flight a moment, set CTRL.RST and wait for it to clear; the part then
- * reloads its EEPROM defaults (MAC into RAL0/RAH0 among them). Interrupts
- * are masked before and after, since reset unmasks nothing but a stale
- * cause could still be latched. Return: 0, or -1 if RST never clears.
- */
-int e1000_reset(struct e1000 *e)
-{
-	uint64_t end;
-
-	e1000_wr32(e, E1000_IMC, 0xffffffffu);
-	e1000_wr32(e, E1000_RCTL, 0);
-	e1000_wr32(e, E1000_TCTL, E1000_TCTL_PSP);
-	(void)e1000_rd32(e, E1000_STATUS); /* flush the posted writes */
-	delay_ms(10);
-	e1000_wr32(e, E1000_CTRL, e1000_rd32(e, E1000_CTRL) | E1000_CTRL_RST);
-	delay_ms(1); /* the manual asks for >= 1 us before the next access */
-	end = drv_clock_ms() + 100;
-	while (e1000_rd32(e, E1000_CTRL) & E1000_CTRL_RST)
-		if (drv_clock_ms() > end)
-			return -1;
-	delay_ms(10); /* EEPROM auto-load after reset */
-	e1000_wr32(e, E1000_IMC, 0xffffffffu);
-	(void)e1000_rd32(e, E1000_ICR);
-	return 0;
-}
-
-/* One EEPROM word through EERD, waited for by the clock (10 ms) rather
- * than a spin count, so the bound does not depend on how fast a register
- * read is (and a simulated card can answer from the clock). Return: 0, or
- * -1 on timeout. */
-static int eeprom_read(struct e1000 *e, unsigned int word, uint16_t *out)
-{
-	bool old = e->model->eerd == EERD_8254X;
-	uint32_t done = old ? E1000_EERD_DONE : E1000_EERD_DONE_82541;
-	unsigned int shift =
-		old ? E1000_EERD_ADDR_SHIFT : E1000_EERD_ADDR_SHIFT_82541;
-
-	uint64_t end = drv_clock_ms() + 10; /* a word takes microseconds */
-
-	e1000_wr32(e, E1000_EERD, word << shift | E1000_EERD_START);
-	do {
-		uint32_t v = e1000_rd32(e, E1000_EERD);
-
-		if (v & done) {
-			*out = (uint16_t)(v >> E1000_EERD_DATA_SHIFT);
-			return 0;
-		}
-	} while (drv_clock_ms() <= end);
-	return -1;
-}
-
-static bool mac_valid(const uint8_t *mac)
-{
-	static const uint8_t zero[6];
-
-	return !(mac[0] & 1) && memcmp(mac, zero, 6) != 0; /* unicast, set */
-}
-
-/*
  * The MAC from the EEPROM, trusted only when words 0..0x3f carry the
- * checksum the manual defines (they sum to 0xbaba).
+ * checksum the manual defines (gbe_mac_from_nvm); port B of a dual-port
+ * 82546 has port A's address with bit 0 flipped.
  */
 static bool mac_from_eeprom(struct e1000 *e, uint8_t *mac)
 {
-	uint16_t sum = 0, w;
-
-	if (e->model->eerd == EERD_NONE)
-		return false;
-	for (unsigned int i = 0; i < E1000_EEPROM_CHECKSUM_WORDS; i++) {
-		if (eeprom_read(e, i, &w) != 0)
-			return false;
-		if (i < 3) {
-			mac[2 * i] = (uint8_t)w;
-			mac[2 * i + 1] = (uint8_t)(w >> 8);
-		}
-		sum = (uint16_t)(sum + w);
-	}
-	if (sum != E1000_EEPROM_CHECKSUM_SUM)
+	if (!gbe_mac_from_nvm(&e->hw, 0, mac))
 		return false;
 	if (e->model->dual_port &&
 	    (e1000_rd32(e, E1000_STATUS) & E1000_STATUS_FUNC_MASK))
 		mac[5] ^= 1;
-	return mac_valid(mac);
-}
-
-/* The address the part loaded into receive address 0 at reset. */
-static bool mac_from_ral(struct e1000 *e, uint8_t *mac)
-{
-	uint32_t lo = e1000_rd32(e, E1000_RAL0), hi = e1000_rd32(e, E1000_RAH0);
-
-	if (!(hi & E1000_RAH_AV))
-		return false;
-	for (int i = 0; i < 4; i++)
-		mac[i] = (uint8_t)(lo >> (8 * i));
-	mac[4] = (uint8_t)hi;
-	mac[5] = (uint8_t)(hi >> 8);
-	return mac_valid(mac);
+	return true;
 }
 
 /* MAC: EEPROM, else RAL0/RAH0, else a locally administered one; then
@@ -185,24 +90,13 @@ void e1000_setup_mac(struct e1000 *e, int index)
 
 	if (mac_from_eeprom(e, mac)) {
 		e->mac_source = "eeprom";
-	} else if (mac_from_ral(e, mac)) {
+	} else if (gbe_mac_from_ral(&e->hw, mac)) {
 		e->mac_source = "ral";
 	} else {
-		static const uint8_t local[6] = {0x02, 0x00, 0x00, 0x10, 0x00};
-
-		memcpy(mac, local, 6);
-		mac[5] = (uint8_t)index;
+		gbe_mac_local(mac, index);
 		e->mac_source = "local";
 	}
-	for (int i = 1; i < 16; i++) {
-		e1000_wr32(e, E1000_RAH0 + 8 * i, 0);
-		e1000_wr32(e, E1000_RAL0 + 8 * i, 0);
-	}
-	e1000_wr32(e, E1000_RAL0,
-		   (uint32_t)mac[0] | (uint32_t)mac[1] << 8 |
-			   (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24);
-	e1000_wr32(e, E1000_RAH0,
-		   (uint32_t)mac[4] | (uint32_t)mac[5] << 8 | E1000_RAH_AV);
+	gbe_set_mac(&e->hw, mac);
 }
 
 /* Link (manual 14.3): let the MAC follow the PHY's auto-negotiated speed
@@ -298,20 +192,9 @@ struct e1000 *e1000_alloc(const char *kind, const struct pci_dev *d, int node)
 	return e;
 }
 
-void e1000_quiesce(volatile uint8_t *regs, const struct pci_dev *d)
-{
-	if (regs) {
-		mmio_write32(regs + E1000_IMC, 0xffffffffu);
-		mmio_write32(regs + E1000_RCTL, 0);
-		mmio_write32(regs + E1000_TCTL, 0);
-		(void)mmio_read32(regs + E1000_STATUS); /* flush the writes */
-	}
-	pci_disable_master(d);
-}
-
 void e1000_discard(struct e1000 *e, const struct pci_dev *d)
 {
-	e1000_quiesce(e->regs, d);
+	gbe_quiesce(e->hw.regs, d);
 	/* no DMA from here on: the rings can go back (no buffer is posted
 	 * before the first poll) */
 	free_pages((void *)(uintptr_t)e->rx_ring, 0);
@@ -332,14 +215,14 @@ static const struct e1000_model *find_model(const struct pci_dev *d)
 static int e1000_setup(struct e1000 *e, struct pci_dev *d, int node)
 {
 	pci_enable(d);
-	e->regs = pci_map_bar(d, 0);
-	if (!e->regs) {
+	e->hw.regs = pci_map_bar(d, 0);
+	if (!e->hw.regs) {
 		drv_printf("e1000: %02x:%02x.%x: BAR0 is not a mappable "
 			   "memory BAR\n",
 			   d->bus, d->dev, d->fn);
 		return -1;
 	}
-	if (e1000_reset(e) != 0) {
+	if (gbe_reset(&e->hw) != 0) {
 		drv_printf("e1000: %02x:%02x.%x: reset did not complete\n",
 			   d->bus, d->dev, d->fn);
 		return -1;
@@ -370,16 +253,17 @@ int e1000_probe(int node)
 			continue;
 		if (!netdev_room()) {
 			netdev_left_out("e1000", d);
-			e1000_quiesce(NULL, d);
+			gbe_quiesce(NULL, d);
 			continue;
 		}
 		e = e1000_alloc("e1000", d, node);
 		if (!e) {
-			e1000_quiesce(NULL, d);
+			gbe_quiesce(NULL, d);
 			continue;
 		}
 		e->model = m;
-		e->pci = d;
+		e->hw.pci = d;
+		e->hw.eerd = m->eerd;
 		if (e1000_setup(e, d, node) != 0 ||
 		    netdev_register(&e->dev) != 0) {
 			e1000_discard(e, d);

@@ -2,46 +2,36 @@
  * What the two halves of the e1000 driver share: the device structure,
  * register access and the netdev operations. e1000.c has the rings, the
  * poll and transmit (the per-packet path); e1000_hw.c brings the part up
- * (models, reset, EEPROM, MAC, link, ring registers, probe). e1000e_hw.c
- * brings up the PCIe 82574L on the same structure and per-packet path.
+ * (models, EEPROM MAC, link, ring registers, probe) on the register-level
+ * steps every Intel gigabit part shares (gbe_hw.h: reset, NVM, PHY, link
+ * state). e1000e_hw.c brings up the PCIe 82574L on the same structure and
+ * per-packet path.
  */
 #ifndef DRIVERS_E1000_INTERNAL_H
 #define DRIVERS_E1000_INTERNAL_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "drv_port.h"
 #include "e1000.h"
 #include "e1000_regs.h"
+#include "gbe_hw.h"
 #include "netdev.h"
 #include "pci.h"
-
-/* How a part reads its EEPROM words (if at all through EERD). */
-enum e1000_eerd {
-	EERD_NONE,  /* 82544: no EERD; the MAC comes from RAL0/RAH0 */
-	EERD_8254X, /* 82540/82545/82546: addr at bit 8, done at bit 4 */
-	EERD_82541, /* 82541/82547, 82574: addr at bit 2, done at bit 1 */
-};
 
 struct e1000_model {
 	uint16_t device;
 	const char *name;
-	enum e1000_eerd eerd;
+	enum gbe_eerd eerd;
 	bool dual_port; /* 82546: port B's MAC is port A's with bit 0 flipped */
 };
 
 struct e1000 {
 	struct netdev dev;
-	volatile uint8_t *regs; /* BAR0 */
+	struct gbe_hw hw; /* BAR0, the PCI function, the link report */
 	const struct e1000_model *model;
-	const struct pci_dev *pci;
 	const char *mac_source; /* "eeprom", "ral" or "local" */
-	bool link;		/* last STATUS.LU seen, to report changes */
-	/* An interrupt said the link changed; link_up has not looked yet.
-	 * Set in interrupt context, cleared by the poller. */
-	atomic_bool link_event;
 	bool ivar;	 /* causes routed to MSI-X entries by IVAR (82574L) */
 	bool msix;	 /* interrupts by MSI-X (e1000_irq.c) */
 	int msix_vec[3]; /* vectors of the RX0, TX0 and other entries */
@@ -68,12 +58,12 @@ struct e1000 {
 
 static inline uint32_t e1000_rd32(const struct e1000 *e, unsigned int reg)
 {
-	return mmio_read32(e->regs + reg);
+	return gbe_rd32(&e->hw, reg);
 }
 
 static inline void e1000_wr32(struct e1000 *e, unsigned int reg, uint32_t v)
 {
-	mmio_write32(e->regs + reg, v);
+	gbe_wr32(&e->hw, reg, v);
 }
 
 /* e1000.c: xmit, poll and link state, for netdev_register. */
@@ -90,7 +80,6 @@ bool e1000_link_changed(struct netdev *dev);
  * these registers where the 8254x has them). Context: probe. See each
  * definition for what it programs.
  */
-int e1000_reset(struct e1000 *e);		  /* 0, or -1 */
 void e1000_setup_mac(struct e1000 *e, int index); /* EEPROM/RAL/local */
 void e1000_setup_link(struct e1000 *e);
 void e1000_setup_rx(struct e1000 *e); /* legacy descriptors */
@@ -101,18 +90,10 @@ void e1000_init_netdev(struct e1000 *e, const char *kind, int node,
 		       const struct pci_dev *d);
 /*
  * A part no netdev keeps (its set-up failed, or the registry refused it),
- * stopped for good: e1000_quiesce, then its rings freed and e itself.
+ * stopped for good: gbe_quiesce, then its rings freed and e itself.
  * Safe on a half-done set-up (NULL regs or rings).
  */
 void e1000_discard(struct e1000 *e, const struct pci_dev *d);
-/*
- * e1000_quiesce - every interrupt cause masked, receive and transmit off
- * (through the registers at @regs, the 8254x offsets every e1000e-family
- * part shares; skipped when NULL), then bus mastering off, so no DMA
- * whatever a register still says. For parts left behind: refused, past
- * the limit, or failed.
- */
-void e1000_quiesce(volatile uint8_t *regs, const struct pci_dev *d);
 /* A new struct e1000, zeroed, on @node; NULL (reported) without memory. */
 struct e1000 *e1000_alloc(const char *kind, const struct pci_dev *d, int node);
 

@@ -50,13 +50,6 @@
 #define MSIX_TX0	    1
 #define MSIX_OTHER	    2
 
-/* A link change was signalled: queue 0's poller looks at the link. */
-static void link_event(struct e1000 *e)
-{
-	e->dev.queues[0].stats.link_interrupts++;
-	atomic_store_explicit(&e->link_event, true, memory_order_release);
-}
-
 /* One vector for all causes (MSI, INTx), on the pair's CPU. */
 static void e1000_irq(void *arg)
 {
@@ -67,7 +60,7 @@ static void e1000_irq(void *arg)
 		return; /* a shared line's other device, or a stale cause */
 	e1000_wr32(e, E1000_IMC, 0xffffffffu);
 	if (icr & E1000_ICR_LSC)
-		link_event(e);
+		gbe_link_event(&e->hw, &e->dev);
 	e->dev.queues[0].stats.interrupts++;
 	drv_irq_wake(e->dev.queues[0].cpu);
 }
@@ -91,7 +84,7 @@ static void e1000e_other_irq(void *arg)
 
 	e1000_wr32(e, E1000_ICR, E1000E_OTHER_CAUSES);
 	if (icr & E1000_ICR_LSC)
-		link_event(e);
+		gbe_link_event(&e->hw, &e->dev);
 	drv_irq_wake(e->dev.queues[0].cpu);
 }
 
@@ -105,9 +98,9 @@ static int e1000e_msix_setup(struct e1000 *e)
 	int cpu = e->dev.queues[0].cpu;
 	volatile uint32_t *table;
 
-	if (!e->ivar || pci_msix_size(e->pci) < E1000E_IVAR_VECTORS)
+	if (!e->ivar || pci_msix_size(e->hw.pci) < E1000E_IVAR_VECTORS)
 		return -1;
-	table = pci_msix_map(e->pci);
+	table = pci_msix_map(e->hw.pci);
 	if (!table)
 		return -1;
 	e->msix_vec[MSIX_RX0] =
@@ -125,7 +118,7 @@ static int e1000e_msix_setup(struct e1000 *e)
 				drv_irq_free(e->msix_vec[j]);
 		return -1;
 	}
-	pci_msix_enable(e->pci);
+	pci_msix_enable(e->hw.pci);
 	e1000_wr32(e, E1000E_EIAC, E1000E_QUEUE_CAUSES);
 	e1000_wr32(e, E1000_ICR, 0xffffffffu);
 	e1000_wr32(e, E1000_IMS, E1000E_OTHER_CAUSES); /* link, from now on */
@@ -143,16 +136,16 @@ static int e1000_single_setup(struct e1000 *e)
 	uint32_t data;
 	int v;
 
-	if (e->pci->cap_msi) {
+	if (e->hw.pci->cap_msi) {
 		v = drv_irq_msi(nq->cpu, e1000_irq, e, &addr, &data);
-		if (v >= 0 && pci_msi_enable(e->pci, addr, data) == 0) {
+		if (v >= 0 && pci_msi_enable(e->hw.pci, addr, data) == 0) {
 			nq->irq_mode = "msi";
 			return v;
 		}
 		if (v >= 0)
 			drv_irq_free(v);
 	}
-	v = drv_irq_line(e->pci->irq_line, nq->cpu, e1000_irq, e);
+	v = drv_irq_line(e->hw.pci->irq_line, nq->cpu, e1000_irq, e);
 	if (v >= 0)
 		nq->irq_mode = "intx";
 	return v;
@@ -173,10 +166,10 @@ int e1000_irq_setup(struct netdev *dev)
 			   e->msix_vec[MSIX_OTHER]);
 		return 0;
 	}
-	if (e->ivar && e->pci->cap_msix)
+	if (e->ivar && e->hw.pci->cap_msix)
 		drv_printf("%s: %s: MSI-X not usable (%d entries), falling "
 			   "back\n",
-			   dev->kind, dev->name, pci_msix_size(e->pci));
+			   dev->kind, dev->name, pci_msix_size(e->hw.pci));
 	nq->irq_vector = e1000_single_setup(e);
 	if (nq->irq_vector < 0) {
 		drv_printf("%s: %s: no interrupt, polled\n", dev->kind,
@@ -199,7 +192,7 @@ bool e1000_irq_arm(struct netdev *dev, int q)
 		e1000_wr32(e, E1000_IMS, E1000E_QUEUE_CAUSES);
 	} else if (e1000_rd32(e, E1000_ICR) & E1000_ICR_LSC) {
 		/* a link change while masked: the read cleared it */
-		link_event(e);
+		gbe_link_event(&e->hw, &e->dev);
 		e1000_wr32(e, E1000_IMS, E1000_IRQ_CAUSES);
 	} else {
 		e1000_wr32(e, E1000_IMS, E1000_IRQ_CAUSES);
@@ -221,5 +214,5 @@ bool e1000_link_changed(struct netdev *dev)
 {
 	struct e1000 *e = dev->priv;
 
-	return atomic_load_explicit(&e->link_event, memory_order_acquire);
+	return gbe_link_changed(&e->hw);
 }

@@ -13,6 +13,7 @@
 #define E1000_CTRL   0x0000 /* device control */
 #define E1000_STATUS 0x0008 /* device status (read-only) */
 #define E1000_EERD   0x0014 /* EEPROM read (82540 and later) */
+#define E1000_MDIC   0x0020 /* MDI control: the PHY's registers */
 #define E1000_FCAL   0x0028 /* flow control address low */
 #define E1000_FCAH   0x002c /* flow control address high */
 #define E1000_FCT    0x0030 /* flow control type */
@@ -89,6 +90,29 @@
 #define E1000_EEPROM_CHECKSUM_SUM   0xbaba
 
 #define E1000_RAH_AV (1u << 31) /* address valid */
+
+/* MDIC: one PHY register read or written per access (manual 13.4.7). */
+#define E1000_MDIC_DATA_MASK 0xffffu
+#define E1000_MDIC_REG_SHIFT 16
+#define E1000_MDIC_PHY_SHIFT 21
+#define E1000_MDIC_OP_WRITE  (1u << 26)
+#define E1000_MDIC_OP_READ   (2u << 26)
+#define E1000_MDIC_READY     (1u << 28)
+#define E1000_MDIC_ERROR     (1u << 30)
+#define E1000_PHY_ADDR	     1 /* the MDIO address of every copper PHY here */
+
+/* PHY registers every copper part's PHY has (IEEE 802.3 clause 22). */
+#define MII_BMCR	   0x00	     /* basic mode control */
+#define MII_ANAR	   0x04	     /* auto-negotiation advertisement */
+#define MII_CTRL1000	   0x09	     /* 1000BASE-T control */
+#define MII_BMCR_ANRESTART (1u << 9) /* restart auto-negotiation */
+#define MII_BMCR_ISOLATE   (1u << 10)
+#define MII_BMCR_PDOWN	   (1u << 11) /* powered down */
+#define MII_BMCR_AUTOEN	   (1u << 12) /* auto-negotiation on */
+#define MII_BMCR_LOOPBACK  (1u << 14)
+/* ANAR: selector 802.3, 10/100 half and full; CTRL1000: 1000 full. */
+#define MII_ANAR_ALL	   0x01e1u
+#define MII_CTRL1000_FULL  (1u << 9)
 
 /* RCTL */
 #define E1000_RCTL_EN	      (1u << 1)

@@ -3,8 +3,9 @@
  * Controller Family datasheet, onto the same struct e1000 and per-packet
  * path (e1000.c) as the 8254x.
  *
- * What is the same, and so shared with e1000_hw.c: the global reset
- * (CTRL.RST, then the NVM auto-load), the MAC read through EERD in the
+ * What is the same, and so shared with e1000_hw.c and gbe_hw.c: the
+ * global reset (CTRL.RST, then the NVM auto-load), stopping PCIe master
+ * requests before it, the MAC read through EERD in the
  * layout the 82541 introduced (address at bit 2, done at bit 1; words
  * 0..0x3f sum to 0xBABA), RAL0/RAH0 and the multicast table, the link
  * (SLU + ASDE: the MAC follows the PHY's auto-negotiation), and the
@@ -156,39 +157,24 @@ static const struct refused {
 
 static int ne1000es; /* parts brought up: the local MAC's last byte */
 
-/* Waits up to ms milliseconds for (reg & mask) to equal want. */
-static bool wait_reg(struct e1000 *e, unsigned int reg, uint32_t mask,
-		     uint32_t want, uint64_t ms)
-{
-	uint64_t end = drv_clock_ms() + ms;
-
-	do {
-		if ((e1000_rd32(e, reg) & mask) == want)
-			return true;
-	} while (drv_clock_ms() <= end);
-	return false;
-}
-
 /*
  * Reset: stop PCIe mastering first so no DMA crosses the reset (the part
  * clears GIO_MASTER_EN once its requests have completed; we wait 10 ms and
- * reset anyway if it has not, as the datasheet allows), then e1000_hw.c's
- * global reset, then wait for the NVM auto-read. Return: 0, or -1.
+ * reset anyway if it has not, as the datasheet allows), then the global
+ * reset (gbe_hw.c), then wait for the NVM auto-read. Return: 0, or -1.
  */
 static int e1000e_reset(struct e1000 *e, const char *where)
 {
-	e1000_wr32(e, E1000_CTRL,
-		   e1000_rd32(e, E1000_CTRL) | E1000E_CTRL_GIO_MASTER_DISABLE);
-	if (!wait_reg(e, E1000_STATUS, E1000E_STATUS_GIO_MASTER_EN, 0, 10))
+	if (!gbe_stop_master(&e->hw))
 		drv_printf("e1000e: %s: master requests still pending, "
 			   "resetting anyway\n",
 			   where);
-	if (e1000_reset(e) != 0)
+	if (gbe_reset(&e->hw) != 0)
 		return -1;
 	e1000_wr32(e, E1000_CTRL,
 		   e1000_rd32(e, E1000_CTRL) & ~E1000E_CTRL_GIO_MASTER_DISABLE);
-	if (!wait_reg(e, E1000E_EECD, E1000E_EECD_AUTO_RD, E1000E_EECD_AUTO_RD,
-		      10))
+	if (!gbe_wait_reg(&e->hw, E1000E_EECD, E1000E_EECD_AUTO_RD,
+			  E1000E_EECD_AUTO_RD, 10))
 		drv_printf("e1000e: %s: NVM auto-read not reported done\n",
 			   where);
 	e1000_wr32(e, E1000E_CTRL_EXT,
@@ -245,8 +231,8 @@ static int e1000e_setup(struct e1000 *e, struct pci_dev *d, int node)
 
 	snprintf(where, sizeof(where), "%02x:%02x.%x", d->bus, d->dev, d->fn);
 	pci_enable(d);
-	e->regs = pci_map_bar(d, 0);
-	if (!e->regs) {
+	e->hw.regs = pci_map_bar(d, 0);
+	if (!e->hw.regs) {
 		drv_printf("e1000e: %s: BAR0 is not a mappable memory BAR\n",
 			   where);
 		return -1;
@@ -293,7 +279,7 @@ static bool refuse(const struct pci_dev *d)
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		if (refused[i].device != d->device)
 			continue;
-		e1000_quiesce(pci_map_bar(d, 0), d);
+		gbe_quiesce(pci_map_bar(d, 0), d);
 		drv_printf("e1000e: %02x:%02x.%x 8086:%04x %s not driven: %s "
 			   "(only the 82574L is); stopped: receive, transmit "
 			   "and bus mastering off\n",
@@ -336,16 +322,17 @@ int e1000e_probe(int node)
 			continue;
 		if (!netdev_room()) {
 			netdev_left_out("e1000e", d);
-			e1000_quiesce(NULL, d);
+			gbe_quiesce(NULL, d);
 			continue;
 		}
 		e = e1000_alloc("e1000e", d, node);
 		if (!e) {
-			e1000_quiesce(NULL, d);
+			gbe_quiesce(NULL, d);
 			continue;
 		}
 		e->model = m;
-		e->pci = d;
+		e->hw.pci = d;
+		e->hw.eerd = m->eerd;
 		if (e1000e_setup(e, d, node) != 0 ||
 		    netdev_register(&e->dev) != 0) {
 			e1000_discard(e, d);

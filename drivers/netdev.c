@@ -151,6 +151,10 @@ static const struct stat_desc netdev_counters[] = {
 	NETDEV_COUNTER(rx_gro_packets, "packets",
 		       "packets the glue joined from TCP segments"),
 	NETDEV_COUNTER(rx_gro_segs, "packets", "the frames in those packets"),
+	NETDEV_COUNTER(rx_rss_hashed, "packets",
+		       "frames the device hashed for RSS"),
+	NETDEV_COUNTER(rx_rss_other_queue, "packets",
+		       "hashed frames on another queue than the table names"),
 };
 _Static_assert(STAT_TABLE_LEN(netdev_counters) * sizeof(uint64_t) ==
 		       sizeof(struct netdev_stats),
@@ -197,6 +201,7 @@ static const struct {
 struct device_snap {
 	const char *kind;
 	unsigned int offloads;
+	const struct netdev *dev; /* for the RSS table */
 };
 struct queue_snap {
 	int queue, cpu, node;
@@ -216,10 +221,23 @@ static void put_offloads(struct strbuf *sb, const void *src)
 	strbuf_printf(sb, "]");
 }
 
+/* The redirection table as the device holds it: [] without RSS. */
+static void put_rss_table(struct strbuf *sb, const void *src)
+{
+	const struct netdev *dev = ((const struct device_snap *)src)->dev;
+
+	strbuf_printf(sb, "[");
+	for (int i = 0; i < dev->rss_table_len; i++)
+		strbuf_printf(sb, "%s%u", i ? "," : "", dev->rss_table[i]);
+	strbuf_printf(sb, "]");
+}
+
 static const struct stat_desc device_stats[] = {
 	STAT_INFO_AT(struct device_snap, kind, "", "the driver"),
 	STAT_FN("offloads", put_offloads, STAT_KIND_INFO, "offload", "",
 		"what the device does for the stack"),
+	STAT_FN("rss_table", put_rss_table, STAT_KIND_INFO, "entry", "",
+		"RSS: the queue each entry of the redirection table names"),
 };
 static const struct stat_desc queue_stats[] = {
 	STAT_INFO_AT(struct queue_snap, queue, "", "the queue pair's number"),
@@ -281,7 +299,8 @@ static void queue_json(struct strbuf *sb, const struct netdev_queue *dq, int q)
 static void device_json(struct strbuf *sb, const struct netdev *d)
 {
 	struct netdev_stats sum;
-	struct device_snap o = {.kind = d->kind, .offloads = d->offloads};
+	struct device_snap o = {
+		.kind = d->kind, .offloads = d->offloads, .dev = d};
 
 	netdev_stats_sum(d, &sum);
 	strbuf_printf(sb, "\"%s\":{", d->name);

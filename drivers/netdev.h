@@ -9,10 +9,18 @@
  * on Unikraft's uknetdev.
  *
  * Queues. A device has nqueues RX/TX queue pairs (1 for a single-queue
- * NIC, one per CPU for a multiqueue virtio-net). Queue i belongs to the
- * CPU in queues[i].cpu (the driver puts i on CPU i and allocates its
- * rings on that CPU's node); the stack polls each queue from a poller on
- * that CPU only. A CPU beyond nqueues owns no queue of the device.
+ * NIC, one per CPU for a multiqueue virtio-net or igb). Queue i belongs
+ * to the CPU in queues[i].cpu (the driver puts i on CPU i and allocates
+ * its rings on that CPU's node); the stack polls each queue from a poller
+ * on that CPU only. A CPU beyond nqueues owns no queue of the device.
+ *
+ * Receive-side scaling (a device with rss_table_len > 0, igb): the
+ * device hashes each frame's flow (Toeplitz, under rss_key, over the IP
+ * addresses and the TCP/UDP ports), hands the frame to the queue that
+ * entry hash % rss_table_len of its redirection table names, and the
+ * hash up with the frame (NETDEV_RX_HASH_*). The stack chooses the table
+ * (set_rss_table), so a flow's frames reach the CPU that owns its
+ * connection; rss_table is what the device holds now.
  *
  * Ownership:
  *  - RX: the driver hands the stack a buffer it got from napi_alloc_frag()
@@ -63,20 +71,29 @@
 
 /* rx callback flags. */
 #define NETDEV_RX_CSUM_OK \
-	1u		  /* TCP/UDP checksum checked (or not needed:
+	1u		     /* TCP/UDP checksum checked (or not needed:
 			      * the frame never crossed a wire) */
-#define NETDEV_RX_MORE 2u /* the frame continues in the next buffer */
+#define NETDEV_RX_MORE	  2u /* the frame continues in the next buffer */
+/* The rx callback's hash is the device's flow hash of the frame: over the
+ * IP addresses (L3), or over the addresses and TCP/UDP ports (L4). With
+ * neither flag the hash is 0 and means nothing (virtio-net, e1000). */
+#define NETDEV_RX_HASH_L3 4u
+#define NETDEV_RX_HASH_L4 8u
 
 /* netdev.offloads: what the driver does for the stack. */
 #define NETDEV_OFF_TX_CSUM \
-	1u		      /* fills the TCP/UDP checksum of IPv4
+	1u			/* fills the TCP/UDP checksum of IPv4
 			       * frames: the stack leaves it */
-#define NETDEV_OFF_RX_CSUM 2u /* may flag RX frames NETDEV_RX_CSUM_OK */
-#define NETDEV_OFF_RX_BIG  4u /* may hand up chains of NETDEV_RX_MORE */
+#define NETDEV_OFF_RX_CSUM   2u /* may flag RX frames NETDEV_RX_CSUM_OK */
+#define NETDEV_OFF_RX_BIG    4u /* may hand up chains of NETDEV_RX_MORE */
 /* Queue pairs per device: one per CPU up to this many. 16 covers the
  * machines this kernel is run on (QEMU tests use 4); CPUs beyond the
  * pairs own no queue and leave the packet work to those that do. */
-#define NETDEV_MAX_QUEUES  16
+#define NETDEV_MAX_QUEUES    16
+/* RSS: the longest redirection table (igb's 128 entries) and the key
+ * (40 bytes: enough for the IPv6 addresses and ports the hash covers). */
+#define NETDEV_RSS_TABLE_MAX 128
+#define NETDEV_RSS_KEY_LEN   40
 
 struct netdev;
 
@@ -116,9 +133,13 @@ struct netdev_stats {
 	/* link changes (LSC) signalled: by an interrupt, or found latched
 	 * by irq_arm while the queue was masked (e1000, e1000e) */
 	uint64_t link_interrupts;
-	/* link went up or down (e1000, e1000e; the link check runs under
-	 * the stack's TX guard, on queue 0's CPU) */
+	/* link went up or down (e1000, e1000e, igb; the link check runs
+	 * under the stack's TX guard, on queue 0's CPU) */
 	uint64_t link_changes;
+	/* RSS, counted by the stack as frames come up (RX half): frames the
+	 * device hashed, and those of them that came on another queue than
+	 * the one rss_table names for their hash (0 while steering holds) */
+	uint64_t rx_rss_hashed, rx_rss_other_queue;
 	/* offloads (virtio-net; rx_csum_valid also e1000e): RX half */
 	uint64_t rx_csum_valid;	  /* device checked the sum: DATA_VALID, or
 				 * e1000e's TCPCS/UDPCS without error */
@@ -210,11 +231,20 @@ struct netdev_ops {
 	 * armed). */
 	bool (*irq_arm)(struct netdev *dev, int q);
 	void (*irq_disarm)(struct netdev *dev, int q);
+
+	/* Receive-side scaling: make entry i of the redirection table name
+	 * queue table[i % n], for every i < rss_table_len; n divides
+	 * rss_table_len, each table[] value is below nqueues. Returns 0, or
+	 * -1 when the request breaks those rules (nothing changed). Frames
+	 * in flight may still land on the queue of the old entry. Boot, or
+	 * under the stack's TX guard. NULL: no RSS. */
+	int (*set_rss_table)(struct netdev *dev, const uint8_t *table, int n);
 };
 
 struct netdev {
 	char name[8];	  /* "eth0" */
-	const char *kind; /* "virtio", "virtio-legacy", "e1000", "e1000e" */
+	const char *kind; /* "virtio", "virtio-legacy", "e1000", "e1000e",
+			   "igb" */
 	uint8_t mac[6];
 	uint16_t mtu;
 	int dev_node; /* NUMA node of the device itself: its PCI host
@@ -225,16 +255,24 @@ struct netdev {
 	unsigned int offloads; /* NETDEV_OFF_*, set at probe */
 
 	/* Set by the stack before the first poll. rx takes one buffer of a
-	 * frame (flags NETDEV_RX_*): a frame of several buffers comes as
-	 * consecutive calls, all but the last with NETDEV_RX_MORE, the
-	 * flags of the last holding for the frame. */
+	 * frame (flags NETDEV_RX_*; hash: see NETDEV_RX_HASH_L3): a frame of
+	 * several buffers comes as consecutive calls, all but the last with
+	 * NETDEV_RX_MORE, the flags and hash of the last holding for the
+	 * frame. */
 	void (*rx)(struct netdev *dev, int q, void *frame, uint32_t len,
-		   unsigned int flags);
+		   unsigned int flags, uint32_t hash);
 	void (*tx_done)(struct netdev *dev, int q, void *cookie);
 	void *stack; /* the stack's per-device state (a netif) */
 
 	int nqueues; /* queue pairs in use, 1..NETDEV_MAX_QUEUES */
 	struct netdev_queue queues[NETDEV_MAX_QUEUES];
+
+	/* RSS (see the top of this file): entries of the redirection table
+	 * (a power of two; 0: the device has no RSS), the queue each names
+	 * now, and the hash key. Set at probe, the table by set_rss_table. */
+	int rss_table_len;
+	uint8_t rss_table[NETDEV_RSS_TABLE_MAX];
+	uint8_t rss_key[NETDEV_RSS_KEY_LEN];
 };
 
 /**
@@ -287,6 +325,15 @@ static inline int netdev_tx_queue(const struct netdev *dev, int cpu)
 	if (cpu < dev->nqueues && dev->queues[cpu].cpu == cpu)
 		return cpu;
 	return cpu % dev->nqueues;
+}
+
+/**
+ * netdev_rss_queue - the queue the device's redirection table names for a
+ * frame of flow hash @hash (a device with RSS). Any context.
+ */
+static inline int netdev_rss_queue(const struct netdev *dev, uint32_t hash)
+{
+	return dev->rss_table[hash & (uint32_t)(dev->rss_table_len - 1)];
 }
 
 /**

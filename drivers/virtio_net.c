@@ -95,7 +95,8 @@ static void vnet_rx_frame(struct vnet *vn, int q, struct vnet_rx_chain *c)
 			continue;
 		}
 		dev->rx(dev, q, c->buf[i], c->len[i],
-			(unsigned int)flags | (i < last ? NETDEV_RX_MORE : 0));
+			(unsigned int)flags | (i < last ? NETDEV_RX_MORE : 0),
+			0);
 	}
 	c->have = c->want = 0;
 }
@@ -277,11 +278,11 @@ static int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg,
 }
 
 /*
- * HOST_TSO4/6 (virtio_net_gso.c has the rules and the merged header). What
- * the pair's tx_batch holds always fits in the ring: a segment joins only
- * when the ring has room for the merged chain, a batch starts only when
- * it has room for its first frame as a plain chain, and nothing but xmit
- * adds to the ring (reaping only frees). So posting what is held never
+ * HOST_TSO4/6 (tcp_merge.c has the rules, virtio_net_gso.c the merged
+ * header). What the pair's tx_batch holds always fits in the ring: a
+ * segment joins only when the ring has room for the merged chain, a batch
+ * starts only when it has room for its first frame as a plain chain, and
+ * nothing but xmit adds to the ring (reaping only frees). So posting what is held never
  * fails, and an xmit that returns -1 (ring full) has posted the batch
  * first and queued nothing of its own frame, as without HOST_TSO4/6.
  */
@@ -292,11 +293,11 @@ static int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg,
  * Should virtq_add refuse all the same, the segments are given back as
  * if sent (TCP sends them again). */
 static void vnet_gso_post_merged(struct vnet *vn, int q,
-				 struct vnet_tx_batch *b)
+				 struct tcp_merge_batch *b)
 {
 	struct vnet_pair *p = &vn->pairs[q];
 	struct netdev_stats *st = &vn->dev.queues[q].stats;
-	struct virtq_buf bufs[2 + VNET_GSO_PAY_MAX];
+	struct virtq_buf bufs[2 + TCP_MERGE_PAY_MAX];
 	uint16_t head = p->txq.free_head;
 	struct vnet_gso_slot *slot = &p->tx_gso[head];
 
@@ -306,7 +307,9 @@ static void vnet_gso_post_merged(struct vnet *vn, int q,
 	bufs[0] = (struct virtq_buf){drv_dma_addr(&p->tx_hdrs[head]),
 				     vn->hdr_len, 0};
 	bufs[1] = (struct virtq_buf){drv_dma_addr(slot->hdr), b->hlen, 0};
-	memcpy(bufs + 2, b->pay, sizeof(b->pay[0]) * b->npay);
+	for (int i = 0; i < b->npay; i++)
+		bufs[2 + i] = (struct virtq_buf){drv_dma_addr(b->pay[i].addr),
+						 b->pay[i].len, 0};
 	if (virtq_add(&p->txq, bufs, 2 + b->npay, slot) != 0) {
 		st->tx_busy += (uint64_t)b->nseg;
 		for (int i = 0; i < b->nseg; i++)
@@ -325,7 +328,7 @@ static void vnet_gso_post_merged(struct vnet *vn, int q,
 /* Post what the batch holds: one frame as it came, several merged. */
 static void vnet_gso_post(struct vnet *vn, int q)
 {
-	struct vnet_tx_batch *b = vn->pairs[q].tx_batch;
+	struct tcp_merge_batch *b = vn->pairs[q].tx_batch;
 
 	if (b->nseg == 1 &&
 	    vnet_post_frame(vn, q, b->first, b->first_nsg, b->cookie[0]))
@@ -335,12 +338,13 @@ static void vnet_gso_post(struct vnet *vn, int q)
 	b->nseg = 0;
 }
 
-/* May a parsed segment of s's family merge: was its TSO negotiated? */
-static bool vnet_gso_family_on(const struct vnet *vn,
-			       const struct vnet_gso_seg *s)
+/* May a parsed segment merge: was its family's TSO negotiated, and do
+ * its headers fit the chain's slot? */
+static bool vnet_gso_may_merge(const struct vnet *vn,
+			       const struct tcp_merge_seg *s)
 {
-	return vnet_has(vn->features, s->tcp_off == VNET_TCP_OFF6
-					      ? VIRTIO_NET_F_HOST_TSO6
+	return s->hlen <= VNET_GSO_HDR_MAX &&
+	       vnet_has(vn->features, s->ipv6 ? VIRTIO_NET_F_HOST_TSO6
 					      : VIRTIO_NET_F_HOST_TSO4);
 }
 
@@ -348,16 +352,19 @@ static bool vnet_gso_family_on(const struct vnet *vn,
 static int vnet_gso_xmit(struct vnet *vn, int q, const struct netdev_sg *sg,
 			 int nsg, void *cookie)
 {
-	struct vnet_tx_batch *b = vn->pairs[q].tx_batch;
-	struct vnet_gso_seg s;
+	struct tcp_merge_batch *b = vn->pairs[q].tx_batch;
+	struct tcp_merge_seg s;
 
-	if (!vnet_gso_parse(sg, nsg, &s) || !vnet_gso_family_on(vn, &s)) {
+	if (!tcp_merge_parse(sg, nsg,
+			     vnet_has(vn->features, VIRTIO_NET_F_HOST_TSO6),
+			     &s) ||
+	    !vnet_gso_may_merge(vn, &s)) {
 		vnet_gso_post(vn, q); /* what is held goes first */
 		return vnet_post_frame(vn, q, sg, nsg, cookie);
 	}
-	if (vnet_gso_continues(b, &s) &&
+	if (tcp_merge_continues(b, &s) &&
 	    vnet_tx_room(vn, q, 2 + b->npay + s.npay)) {
-		if (vnet_gso_add(b, &s, cookie))
+		if (tcp_merge_add(b, &s, cookie))
 			vnet_gso_post(vn, q);
 		return 0;
 	}
@@ -366,7 +373,7 @@ static int vnet_gso_xmit(struct vnet *vn, int q, const struct netdev_sg *sg,
 		vn->dev.queues[q].stats.tx_busy++;
 		return -1;
 	}
-	vnet_gso_start(b, &s, sg, nsg, cookie);
+	tcp_merge_start(b, &s, sg, nsg, cookie);
 	return 0;
 }
 

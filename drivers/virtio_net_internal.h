@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "netdev.h"
+#include "tcp_merge.h"
 #include "virtio_net.h"
 #include "virtio_pci.h"
 #include "virtqueue.h"
@@ -87,23 +88,17 @@ struct vnet_rx_chain {
 };
 
 /*
- * HOST_TSO4 and HOST_TSO6 (virtio_net_gso.c). At most VNET_GSO_SEGS stack
- * segments go into one chain: lwIP's send buffer (TCP_SND_BUF) is 32
- * segments, so a full window still goes out as two chains the device can
- * take while the stack fills the second, and a chain of 16 (at most 2 +
- * VNET_GSO_PAY_MAX descriptors; lwIP's segments have one or two payload
- * pbufs) takes at most a fifth of the 256-descriptor ring. 16 segments of
- * 1460 bytes are 23 KiB, well inside the 64 KiB an IP packet may carry.
- * The merged headers are at most VNET_GSO_HDR_MAX bytes: every IPv4 TCP
- * header (Ethernet 14 + IPv4 20 + TCP <= 60), and an IPv6 one with up to
- * 20 bytes of TCP options (14 + 40 + 40; lwIP sends 12 at most, the
- * timestamps): a longer one goes unmerged, which keeps the slot table
- * (vnet_gso_slot) in one order-4 block.
+ * HOST_TSO4 and HOST_TSO6 (virtio_net_gso.c, on tcp_merge.h's rules): at
+ * most VNET_GSO_SEGS stack segments go into one chain of at most 2 +
+ * TCP_MERGE_PAY_MAX descriptors (the header, the frame headers, the
+ * payloads): a fifth of the 256-descriptor ring. The merged headers are
+ * at most VNET_GSO_HDR_MAX bytes: every IPv4 TCP header (Ethernet 14 +
+ * IPv4 20 + TCP <= 60), and an IPv6 one with up to 20 bytes of TCP
+ * options (14 + 40 + 40; lwIP sends 12 at most, the timestamps): a longer
+ * one goes unmerged, which keeps the slot table (vnet_gso_slot) in one
+ * order-4 block.
  */
-#define VNET_GSO_SEGS	 16
-#define VNET_TCP_OFF4	 34 /* TCP after Ethernet + IPv4 without options */
-#define VNET_TCP_OFF6	 54 /* TCP after Ethernet + IPv6 without extensions */
-#define VNET_GSO_PAY_MAX 48 /* payload descriptors of one merged chain */
+#define VNET_GSO_SEGS	 TCP_MERGE_SEGS
 #define VNET_GSO_HDR_MAX 96 /* Ethernet + IP + TCP headers merged, at most */
 
 /* A merged chain in flight, one per TX descriptor head (as tx_hdrs): the
@@ -116,26 +111,6 @@ struct vnet_gso_slot {
 	void *cookie[VNET_GSO_SEGS];
 };
 
-/* Segments of one TCP flow held back within one flush window, to go out
- * as one merged chain (or as the plain frame it was, when alone). The
- * ring always has room for what is held (vnet_gso_xmit). */
-struct vnet_tx_batch {
-	int nseg; /* 0: nothing held */
-	void *cookie[VNET_GSO_SEGS];
-	struct netdev_sg first[NETDEV_MAX_SG]; /* the first frame as given */
-	int first_nsg;
-	struct virtq_buf pay[VNET_GSO_PAY_MAX]; /* every segment's payload */
-	int npay;
-	uint8_t hdr[VNET_GSO_HDR_MAX]; /* the first frame's headers */
-	uint32_t hlen;		       /* Ethernet + IP + TCP bytes */
-	uint32_t tcp_off;	       /* VNET_TCP_OFF4 or VNET_TCP_OFF6 */
-	uint32_t gso_size;	       /* the first frame's payload */
-	uint32_t payload;	       /* payload bytes held */
-	uint32_t next_seq;	       /* where the next segment must start */
-	uint64_t bytes;		       /* frame bytes as the stack gave them */
-	bool psh;
-};
-
 /* One RX/TX pair: the RX ring is its CPU's alone, the TX ring is used
  * under the stack's TX guard (netdev.h). */
 struct vnet_pair {
@@ -144,7 +119,7 @@ struct vnet_pair {
 	/* HOST_TSO4/6 only (else NULL): merged chains by head, what is
 	 * held */
 	struct vnet_gso_slot *tx_gso;
-	struct vnet_tx_batch *tx_batch;
+	struct tcp_merge_batch *tx_batch;
 	struct vnet_rx_chain chain;
 };
 
@@ -188,11 +163,6 @@ extern const struct netdev_ops vnet_ops;
  */
 int vnet_tx_csum(struct vnet_hdr *h, const struct netdev_sg *sg, int nsg);
 
-/* Copy n bytes at frame offset off out of the scatter list; returns the
- * bytes copied (fewer when the frame is shorter). */
-uint32_t vnet_sg_read(const struct netdev_sg *sg, int nsg, uint32_t off,
-		      uint8_t *out, uint32_t n);
-
 /**
  * vnet_rx_check - judge a received frame's header @h against the frame
  * (@first: its first buffer's bytes, @first_len of them; @total bytes in
@@ -202,37 +172,11 @@ uint32_t vnet_sg_read(const struct netdev_sg *sg, int nsg, uint32_t off,
  */
 int vnet_rx_check(const struct vnet *vn, const struct vnet_hdr *h,
 		  const uint8_t *first, uint32_t first_len, uint32_t total);
-/* virtio_net_gso.c: HOST_TSO4/6's rules and headers (no ring work: the
- * TX path in virtio_net.c holds, posts and reaps). */
-
-/* One TCP segment xmit was given, as far as merging cares. */
-struct vnet_gso_seg {
-	uint8_t hdr[VNET_GSO_HDR_MAX];
-	uint32_t hlen, payload, seq, frame;
-	uint32_t tcp_off; /* VNET_TCP_OFF4 (HOST_TSO4), VNET_TCP_OFF6 (6) */
-	uint8_t flags;
-	struct virtq_buf pay[VNET_GSO_PAY_MAX]; /* its payload, in place */
-	int npay;
-};
-
-/* Is the frame a TCP segment that may merge (IPv4, or IPv6 without
- * extension headers)? Fills s when it is. */
-bool vnet_gso_parse(const struct netdev_sg *sg, int nsg,
-		    struct vnet_gso_seg *s);
-/* Does s continue the held batch b (same flow, next in sequence, and
- * the merged chain within its bounds)? False when nothing is held. */
-bool vnet_gso_continues(const struct vnet_tx_batch *b,
-			const struct vnet_gso_seg *s);
-/* Hold s (sg, nsg as the stack gave them) as the first of a new batch. */
-void vnet_gso_start(struct vnet_tx_batch *b, const struct vnet_gso_seg *s,
-		    const struct netdev_sg *sg, int nsg, void *cookie);
-/* Add s to the held batch. Return: true when the batch is complete
- * (VNET_GSO_SEGS, or s was shorter than gso_size: nothing may follow). */
-bool vnet_gso_add(struct vnet_tx_batch *b, const struct vnet_gso_seg *s,
-		  void *cookie);
-/* The merged frame's headers into h (a copy of the first segment's) and
- * its vnet header into vh. */
-void vnet_gso_headers(const struct vnet_tx_batch *b, uint8_t *h,
+/* virtio_net_gso.c: HOST_TSO4/6's merged headers (what may merge is
+ * tcp_merge.c's; the TX path in virtio_net.c holds, posts and reaps). The
+ * merged frame's headers into h (a copy of the first segment's, at most
+ * VNET_GSO_HDR_MAX bytes) and its vnet header into vh. */
+void vnet_gso_headers(const struct tcp_merge_batch *b, uint8_t *h,
 		      struct vnet_hdr *vh);
 
 /* The merged chain a reaped TX cookie stands for, or NULL when it is the

@@ -99,7 +99,8 @@ $(FUZZ_DIR)/test_fz_set: tests/fuzz/test_fz_set.c $(FUZZ_DIR)/fz_set.o
 # headers; clang's -MMD lists them for make. FUZZ_TARGETS_NAME are the
 # files whose line coverage make fuzz-coverage reports.
 FUZZ_TARGETS_rx_frame := drivers/virtio_net.c drivers/virtio_net_offload.c \
-	drivers/virtio_net_gso.c net/rx_csum.c net/rx_gro.c
+	drivers/virtio_net_gso.c drivers/frame_hdr.c drivers/tcp_merge.c \
+	net/rx_csum.c net/rx_gro.c
 FUZZ_TARGETS_cmdline := kernel/cmdline.c libc/stdlib.c
 FUZZ_TARGETS_multiboot := kernel/multiboot.c
 FUZZ_TARGETS_acpi := kernel/acpi.c kernel/acpi_numa.c kernel/acpi_aml.c

@@ -108,11 +108,19 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/kernel/test_lapic_timer): 
 # sit here, after HOST_VARIANTS is set: in mk/net.mk (included first) the
 # foreach saw an empty list and a changed driver left a stale test binary.
 # tests/host/drivers/test_e1000.c (and test_e1000e.c, with e1000e_hw.c)
-# compiles drivers/e1000.c, e1000_hw.c and netdev.c into itself (it plays
-# the NIC against the driver's rings): rebuild it when they change.
+# compiles drivers/e1000.c, e1000_hw.c, gbe_hw.c and netdev.c into itself
+# (it plays the NIC against the driver's rings): rebuild it when they
+# change.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_e1000 \
 		$(BUILD)/host/$(v)/tests/drivers/test_e1000e): \
-	$(wildcard drivers/e1000*.[ch] drivers/netdev.[ch] drivers/drv_port.h drivers/pci.h)
+	$(wildcard drivers/e1000*.[ch] drivers/gbe_hw.[ch] drivers/netdev.[ch] \
+		drivers/drv_port.h drivers/pci.h)
+# tests/host/drivers/test_igb.c plays the 82576 against igb.c, igb_hw.c,
+# gbe_hw.c, frame_hdr.c and netdev.c the same way.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_igb): \
+	$(wildcard drivers/igb*.[ch] drivers/gbe_hw.[ch] drivers/netdev.[ch] \
+		drivers/frame_hdr.[ch] drivers/tcp_merge.[ch] drivers/e1000*_regs.h \
+		drivers/drv_port.h drivers/pci.h)
 # tests/host/drivers/test_virtqueue.c, test_virtq_event.c, test_virtio_gso.c
 # and test_virtio_pci.c do the same with the virtio files (they play the
 # device against the driver's rings and capabilities); all but the last
@@ -121,7 +129,8 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtqueue \
 		$(BUILD)/host/$(v)/tests/drivers/test_virtq_event \
 		$(BUILD)/host/$(v)/tests/drivers/test_virtio_gso): \
 	$(wildcard drivers/virt*.[ch] drivers/netdev.[ch] drivers/drv_port.h \
-		drivers/pci.h) tests/host/drivers/virtq_sim.h
+		drivers/pci.h drivers/frame_hdr.[ch] drivers/tcp_merge.[ch]) \
+		tests/host/drivers/virtq_sim.h
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_virtio_pci): \
 	$(wildcard drivers/virtio_pci.[ch] drivers/drv_port.h drivers/pci.h)
 # tests/host/drivers/test_pci.c compiles drivers/pci.c over simulated ECAM.

@@ -95,7 +95,7 @@ KERNEL_TEST_ISO := $(BUILD)/kernel-test.iso
 $(KERNEL_TEST_ISO): $(KERNEL_ELF) boot/grub.cfg
 	@mkdir -p $(BUILD)/iso-test/boot/grub
 	cp $(KERNEL_ELF) $(BUILD)/iso-test/boot/kernel.elf
-	sed 's|multiboot2 /boot/kernel.elf|multiboot2 /boot/kernel.elf exit_after_boot=1|' \
+	sed 's|^\(\s*multiboot2 /boot/kernel.elf.*\)$$|\1 exit_after_boot=1|' \
 		boot/grub.cfg > $(BUILD)/iso-test/boot/grub/grub.cfg
 	grub-mkrescue -o $@ $(BUILD)/iso-test >$(BUILD)/grub-mkrescue-test.log 2>&1 || \
 		{ cat $(BUILD)/grub-mkrescue-test.log; exit 1; }

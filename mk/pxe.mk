@@ -2,8 +2,9 @@
 # network (docs/pxe.md), build/pxe/:
 #   boot/kernel.elf            the kernel
 #   boot.ipxe                  an iPXE script: loads the kernel (multiboot1)
-#                              with PXE_APPEND as its command line, boots it
-#   grub/grub.cfg              GRUB's menu (boot/grub.cfg + PXE_APPEND)
+#                              with nic=all and PXE_APPEND, boots it
+#   grub/grub.cfg              GRUB's menu (boot/grub.cfg, nic=all, +
+#                              PXE_APPEND, whose words win)
 #   grub/i386-pc/core.0        GRUB's netboot image for BIOS PXE
 #   grub/x86_64-efi/core.efi   ... and for UEFI network boot
 # Point a DHCP server's boot file at one of the three; `tools/qemu-run
@@ -19,11 +20,11 @@ PXE_APPEND ?=
 define pxe_folder
 	@rm -rf $(1) && mkdir -p $(1)/boot
 	cp $(KERNEL_ELF) $(1)/boot/kernel.elf
-	printf '#!ipxe\nkernel boot/kernel.elf $(2)\nboot\n' > $(1)/boot.ipxe
+	printf '#!ipxe\nkernel boot/kernel.elf nic=all $(2)\nboot\n' > $(1)/boot.ipxe
 	grub-mknetdir --net-directory=$(1) --subdir=grub \
 		>$(1).grub-mknetdir.log 2>&1 || \
 		{ cat $(1).grub-mknetdir.log; exit 1; }
-	sed 's|multiboot2 /boot/kernel.elf|multiboot2 /boot/kernel.elf $(2)|' \
+	sed 's|^\(\s*multiboot2 /boot/kernel.elf.*\)$$|\1 $(2)|' \
 		boot/grub.cfg > $(1)/grub/grub.cfg
 endef
 

@@ -19,6 +19,7 @@
 #include "core_lock.h"
 #include "drivers/e1000.h"
 #include "drivers/e1000e.h"
+#include "drivers/igb.h"
 #include "drivers/netdev.h"
 #include "drivers/pci.h"
 #include "drivers/virtio_net.h"
@@ -94,6 +95,7 @@ static int probe_nics(void)
 	if (queues > nr_cpus)
 		queues = nr_cpus;
 	virtio_net_allow_offloads(&net_config.virtio);
+	igb_allow_untested(net_config.igb_untested);
 	e1000e_allow_offloads(&net_config.e1000e);
 	switch (net_config.nic) {
 	case NET_NIC_VIRTIO:
@@ -102,9 +104,11 @@ static int probe_nics(void)
 		return e1000_probe(node);
 	case NET_NIC_E1000E:
 		return e1000e_probe(node);
+	case NET_NIC_IGB:
+		return igb_probe(queues);
 	case NET_NIC_ALL:
 		return virtio_net_probe(true, queues) + e1000_probe(node) +
-		       e1000e_probe(node);
+		       e1000e_probe(node) + igb_probe(queues);
 	default:
 		return 0;
 	}

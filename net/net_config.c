@@ -84,8 +84,11 @@ static bool valid_hostname(const char *v, const char *allowed)
 }
 
 CMDLINE_KEY(net, nic, "virtio", cmdline_valid_choice,
-	    "virtio|e1000|e1000e|all|none",
+	    "virtio|e1000|e1000e|igb|all|none",
 	    "network card driver (all: every supported NIC found)");
+CMDLINE_KEY(net, igb_untested, "0", cmdline_valid_choice, "0|1",
+	    "drive igb-family parts this driver was never tested on (all "
+	    "but QEMU's 82576); 0: name them and leave them stopped");
 CMDLINE_KEY(net, ip, "dhcp", valid_ipv4_cidr, "dhcp|A.B.C.D/N, N=1-32",
 	    "IPv4 address");
 CMDLINE_KEY(net, gw, "", valid_ipv4, "A.B.C.D",
@@ -197,6 +200,8 @@ void net_config_parse(void)
 		net_config.nic = NET_NIC_E1000;
 	else if (strcmp(nic, "e1000e") == 0)
 		net_config.nic = NET_NIC_E1000E;
+	else if (strcmp(nic, "igb") == 0)
+		net_config.nic = NET_NIC_IGB;
 	else if (strcmp(nic, "all") == 0)
 		net_config.nic = NET_NIC_ALL;
 	else if (strcmp(nic, "none") == 0)
@@ -226,5 +231,6 @@ void net_config_parse(void)
 	net_config.irq = strcmp(cmdline_get("net_irq"), "on") == 0;
 	net_config.gro = strcmp(cmdline_get("net_gro"), "on") == 0;
 	net_config.poll_us = (uint32_t)cmdline_get_long("poll_us");
+	net_config.igb_untested = cmdline_get_bool("igb_untested");
 	net_config.poll_adapt = strcmp(cmdline_get("poll_adapt"), "on") == 0;
 }

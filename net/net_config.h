@@ -30,6 +30,7 @@ struct net_config {
 	bool gro;	  /* net_gro=on: join TCP segments (net/rx_gro.c) */
 	uint32_t poll_us; /* poll_us=: longest busy-poll window */
 	bool poll_adapt; /* poll_adapt=on: spin only while spinning finds frames */
+	bool igb_untested; /* igb_untested=1: drive untested igb parts */
 };
 
 #define NET_NIC_VIRTIO 0
@@ -37,6 +38,7 @@ struct net_config {
 #define NET_NIC_NONE   2
 #define NET_NIC_ALL    3 /* every supported NIC found, one netif each */
 #define NET_NIC_E1000E 4
+#define NET_NIC_IGB    5
 
 extern struct net_config net_config;
 

@@ -115,13 +115,28 @@ static err_t glue_lwip_input(struct netdev *dev, int q, struct netif *nif,
 
 static int nglued;
 
+/* A frame the device hashed: count it, and whether it came on the queue
+ * the redirection table names for its hash, which is what lets the
+ * stack put a flow's connection on the CPU its frames reach. */
+static void glue_rx_rss(struct netdev *dev, int q, uint32_t hash)
+{
+	struct netdev_stats *st = &dev->queues[q].stats;
+
+	st->rx_rss_hashed++;
+	if (dev->rss_table_len && netdev_rss_queue(dev, hash) != q)
+		st->rx_rss_other_queue++;
+}
+
 /* rx_poll's callback, outside the lock: park the frame. rx_poll is never
  * asked for more than fits; a driver that hands up more is dropped from. */
 static void glue_rx(struct netdev *dev, int q, void *frame, uint32_t len,
-		    unsigned int flags)
+		    unsigned int flags, uint32_t hash)
 {
 	struct glue_queue *gq = dev->queues[q].stack;
 
+	if ((flags & (NETDEV_RX_HASH_L3 | NETDEV_RX_HASH_L4)) &&
+	    !(flags & NETDEV_RX_MORE))
+		glue_rx_rss(dev, q, hash);
 	if (gq->n == GLUE_BATCH_ROOM) {
 		dev->queues[q].stats.rx_dropped++;
 		trace_drop(dev, q, "batch_full", len);

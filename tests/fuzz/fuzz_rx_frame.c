@@ -18,8 +18,10 @@
  *      glue_input_coalesced decides (restated here: netif_glue.c itself
  *      needs lwIP's netif, pbuf and the core lock, see docs/testing.md);
  *   3. the same frame as the stack would send it, through the TX
- *      offloads' parsers: vnet_tx_csum and vnet_gso_parse, and the
- *      merging of consecutive segments (drivers/virtio_net_gso.c).
+ *      offloads' parsers: vnet_tx_csum and tcp_merge_parse, and the
+ *      merging of consecutive segments (drivers/tcp_merge.c, IPv4 and
+ *      IPv6 as virtio-net with HOST_TSO4/6 asks it, and
+ *      drivers/virtio_net_gso.c's header).
  *
  * The input: one configuration byte (bit 0 MRG_RXBUF, bit 1 a modern 12-byte
  * header, bit 2 GUEST_CSUM, bit 3 GUEST_TSO4, bits 4-5 how a frame is cut
@@ -46,6 +48,8 @@
 
 #include "parse_common.h"
 
+#include "drivers/frame_hdr.c"
+#include "drivers/tcp_merge.c"
 #include "drivers/virtio_net.c"
 #include "drivers/virtio_net_gso.c"
 #include "drivers/virtio_net_offload.c"
@@ -376,7 +380,7 @@ static void glue_frame(const uint8_t *f, uint32_t len, bool csum_ok, bool one)
 
 /* ---- step 3: the TX offloads' parsers on the same bytes ---- */
 
-static struct vnet_tx_batch txb;
+static struct tcp_merge_batch txb;
 static uint8_t *tx_frames[VNET_GSO_SEGS]; /* the held frames' bytes */
 
 static void tx_flush(void)
@@ -418,7 +422,7 @@ static void tx_frame(const uint8_t *f, uint32_t len, unsigned int cut)
 {
 	uint8_t *copy = malloc(len ? len : 1);
 	struct netdev_sg sg[3];
-	struct vnet_gso_seg *g = malloc(sizeof(*g));
+	struct tcp_merge_seg *g = malloc(sizeof(*g));
 	struct vnet_hdr vh;
 	uint32_t a = len ? (cut * 7u) % len : 0,
 		 b = len ? (cut * 13u) % len : 0;
@@ -444,7 +448,8 @@ static void tx_frame(const uint8_t *f, uint32_t len, unsigned int cut)
 		PZ_CHECK(vh.csum_start + vh.csum_offset + 2u <= len,
 			 "sum field at %u+%u of %u", vh.csum_start,
 			 vh.csum_offset, len);
-	if (!vnet_gso_parse(sg, nsg, g)) {
+	/* as virtio-net with HOST_TSO4 and HOST_TSO6 asks (vnet_gso_may_merge) */
+	if (!tcp_merge_parse(sg, nsg, true, g) || g->hlen > VNET_GSO_HDR_MAX) {
 		tx_flush();
 		free(copy);
 		free(g);
@@ -452,13 +457,13 @@ static void tx_frame(const uint8_t *f, uint32_t len, unsigned int cut)
 	}
 	PZ_CHECK(g->hlen + g->payload == len && g->frame == len,
 		 "gso_parse: %u + %u of %u", g->hlen, g->payload, len);
-	if (txb.nseg && vnet_gso_continues(&txb, g)) {
+	if (txb.nseg && tcp_merge_continues(&txb, g)) {
 		tx_frames[txb.nseg] = copy;
-		if (vnet_gso_add(&txb, g, NULL))
+		if (tcp_merge_add(&txb, g, NULL))
 			tx_flush();
 	} else {
 		tx_flush();
-		vnet_gso_start(&txb, g, sg, nsg, NULL);
+		tcp_merge_start(&txb, g, sg, nsg, NULL);
 		tx_frames[0] = copy;
 	}
 	free(g);
@@ -476,13 +481,14 @@ static struct vnet vn;
 static unsigned int tx_cut;
 
 static void glue_rx_stand_in(struct netdev *dev, int q, void *p, uint32_t len,
-			     unsigned int flags)
+			     unsigned int flags, uint32_t hash)
 {
 	int i = buf_of(p);
 	uint32_t total = 0;
 	uint8_t *flat;
 
 	(void)dev;
+	(void)hash;
 	(void)q;
 	PZ_CHECK(i >= 0 && (uint8_t *)p + len <= bufs[i].mem + RX_BUF_SIZE,
 		 "piece of %u bytes outside its buffer", len);

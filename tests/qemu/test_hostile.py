@@ -18,6 +18,7 @@ import os
 
 import pytest
 
+from conftest import needs_qemu
 from netns_tap import GuestError, TapNet, buffers_in_use, wait_buffers_back
 
 FRAMES_PER_PHASE = 2000
@@ -47,7 +48,8 @@ def probe_or_fail(guest, what, within=45):
 
 
 @pytest.mark.parametrize("alloc", ["stock", "native"])
-@pytest.mark.parametrize("nic", ["virtio", "e1000"])
+@pytest.mark.parametrize("nic", ["virtio", "e1000", pytest.param(
+    "igb", marks=needs_qemu(8, "the igb model"))])
 def test_hostile_frames_leave_the_guest_answering_without_leaks(tap_net, tmp_path, nic, alloc):
     g = tap_net.start_guest(str(tmp_path), nic=nic, alloc=alloc)
     try:

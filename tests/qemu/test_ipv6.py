@@ -10,7 +10,7 @@ through it. User-net's own router advertisement (prefix fec0::/64) is
 used, in the one test without a tap: the guest must build its SLAAC
 address from it, and report bad ip6=/gw6= values.
 
-Per NIC (virtio, e1000, e1000e) and allocator mode: ping6 to the
+Per NIC (virtio, e1000, e1000e, igb) and allocator mode: ping6 to the
 link-local (EUI-64 from the MAC) and the global address, curl -6 to / and
 /stats.json (its IPv6 counters and addresses), TCP and UDP echo over
 nc -6 with a 1 MiB byte-identical TCP echo, iperf -V (iperf2) and the
@@ -35,7 +35,7 @@ from netns_tap import HERE, PYTHON, GuestError, TapNet, buffers_in_use, wait_buf
 HOST6, GUEST6 = "2001:db8:76::1", "2001:db8:76::2"
 SLAAC_PREFIX = "2001:db8:99::"
 CASES = [("virtio", "native"), ("virtio", "stock"), ("e1000", "native"),
-         ("e1000", "stock"), ("e1000e", "native")]
+         ("e1000", "stock"), ("e1000e", "native"), ("igb", "native")]
 
 
 def eui64_link_local(mac):
@@ -58,6 +58,7 @@ def guest6(request, tmp_path_factory):
     if reason:
         pytest.skip(reason)
     nic, alloc = request.param
+    conftest.skip_unless_qemu_has(nic)
     with TapNet() as net:
         net.run(["ip", "addr", "add", HOST6 + "/64", "dev", "tap0", "nodad"], check=True)
         g = net.start_guest(str(tmp_path_factory.mktemp("ipv6")), nic=nic, alloc=alloc,

@@ -1,4 +1,4 @@
-"""Networking end to end: virtio-net, e1000 and e1000e + lwIP reached from the host
+"""Networking end to end: virtio-net, e1000, e1000e and igb + lwIP reached from the host
 with real clients (curl, nc, iperf2, ping).
 
 Every test boots its own QEMU (through the shared runner, conftest.py) with
@@ -10,7 +10,7 @@ side. Readiness comes from the guest's serial line
 
 never from a port being open: QEMU's user-net forward accepts connections
 before the guest listens. The integration tests run once per NIC
-(virtio, e1000, e1000e) and allocator mode (net_alloc=stock|native): the same test
+(virtio, e1000, e1000e, igb) and allocator mode (net_alloc=stock|native): the same test
 functions, parametrised.
 """
 import json
@@ -24,7 +24,7 @@ import uuid
 
 import pytest
 
-from conftest import free_port, free_udp_port
+from conftest import free_port, free_udp_port, skip_unless_qemu_has
 from udp_echo_client import udp_echo
 
 NET_TIMEOUT = 60  # boot + DHCP under TCG on a loaded machine
@@ -42,10 +42,11 @@ class NetVM:
 
     def __init__(self, qemu, alloc, nic="virtio", append="", machine=None, smp=2, **start):
         """start: more Qemu.start() arguments (numa=, mem=, ...)."""
+        skip_unless_qemu_has(nic)
         self.alloc = alloc
         self.nic = nic
         self.shell_ready = False  # Enter pressed, prompt seen (shell_stats)
-        if nic in ("e1000", "e1000e"):
+        if nic in ("e1000", "e1000e", "igb"):
             append = ("nic=%s %s" % (nic, append)).strip()
         self.mac = random_mac()
         self.http, self.echo, self.iperf = free_port(), free_port(), free_port()
@@ -117,8 +118,9 @@ class NetVM:
         return udp_echo("127.0.0.1", self.uecho, data)
 
 
-# e1000e is the PCIe 82574L: tools/qemu-run boots it on q35.
-NICS = ["virtio", "e1000", "e1000e"]
+# e1000e (the 82574L) and igb (the 82576) are PCIe parts: tools/qemu-run
+# boots them on q35.
+NICS = ["virtio", "e1000", "e1000e", "igb"]
 
 
 @pytest.fixture(params=[(a, n) for n in NICS for a in ALLOC_MODES],
@@ -138,8 +140,9 @@ def test_boot_report_lists_pci_devices_and_nic(netvm):
     log = netvm.vm.log()
     assert re.search(r"^pci: \d+ functions via (ecam|legacy)$", log, re.M), netvm.vm.describe()
     pci_id = {"virtio": "1af4:10(00|41)", "e1000": "8086:100e",
-              "e1000e": "8086:10d3"}[netvm.nic]
-    driver = {"virtio": "virtio-net", "e1000": "e1000", "e1000e": "e1000e"}[netvm.nic]
+              "e1000e": "8086:10d3", "igb": "8086:10c9"}[netvm.nic]
+    driver = {"virtio": "virtio-net", "e1000": "e1000", "e1000e": "e1000e",
+              "igb": "igb"}[netvm.nic]
     assert re.search(r"^pci: 00:\w\w\.\d %s class 0200" % pci_id, log, re.M), netvm.vm.describe()
     assert re.search(r"^%s: eth0 .*mac=%s" % (driver, netvm.mac), log, re.M), netvm.vm.describe()
 
@@ -402,6 +405,7 @@ def netns():
 @pytest.mark.parametrize("nic", NICS)
 @pytest.mark.parametrize("alloc", ALLOC_MODES)
 def test_ping_over_tap_in_netns(qemu, netns, alloc, nic):
+    skip_unless_qemu_has(nic)
     mac = random_mac()
     vm = qemu.start(netns=netns, smp=2, nic=nic, net="tap:tap0", mac=mac,
                     append="nic=%s net_alloc=%s ip=192.168.76.2/24 gw=192.168.76.1" % (nic, alloc))

@@ -82,7 +82,7 @@ def reset_seen(sock):
     return False
 
 
-@pytest.mark.parametrize("nic", ["virtio", "e1000"])
+@pytest.mark.parametrize("nic", ["virtio", "e1000", "igb"])
 def test_lasting_squeeze_aborts_the_stalled_connection_and_recovers(qemu, nic):
     vm = NetVM(qemu, "native", nic=nic, smp=1,
                append="fail_page_frag=random:30,seed:11")

@@ -132,7 +132,7 @@ def docs_keys():
 
 def test_help_keys_lists_every_key_with_its_default_values_owner_and_help(con):
     keys = help_keys(con)
-    assert keys["nic"][:3] == ("virtio", "virtio|e1000|e1000e|all|none", "net")
+    assert keys["nic"][:3] == ("virtio", "virtio|e1000|e1000e|igb|all|none", "net")
     assert keys["mm_debug"][:3] == ("0", "0|1", "mm")
     assert keys["app"][:3] == ("echo,http,iperf", "echo|http|iperf|none", "apps")
     assert keys["gw"][:3] == ("", "A.B.C.D", "net")

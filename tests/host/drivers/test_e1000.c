@@ -2,7 +2,7 @@
  * The e1000 driver's ring logic against a simulated 8254x: the register
  * file is plain memory, and the test plays the device (it reads the
  * descriptors the driver posted, writes frames and DD bits back, moves its
- * head). drivers/e1000.c, drivers/e1000_hw.c and drivers/netdev.c are
+ * head). drivers/e1000.c, e1000_hw.c, gbe_hw.c and netdev.c are
  * compiled into this file so their static state can be reset between
  * tests; the kernel-side functions they need (console, clock, PCI) are the
  * small fakes below.
@@ -21,6 +21,7 @@
 #include "drivers/e1000.c"
 #include "drivers/e1000_hw.c"
 #include "drivers/e1000_irq.c"
+#include "drivers/gbe_hw.c"
 #include "drivers/netdev.c"
 #include "mm_test.h"
 
@@ -183,10 +184,11 @@ static void *done_cookies[MAX_HELD];
 static int ndone;
 
 static void stack_rx(struct netdev *d, int q, void *frame, uint32_t len,
-		     unsigned int flags)
+		     unsigned int flags, uint32_t hash)
 {
 	(void)flags;
-	assert_int_equal(q, 0); /* one queue */
+	assert_int_equal(hash, 0); /* no RSS: no hash */
+	assert_int_equal(q, 0);	   /* one queue */
 	posted_at_rx = d->queues[0].stats.rx_bufs_posted;
 	if (!hold_rx) {
 		page_frag_free(frame);

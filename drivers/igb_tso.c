@@ -1,0 +1,182 @@
+/*
+ * igb TCP segmentation offload (82576 datasheet 7.2.4): the device cuts
+ * one big TCP frame into MSS-sized segments, writing each one's IP
+ * length, IPv4 id and sum, TCP sequence number, flags and sum itself.
+ *
+ * lwIP never builds such a frame: it hands xmit one MSS-sized segment at
+ * a time. So, as virtio-net does for HOST_TSO4, the driver holds a
+ * segment and merges the next ones of the same flow (tcp_merge.c says
+ * which may merge: IPv4, and IPv6 with TCP right after the fixed header)
+ * until the batch is full, a frame of another kind comes, or the stack
+ * flushes (tx_flush, once per hold of its TX guard). A batch of one goes
+ * out as the very frame it was (igb_post_frame); a batch of several as:
+ *
+ *   context descriptor   MACLEN, IPLEN, TCP (and IPv4), MSS = the first
+ *                        segment's payload, L4LEN = the TCP header
+ *   data descriptor      the merged headers, a copy in the ring slot's
+ *                        igb_tso_slot (the stack's own stay untouched)
+ *   data descriptors     every segment's payload, in place
+ *
+ * with TSE on each data descriptor and, on the first, PAYLEN = the
+ * payload bytes and POPTS = TXSM (and IXSM for IPv4). The merged headers
+ * carry the whole datagram's length, the IPv4 sum zeroed (the device
+ * fills each segment's), PSH if any segment had it (the device puts it on
+ * the last), and the TCP sum seeded with the pseudo-header sum over the
+ * addresses and protocol without a length: the device adds each
+ * segment's own.
+ *
+ * The merged headers are kept by the frame's first slot, the stack's
+ * cookies in its first slots (it takes at least two per segment), where
+ * tx_reclaim finds and hands them back once DD comes on its last. Ring
+ * room: a segment joins only when the ring has room for the merged frame,
+ * a batch starts only when it has room for its first frame as it came,
+ * and nothing but xmit fills the ring, so posting a batch never fails.
+ */
+#include "igb_internal.h"
+
+#include <string.h>
+
+#include "frame_hdr.h"
+#include "mm/mm.h"
+
+#define TX_MASK	     (IGB_TX_RING - 1)
+#define TCP_FLAG_PSH 0x08
+
+bool igb_tso_alloc(struct igb *g, int q)
+{
+	struct igb_tx_ring *t = &g->pairs[q]->tx;
+	int node = g->dev.queues[q].node;
+
+	t->tso_hdr = kmalloc_node(sizeof(*t->tso_hdr) * IGB_TX_RING,
+				  __GFP_ZERO | __GFP_NOWARN, node);
+	t->batch = kmalloc_node(sizeof(*t->batch), __GFP_ZERO | __GFP_NOWARN,
+				node);
+	if (t->tso_hdr && t->batch)
+		return true;
+	igb_tso_free(g, q);
+	return false;
+}
+
+void igb_tso_free(struct igb *g, int q)
+{
+	struct igb_tx_ring *t = &g->pairs[q]->tx;
+
+	kfree(t->tso_hdr);
+	kfree(t->batch);
+	t->tso_hdr = NULL;
+	t->batch = NULL;
+}
+
+/* The merged frame's headers, from the first segment's, into h. */
+static void tso_headers(const struct tcp_merge_batch *b, uint8_t *h)
+{
+	uint32_t ip_len = b->hlen - FRAME_ETH_HLEN + b->payload;
+	struct netdev_sg one = {h, b->hlen};
+	struct frame_l4 f;
+
+	memcpy(h, b->hdr, b->hlen);
+	if (b->ipv6) {
+		frame_put_be16(h + FRAME_ETH_HLEN + 4,
+			       ip_len - FRAME_IPV6_HLEN);
+	} else {
+		frame_put_be16(h + FRAME_ETH_HLEN + 2, ip_len);
+		frame_put_be16(h + FRAME_ETH_HLEN + 10, 0);
+	}
+	if (b->psh)
+		h[b->l4 + 13] |= TCP_FLAG_PSH;
+	/* tcp_merge_parse took only such headers: always found */
+	if (frame_find_l4(&one, 1, &f))
+		frame_put_l4_sum(&one, 1, &f, frame_pseudo_sum(&f, 0));
+}
+
+static void tso_put_ctx(struct igb_tx_ring *t, uint16_t slot,
+			const struct tcp_merge_batch *b)
+{
+	volatile struct igb_tx_ctx_desc *c =
+		(volatile struct igb_tx_ctx_desc *)&t->desc[slot];
+
+	c->vlan_macip_lens =
+		IGB_CTX_MACLEN(FRAME_ETH_HLEN) | (b->l4 - FRAME_ETH_HLEN);
+	c->seqnum_seed = 0;
+	c->type_tucmd_mlhl = IGB_TXD_CMD_DEXT | IGB_TXD_DTYP_CTXT |
+			     (b->ipv6 ? 0 : IGB_CTX_TUCMD_IPV4) |
+			     IGB_CTX_TUCMD_TCP;
+	c->mss_l4len_idx =
+		IGB_CTX_MSS(b->gso_size) | IGB_CTX_L4LEN(b->hlen - b->l4);
+}
+
+/* Post the held batch (nseg >= 2) as one TSO frame; the ring has room. */
+static void tso_post_merged(struct igb *g, int q,
+			    const struct tcp_merge_batch *b)
+{
+	struct igb_tx_ring *t = &g->pairs[q]->tx;
+	struct netdev_stats *st = &g->dev.queues[q].stats;
+	struct netdev_sg pieces[1 + TCP_MERGE_PAY_MAX];
+	unsigned int need = 2u + (unsigned int)b->npay;
+	uint16_t first = t->tail, last;
+	uint8_t *hdr = t->tso_hdr[first];
+
+	tso_headers(b, hdr);
+	pieces[0] = (struct netdev_sg){hdr, b->hlen};
+	memcpy(pieces + 1, b->pay, sizeof(b->pay[0]) * (size_t)b->npay);
+	tso_put_ctx(t, first, b);
+	last = igb_tx_put_data(t, (uint16_t)((first + 1) & TX_MASK), pieces,
+			       1 + b->npay, b->payload,
+			       IGB_TXD_POPTS_TXSM |
+				       (b->ipv6 ? 0 : IGB_TXD_POPTS_IXSM),
+			       IGB_TXD_CMD_TSE);
+	/* each segment has a payload piece: nseg <= npay < need slots */
+	for (int i = 0; i < b->nseg; i++)
+		t->cookie[(first + i) & TX_MASK] = b->cookie[i];
+	t->last[first] = last;
+	t->used = (uint16_t)(t->used + need);
+	t->tail = (uint16_t)((last + 1) & TX_MASK);
+	st->tx_packets += (uint64_t)b->nseg;
+	st->tx_bytes += b->bytes;
+	st->tx_inflight += (uint64_t)b->nseg;
+	st->tx_csum_offloaded += (uint64_t)b->nseg;
+	st->tx_gso_frames++;
+	st->tx_gso_segs += (uint64_t)b->nseg;
+}
+
+void igb_tso_flush(struct igb *g, int q)
+{
+	struct tcp_merge_batch *b = g->pairs[q]->tx.batch;
+
+	/* A batch of one had room when it was held: the post cannot fail;
+	 * should it all the same, the segment goes back as if sent (TCP
+	 * sends it again), as the stack's cookie must come back once. */
+	if (b->nseg == 1 &&
+	    igb_post_frame(g, q, b->first, b->first_nsg, b->cookie[0]) != 0)
+		g->dev.tx_done(&g->dev, q, b->cookie[0]);
+	else if (b->nseg > 1)
+		tso_post_merged(g, q, b);
+	b->nseg = 0;
+}
+
+int igb_tso_xmit(struct igb *g, int q, const struct netdev_sg *sg, int nsg,
+		 void *cookie)
+{
+	struct tcp_merge_batch *b = g->pairs[q]->tx.batch;
+	struct tcp_merge_seg s;
+
+	if (!igb_tx_frame_ok(sg, nsg))
+		return -1; /* malformed: refused before anything is held */
+	if (!tcp_merge_parse(sg, nsg, true, &s)) {
+		igb_tso_flush(g, q); /* what is held goes first */
+		return igb_post_frame(g, q, sg, nsg, cookie);
+	}
+	if (tcp_merge_continues(b, &s) &&
+	    igb_tx_room(g, q, 2u + (unsigned int)(b->npay + s.npay))) {
+		if (tcp_merge_add(b, &s, cookie))
+			igb_tso_flush(g, q);
+		return 0;
+	}
+	igb_tso_flush(g, q);
+	if (!igb_tx_room(g, q, (unsigned int)nsg + 1u)) {
+		g->dev.queues[q].stats.tx_busy++;
+		return -1;
+	}
+	tcp_merge_start(b, &s, sg, nsg, cookie);
+	return 0;
+}
