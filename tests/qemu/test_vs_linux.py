@@ -11,8 +11,10 @@ bench-vs-linux`) and are skipped, with that reason, before. One boot takes
 ~4 s under TCG.
 """
 import http.client
+import json
 import os
 import socket
+import subprocess
 import sys
 import types
 from importlib.machinery import SourceFileLoader
@@ -149,3 +151,28 @@ def test_linux_guest_drives_the_e1000e_for_the_side_by_side_runs(qemu):
         s.sendall(b"e1000e under Linux")
         s.shutdown(socket.SHUT_WR)
         assert s.recv(64) == b"e1000e under Linux"
+
+
+def test_bench_runs_the_cold_and_host_loaded_rows_on_both_kernels(tmp_path):
+    """tools/bench-vs-linux's cold row (the first echoes after boot) and
+    host-loaded row (a busy process per host core), briefly: one round,
+    e1000, Linux against native, every other figure left out. Each
+    kernel's rows hold real round trips (timing is never judged here)."""
+    out = tmp_path / "vs"
+    others = ("tcp_echo,udp_rtt,iperf_h2g,quiet_udp,idle_cpu,iperf_g2h,http_ka,http_close,"
+              "http_ka_busybox,http_close_busybox,noirq,host_floor,icount")
+    r = subprocess.run([os.path.join(ROOT, "tools", "bench-vs-linux"), "--rounds", "1",
+                        "--nics", "e1000", "--kernels", "linux,native", "--ipv6", "no",
+                        "--cold", "200", "--loaded", "200", "--skip", others,
+                        "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    doc = json.loads(out.with_suffix(".json").read_text())
+    for kernel in ("linux", "native"):
+        one = doc["rounds"]["e1000"][kernel][0]
+        assert "notes" not in one, one
+        for row in ("cold", "loaded"):
+            assert one[row + "_lost"] < 100, (kernel, one)
+            assert 0 < one[row + "_rtt_median_us"] <= one[row + "_rtt_p99_us"] < 1e6, one
+        assert one["loaded_load_cpu_s"] > 0, one
+    md = out.with_suffix(".md").read_text()
+    assert "| UDP echo RTT p99, host loaded | µs |" in md and "Host-loaded rows: " in md

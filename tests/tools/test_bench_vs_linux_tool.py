@@ -87,7 +87,7 @@ def test_report_has_the_goal_table_and_the_host_floor(tmp_path):
     runs = rounds()
     a = types.SimpleNamespace(kernels=["linux", "native", "stock"], nics=["virtio"], rounds=1,
                               seconds=4, icount_bytes=1 << 20, quiet=20, quiet_gap=0.5,
-                              idle=10, idle_settle=2, skip=set())
+                              idle=10, idle_settle=2, cold=1000, loaded=1000, skip=set())
     v = {"version": "1"}
     meta = {"commit": "abc", "date": "today", "duration_s": 60, "qemu": "7.2",
             "linux": {"kernel": {"package": "linux", "version": "6.1"}, "busybox-static": v,
@@ -103,6 +103,7 @@ def test_report_has_the_goal_table_and_the_host_floor(tmp_path):
     assert ("| idle host CPU of the QEMU process (utime+stime) | % of a core | 0.5 | 0.3 | 0.3 "
             "| 0.6 | 0.6 | 1 | <= 1x Linux: met | yes |") in md
     assert "\n## Goals for interrupts, NAPI and tickless idle (native)\n" in md
+    assert "Host-loaded rows: %s." % tool.vs_linux_latency.load_description() in md
     with open(out + ".json") as f:
         goals = json.load(f)["idle_goals"]["virtio"]
     assert [g["label"] for g in goals] == [g[0] for g in tool.IDLE_GOALS]
