@@ -371,7 +371,7 @@ def test_make_bench_vs_linux(tmp_path):
        "--out %s'" % out, 1800)
     r = json.loads(out.with_suffix(".json").read_text())
     assert set(r["rounds"]["virtio"]) == {"linux", "native"}
-    for one in r["rounds"]["virtio"].values():  # the cold and host-loaded rows ran
+    for (one,) in r["rounds"]["virtio"].values():  # the cold and host-loaded rows ran
         assert one["cold_rtt_p99_us"] > 0 and one["loaded_rtt_p99_us"] > 0, one
 
 
