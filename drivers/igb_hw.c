@@ -240,7 +240,8 @@ static int igb_alloc_pairs(struct igb *g)
  * TSO's tables, on every queue or none: TSO is an optimisation, so a part
  * short of memory still comes up, sending unmerged. Also none when they
  * would take more than 1/64 of the free memory (a 33 KiB table a queue;
- * at -m 16M the guest needs every page for buffers).
+ * at -m 7M, about 400 pages free at the probe, the guest needs every
+ * page for buffers).
  */
 static void igb_alloc_tso(struct igb *g, const char *where)
 {
@@ -374,8 +375,10 @@ static void report(const struct igb *g, const struct pci_dev *d)
  * vectors (one per pair plus the link's). A function without MSI-X gets
  * one pair: a shared MSI or INTx vector cannot tell the queues apart.
  * And no more pairs than their full RX rings fit in half the free memory
- * (one at least): each takes 530 KiB of buffers, and at -m 16M on q35,
- * with 233 pages free, two pairs took them all and DHCP never finished.
+ * (one at least): each takes 530 KiB of buffers. At -m 7M on q35 the
+ * probe finds about 400 free pages (1.6 MiB), whose half holds one pair;
+ * two would take two thirds of it, and in a guest left with 233 free
+ * pages two pairs took every page and DHCP never finished.
  */
 static int igb_queue_count(const struct igb_model *m, const struct pci_dev *d,
 			   int queues)
