@@ -219,6 +219,15 @@ static int setup_tiny(void **state)
 	return 0;
 }
 
+/* 4 MiB: a quarter of the free memory holds one pair's RX buffers, half
+ * of it three. */
+static int setup_small(void **state)
+{
+	(void)state;
+	setup_machine(1, 4, 1);
+	return 0;
+}
+
 static int teardown(void **state)
 {
 	for (int i = 0; i < nheld; i++)
@@ -807,6 +816,24 @@ static void test_a_small_memory_gets_fewer_pairs_and_no_tso(void **state)
 	assert_null(((struct igb *)netdev_get(0)->priv)->pairs[0]->tx.batch);
 }
 
+/* The rings of the pairs kept take at most a quarter of the free memory:
+ * at half, two pairs of a q35 guest of -m 8M took every page after a
+ * flood and it answered nothing for good. */
+static void
+test_the_rings_take_at_most_a_quarter_of_the_free_memory(void **state)
+{
+	uint64_t free_bytes = (uint64_t)nr_free_pages() * MM_PAGE_SIZE;
+	struct netdev *dev;
+
+	(void)state;
+	assert_true(free_bytes / 2 >= 3 * IGB_PAIR_RX_BYTES);
+	dev = probe_queues(4);
+	assert_int_equal(dev->nqueues, 1);
+	assert_non_null(strstr(console, "igb: 00:02.0: 1 of 4 queue pairs: "
+					"the free memory holds no more RX "
+					"buffers\n"));
+}
+
 static void test_a_part_without_msix_gets_one_pair(void **state)
 {
 	(void)state;
@@ -1132,6 +1159,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_a_small_memory_gets_fewer_pairs_and_no_tso,
 			setup_tiny, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_the_rings_take_at_most_a_quarter_of_the_free_memory,
+			setup_small, teardown),
 		T(test_rss_key_table_and_fields_are_programmed),
 		T(test_the_stack_chooses_the_table),
 		T(test_the_hash_and_its_kind_go_up_with_the_frame),
