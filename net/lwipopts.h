@@ -258,10 +258,10 @@ unsigned short net_tcp_ooseq_pbufs_limit(const struct tcp_pcb *pcb);
  * by reference), before it can know which netif will send them: on a
  * NIC that fills the sums the pass is wasted. Sent by the guest's iperf
  * client (by reference) under -icount, per 1460 bytes: virtio-net with
- * HOST_TSO4 3,085 -> 2,755 guest instructions, igb (TSO) 3,115 -> 2,785, and
- * even e1000, which fills no sums (tcp_output sums each segment once,
+ * HOST_TSO4 3,086 -> 2,756 guest instructions, igb (TSO) 3,108 -> 2,784,
+ * and e1000, which fills no sums (tcp_output sums each segment once,
  * headers and data in one pass, instead of combining a sum per write),
- * 3,142 -> 2,989 (docs/offloads.md, "Instructions per sent byte"). */
+ * 3,245 -> 3,067 (docs/offloads.md, "Instructions per sent byte"). */
 #define LWIP_CHECKSUM_ON_COPY		0
 /* Our x86-64 routine (net/chksum.c: 64-bit adds with carry, 64 bytes per
  * loop pass) instead of lwIP's 16-bit loop, which took 3,854 of the 5,835
