@@ -4,7 +4,8 @@
  * itself. gcc may also emit calls to memcpy/memset for struct copies, so
  * these must exist even where no source calls them. Byte loops keep them
  * obviously correct. memcpy, which lwIP's stock mode runs over every
- * received frame, has a file of its own (memcpy.c).
+ * received frame, and memcmp, which the TX merge runs over every sent
+ * segment's headers, have files of their own (memcpy.c, memcmp.c).
  */
 #include <string.h>
 #include <stdint.h>
@@ -45,17 +46,6 @@ void *memset(void *dst, int c, size_t n)
 	while (n--)
 		*d++ = (unsigned char)c;
 	return dst;
-}
-
-int memcmp(const void *a, const void *b, size_t n)
-{
-	const unsigned char *x = a, *y = b;
-
-	for (; n; n--, x++, y++) {
-		if (*x != *y)
-			return *x - *y;
-	}
-	return 0;
 }
 
 size_t strlen(const char *s)

@@ -212,6 +212,8 @@ test-host-inject: deps-host $(INJECT_BINS)
 
 # tests/host/test_libc_memcpy.c compiles libc/memcpy.c into itself.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_libc_memcpy): libc/memcpy.c
+# tests/host/test_libc_memcmp.c compiles libc/memcmp.c into itself.
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_libc_memcmp): libc/memcmp.c
 # tests/host/test_libc_siphash.c compiles libc/siphash.c into itself.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/test_libc_siphash): \
 	libc/siphash.c libc/siphash.h

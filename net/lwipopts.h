@@ -253,13 +253,21 @@ unsigned short net_tcp_ooseq_pbufs_limit(const struct tcp_pcb *pcb);
  * generation on a NIC that fills them (virtio-net CSUM) and the checks
  * for a frame the NIC vouched for (GUEST_CSUM). */
 #define LWIP_CHECKSUM_CTRL_PER_NETIF	1
-/* Fold the checksum into the copy tcp_write() does anyway: one pass over
- * the data instead of two. */
-#define LWIP_CHECKSUM_ON_COPY		1
+/* No sum in tcp_write(). With it on, tcp_write() sums every byte it
+ * queues (folded into the copy, or a pass of its own over data queued
+ * by reference), before it can know which netif will send them: on a
+ * NIC that fills the sums the pass is wasted. Sent by the guest's iperf
+ * client (by reference) under -icount, per 1460 bytes: virtio-net with
+ * HOST_TSO4 3,086 -> 2,756 guest instructions, igb (TSO) 3,108 -> 2,784,
+ * and e1000, which fills no sums (tcp_output sums each segment once,
+ * headers and data in one pass, instead of combining a sum per write),
+ * 3,245 -> 3,067 (docs/offloads.md, "Instructions per sent byte"). */
+#define LWIP_CHECKSUM_ON_COPY		0
 /* Our x86-64 routine (net/chksum.c: 64-bit adds with carry, 64 bytes per
  * loop pass) instead of lwIP's 16-bit loop, which took 3,854 of the 5,835
  * guest instructions of a received 1460-byte segment; and the copy with
- * the sum in the same pass, for tcp_write()'s copies. */
+ * the sum in the same pass, which tcp_write() would use for its copies
+ * with LWIP_CHECKSUM_ON_COPY (off, above). */
 #define LWIP_CHKSUM			net_chksum
 #define LWIP_CHKSUM_COPY(dst, src, len) net_chksum_copy(dst, src, len)
 #ifndef __ASSEMBLER__
