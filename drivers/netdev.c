@@ -155,6 +155,10 @@ static const struct stat_desc netdev_counters[] = {
 		       "frames the device hashed for RSS"),
 	NETDEV_COUNTER(rx_rss_other_queue, "packets",
 		       "hashed frames on another queue than the table names"),
+	NETDEV_COUNTER(rx_rss_hash_checked, "packets",
+		       "hashed frames whose hash the stack computed again"),
+	NETDEV_COUNTER(rx_rss_hash_mismatch, "packets",
+		       "of those, frames where the stack's hash differs"),
 };
 _Static_assert(STAT_TABLE_LEN(netdev_counters) * sizeof(uint64_t) ==
 		       sizeof(struct netdev_stats),

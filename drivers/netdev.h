@@ -140,6 +140,10 @@ struct netdev_stats {
 	 * device hashed, and those of them that came on another queue than
 	 * the one rss_table names for their hash (0 while steering holds) */
 	uint64_t rx_rss_hashed, rx_rss_other_queue;
+	/* With net_rss_check=on: hashed frames whose hash the stack computed
+	 * again in software (net/rss_check.c), and those of them where the
+	 * two differ (0 while the stack's key and hash are the device's) */
+	uint64_t rx_rss_hash_checked, rx_rss_hash_mismatch;
 	/* offloads (virtio-net; rx_csum_valid also e1000e): RX half */
 	uint64_t rx_csum_valid;	  /* device checked the sum: DATA_VALID, or
 				 * e1000e's TCPCS/UDPCS without error */
