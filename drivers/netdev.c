@@ -159,6 +159,10 @@ static const struct stat_desc netdev_counters[] = {
 		       "hashed frames whose hash the stack computed again"),
 	NETDEV_COUNTER(rx_rss_hash_mismatch, "packets",
 		       "of those, frames where the stack's hash differs"),
+	NETDEV_COUNTER(tcp_port_steered, "events",
+		       "opened here with a port whose answers come here"),
+	NETDEV_COUNTER(tcp_port_unsteered, "events",
+		       "opened here with the port left to lwIP (RSS on)"),
 };
 _Static_assert(STAT_TABLE_LEN(netdev_counters) * sizeof(uint64_t) ==
 		       sizeof(struct netdev_stats),

@@ -144,6 +144,11 @@ struct netdev_stats {
 	 * again in software (net/rss_check.c), and those of them where the
 	 * two differ (0 while the stack's key and hash are the device's) */
 	uint64_t rx_rss_hash_checked, rx_rss_hash_mismatch;
+	/* Connections the guest opened (TX half: counted on the queue the
+	 * opening CPU sends on): with a local port whose answers the table
+	 * steers to this queue, and with the port left to lwIP (the CPU
+	 * owns no queue, or no free port would do) on a device with RSS */
+	uint64_t tcp_port_steered, tcp_port_unsteered;
 	/* offloads (virtio-net; rx_csum_valid also e1000e): RX half */
 	uint64_t rx_csum_valid;	  /* device checked the sum: DATA_VALID, or
 				 * e1000e's TCPCS/UDPCS without error */

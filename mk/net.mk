@@ -121,3 +121,9 @@ $(NET_HOST_TEST_RX_GRO): net/rx_gro.c net/rx_gro.h
 NET_HOST_TEST_TOEPLITZ := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_toeplitz)
 $(NET_HOST_TEST_TOEPLITZ): net/toeplitz.c net/toeplitz.h net/rss_check.c \
 	net/rss_check.h
+
+# tests/host/net/test_rss_port.c compiles net/rss_port.c and
+# net/toeplitz.c (the steered local port of an active open) into itself.
+NET_HOST_TEST_RSS_PORT := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_rss_port)
+$(NET_HOST_TEST_RSS_PORT): net/rss_port.c net/rss_port.h net/toeplitz.c \
+	net/toeplitz.h

@@ -613,6 +613,11 @@ int netif_glue_input(struct netif *nif, int q)
 	return work + frames;
 }
 
+struct netdev *netif_glue_dev(struct netif *nif)
+{
+	return nif && nif->linkoutput == glue_linkoutput ? nif->state : NULL;
+}
+
 void netif_glue_link(struct netif *nif)
 {
 	struct netdev *dev = nif->state;

@@ -35,6 +35,21 @@ uint32_t toeplitz_hash(const uint8_t key[TOEPLITZ_KEY_LEN], const uint8_t *in,
 	return result;
 }
 
+uint32_t toeplitz_key_window(const uint8_t key[TOEPLITZ_KEY_LEN],
+			     unsigned int bit)
+{
+	uint32_t w = 0;
+
+	for (unsigned int i = bit; i < bit + 32; i++) {
+		unsigned int b = i < TOEPLITZ_KEY_LEN * 8
+					 ? (key[i / 8] >> (7 - i % 8)) & 1u
+					 : 0;
+
+		w = w << 1 | b;
+	}
+	return w;
+}
+
 /* Port p after the addresses, most significant byte first. */
 static void put_port(uint8_t *to, uint16_t p)
 {

@@ -32,6 +32,16 @@
 uint32_t toeplitz_hash(const uint8_t key[TOEPLITZ_KEY_LEN], const uint8_t *in,
 		       size_t len);
 
+/**
+ * toeplitz_key_window - the 32 key bits from bit @bit on (bit 0: the
+ * first byte's most significant), zeros past the key's end: what input
+ * bit @bit XORs into the hash when set. As the hash is linear over XOR,
+ * a caller that varies one field only (a port) can hash the rest once
+ * and add the field's bits window by window. Context: any; pure.
+ */
+uint32_t toeplitz_key_window(const uint8_t key[TOEPLITZ_KEY_LEN],
+			     unsigned int bit);
+
 /* The IPv4 hashes: addresses as 4 bytes in network order (as on the
  * wire), ports in host order. */
 uint32_t toeplitz_ipv4(const uint8_t key[TOEPLITZ_KEY_LEN],
