@@ -26,9 +26,6 @@
 #define EPHEMERAL_FIRST 0xc000u
 #define EPHEMERAL_LAST	0xffffu
 
-uint32_t net_rand(void);
-u16_t net_tcp_connect_port(struct tcp_pcb *pcb, struct netif *nif);
-
 /* Does any pcb, listening, bound, open or in TIME_WAIT, hold the port?
  * The rule tcp_new_port() applies. Core lock held. */
 static bool tcp_port_in_use(uint16_t port, void *arg)
