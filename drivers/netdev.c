@@ -163,6 +163,8 @@ static const struct stat_desc netdev_counters[] = {
 		       "opened here with a port whose answers come here"),
 	NETDEV_COUNTER(tcp_port_unsteered, "events",
 		       "opened here with the port left to lwIP (RSS on)"),
+	NETDEV_COUNTER(rx_other_cpu, "packets",
+		       "frames handed up on another CPU than the queue's"),
 };
 _Static_assert(STAT_TABLE_LEN(netdev_counters) * sizeof(uint64_t) ==
 		       sizeof(struct netdev_stats),

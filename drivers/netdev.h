@@ -149,6 +149,10 @@ struct netdev_stats {
 	 * steers to this queue, and with the port left to lwIP (the CPU
 	 * owns no queue, or no free port would do) on a device with RSS */
 	uint64_t tcp_port_steered, tcp_port_unsteered;
+	/* frames the queue's rx_poll handed up on another CPU than the
+	 * queue's (counted by the stack; 0 while each queue is polled only
+	 * by its own CPU, as the RX half's single writer requires) */
+	uint64_t rx_other_cpu;
 	/* offloads (virtio-net; rx_csum_valid also e1000e): RX half */
 	uint64_t rx_csum_valid;	  /* device checked the sum: DATA_VALID, or
 				 * e1000e's TCPCS/UDPCS without error */
