@@ -8,9 +8,12 @@
  * it was started against (kept in client_server: a client's report has
  * it as its argument), a server session prints "-" instead of the peer.
  * One client runs at a time: its report (done or aborted, lwiperf
- * reports every end) frees the place.
+ * reports every end) frees the place. A client's report whose pcb is
+ * still there ends with its local port, " local_port=49153": the port
+ * the stack chose so the answers reach the opening CPU (net/rss_steer.c).
  */
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "apps.h"
 #include "kernel/console.h"
@@ -51,12 +54,13 @@ static void iperf_report(void *arg, enum lwiperf_report_type type,
 			 u32_t bytes, u32_t ms, u32_t kbps)
 {
 	uint32_t ip;
-	char text[IP6ADDR_STRLEN_MAX];
+	char text[IP6ADDR_STRLEN_MAX], local[20] = "";
 
 	(void)local_addr;
-	(void)local_port;
 	if (arg) /* only a client session has an argument: its server */
 		client_running = false;
+	if (arg && remote_addr && local_port)
+		snprintf(local, sizeof(local), " local_port=%u", local_port);
 	if (!remote_addr && arg) { /* a client whose pcb is gone */
 		remote_addr = &client_server.addr;
 		remote_port = client_server.port;
@@ -67,16 +71,16 @@ static void iperf_report(void *arg, enum lwiperf_report_type type,
 		return;
 	}
 	if (IP_IS_V6(remote_addr)) {
-		kprintf("iperf: %s [%s]:%u bytes=%u ms=%u kbps=%u\n",
+		kprintf("iperf: %s [%s]:%u bytes=%u ms=%u kbps=%u%s\n",
 			report_name(type),
 			net_ip6_text(ip_2_ip6(remote_addr), text, sizeof(text)),
-			remote_port, bytes, ms, kbps);
+			remote_port, bytes, ms, kbps, local);
 		return;
 	}
 	ip = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(remote_addr)));
-	kprintf("iperf: %s %u.%u.%u.%u:%u bytes=%u ms=%u kbps=%u\n",
+	kprintf("iperf: %s %u.%u.%u.%u:%u bytes=%u ms=%u kbps=%u%s\n",
 		report_name(type), ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
-		ip & 255, remote_port, bytes, ms, kbps);
+		ip & 255, remote_port, bytes, ms, kbps, local);
 }
 
 int app_iperf_client(const ip_addr_t *server, uint16_t port)

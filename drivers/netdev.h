@@ -140,6 +140,15 @@ struct netdev_stats {
 	 * device hashed, and those of them that came on another queue than
 	 * the one rss_table names for their hash (0 while steering holds) */
 	uint64_t rx_rss_hashed, rx_rss_other_queue;
+	/* With net_rss_check=on: hashed frames whose hash the stack computed
+	 * again in software (net/rss_check.c), and those of them where the
+	 * two differ (0 while the stack's key and hash are the device's) */
+	uint64_t rx_rss_hash_checked, rx_rss_hash_mismatch;
+	/* Connections the guest opened (TX half: counted on the queue the
+	 * opening CPU sends on): with a local port whose answers the table
+	 * steers to this queue, and with the port left to lwIP (the CPU
+	 * owns no queue, or no free port would do) on a device with RSS */
+	uint64_t tcp_port_steered, tcp_port_unsteered;
 	/* frames the queue's rx_poll handed up on another CPU than the
 	 * queue's (counted by the stack; 0 while each queue is polled only
 	 * by its own CPU, as the RX half's single writer requires) */

@@ -115,3 +115,15 @@ $(NET_HOST_TEST_BUSY_POLL): net/busy_poll.c net/busy_poll.h
 # tests/host/net/test_rx_gro.c compiles net/rx_gro.c into itself (no lwIP).
 NET_HOST_TEST_RX_GRO := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_rx_gro)
 $(NET_HOST_TEST_RX_GRO): net/rx_gro.c net/rx_gro.h
+
+# tests/host/net/test_toeplitz.c compiles net/toeplitz.c and
+# net/rss_check.c (RSS's hash and the frame fields it covers) into itself.
+NET_HOST_TEST_TOEPLITZ := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_toeplitz)
+$(NET_HOST_TEST_TOEPLITZ): net/toeplitz.c net/toeplitz.h net/rss_check.c \
+	net/rss_check.h
+
+# tests/host/net/test_rss_port.c compiles net/rss_port.c and
+# net/toeplitz.c (the steered local port of an active open) into itself.
+NET_HOST_TEST_RSS_PORT := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_rss_port)
+$(NET_HOST_TEST_RSS_PORT): net/rss_port.c net/rss_port.h net/toeplitz.c \
+	net/toeplitz.h

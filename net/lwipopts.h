@@ -192,6 +192,14 @@ unsigned int net_tcp_isn(const struct ip_addr *local_ip,
 #endif
 #define LWIP_HOOK_TCP_ISN(local_ip, local_port, remote_ip, remote_port) \
 	net_tcp_isn((local_ip), (local_port), (remote_ip), (remote_port))
+/* The local port of a connection the guest opens: one whose answers the
+ * NIC's RSS steers back to the opening CPU (net/rss_steer.c; the hook is
+ * ours, net/lwip-patches/0012). */
+#ifndef __ASSEMBLER__
+struct netif;
+unsigned short net_tcp_connect_port(struct tcp_pcb *pcb, struct netif *nif);
+#endif
+#define LWIP_HOOK_TCP_CONNECT_PORT(pcb, nif) net_tcp_connect_port((pcb), (nif))
 /* A segment of an existing connection: net_tcp_gro_ack (net/netif_glue.c) has
  * lwIP acknowledge a packet the glue joined from several segments at once,
  * and one out of order once per segment, as if they had come apart. */

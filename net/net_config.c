@@ -104,6 +104,9 @@ CMDLINE_KEY(net, net_irq, "on", cmdline_valid_choice, "on|off",
 CMDLINE_KEY(net, net_gro, "on", cmdline_valid_choice, "on|off",
 	    "join consecutive TCP segments of one connection into one packet "
 	    "before lwIP (receive coalescing, as Linux's GRO)");
+CMDLINE_KEY(net, net_rss_check, "off", cmdline_valid_choice, "on|off",
+	    "compute the RSS hash of every frame the NIC hashed again in "
+	    "software and count those that differ (rx_rss_hash_mismatch)");
 CMDLINE_KEY(net, poll_us, "200", cmdline_valid_uint, "0-1000000",
 	    "busy-poll a NIC queue at most this long after its last frame "
 	    "before sleeping on its interrupt (0: sleep at once)");
@@ -233,4 +236,5 @@ void net_config_parse(void)
 	net_config.poll_us = (uint32_t)cmdline_get_long("poll_us");
 	net_config.igb_untested = cmdline_get_bool("igb_untested");
 	net_config.poll_adapt = strcmp(cmdline_get("poll_adapt"), "on") == 0;
+	net_config.rss_check = strcmp(cmdline_get("net_rss_check"), "on") == 0;
 }

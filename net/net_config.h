@@ -31,6 +31,7 @@ struct net_config {
 	uint32_t poll_us; /* poll_us=: longest busy-poll window */
 	bool poll_adapt; /* poll_adapt=on: spin only while spinning finds frames */
 	bool igb_untested; /* igb_untested=1: drive untested igb parts */
+	bool rss_check;	   /* net_rss_check=on: recompute RSS hashes */
 };
 
 #define NET_NIC_VIRTIO 0

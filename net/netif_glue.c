@@ -51,6 +51,7 @@
 #include "netif/ethernet.h"
 #include "netif_glue.h"
 #include "rx_csum.h"
+#include "rss_check.h"
 #include "rx_gro.h"
 
 /* Frames of one queue waiting for the core lock. Written by the queue's
@@ -118,13 +119,25 @@ static int nglued;
 /* A frame the device hashed: count it, and whether it came on the queue
  * the redirection table names for its hash, which is what lets the
  * stack put a flow's connection on the CPU its frames reach. */
-static void glue_rx_rss(struct netdev *dev, int q, uint32_t hash)
+static void glue_rx_rss(struct netdev *dev, int q, const void *frame,
+			uint32_t len, unsigned int flags, uint32_t hash)
 {
 	struct netdev_stats *st = &dev->queues[q].stats;
+	uint32_t sw;
 
 	st->rx_rss_hashed++;
 	if (dev->rss_table_len && netdev_rss_queue(dev, hash) != q)
 		st->rx_rss_other_queue++;
+	/* net_rss_check=on: is the hash the device reports the one the
+	 * stack computes from the key it gave it? The port choice for
+	 * connections the guest opens relies on it. */
+	if (net_config.rss_check &&
+	    rss_frame_hash(dev->rss_key, frame, len, flags & NETDEV_RX_HASH_L4,
+			   &sw)) {
+		st->rx_rss_hash_checked++;
+		if (sw != hash)
+			st->rx_rss_hash_mismatch++;
+	}
 }
 
 /* rx_poll's callback, outside the lock: park the frame. rx_poll is never
@@ -140,7 +153,7 @@ static void glue_rx(struct netdev *dev, int q, void *frame, uint32_t len,
 		dev->queues[q].stats.rx_other_cpu++;
 	if ((flags & (NETDEV_RX_HASH_L3 | NETDEV_RX_HASH_L4)) &&
 	    !(flags & NETDEV_RX_MORE))
-		glue_rx_rss(dev, q, hash);
+		glue_rx_rss(dev, q, frame, len, flags, hash);
 	if (gq->n == GLUE_BATCH_ROOM) {
 		dev->queues[q].stats.rx_dropped++;
 		trace_drop(dev, q, "batch_full", len);
@@ -602,6 +615,11 @@ int netif_glue_input(struct netif *nif, int q)
 	}
 	gq->n = 0;
 	return work + frames;
+}
+
+struct netdev *netif_glue_dev(struct netif *nif)
+{
+	return nif && nif->linkoutput == glue_linkoutput ? nif->state : NULL;
 }
 
 void netif_glue_link(struct netif *nif)

@@ -41,6 +41,13 @@ int netif_glue_parked(struct netif *nif, int q);
  */
 int netif_glue_input(struct netif *nif, int q);
 
+/**
+ * netif_glue_dev - the device behind @nif when the glue added it (its
+ * RSS key and table, its queues and their CPUs), else NULL (loopback).
+ * Context: any; the device outlives its netif.
+ */
+struct netdev *netif_glue_dev(struct netif *nif);
+
 /* Follow the device's link state into lwIP. Core lock held. */
 void netif_glue_link(struct netif *nif);
 
