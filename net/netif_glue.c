@@ -306,12 +306,18 @@ static bool glue_takes_data(const struct tcp_pcb *pcb)
  * the sender waited for its retransmission timer. So the packet's other
  * segments get their ACKs here, the same ACK lwIP then sends for the
  * packet. Never refuses the segment.
+ *
+ * tcp_input() has turned @hdr's fields to host order before the hook, so
+ * the sequence number is compared as it is. (Swapped once more, it
+ * differed from rcv_nxt for nearly every packet: each joined packet in
+ * order drew a duplicate ACK per segment, and the sender, counting
+ * three, resent what had arrived: one frame in five of a stream.)
  */
 signed char net_tcp_gro_ack(struct tcp_pcb *pcb, const struct tcp_hdr *hdr)
 {
 	if (glue_gro_segs < 2)
 		return ERR_OK;
-	if (lwip_ntohl(hdr->seqno) != pcb->rcv_nxt && glue_takes_data(pcb)) {
+	if (hdr->seqno != pcb->rcv_nxt && glue_takes_data(pcb)) {
 		for (int i = 1; i < glue_gro_segs; i++)
 			tcp_send_empty_ack(pcb);
 	}
