@@ -26,7 +26,6 @@
 #include "kernel/console.h"
 #include "kernel/percpu.h"
 #include "lwip/dhcp.h"
-#include "lwip/etharp.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
 #include "mm/mm.h"
@@ -58,22 +57,6 @@ void net_set_ready_hook(void (*hook)(void))
 /* The IPv4 address each netif was last announced with (by nif->num). */
 static uint32_t announced_ip[NETDEV_MAX];
 
-/*
- * Ask for the gateway's MAC as soon as the interface has its address.
- * Every client off the link (under user networking: every host client,
- * all from 10.0.2.2) is answered through the gateway, and without this
- * the first answer waited for an ARP round trip, and lwIP queued a copy
- * of it meanwhile (an allocation the echo path otherwise never makes).
- * One request per address; lwIP keeps the entry fresh while it is used.
- */
-static void resolve_gateway(struct netif *nif)
-{
-	const ip4_addr_t *gw = netif_ip4_gw(nif);
-
-	if (!ip4_addr_isany(gw))
-		etharp_query(nif, gw, NULL);
-}
-
 /* Called by lwIP when an address is set: DHCP bound or static, and on
  * each IPv6 address state change, which net_ip6.c reports itself. */
 static void status_callback(struct netif *nif)
@@ -88,7 +71,6 @@ static void status_callback(struct netif *nif)
 	    announced_ip[nif->num] == ip)
 		return;
 	announced_ip[nif->num] = ip;
-	resolve_gateway(nif);
 	kprintf("net: %s up ip=%u.%u.%u.%u/%d "
 		"mac=%02x:%02x:%02x:%02x:%02x:%02x nic=%s\n",
 		dev->name, ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
