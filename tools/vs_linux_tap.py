@@ -162,8 +162,9 @@ def iperf_g2h(net, g, addr, port):
         if r.stdout.strip() != b"started":
             raise TapFigureFailed("POST /iperf-client over %s answered %r %r" % (
                 addr, r.stdout[:80], r.stderr[-200:]))
+        # the client's 10 s are guest time: under -icount minutes
         m = g.wait_for(r"^iperf: (done-client|aborted-\S+) \S+:%d\b.*" % port,
-                       GUEST_CLIENT_S * 6 + 30, start=mark, fail=False)
+                       900 if g.icount else GUEST_CLIENT_S * 6 + 30, start=mark, fail=False)
         time.sleep(0.5)
     finally:
         srv.terminate()
@@ -224,12 +225,15 @@ def udp_rtt(net, addr, count=1000):
     return u
 
 
-def wait_ipv6(net):
-    """Until the guest answers ping6 (duplicate address detection: ~1 s)."""
-    for _ in range(40):
-        if net.run(["ping", "-6", "-c", "1", "-W", "1", GUEST6], timeout=10).returncode == 0:
+def wait_ping(net, addr, tries=40):
+    """Until the guest answers ping at addr: our IPv6 address passes
+    duplicate address detection in ~1 s; Linux's e1000 reports its link ~2
+    s after its ready line (longer under -icount)."""
+    for _ in range(tries):
+        ping = ["ping", "-6"] if ":" in addr else ["ping"]
+        if net.run(ping + ["-c", "1", "-W", "1", addr], timeout=10).returncode == 0:
             return
-    raise TapFigureFailed("no ping6 answer from %s" % GUEST6)
+    raise TapFigureFailed("no ping answer from %s" % addr)
 
 
 # --- one guest's figures ------------------------------------------------------
@@ -240,7 +244,7 @@ def figures(net, g, seconds, port):
     the host's iperf server (port + 1 too)."""
     res, notes = {}, []
     try:
-        wait_ipv6(net)
+        wait_ping(net, GUEST6)
         v6 = True
     except (TapFigureFailed, GuestFailed) as e:
         notes.append("IPv6 figures left out: %s" % e)
@@ -296,6 +300,7 @@ def icount_figures(net, g, nbytes, port):
     """Guest instructions (-icount shift=0: one per ns of guest time) per
     received and per sent MSS of TCP payload, and per frame."""
     res = {}
+    wait_ping(net, g.ip, tries=90)
     ns0, rx0, tx0 = counters(g)
     r = net.run(["iperf", "-c", g.ip, "-n", str(nbytes), "-y", "C"], timeout=900)
     if not iperf_csv(r.stdout.decode())[1]:
