@@ -19,34 +19,6 @@
 #include "mm/mm.h"
 #include "net/capture.h"
 
-static void body_free(void *body)
-{
-	kfree(body);
-}
-
-static int answer(struct http_response *resp, char *buf, size_t len,
-		  const char *type)
-{
-	resp->status = 200;
-	resp->content_type = type;
-	resp->body = buf;
-	resp->body_len = (uint32_t)len;
-	resp->body_owned = buf;
-	resp->body_release = body_free;
-	return 200;
-}
-
-static int answer_text(struct http_response *resp, const char *text)
-{
-	size_t len = strlen(text);
-	char *buf = kmalloc(len + 1, GFP_KERNEL);
-
-	if (!buf)
-		return 503;
-	memcpy(buf, text, len + 1);
-	return answer(resp, buf, len, "text/plain");
-}
-
 /* GET /capture.pcap. Frames keep coming while a capture records: sized
  * with room for a few more, and once more if it still grew. */
 static int serve_pcap(struct http_response *resp)
@@ -61,8 +33,9 @@ static int serve_pcap(struct http_response *resp)
 			return 503;
 		len = net_capture_pcap(buf, want);
 		if (len <= want)
-			return answer(resp, buf, len,
-				      "application/vnd.tcpdump.pcap");
+			return http_answer_body(resp, buf, len,
+						"application/vnd.tcpdump.pcap",
+						http_body_kfree);
 		kfree(buf);
 		want = len + 16384;
 	}
@@ -83,7 +56,7 @@ static int serve_start(const struct http_request *req,
 	if (err)
 		return 503;
 	http_control_log(req, "capture of %s", cmdline_get("capture_filter"));
-	return answer_text(resp, "capturing\n");
+	return http_answer_text(resp, "capturing\n");
 }
 
 static int serve_stop(const struct http_request *req,
@@ -97,7 +70,7 @@ static int serve_stop(const struct http_request *req,
 		net_capture_stop();
 		http_control_log(req, "capture stopped");
 	}
-	return answer_text(resp, "stopped\n");
+	return http_answer_text(resp, "stopped\n");
 }
 
 int app_capture_serve(const struct http_request *req,

@@ -30,18 +30,6 @@
 
 typedef int (*report_fn)(char *buf, size_t size);
 
-/* An owned body of @len bytes at @buf: the engine frees it once queued. */
-static int answer(struct http_response *resp, char *buf, int len,
-		  const char *type)
-{
-	resp->status = 200;
-	resp->content_type = type;
-	resp->body = buf;
-	resp->body_len = (uint32_t)len;
-	resp->body_owned = buf;
-	return 200;
-}
-
 /* A report into a heap body. Samples keep arriving while a session runs,
  * so leave slack and retry with the larger size if the report still
  * grew past it. */
@@ -58,22 +46,12 @@ static int answer_report(struct http_response *resp, report_fn report,
 			return 503;
 		len = report(buf, (size_t)want);
 		if (len < want)
-			return answer(resp, buf, len, type);
+			return http_answer_body(resp, buf, (size_t)len, type,
+						NULL);
 		mem_free(buf);
 		want = len + 4096;
 	}
 	return 503;
-}
-
-static int answer_text(struct http_response *resp, const char *text)
-{
-	int len = (int)strlen(text);
-	char *buf = mem_malloc((mem_size_t)(len ? len : 1));
-
-	if (!buf)
-		return 503;
-	memcpy(buf, text, (size_t)len);
-	return answer(resp, buf, len, "text/plain");
 }
 
 /* POST /profile/start[/HZ]: arg is what follows "/profile/start". */
@@ -102,7 +80,7 @@ static int serve_start(const struct http_request *req,
 		return err == -1 ? 400 : 503;
 	http_control_log(req, "profiler at %ld Hz on every CPU", hz);
 	snprintf(text, sizeof(text), "started hz=%ld\n", hz);
-	return answer_text(resp, text);
+	return http_answer_text(resp, text);
 }
 
 /* POST /profile/stop: stopping what is not running is no action (no
@@ -118,7 +96,7 @@ static int serve_stop(const struct http_request *req,
 		profile_stop();
 		http_control_log(req, "profiler stopped");
 	}
-	return answer_text(resp, "stopped\n");
+	return http_answer_text(resp, "stopped\n");
 }
 
 int app_profile_serve(const struct http_request *req,

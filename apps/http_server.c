@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "kernel/console.h"
+#include "mm/mm.h"
 #include "lwip/mem.h"
 #include "lwip/pbuf.h"
 #include "lwip/tcp.h"
@@ -511,4 +512,32 @@ int http_server_start(uint16_t port, const struct http_site *s)
 void http_server_stats_read(struct http_server_stats *out)
 {
 	*out = stats;
+}
+
+int http_answer_body(struct http_response *resp, void *body, size_t len,
+		     const char *type, void (*release)(void *body))
+{
+	resp->status = 200;
+	resp->content_type = type;
+	resp->body = body;
+	resp->body_len = (uint32_t)len;
+	resp->body_owned = body;
+	resp->body_release = release;
+	return 200;
+}
+
+void http_body_kfree(void *body)
+{
+	kfree(body);
+}
+
+int http_answer_text(struct http_response *resp, const char *text)
+{
+	size_t len = strlen(text);
+	char *copy = kmalloc(len + 1, GFP_KERNEL);
+
+	if (!copy)
+		return 503;
+	memcpy(copy, text, len + 1);
+	return http_answer_body(resp, copy, len, "text/plain", http_body_kfree);
 }

@@ -100,6 +100,25 @@ struct http_site {
 };
 
 /**
+ * http_answer_body - fill @resp with a 200 of @type whose body is @len
+ * bytes at @body, owned: the engine gives @body to @release once queued
+ * (to mem_free() when @release is NULL).
+ * Return: 200, for a serve function to return.
+ */
+int http_answer_body(struct http_response *resp, void *body, size_t len,
+		     const char *type, void (*release)(void *body));
+
+/* http_body_kfree - the @release of a body from kmalloc(). */
+void http_body_kfree(void *body);
+
+/**
+ * http_answer_text - fill @resp with a 200 text/plain of a copy of @text
+ * (short replies to actions: "stopped\n").
+ * Return: 200, or 503 when there is no memory for the copy.
+ */
+int http_answer_text(struct http_response *resp, const char *text);
+
+/**
  * http_server_start - listen on TCP @port and serve @site.
  * Return: 0, or -1 (printed) if lwIP cannot listen.
  * Context: net CPU, after lwip_init().

@@ -260,12 +260,8 @@ static void serve_stats(struct http_response *resp)
 			break;
 		len = stats_json(body, (size_t)want);
 		if (len < want) {
-			resp->status = 200;
-			resp->content_type = "application/json";
-			resp->body = body;
-			resp->body_len = (uint32_t)len;
-			resp->body_owned = body;
-			resp->body_release = stats_buf_release;
+			http_answer_body(resp, body, (size_t)len,
+					 "application/json", stats_buf_release);
 			return;
 		}
 		stats_buf_release(body);
@@ -289,11 +285,7 @@ static void serve_schema(struct http_response *resp)
 		return;
 	}
 	stats_schema_json(body, (size_t)len + 1);
-	resp->status = 200;
-	resp->content_type = "application/json";
-	resp->body = body;
-	resp->body_len = (uint32_t)len;
-	resp->body_owned = body;
+	http_answer_body(resp, body, (size_t)len, "application/json", NULL);
 }
 
 static void site_serve(const struct http_request *req,

@@ -31,34 +31,6 @@
 /* The room the writer may fill: the body's bound less its slack. */
 #define TRACE_HTTP_LIMIT (TRACE_JSON_MAX - 4096)
 
-static void body_free(void *body)
-{
-	kfree(body);
-}
-
-static int answer(struct http_response *resp, char *buf, int len,
-		  const char *type)
-{
-	resp->status = 200;
-	resp->content_type = type;
-	resp->body = buf;
-	resp->body_len = (uint32_t)len;
-	resp->body_owned = buf;
-	resp->body_release = body_free;
-	return 200;
-}
-
-static int answer_text(struct http_response *resp, const char *text)
-{
-	size_t len = strlen(text);
-	char *buf = kmalloc(len + 1, GFP_KERNEL);
-
-	if (!buf)
-		return 503;
-	memcpy(buf, text, len + 1);
-	return answer(resp, buf, (int)len, "text/plain");
-}
-
 /* GET /trace.json. Events keep arriving while a session records: sized
  * with slack, and once more with the larger size if it still grew. */
 static int serve_json(struct http_response *resp)
@@ -76,7 +48,9 @@ static int serve_json(struct http_response *resp)
 			return 503;
 		len = trace_json(buf, want, TRACE_HTTP_LIMIT, 0);
 		if ((size_t)len < want)
-			return answer(resp, buf, len, "application/json");
+			return http_answer_body(resp, buf, (size_t)len,
+						"application/json",
+						http_body_kfree);
 		kfree(buf);
 		want = (size_t)len + 4096;
 	}
@@ -102,7 +76,7 @@ static int serve_start(const struct http_request *req,
 		return 503;
 	http_control_log(req, "trace of %s", arg + 1);
 	snprintf(text, sizeof(text), "recording %s\n", arg + 1);
-	return answer_text(resp, text);
+	return http_answer_text(resp, text);
 }
 
 static int serve_stop(const struct http_request *req,
@@ -116,7 +90,7 @@ static int serve_stop(const struct http_request *req,
 		trace_stop();
 		http_control_log(req, "trace stopped");
 	}
-	return answer_text(resp, "stopped\n");
+	return http_answer_text(resp, "stopped\n");
 }
 
 int app_trace_serve(const struct http_request *req, struct http_response *resp)

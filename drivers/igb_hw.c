@@ -240,7 +240,8 @@ static int igb_alloc_pairs(struct igb *g)
  * TSO's tables, on every queue or none: TSO is an optimisation, so a part
  * short of memory still comes up, sending unmerged. Also none when they
  * would take more than 1/64 of the free memory (a 33 KiB table a queue;
- * at -m 16M the guest needs every page for buffers).
+ * at -m 7M, 295 pages free at the probe, the guest needs every page for
+ * buffers).
  */
 static void igb_alloc_tso(struct igb *g, const char *where)
 {
@@ -373,17 +374,22 @@ static void report(const struct igb *g, const struct pci_dev *d)
  * (@queues), up to what the part spreads RSS over, and up to the MSI-X
  * vectors (one per pair plus the link's). A function without MSI-X gets
  * one pair: a shared MSI or INTx vector cannot tell the queues apart.
- * And no more pairs than their full RX rings fit in half the free memory
- * (one at least): each takes 530 KiB of buffers, and at -m 16M on q35,
- * with 233 pages free, two pairs took them all and DHCP never finished.
+ * And no more pairs than their full RX rings fit in a quarter of the
+ * free memory (one at least): each takes 530 KiB of buffers, and the
+ * rest of the boot (lwIP's pools, the other CPUs, the apps) and the
+ * traffic need the other three quarters. Measured on q35 with 2 CPUs:
+ * at -m 8M the probe finds 548 free pages (2.1 MiB), whose half held two
+ * pairs; after a flood every page was in their rings, refills failed
+ * and nothing was answered for good. A quarter holds one, as at -m 7M
+ * (295 free pages); -m 12M (1532) keeps two.
  */
 static int igb_queue_count(const struct igb_model *m, const struct pci_dev *d,
 			   int queues)
 {
 	int nq = queues < m->max_queues ? queues : m->max_queues;
 	int vectors = pci_msix_size(d);
-	uint64_t half = (uint64_t)nr_free_pages() * MM_PAGE_SIZE / 2;
-	int fit = (int)(half / IGB_PAIR_RX_BYTES);
+	uint64_t quarter = (uint64_t)nr_free_pages() * MM_PAGE_SIZE / 4;
+	int fit = (int)(quarter / IGB_PAIR_RX_BYTES);
 
 	if (nq > IGB_MAX_QUEUES)
 		nq = IGB_MAX_QUEUES;

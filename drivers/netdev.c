@@ -155,6 +155,8 @@ static const struct stat_desc netdev_counters[] = {
 		       "frames the device hashed for RSS"),
 	NETDEV_COUNTER(rx_rss_other_queue, "packets",
 		       "hashed frames on another queue than the table names"),
+	NETDEV_COUNTER(rx_other_cpu, "packets",
+		       "frames handed up on another CPU than the queue's"),
 };
 _Static_assert(STAT_TABLE_LEN(netdev_counters) * sizeof(uint64_t) ==
 		       sizeof(struct netdev_stats),

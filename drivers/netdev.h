@@ -140,6 +140,10 @@ struct netdev_stats {
 	 * device hashed, and those of them that came on another queue than
 	 * the one rss_table names for their hash (0 while steering holds) */
 	uint64_t rx_rss_hashed, rx_rss_other_queue;
+	/* frames the queue's rx_poll handed up on another CPU than the
+	 * queue's (counted by the stack; 0 while each queue is polled only
+	 * by its own CPU, as the RX half's single writer requires) */
+	uint64_t rx_other_cpu;
 	/* offloads (virtio-net; rx_csum_valid also e1000e): RX half */
 	uint64_t rx_csum_valid;	  /* device checked the sum: DATA_VALID, or
 				 * e1000e's TCPCS/UDPCS without error */

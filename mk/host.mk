@@ -115,12 +115,15 @@ $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_e1000 \
 		$(BUILD)/host/$(v)/tests/drivers/test_e1000e): \
 	$(wildcard drivers/e1000*.[ch] drivers/gbe_hw.[ch] drivers/netdev.[ch] \
 		drivers/drv_port.h drivers/pci.h)
+$(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_e1000e): \
+	tests/host/drivers/gbe_sim.h
 # tests/host/drivers/test_igb.c plays the 82576 against igb.c, igb_hw.c,
-# gbe_hw.c, frame_hdr.c and netdev.c the same way.
+# gbe_hw.c, frame_hdr.c and netdev.c the same way; it and test_e1000e.c
+# share the simulated part of tests/host/drivers/gbe_sim.h.
 $(foreach v,$(HOST_VARIANTS),$(BUILD)/host/$(v)/tests/drivers/test_igb): \
 	$(wildcard drivers/igb*.[ch] drivers/gbe_hw.[ch] drivers/netdev.[ch] \
 		drivers/frame_hdr.[ch] drivers/tcp_merge.[ch] drivers/e1000*_regs.h \
-		drivers/drv_port.h drivers/pci.h)
+		drivers/drv_port.h drivers/pci.h) tests/host/drivers/gbe_sim.h
 # tests/host/drivers/test_virtqueue.c, test_virtq_event.c, test_virtio_gso.c
 # and test_virtio_pci.c do the same with the virtio files (they play the
 # device against the driver's rings and capabilities); all but the last

@@ -134,6 +134,10 @@ static void glue_rx(struct netdev *dev, int q, void *frame, uint32_t len,
 {
 	struct glue_queue *gq = dev->queues[q].stack;
 
+	/* Each queue's frames are handled on its own CPU (net_poll.c):
+	 * count any that are not, so a test can prove it. */
+	if (this_cpu_id() != dev->queues[q].cpu)
+		dev->queues[q].stats.rx_other_cpu++;
 	if ((flags & (NETDEV_RX_HASH_L3 | NETDEV_RX_HASH_L4)) &&
 	    !(flags & NETDEV_RX_MORE))
 		glue_rx_rss(dev, q, hash);

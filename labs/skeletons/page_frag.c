@@ -27,6 +27,12 @@
 #include "lab_todo.h"
 #include "page_frag_internal.h"
 
+/* Given: trace points (mm_trace.h) of what the given code does. */
+TRACE_EVENT(ev_frag_alloc, TRACE_MM, "page_frag_alloc", {"addr", TRACE_HEX},
+	    {"caller", TRACE_SYM}, {"size", TRACE_DEC});
+TRACE_EVENT(ev_frag_drain, TRACE_MM, "page_frag_drain", {"block", TRACE_HEX},
+	    {"caller", TRACE_SYM});
+
 static atomic_bool page_frag_order0_only;
 
 void page_frag_force_order0(bool on)
@@ -222,6 +228,25 @@ page_frag_alloc_armed(struct page_frag_cache *nc, unsigned int fragsz,
 	return __page_frag_alloc(nc, fragsz, gfp, align_mask);
 }
 
+/*
+ * The mm class traces: the same allocation (failure injection included),
+ * recorded with the caller of page_frag_alloc*. Out of line and called in
+ * tail position, like the injection.
+ */
+static __attribute__((noinline)) void *
+page_frag_alloc_traced(struct page_frag_cache *nc, unsigned int fragsz,
+		       gfp_t gfp, unsigned int align_mask, const void *caller)
+{
+	void *va;
+
+	if (mm_fault_should_fail(MM_FAULT_FRAG))
+		va = __page_frag_alloc_injected();
+	else
+		va = __page_frag_alloc(nc, fragsz, gfp, align_mask);
+	mm_trace(&ev_frag_alloc, (uintptr_t)va, (uintptr_t)caller, fragsz, 0);
+	return va;
+}
+
 /* Any failure-injection site armed? One relaxed load (fault_inject.h). */
 static inline bool page_frag_fault_armed(void)
 {
@@ -233,6 +258,9 @@ void *__page_frag_alloc_align(struct page_frag_cache *nc, unsigned int fragsz,
 {
 	if (mm_unlikely(!page_frag_fragsz_ok(fragsz)))
 		return NULL;
+	if (mm_unlikely(mm_tracing()))
+		return page_frag_alloc_traced(nc, fragsz, gfp, align_mask,
+					      __builtin_return_address(0));
 	if (mm_unlikely(page_frag_fault_armed()))
 		return page_frag_alloc_armed(nc, fragsz, gfp, align_mask);
 	return __page_frag_alloc(nc, fragsz, gfp, align_mask);
@@ -243,6 +271,9 @@ void *page_frag_alloc(struct page_frag_cache *nc, unsigned int fragsz,
 {
 	if (mm_unlikely(!page_frag_fragsz_ok(fragsz)))
 		return NULL;
+	if (mm_unlikely(mm_tracing()))
+		return page_frag_alloc_traced(nc, fragsz, gfp, 0,
+					      __builtin_return_address(0));
 	if (mm_unlikely(page_frag_fault_armed()))
 		return page_frag_alloc_armed(nc, fragsz, gfp, 0);
 	return __page_frag_alloc(nc, fragsz, gfp, 0);
@@ -260,6 +291,8 @@ void page_frag_cache_drain(struct page_frag_cache *nc)
 		struct page *page = virt_to_page(page_frag_block_va(encoded));
 
 		page_frag_count(PF_DRAINS);
+		mm_trace(&ev_frag_drain, (uintptr_t)page_address(page),
+			 (uintptr_t)__builtin_return_address(0), 0, 0);
 		if (page_ref_sub_and_test(page, (int)nc->pagecnt_bias))
 			page_frag_release_block(page);
 	}

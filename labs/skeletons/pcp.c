@@ -22,8 +22,12 @@
  * Lock order: pcp->lock, then z->lock, always with
  * mm_spin_lock_irqsave.
  */
+#include "mm_trace.h"
 #include "lab_todo.h"
 #include "pcp.h"
+
+/* Given: the trace point (mm_trace.h) of drain_all_pages. */
+TRACE_EVENT(ev_drain_all, TRACE_MM, "drain_all_pages", {"caller", TRACE_SYM});
 
 atomic_bool mm_pcp_enabled = PCP_ENABLED_DEFAULT != 0;
 
@@ -203,16 +207,19 @@ int drain_all_pages_add(void (*drain)(void))
  */
 void drain_all_pages(void)
 {
+	const void *caller = __builtin_return_address(0);
+
+	mm_trace_begin(&ev_drain_all, (uintptr_t)caller, 0, 0, 0);
 	for (int i = 0; i < DRAIN_ALL_PAGES_HOOKS && drain_hooks[i]; i++)
 		drain_hooks[i]();
-	/* Off, the lists are empty and held by the switch. */
-	if (!atomic_load_explicit(&mm_pcp_enabled, memory_order_relaxed))
-		return;
-	/* All slots, not just mm_nr_cpus(): a thread that never said which
-	 * CPU it is runs as CPU 0, but a misnumbered one must not leak. */
-	for (int n = 0; n < mm_nr_zones; n++)
-		for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++)
-			pcp_drain_cpu(&mm_zones[n], cpu);
+	/* Off, the lists are empty and held by the switch. All slots, not
+	 * just mm_nr_cpus(): a thread that never said which CPU it is runs
+	 * as CPU 0, but a misnumbered one must not leak. */
+	if (atomic_load_explicit(&mm_pcp_enabled, memory_order_relaxed))
+		for (int n = 0; n < mm_nr_zones; n++)
+			for (int cpu = 0; cpu < MM_MAX_CPUS; cpu++)
+				pcp_drain_cpu(&mm_zones[n], cpu);
+	mm_trace_end(&ev_drain_all, (uintptr_t)caller, 0, 0, 0);
 }
 
 /*

@@ -32,6 +32,23 @@
 struct list_head slab_caches = LIST_HEAD_INIT(slab_caches);
 mm_spinlock_t slab_caches_lock = MM_SPINLOCK_INIT;
 
+/* Given: trace points (mm_trace.h) of what the given code does. kmalloc's
+ * small sizes are these events of its caches (kmalloc-64, ...). */
+TRACE_EVENT(ev_slab_alloc, TRACE_MM, "slab_alloc", {"obj", TRACE_HEX},
+	    {"caller", TRACE_SYM}, {"cache", TRACE_STR}, {"size", TRACE_DEC});
+TRACE_EVENT(ev_slab_free, TRACE_MM, "slab_free", {"obj", TRACE_HEX},
+	    {"caller", TRACE_SYM}, {"cache", TRACE_STR}, {"size", TRACE_DEC});
+TRACE_EVENT(ev_slab_remote_free, TRACE_MM, "slab_remote_free",
+	    {"obj", TRACE_HEX}, {"caller", TRACE_SYM}, {"cache", TRACE_STR},
+	    {"node", TRACE_DEC});
+
+static void trace_obj(const struct trace_desc *ev, const struct kmem_cache *s,
+		      const void *obj, const void *caller)
+{
+	mm_trace(ev, (uintptr_t)obj, (uintptr_t)caller, (uintptr_t)s->name,
+		 s->object_size);
+}
+
 /* ---------------------------------------------------------------------
  * Slabs: carving a page block into objects, and giving it back.
  */
@@ -366,8 +383,11 @@ __attribute__((noinline)) void *slab_alloc_slow(struct kmem_cache *s, gfp_t gfp,
 	stat_add(&c->allocs, obj != NULL);
 	mm_irq_restore(flags);
 	if (mm_unlikely(!obj))
-		return alloc_failed(s, gfp, numa_mem_id());
-	return slab_alloc_finish(s, gfp, obj, caller);
+		obj = alloc_failed(s, gfp, numa_mem_id());
+	else
+		obj = slab_alloc_finish(s, gfp, obj, caller);
+	trace_obj(&ev_slab_alloc, s, obj, caller);
+	return obj;
 }
 
 /* failslab: fail as an exhausted cache does (counted in alloc_fail),
@@ -397,8 +417,11 @@ static void *slab_alloc_other_node(struct kmem_cache *s, gfp_t gfp, int nid,
 		stat_add(&c->allocs, 1);
 	mm_irq_restore(flags);
 	if (!obj)
-		return alloc_failed(s, gfp, nid);
-	return slab_alloc_finish(s, gfp, obj, caller);
+		obj = alloc_failed(s, gfp, nid);
+	else
+		obj = slab_alloc_finish(s, gfp, obj, caller);
+	trace_obj(&ev_slab_alloc, s, obj, caller);
+	return obj;
 }
 
 void *__kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp, int nid, void *caller)
@@ -423,6 +446,18 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 	return __kmem_cache_alloc(s, gfp, nid, __builtin_return_address(0));
 }
 
+static void trace_free(const struct kmem_cache *s, const void *obj,
+		       const void *caller)
+{
+	int nid = obj_nid(obj);
+
+	if (nid == numa_mem_id())
+		trace_obj(&ev_slab_free, s, obj, caller);
+	else
+		mm_trace(&ev_slab_remote_free, (uintptr_t)obj,
+			 (uintptr_t)caller, (uintptr_t)s->name, (uint32_t)nid);
+}
+
 /* Slow path of free (slab_free in slab_internal.h): debug or dead cache,
  * remote object, full magazine. */
 __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s, void *obj,
@@ -445,6 +480,8 @@ __attribute__((noinline)) void slab_free_slow(struct kmem_cache *s, void *obj,
 	} else {
 		obj_mark_free(s, obj);
 	}
+	if (mm_unlikely(mm_tracing()))
+		trace_free(s, obj, caller);
 
 	unsigned long flags = mm_irq_save();
 	struct kmem_cache_cpu *c = cache_cpu(s, mm_this_cpu());

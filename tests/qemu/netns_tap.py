@@ -39,14 +39,16 @@ class GuestError(qemu_guest.GuestFailed):
 
 class TapNet:
     """Namespace NAME with tap0 = HOST_IP/24 (MTU mtu), up. The guest is
-    GUEST_IP on the same /24."""
+    GUEST_IP on the same /24. queues > 1: tap0 is a multi_queue tap and
+    each guest's NIC gets that many of its queues (qemu-run --queues)."""
 
-    def __init__(self, subnet=None, mtu=1500):
+    def __init__(self, subnet=None, mtu=1500, queues=1):
         third = random.randrange(16, 250) if subnet is None else subnet
         self.ns = "tapnet-%d-%d" % (os.getpid(), random.randrange(1 << 20))
         self.host_ip = "192.168.%d.1" % third
         self.guest_ip = "192.168.%d.2" % third
         self.mtu = mtu
+        self.queues = queues
         self.guests = []
 
     @staticmethod
@@ -77,7 +79,8 @@ class TapNet:
         if r.returncode != 0:
             raise GuestError("ip netns add: %s" % r.stderr.decode().strip())
         try:
-            self.run(["ip", "tuntap", "add", "dev", "tap0", "mode", "tap"], check=True)
+            self.run(["ip", "tuntap", "add", "dev", "tap0", "mode", "tap"]
+                     + (["multi_queue"] if self.queues > 1 else []), check=True)
             self.run(["ip", "link", "set", "tap0", "mtu", str(self.mtu)], check=True)
             self.run(["ip", "addr", "add", self.host_ip + "/24", "dev", "tap0"], check=True)
             self.run(["ip", "link", "set", "tap0", "up"], check=True)
@@ -119,7 +122,8 @@ class TapGuest(qemu_guest.Guest):
         super().__init__(os.path.join(workdir, "tap%d.serial.log" % len(net.guests)),
                          ip=net.guest_ip, netns=net.ns, kernel=kernel or KERNEL, smp=smp,
                          nic=nic, net="tap:tap0", mac=self.mac, append=cmdline.strip(),
-                         mem=mem, vnet_hdr=vnet_hdr, icount=icount, services={"http": "80"})
+                         mem=mem, vnet_hdr=vnet_hdr, icount=icount, services={"http": "80"},
+                         queues=net.queues if net.queues > 1 else None)
 
     def fail(self, msg):
         raise GuestError("%s\n%s" % (msg, self.describe()))

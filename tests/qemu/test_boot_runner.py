@@ -121,9 +121,15 @@ def test_queues_make_a_multiqueue_tap_and_virtio_mq():
     assert "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56,mq=on,vectors=10" in cmd
 
 
+def test_queues_give_igb_a_multiqueue_tap_and_no_virtio_options():
+    cmd = " ".join(dry_run("--net", "tap:tap0", "--queues", "4", "--nic", "igb"))
+    assert "tap,id=n0,ifname=tap0,script=no,downscript=no,queues=4" in cmd
+    assert "-device igb,netdev=n0,mac=52:54:00:12:34:56 " in cmd + " "
+
+
 def test_queues_and_pxb_refuse_what_cannot_work():
     for args, msg in ((["--queues", "2"], "needs --net tap"),
-                      (["--net", "tap:t", "--queues", "2", "--nic", "e1000"], "virtio"),
+                      (["--net", "tap:t", "--queues", "2", "--nic", "e1000"], "virtio NIC or igb"),
                       (["--nic-pxb", "1"], "--numa nodes"),
                       (["--machine", "pc", "--numa", "0:1G", "--numa", "1:1G",
                         "--nic-pxb", "1"], "q35")):

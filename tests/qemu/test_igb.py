@@ -121,17 +121,21 @@ def test_rss_spreads_24_flows_over_every_queue_as_the_table_says(qemu):
                                        for q in range(4)])
 
 
-def test_small_guest_gets_the_queue_pairs_its_memory_holds_and_its_address(qemu):
-    """-m 7M on q35 leaves about 400 free pages (-m 16M left 233 while
-    every CPU slot's stacks were in the kernel image): two pairs' full RX
-    rings (530 KiB each) would take nearly all, and DHCP never finished.
-    The probe keeps one pair and no TSO tables, and the guest gets its
-    address."""
+def test_small_guest_gets_the_queue_pairs_its_memory_holds_and_answers_tcp(qemu):
+    """-m 7M on q35 leaves 295 free pages at the probe: two pairs' full
+    RX rings (530 KiB each) would take nearly all (with 233 free pages
+    two pairs once took every one, and DHCP never finished). The probe
+    keeps one pair and no TSO tables; the guest gets its address and
+    answers a 64 KiB TCP echo byte-identical."""
+    echo = free_port()
     vm = qemu.start(append="nic=igb app=echo", nic="igb", smp=2, mem="7M",
-                    mac="52:54:00:1b:16:%02x" % (free_port() % 256))
+                    mac="52:54:00:1b:16:%02x" % (echo % 256), hostfwd=["%d:7" % echo])
     vm.wait_for(r"^igb: 00:\w\w\.\d: 1 of 2 queue pairs: the free memory holds "
                 r"no more RX buffers$")
     vm.wait_for(r"^igb: 00:\w\w\.\d: TSO off: its tables would take more than "
                 r"1/64 of the free memory$")
     vm.wait_for(r"^igb: eth0 .* queues=1 link up$")
     assert up_line(vm, "eth0", "igb") == "10.0.2.15"
+    vm.wait_for(r"^net: listening")
+    data = bytes((i * 13 + (i >> 9)) & 0xff for i in range(64 * 1024))
+    assert tcp_echo(echo, data, timeout=60) == data

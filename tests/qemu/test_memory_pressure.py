@@ -44,7 +44,7 @@ def failures(st):
 
 
 @pytest.mark.parametrize("nic, alloc", [("virtio", "native"), ("e1000", "native"),
-                                        ("virtio", "stock")])
+                                        ("igb", "native"), ("virtio", "stock")])
 def test_smallest_memory_flooded_counts_failures_recovers_and_leaks_nothing(
         tap_net, tmp_path, nic, alloc):
     g = tap_net.start_guest(str(tmp_path), nic=nic, alloc=alloc, mem=SMALLEST_MEM)

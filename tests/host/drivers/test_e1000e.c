@@ -1,7 +1,7 @@
 /*
  * The e1000e (82574L) driver against a simulated 82574: the register file
- * is plain memory and the test plays the device. Time is the device's
- * clock: each drv_clock_ms() call is a millisecond passing, in which the
+ * is plain memory and the test plays the device (gbe_sim.h, shared with
+ * the igb test). Time is the device's clock: each drv_clock_ms() call is a millisecond passing, in which the
  * simulated part completes what the driver asked for (the reset clears
  * CTRL.RST and sets EECD.AUTO_RD, PCIe master requests drain, an EERD
  * read returns its NVM word in the 82541/82574 layout). The ring tests
@@ -31,112 +31,24 @@
 
 /* ------------------------------------------------ fake kernel and PCI */
 
-#define BAR0_SIZE 0x20000
-#define NVM_WORDS 0x40
+#include "gbe_sim.h"
 
-static uint8_t *regs;
-static uint64_t fake_ms;
-static struct pci_dev fake_pci[3];
-static int nfake_pci;
-static uint16_t nvm[NVM_WORDS];
-static bool master_stuck;  /* PCIe requests never drain */
-static bool reset_stuck;   /* CTRL.RST never clears */
-static char console[4096]; /* everything the driver printed */
-/* Each fake function's command register bus-master bit (as firmware or
- * the driver left it). */
-static bool bus_master[3];
-
-void drv_printf(const char *fmt, ...)
-{
-	size_t n = strlen(console);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(console + n, sizeof(console) - n, fmt, ap);
-	va_end(ap);
-}
-
-static uint32_t *reg(unsigned int off)
-{
-	return (uint32_t *)(regs + off);
-}
-
-/* One millisecond of the simulated 82574's life. */
+/* One millisecond of the simulated 82574's life: a reset also ends its
+ * NVM auto-read. */
 uint64_t drv_clock_ms(void)
 {
-	uint32_t eerd = *reg(E1000_EERD);
-
-	if ((*reg(E1000_CTRL) & E1000_CTRL_RST) && !reset_stuck) {
-		*reg(E1000_CTRL) &= ~E1000_CTRL_RST;
+	if (gbe_sim_tick())
 		*reg(E1000E_EECD) |= E1000E_EECD_AUTO_RD;
-	}
-	if ((*reg(E1000_CTRL) & E1000E_CTRL_GIO_MASTER_DISABLE) &&
-	    !master_stuck)
-		*reg(E1000_STATUS) &= ~E1000E_STATUS_GIO_MASTER_EN;
-	if ((eerd & E1000_EERD_START) && !(eerd & E1000_EERD_DONE_82541)) {
-		unsigned int word =
-			(eerd >> E1000_EERD_ADDR_SHIFT_82541) & 0x3fff;
-
-		*reg(E1000_EERD) = (uint32_t)(word < NVM_WORDS ? nvm[word] : 0)
-					   << E1000_EERD_DATA_SHIFT |
-				   E1000_EERD_DONE_82541;
-	}
-	return ++fake_ms;
-}
-
-int pci_count(void)
-{
-	return nfake_pci;
-}
-
-struct pci_dev *pci_get(int i)
-{
-	return i >= 0 && i < nfake_pci ? &fake_pci[i] : NULL;
-}
-
-void pci_enable(struct pci_dev *d)
-{
-	bus_master[d - fake_pci] = true;
-}
-
-void pci_disable_master(const struct pci_dev *d)
-{
-	bus_master[d - fake_pci] = false;
-}
-
-volatile void *pci_map_bar(const struct pci_dev *d, int bar)
-{
-	(void)d;
-	return bar == 0 ? regs : NULL;
+	return fake_ms;
 }
 
 #include "e1000_irq_fake.h"
-
-static void add_pci(uint16_t device, uint8_t slot)
-{
-	fake_pci[nfake_pci++] = (struct pci_dev){
-		.vendor = 0x8086, .device = device, .dev = slot};
-}
 
 /* ------------------------------------------------- the simulated NIC */
 
 static const uint8_t nvm_mac[6] = {0x52, 0x54, 0x00, 0xe1, 0x0e, 0x01};
 static const uint8_t ral_mac[6] = {0x52, 0x54, 0x00, 0xe1, 0x0e, 0x02};
 static uint32_t hw_rdh, hw_tdh;
-
-/* NVM words 0..2 the MAC, word 0x3f making the 0..0x3f sum 0xBABA. */
-static void nvm_fill(bool good_checksum)
-{
-	uint16_t sum = 0;
-
-	memset(nvm, 0, sizeof(nvm));
-	for (int i = 0; i < 3; i++)
-		nvm[i] = (uint16_t)(nvm_mac[2 * i] | nvm_mac[2 * i + 1] << 8);
-	nvm[0x10] = 0x1234; /* something else the part keeps there */
-	for (int i = 0; i < NVM_WORDS - 1; i++)
-		sum = (uint16_t)(sum + nvm[i]);
-	nvm[NVM_WORDS - 1] = (uint16_t)(0xbaba - sum + (good_checksum ? 0 : 1));
-}
 
 static struct e1000_rx_desc *hw_rx_ring(void)
 {
@@ -212,29 +124,14 @@ static int setup(void **state)
 {
 	(void)state;
 	mm_test_boot(1, 32, 1);
-	regs = calloc(1, BAR0_SIZE);
-	assert_non_null(regs);
-	memset(bus_master, 0, sizeof(bus_master));
+	gbe_sim_reset(nvm_mac, ral_mac);
 	nleft_out = 0;
-	reset_stuck = false;
 	ne1000es = 0;
 	nnetdevs = 0;
-	nfake_pci = 0;
 	fake_irq_reset();
 	hw_rdh = hw_tdh = 0;
 	nheld = ndone = 0;
-	master_stuck = false;
-	console[0] = '\0';
 	e1000e_allow_offloads(&(struct e1000e_offloads){.rx_csum = true});
-	nvm_fill(true);
-	*reg(E1000_RAL0) = (uint32_t)ral_mac[0] | (uint32_t)ral_mac[1] << 8 |
-			   (uint32_t)ral_mac[2] << 16 |
-			   (uint32_t)ral_mac[3] << 24;
-	*reg(E1000_RAH0) =
-		(uint32_t)ral_mac[4] | (uint32_t)ral_mac[5] << 8 | E1000_RAH_AV;
-	*reg(E1000_STATUS) = E1000_STATUS_LU | E1000_STATUS_FD |
-			     2u << E1000_STATUS_SPEED_SHIFT |
-			     E1000E_STATUS_GIO_MASTER_EN;
 	/* Extended descriptors and checksum offload on, as a previous
 	 * owner (or firmware) may have left them: the driver must undo it. */
 	*reg(E1000E_RFCTL) = E1000E_RFCTL_EXTEN;
@@ -287,7 +184,7 @@ static void test_bad_nvm_checksum_falls_back_to_ral(void **state)
 	struct netdev *dev;
 
 	(void)state;
-	nvm_fill(false);
+	gbe_sim_nvm_fill(nvm_mac, false);
 	dev = probe_one();
 	assert_memory_equal(dev->mac, ral_mac, 6);
 	assert_non_null(strstr(console, "(ral)"));

@@ -1,10 +1,11 @@
 /*
  * The igb driver against a simulated 82576: the register file is plain
- * memory and the test plays the device. Time is the device's clock:
- * each drv_clock_ms() call is a millisecond in which the simulated part
- * completes what the driver asked (the reset clears CTRL.RST, PCIe master
- * requests drain, an EERD read returns its NVM word, an MDIC access gets
- * READY and a PHY write is remembered). The ring tests write advanced
+ * memory and the test plays the device (gbe_sim.h, shared with the
+ * e1000e test). Time is the device's clock: each drv_clock_ms() call is
+ * a millisecond in which the simulated part completes what the driver
+ * asked (the reset clears CTRL.RST, PCIe master requests drain, an EERD
+ * read returns its NVM word, and here an MDIC access gets READY and a
+ * PHY write is remembered). The ring tests write advanced
  * descriptors back as the device would -- and as a broken or hostile one
  * might: a length past the buffer, a frame without EOP, status bits that
  * come without DD or out of ring order. The interrupt tests use the
@@ -38,33 +39,9 @@
 
 /* ------------------------------------------------ fake kernel and PCI */
 
-#define BAR0_SIZE 0x20000
-#define NVM_WORDS 0x40
+#include "gbe_sim.h"
 
-static uint8_t *regs;
-static uint64_t fake_ms;
-static struct pci_dev fake_pci[3];
-static int nfake_pci;
-static uint16_t nvm[NVM_WORDS];
-static bool reset_stuck;   /* CTRL.RST never clears */
-static uint16_t phy_bmcr;  /* the last value written to the PHY's BMCR */
-static char console[4096]; /* everything the driver printed */
-static bool bus_master[3];
-
-void drv_printf(const char *fmt, ...)
-{
-	size_t n = strlen(console);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(console + n, sizeof(console) - n, fmt, ap);
-	va_end(ap);
-}
-
-static uint32_t *reg(unsigned int off)
-{
-	return (uint32_t *)(regs + off);
-}
+static uint16_t phy_bmcr; /* the last value written to the PHY's BMCR */
 
 /* An MDIC access the driver started: done, a write to BMCR remembered. */
 static void phy_step(void)
@@ -80,51 +57,12 @@ static void phy_step(void)
 	*reg(E1000_MDIC) = v | E1000_MDIC_READY;
 }
 
-/* One millisecond of the simulated 82576's life. */
+/* One millisecond of the simulated 82576's life: its PHY answers too. */
 uint64_t drv_clock_ms(void)
 {
-	uint32_t eerd = *reg(E1000_EERD);
-
-	if ((*reg(E1000_CTRL) & E1000_CTRL_RST) && !reset_stuck)
-		*reg(E1000_CTRL) &= ~E1000_CTRL_RST;
-	if (*reg(E1000_CTRL) & E1000E_CTRL_GIO_MASTER_DISABLE)
-		*reg(E1000_STATUS) &= ~E1000E_STATUS_GIO_MASTER_EN;
-	if ((eerd & E1000_EERD_START) && !(eerd & E1000_EERD_DONE_82541)) {
-		unsigned int word =
-			(eerd >> E1000_EERD_ADDR_SHIFT_82541) & 0x3fff;
-
-		*reg(E1000_EERD) = (uint32_t)(word < NVM_WORDS ? nvm[word] : 0)
-					   << E1000_EERD_DATA_SHIFT |
-				   E1000_EERD_DONE_82541;
-	}
+	gbe_sim_tick();
 	phy_step();
-	return ++fake_ms;
-}
-
-int pci_count(void)
-{
-	return nfake_pci;
-}
-
-struct pci_dev *pci_get(int i)
-{
-	return i >= 0 && i < nfake_pci ? &fake_pci[i] : NULL;
-}
-
-void pci_enable(struct pci_dev *d)
-{
-	bus_master[d - fake_pci] = true;
-}
-
-void pci_disable_master(const struct pci_dev *d)
-{
-	bus_master[d - fake_pci] = false;
-}
-
-volatile void *pci_map_bar(const struct pci_dev *d, int bar)
-{
-	(void)d;
-	return bar == 0 ? regs : NULL;
+	return fake_ms;
 }
 
 int drv_nr_cpus(void)
@@ -134,30 +72,11 @@ int drv_nr_cpus(void)
 
 #include "e1000_irq_fake.h"
 
-static void add_pci(uint16_t device, uint8_t slot)
-{
-	fake_pci[nfake_pci++] = (struct pci_dev){
-		.vendor = 0x8086, .device = device, .dev = slot};
-}
-
 /* ------------------------------------------------- the simulated NIC */
 
 static const uint8_t nvm_mac[6] = {0x52, 0x54, 0x00, 0x1b, 0x00, 0x01};
 static const uint8_t ral_mac[6] = {0x52, 0x54, 0x00, 0x1b, 0x00, 0x02};
 static uint32_t hw_rdh, hw_tdh;
-
-/* NVM words 0..2 the MAC, word 0x3f making the 0..0x3f sum 0xBABA. */
-static void nvm_fill(void)
-{
-	uint16_t sum = 0;
-
-	memset(nvm, 0, sizeof(nvm));
-	for (int i = 0; i < 3; i++)
-		nvm[i] = (uint16_t)(nvm_mac[2 * i] | nvm_mac[2 * i + 1] << 8);
-	for (int i = 0; i < NVM_WORDS - 1; i++)
-		sum = (uint16_t)(sum + nvm[i]);
-	nvm[NVM_WORDS - 1] = (uint16_t)(0xbaba - sum);
-}
 
 static union igb_rx_desc *hw_rx_ring(void)
 {
@@ -266,29 +185,15 @@ static void stack_tx_done(struct netdev *d, int q, void *cookie)
 static void setup_machine(int nodes, size_t mib, int cpus)
 {
 	mm_test_boot(nodes, mib, cpus);
-	regs = calloc(1, BAR0_SIZE);
-	assert_non_null(regs);
-	memset(bus_master, 0, sizeof(bus_master));
+	gbe_sim_reset(nvm_mac, ral_mac);
 	nleft_out = 0;
-	reset_stuck = false;
 	phy_bmcr = 0;
 	nigbs = 0;
 	nnetdevs = 0;
-	nfake_pci = 0;
 	igb_allow_untested(false);
 	fake_irq_reset();
 	hw_rdh = hw_tdh = 0;
 	nheld = ndone = 0;
-	console[0] = '\0';
-	nvm_fill();
-	*reg(E1000_RAL0) = (uint32_t)ral_mac[0] | (uint32_t)ral_mac[1] << 8 |
-			   (uint32_t)ral_mac[2] << 16 |
-			   (uint32_t)ral_mac[3] << 24;
-	*reg(E1000_RAH0) =
-		(uint32_t)ral_mac[4] | (uint32_t)ral_mac[5] << 8 | E1000_RAH_AV;
-	*reg(E1000_STATUS) = E1000_STATUS_LU | E1000_STATUS_FD |
-			     2u << E1000_STATUS_SPEED_SHIFT |
-			     E1000E_STATUS_GIO_MASTER_EN;
 }
 
 static int setup(void **state)
@@ -311,6 +216,15 @@ static int setup_tiny(void **state)
 {
 	(void)state;
 	setup_machine(1, 2, 1);
+	return 0;
+}
+
+/* 4 MiB: a quarter of the free memory holds one pair's RX buffers, half
+ * of it three. */
+static int setup_small(void **state)
+{
+	(void)state;
+	setup_machine(1, 4, 1);
 	return 0;
 }
 
@@ -902,6 +816,24 @@ static void test_a_small_memory_gets_fewer_pairs_and_no_tso(void **state)
 	assert_null(((struct igb *)netdev_get(0)->priv)->pairs[0]->tx.batch);
 }
 
+/* The rings of the pairs kept take at most a quarter of the free memory:
+ * at half, two pairs of a q35 guest of -m 8M took every page after a
+ * flood and it answered nothing for good. */
+static void
+test_the_rings_take_at_most_a_quarter_of_the_free_memory(void **state)
+{
+	uint64_t free_bytes = (uint64_t)nr_free_pages() * MM_PAGE_SIZE;
+	struct netdev *dev;
+
+	(void)state;
+	assert_true(free_bytes / 2 >= 3 * IGB_PAIR_RX_BYTES);
+	dev = probe_queues(4);
+	assert_int_equal(dev->nqueues, 1);
+	assert_non_null(strstr(console, "igb: 00:02.0: 1 of 4 queue pairs: "
+					"the free memory holds no more RX "
+					"buffers\n"));
+}
+
 static void test_a_part_without_msix_gets_one_pair(void **state)
 {
 	(void)state;
@@ -1227,6 +1159,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_a_small_memory_gets_fewer_pairs_and_no_tso,
 			setup_tiny, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_the_rings_take_at_most_a_quarter_of_the_free_memory,
+			setup_small, teardown),
 		T(test_rss_key_table_and_fields_are_programmed),
 		T(test_the_stack_chooses_the_table),
 		T(test_the_hash_and_its_kind_go_up_with_the_frame),

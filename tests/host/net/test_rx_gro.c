@@ -61,6 +61,27 @@ static void fill_ip_sum(uint8_t *f)
 }
 
 /*
+ * The TCP header and data at @t, the same in both families: port 5001 to
+ * 40000, sequence number @seq, TCP flags @flags, @opts bytes of options
+ * (a multiple of 4) and @payload bytes of data that depend on @seq.
+ */
+static void put_tcp(uint8_t *t, uint32_t seq, uint16_t payload, uint8_t flags,
+		    unsigned int opts)
+{
+	put16(t, 5001);
+	put16(t + 2, 40000);
+	put32(t + 4, seq);
+	put32(t + 8, 0x11223344); /* ack */
+	t[12] = (uint8_t)((20 + opts) / 4 << 4);
+	t[13] = flags;
+	put16(t + 14, 29200); /* window */
+	for (unsigned int i = 0; i < opts; i++)
+		t[20 + i] = (uint8_t)(1 + i); /* option bytes */
+	for (unsigned int i = 0; i < payload; i++)
+		t[20 + opts + i] = (uint8_t)(seq + i);
+}
+
+/*
  * An Ethernet + IPv4 + TCP frame from 10.0.2.2:5001 to 10.0.2.15:40000
  * with @opts bytes of TCP options (a multiple of 4), @payload bytes of
  * data, sequence number @seq and TCP flags @flags. Returns its length.
@@ -83,17 +104,7 @@ static uint32_t make(uint8_t *f, uint32_t seq, uint16_t payload, uint8_t flags,
 	f[IP + 9] = 6;
 	put32(f + IP + 12, 0x0a000202);
 	put32(f + IP + 16, 0x0a00020f);
-	put16(f + TCP, 5001);
-	put16(f + TCP + 2, 40000);
-	put32(f + TCP + 4, seq);
-	put32(f + TCP + 8, 0x11223344); /* ack */
-	f[TCP + 12] = (uint8_t)((20 + opts) / 4 << 4);
-	f[TCP + 13] = flags;
-	put16(f + TCP + 14, 29200); /* window */
-	for (unsigned int i = 0; i < opts; i++)
-		f[TCP + 20 + i] = (uint8_t)(1 + i); /* option bytes */
-	for (unsigned int i = 0; i < payload; i++)
-		f[TCP + 20 + opts + i] = (uint8_t)(seq + i);
+	put_tcp(f + TCP, seq, payload, flags, opts);
 	fill_ip_sum(f);
 	return 14 + ip_len;
 }
@@ -123,17 +134,7 @@ static uint32_t make6(uint8_t *f, uint32_t seq, uint16_t payload, uint8_t flags,
 	f[IP + 23] = 2;
 	memcpy(f + IP + 24, f + IP + 8, 15);
 	f[IP + 39] = 0x0f;
-	put16(f + TCP6, 5001);
-	put16(f + TCP6 + 2, 40000);
-	put32(f + TCP6 + 4, seq);
-	put32(f + TCP6 + 8, 0x11223344);
-	f[TCP6 + 12] = (uint8_t)((20 + opts) / 4 << 4);
-	f[TCP6 + 13] = flags;
-	put16(f + TCP6 + 14, 29200);
-	for (unsigned int i = 0; i < opts; i++)
-		f[TCP6 + 20 + i] = (uint8_t)(1 + i);
-	for (unsigned int i = 0; i < payload; i++)
-		f[TCP6 + 20 + opts + i] = (uint8_t)(seq + i);
+	put_tcp(f + TCP6, seq, payload, flags, opts);
 	return 14 + 40 + plen;
 }
 
