@@ -307,6 +307,11 @@ def icount_figures(net, g, nbytes, port):
         raise TapFigureFailed("iperf -n under -icount: no report: %s" % r.stderr.decode()[-300:])
     time.sleep(0.2)
     ns1, rx1, tx1 = counters(g)
+    if ns1 <= ns0:
+        # Linux's /proc/uptime counts in 10 ms: a short transfer with
+        # large received frames can fit in one step
+        raise TapFigureFailed("no busy time counted for %d bytes received: under the "
+                              "counter's resolution, give more --icount-bytes" % nbytes)
     rx = rx1 - rx0
     res.update({"instr_per_rx_segment": (ns1 - ns0) / (nbytes / MSS),
                 "instr_per_rx_frame": (ns1 - ns0) / max(rx, 1), "icount_rx_frames": rx})
