@@ -10,15 +10,22 @@
  *             our kernel serves at GET /); GET /proc/NAME answers that
  *             /proc file (the benchmark reads /proc/stat, /proc/uptime and
  *             /proc/net/dev through it); POST /iperf-client/PORT starts
- *             `iperf -c 10.0.2.2 -p PORT -t 10` (the guest->host test, as
+ *             `iperf -c ASKER -p PORT -t 10` (the guest->host test, as
  *             our kernel's POST /iperf-client/PORT starts lwiperf's 10 s
- *             client) and answers "started\n". Requests carry no body.
+ *             client) and answers "started\n". ASKER is the address the
+ *             request came from: 10.0.2.2 under QEMU's user networking,
+ *             the host's side of a tap, an IPv6 host when asked over
+ *             IPv6. Requests carry no body.
  *   tcp/7     echo: bytes read are written back; while the peer does not
  *             read, the connection stops reading (flow control, no loss).
  *   udp/7     echo: every datagram goes back to its sender.
  *
+ * HTTP and UDP echo also listen on IPv6 (sockets of their own, so the
+ * IPv4 path stays as it was) when the kernel has it.
+ *
  * When an iperf client exits, one line goes to stderr (the serial console):
- * "iperf: done-client 10.0.2.2:PORT status=S" — the line the benchmark
+ * "iperf: done-client HOST:PORT status=S" (HOST in brackets when it is an
+ * IPv6 address) — the line the benchmark
  * waits for, as it waits for lwiperf's report line from our kernel.
  *
  * Built on the host with `gcc -O2 -static` (tools/build-linux-guest) so the
@@ -27,6 +34,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -44,7 +52,6 @@
 #define ECHO_PORT   7
 #define INDEX_PATH  "/www/index.html"
 #define IPERF_PATH  "/usr/bin/iperf"
-#define IPERF_HOST  "10.0.2.2" /* QEMU user networking's host address */
 #define MAX_FDS	    4096
 #define IN_SIZE	    4096  /* request head bytes buffered per connection */
 #define OUT_SIZE    32768 /* answer bytes buffered; echo chunk size */
@@ -67,6 +74,7 @@ struct conn {
 	size_t out_len, out_off;
 	bool close_after; /* close once out is sent (Connection: close) */
 	bool out_waiting; /* registered for EPOLLOUT instead of EPOLLIN */
+	struct sockaddr_storage peer; /* an HTTP connection's asker */
 	char in[IN_SIZE];
 	char out[OUT_SIZE];
 };
@@ -78,6 +86,7 @@ static size_t index_len;
 static struct {
 	pid_t pid;
 	int port;
+	char host[INET6_ADDRSTRLEN + 2]; /* as the report line prints it */
 } clients[MAX_CLIENTS];
 
 static void die(const char *what)
@@ -151,21 +160,23 @@ static int bound_socket(int type, int port)
 	return fd;
 }
 
-/* UDP echo over IPv6 too (its own socket, IPV6_V6ONLY, so the IPv4
+/* A socket of type on IPv6's any address (IPV6_V6ONLY, so the IPv4
  * socket above keeps IPv4's path exactly as before); -1 when the kernel
- * has no IPv6. The benchmark's IPv6 row (tools/bench-vs-linux) uses it. */
-static int bound_udp6_socket(int port)
+ * has no IPv6. The benchmark's IPv6 rows (tools/bench-vs-linux) use it. */
+static int bound_socket6(int type, int port)
 {
 	struct sockaddr_in6 a = {.sin6_family = AF_INET6,
 				 .sin6_port = htons((uint16_t)port),
 				 .sin6_addr = IN6ADDR_ANY_INIT};
 	int one = 1;
-	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_INET6, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    (type == SOCK_STREAM && listen(fd, 128) < 0)) {
 		close(fd);
 		return -1;
 	}
@@ -235,38 +246,56 @@ static bool queue_answer(struct conn *c, const char *status, const char *type,
 	return true;
 }
 
-static void remember_client(pid_t pid, int port)
+static void remember_client(pid_t pid, int port, const char *host, bool v6)
 {
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		if (clients[i].pid == 0) {
 			clients[i].pid = pid;
 			clients[i].port = port;
+			snprintf(clients[i].host, sizeof(clients[i].host),
+				 v6 ? "[%s]" : "%s", host);
 			return;
 		}
 	}
 	fprintf(stderr, "vsl_server: iperf client %d not tracked\n", pid);
 }
 
-/* Starts iperf's 10 s client test to the host. Returns 0 or -1. */
-static int start_iperf_client(const char *arg)
+/* The address text of an IPv4 or IPv6 peer into host; false if neither. */
+static bool peer_text(const struct sockaddr_storage *peer, char *host,
+		      size_t size)
+{
+	const struct sockaddr_in *v4 = (const struct sockaddr_in *)peer;
+	const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)peer;
+
+	if (peer->ss_family == AF_INET)
+		return inet_ntop(AF_INET, &v4->sin_addr, host, size) != NULL;
+	if (peer->ss_family == AF_INET6)
+		return inet_ntop(AF_INET6, &v6->sin6_addr, host, size) != NULL;
+	return false;
+}
+
+/* Starts iperf's 10 s client test to the asker c->peer. Returns 0 or -1. */
+static int start_iperf_client(const struct conn *c, const char *arg)
 {
 	char *end;
 	long port = strtol(arg, &end, 10);
-	char portstr[8];
+	char portstr[8], host[INET6_ADDRSTRLEN];
+	bool v6 = c->peer.ss_family == AF_INET6;
 	pid_t pid;
 
-	if (end == arg || port <= 0 || port > 65535)
+	if (end == arg || port <= 0 || port > 65535 ||
+	    !peer_text(&c->peer, host, sizeof(host)))
 		return -1;
 	snprintf(portstr, sizeof(portstr), "%ld", port);
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		execl(IPERF_PATH, "iperf", "-c", IPERF_HOST, "-p", portstr,
-		      "-t", "10", (char *)NULL);
+		execl(IPERF_PATH, "iperf", "-c", host, "-p", portstr, "-t",
+		      "10", v6 ? "-V" : (char *)NULL, (char *)NULL);
 		_exit(127);
 	}
-	remember_client(pid, (int)port);
+	remember_client(pid, (int)port, host, v6);
 	return 0;
 }
 
@@ -313,7 +342,7 @@ static bool answer(struct conn *c, const char *method, const char *path)
 					    (size_t)n);
 	}
 	if (strncmp(path, "/iperf-client/", 14) == 0) {
-		if (start_iperf_client(path + 14) == 0)
+		if (start_iperf_client(c, path + 14) == 0)
 			return queue_answer(c, "200 OK", "text/plain", started,
 					    sizeof(started) - 1);
 		return queue_answer(c, "200 OK", "text/plain", bad,
@@ -410,14 +439,19 @@ static void udp_readable(int fd, struct conn *c)
 
 static void accept_all(int lfd, enum conn_kind kind)
 {
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof(peer);
 	int one = 1;
 	int fd;
 
-	while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >=
-	       0) {
+	while ((fd = accept4(lfd, (struct sockaddr *)&peer, &plen,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (watch(fd, kind, EPOLLIN) < 0)
 			close(fd);
+		else
+			conns[fd]->peer = peer;
+		plen = sizeof(peer);
 	}
 }
 
@@ -435,7 +469,7 @@ static void reap_children(int sfd)
 			if (clients[i].pid != pid)
 				continue;
 			fprintf(stderr, "iperf: done-client %s:%d status=%d\n",
-				IPERF_HOST, clients[i].port,
+				clients[i].host, clients[i].port,
 				WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 			clients[i].pid = 0;
 		}
@@ -493,7 +527,7 @@ static int child_signals(void)
 int main(int argc, char **argv)
 {
 	struct epoll_event ev[64];
-	int udp6;
+	int udp6, http6;
 
 	signal(SIGPIPE, SIG_IGN);
 	load_index(argc > 1 ? argv[1] : INDEX_PATH);
@@ -507,8 +541,11 @@ int main(int argc, char **argv)
 	    watch(bound_socket(SOCK_DGRAM, ECHO_PORT), CONN_UDP, EPOLLIN) < 0 ||
 	    watch(child_signals(), CONN_SIGNAL, EPOLLIN) < 0)
 		return 1;
-	udp6 = bound_udp6_socket(ECHO_PORT);
+	udp6 = bound_socket6(SOCK_DGRAM, ECHO_PORT);
 	if (udp6 >= 0 && watch(udp6, CONN_UDP, EPOLLIN) < 0)
+		return 1;
+	http6 = bound_socket6(SOCK_STREAM, HTTP_PORT);
+	if (http6 >= 0 && watch(http6, CONN_LISTEN_HTTP, EPOLLIN) < 0)
 		return 1;
 	fprintf(stderr, "vsl_server: listening tcp/%d tcp/%d udp/%d\n",
 		HTTP_PORT, ECHO_PORT, ECHO_PORT);
