@@ -83,7 +83,8 @@ def test_tap_section_has_offloads_figures_and_goals_on_virtio_and_igb_only(tmp_p
     assert rows["virtio"]["iperf host->guest, IPv6"]["spread"]["native"] is None  # failed
     a = types.SimpleNamespace(kernels=["linux", "native"], nics=["virtio", "e1000"], rounds=1,
                               seconds=4, icount_bytes=1 << 20, quiet=20, quiet_gap=0.5,
-                              idle=10, idle_settle=2, skip=set())
+                              idle=10, idle_settle=2, cold=1000, loaded=1000,
+                              skip=set())
     v = {"version": "1"}
     meta = {"commit": "abc", "date": "today", "duration_s": 60, "qemu": "10",
             "linux": {"kernel": {"package": "linux", "version": "6.1"}, "busybox-static": v,
