@@ -170,6 +170,8 @@ static bool rx_take(struct igb *g, int q, uint32_t staterr, struct rx_got *got)
 	got->buf = buf;
 	got->len = len;
 	got->flags = rx_flags(staterr, pkt_info);
+	if (got->flags & NETDEV_RX_CSUM_OK)
+		st->rx_csum_valid++;
 	got->hash =
 		got->flags & (NETDEV_RX_HASH_L3 | NETDEV_RX_HASH_L4) ? hash : 0;
 	return true;

@@ -385,6 +385,8 @@ static void test_frames_go_up_zero_copy_with_the_checksum_verdict(void **state)
 	assert_int_equal(held[0].flags, 0); /* nothing checked */
 	assert_ptr_equal(held[1].frame, b);
 	assert_int_equal(held[1].flags, NETDEV_RX_CSUM_OK);
+	/* the verdict is counted as on every other NIC (/stats.json) */
+	assert_int_equal(dev->queues[0].stats.rx_csum_valid, 1);
 	assert_int_equal(dev->queues[0].stats.rx_bytes, 1574);
 	/* both slots got fresh buffers: the tail moved on by two */
 	assert_int_equal(*reg(IGB_RDT(0)), 1);
@@ -402,6 +404,7 @@ static void test_a_wrong_sum_goes_up_unflagged_for_lwip_to_drop(void **state)
 	assert_int_equal(dev->ops->rx_poll(dev, 0, 64), 1);
 	assert_int_equal(nheld, 1);
 	assert_int_equal(held[0].flags, 0);
+	assert_int_equal(dev->queues[0].stats.rx_csum_valid, 0);
 }
 
 /* A length past the 2 KiB the device may write: the buffer is not passed
