@@ -1022,22 +1022,34 @@ def _(f):
             send("R", ack=0, advance=False), silence(QUIET), again, expect("A")]
 
 
-@case("time-wait-new-syn-is-not-accepted", port=HTTP, deviation=(
-        "RFC 9293 3.10.7.4 / RFC 6191: a TCP MAY reopen a connection from "
-        "TIME_WAIT on a SYN above the old sequence space; lwIP answers it "
-        "with an ACK of the old connection (the peer's reset in return is "
-        "ignored, RFC 1337), so the pair cannot connect again for 2 MSL "
-        "(120 s). RFC 5961 section 4.2 asks a challenge ACK for a SYN in the "
-        "window; lwIP sends a reset, as RFC 793 did"))
+@case("time-wait-new-syn-above-the-old-sequence-reopens", port=HTTP)
 def _(f):
-    """In TIME_WAIT a new SYN on the same pair, above the old window, is
-    answered with an ACK of the old connection, and one inside the
-    window with a reset."""
-    def new_syn(off):
-        return send("S", seq=lambda p: p.rel_ours(p.snd_nxt) + off, ack=0,
-                    opts=MSS_OPTION, advance=False)
-    return [into_time_wait(), new_syn(100000), expect("A"),
-            new_syn(10), expect("RA", seq=ANY, ack=ANY)]
+    """In TIME_WAIT an old duplicate SYN (at our first sequence number,
+    below the next byte the guest expects) is answered with an ACK of the
+    old connection, and the pair stays in TIME_WAIT. A new SYN above it
+    reopens the pair (RFC 9293 3.10.7.4, RFC 6191, as Linux does): a
+    SYN-ACK of it whose initial sequence number lies a window (65,537)
+    above everything the old connection sent, so no old segment can pass
+    for the new connection's. Before net/lwip-patches/0013-* lwIP
+    answered the new SYN with an ACK of the old connection, the peer's
+    reset in return was ignored (RFC 1337), and the pair could not
+    connect again for 2 MSL (120 s)."""
+    old_syn = send("S", seq=0, ack=0, opts=MSS_OPTION, advance=False)
+    base = {}
+
+    def new_syn(p):
+        base["ours"] = p.rel_ours(p.snd_nxt) + 100000
+        base["theirs"] = p.rel_theirs(p.rcv_nxt)
+        return send("S", seq=base["ours"], ack=0, opts=MSS_OPTION, advance=False)(p)
+
+    def syn_ack_of_the_new(p):
+        return expect("SA", seq=lambda v: (v - base["theirs"]) & 0xffffffff >= 65537,
+                      ack=lambda v: v == (base["ours"] + 1) & 0xffffffff)(p)
+
+    def reset_the_new(p):
+        return send("R", seq=base["ours"] + 1, ack=0, advance=False)(p)
+    return [into_time_wait(), old_syn, expect("A"), new_syn, syn_ack_of_the_new,
+            reset_the_new, silence(QUIET)]
 
 
 # ---- running

@@ -18,6 +18,7 @@ import os
 import random
 import re
 import shutil
+import socket
 import subprocess
 import time
 import uuid
@@ -297,6 +298,40 @@ def test_net_gro_off_joins_nothing_and_echoes_byte_identical(qemu):
     data = os.urandom(1 << 20)
     assert vm.tcp_echo(data) == data
     assert gro_counts(vm) == (0, 0)
+
+
+def http_get_from_port(port, local_port):
+    """GET / over HTTP/1.0 (the guest closes first and keeps the pair in
+    TIME_WAIT) from a chosen local port; returns the answer."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", local_port))
+        s.settimeout(15)
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        data = b""
+        while True:
+            b = s.recv(65536)
+            if not b:
+                return data
+            data += b
+
+
+def test_a_client_reusing_its_port_is_served_while_the_old_pair_is_in_time_wait(qemu):
+    """A client that opens the pair again (same source port, as NAT and
+    busy clients do) while the guest still holds the last connection in
+    TIME_WAIT: its SYN lies above the old sequence space and reopens the
+    pair. Before lwIP patch 0013 the guest answered it with an ACK of the
+    old connection and the client timed out (QEMU's user network passes
+    the host client's port through, which once made one request in
+    thousands of a CI run time out)."""
+    vm = NetVM(qemu, "native")
+    with socket.socket() as probe:  # a port nothing else holds now
+        probe.bind(("127.0.0.1", 0))
+        local_port = probe.getsockname()[1]
+    for round_ in range(3):
+        answer = http_get_from_port(vm.http, local_port)
+        assert b" 200 OK\r\n" in answer, (round_, answer[:200])
 
 
 def test_udp_echo_round_trip(netvm):
