@@ -94,6 +94,30 @@ def test_a_missing_ready_line_raises_with_the_command_and_logs(tmp_path):
     assert "boot: exit_after_boot=1, exiting" in msg  # the serial log's tail
 
 
+def test_a_line_half_written_is_not_matched_until_it_ends(tmp_path):
+    """The guest writes its serial log while wait_for reads it: a capture
+    must not be cut where the read caught the line (CI once saw
+    "net_alloc=stoc")."""
+    import threading
+    import time
+    log = tmp_path / "half.log"
+    log.write_text("boot: ready\nnet: listening tcp/80 net_alloc=stoc")
+    g = object.__new__(Guest)  # wait_for on a log alone, no QEMU
+    g.log_path = str(log)
+    g.alive = lambda: True
+
+    def finish():
+        time.sleep(0.3)
+        with open(str(log), "a") as f:
+            f.write("k\n")
+    t = threading.Thread(target=finish)
+    t.start()
+    try:
+        assert g.wait_for(qemu_guest.READY, 10).group(1) == "stock"
+    finally:
+        t.join()
+
+
 def test_a_failed_wait_can_return_none_instead(tmp_path):
     g = Guest(str(tmp_path / "none.log"), append="exit_after_boot=1", nic="none")
     with g:
