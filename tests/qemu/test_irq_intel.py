@@ -25,7 +25,7 @@ import urllib.request
 import pytest
 
 from conftest import free_port, skip_unless_qemu_has
-from test_net import NET_TIMEOUT, free_udp_port, random_mac
+from test_net import NET_TIMEOUT, free_udp_port, random_mac, serial_stats
 from test_irq import udp_exchange
 
 DRIVER = {"e1000": "e1000", "e1000e": "e1000e", "igb": "igb"}
@@ -70,17 +70,10 @@ class IntelVM:
     def shell_queue0(self):
         """Queue 0's counters over the serial shell's `stats` (start with
         serial_socket=True): it answers while the link is down."""
-        con = self.vm.serial()
-        if not self.shell_ready:
-            con.send(b"\r")
-            con.expect(rb"shell> ", NET_TIMEOUT)
-            self.shell_ready = True
-        text = con.command("stats", 60)
-        line = next((ln for ln in text.splitlines() if ln.startswith("{")), "")
-        try:
-            return json.loads(line)["nic"]["eth0"]["queues"][0]
-        except ValueError as e:
-            pytest.fail("shell stats is not JSON (%s): %r" % (e, text[:400]), pytrace=False)
+        doc = serial_stats(self.vm.serial(), not self.shell_ready,
+                           lambda msg: pytest.fail(msg, pytrace=False))
+        self.shell_ready = True
+        return doc["nic"]["eth0"]["queues"][0]
 
     def totals(self):
         """The NIC's counters summed over its queues, with queue 0's

@@ -38,6 +38,22 @@ def random_mac():
     return "52:54:00:%02x:%02x:%02x" % tuple(random.randrange(256) for _ in range(3))
 
 
+def serial_stats(con, first, fail):
+    """/stats.json's document over the serial shell's `stats` on console
+    con (first: bring up the prompt first). A kernel message may come out
+    between the command and its JSON line (the IPv6 address's state,
+    say): the document is the line with "{". fail(msg) on anything else."""
+    if first:
+        con.send(b"\r")
+        con.expect(rb"shell> ", NET_TIMEOUT)
+    text = con.command("stats", 60)
+    line = next((ln for ln in text.splitlines() if ln.startswith("{")), "")
+    try:
+        return json.loads(line)
+    except ValueError as e:
+        fail("shell stats is not JSON (%s): %r" % (e, text[:400]))
+
+
 class NetVM:
     """A booted guest with user networking and forwarded host ports."""
 
@@ -97,20 +113,10 @@ class NetVM:
     def shell_stats(self):
         """The same document read over the serial shell's `stats` (start
         with serial_socket=True): no connection, no lwIP work in the guest,
-        so reading costs the network counters nothing. A kernel message
-        may come out between the command and its JSON line (the IPv6
-        address's state, say): the document is the line with "{"."""
-        con = self.vm.serial()
-        if not self.shell_ready:
-            con.send(b"\r")
-            con.expect(rb"shell> ", NET_TIMEOUT)
-            self.shell_ready = True
-        text = con.command("stats", 60)
-        line = next((ln for ln in text.splitlines() if ln.startswith("{")), "")
-        try:
-            return json.loads(line)
-        except ValueError as e:
-            self.fail("shell stats is not JSON (%s): %r" % (e, text[:400]))
+        so reading costs the network counters nothing."""
+        doc = serial_stats(self.vm.serial(), not self.shell_ready, self.fail)
+        self.shell_ready = True
+        return doc
 
     def tcp_echo(self, data):
         return self.run(["nc", "-N", "-w", "20", "127.0.0.1", str(self.echo)], data).stdout
@@ -300,13 +306,15 @@ def test_net_gro_off_joins_nothing_and_echoes_byte_identical(qemu):
     assert gro_counts(vm) == (0, 0)
 
 
-def http_get_from_port(port, local_port):
-    """GET / over HTTP/1.0 (the guest closes first and keeps the pair in
-    TIME_WAIT) from a chosen local port; returns the answer."""
+def http_get_close(port, local_port=None, timeout=20):
+    """GET / over HTTP/1.0 on a new connection (the guest closes first and
+    keeps the pair in TIME_WAIT), from local_port if given; returns the
+    answer."""
     with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.bind(("127.0.0.1", local_port))
-        s.settimeout(15)
+        if local_port:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(("127.0.0.1", local_port))
+        s.settimeout(timeout)
         s.connect(("127.0.0.1", port))
         s.sendall(b"GET / HTTP/1.0\r\n\r\n")
         data = b""
@@ -330,7 +338,7 @@ def test_a_client_reusing_its_port_is_served_while_the_old_pair_is_in_time_wait(
         probe.bind(("127.0.0.1", 0))
         local_port = probe.getsockname()[1]
     for round_ in range(3):
-        answer = http_get_from_port(vm.http, local_port)
+        answer = http_get_close(vm.http, local_port, timeout=15)
         assert b" 200 OK\r\n" in answer, (round_, answer[:200])
 
 

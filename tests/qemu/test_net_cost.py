@@ -44,12 +44,13 @@ unit, native / stock): virtio new connection 19,040 / 19,860, keep-alive
 18,530-18,780, 6,620-6,950 / 6,890-7,220, 2,910-2,940 / 3,180-3,190;
 e1000e 17,433 / 18,856, 6,654 / 6,945, 2,917 / 3,166.
 """
+
 import json
 import socket
 
 import pytest
 
-from test_net import NetVM
+from test_net import NetVM, http_get_close
 
 REQUESTS = 100
 ECHOES = 200
@@ -58,17 +59,6 @@ BATCH = 10
 GAP = 2.0
 NICS = ["virtio", "e1000", "e1000e"]
 ROWS = ["new connection", "keep-alive", "UDP echo"]
-
-
-def get_new_connection(port):
-    with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
-        s.sendall(b"GET / HTTP/1.0\r\n\r\n")
-        data = b""
-        while True:
-            b = s.recv(65536)
-            if not b:
-                return data
-            data += b
 
 
 class KeepAlive:
@@ -149,8 +139,8 @@ def measure(qemu, mode, nic):
     vm = NetVM(qemu, mode, nic=nic, append="poll_us=0", serial_socket=True,
                extra=("-icount", "shift=0"))
     for _ in range(WARMUP):
-        get_new_connection(vm.http)
-    f = {"new connection": per_unit(vm, lambda: check_page(get_new_connection(vm.http)),
+        http_get_close(vm.http)
+    f = {"new connection": per_unit(vm, lambda: check_page(http_get_close(vm.http)),
                                     REQUESTS)}
     ka = KeepAlive(vm.http)
     ka.get()
