@@ -239,6 +239,21 @@ def buffers_in_use(st):
     }
 
 
+def resting_buffers(guest, timeout=10):
+    """buffers_in_use once no frame is in flight: the baseline that
+    wait_buffers_back compares with. Every queue reaps its completions
+    before it sleeps, so at rest tx_inflight is 0 -- but a snapshot taken
+    while another vCPU has just sent a frame (a timer's ND or MLD message,
+    its vCPU thread not yet run again by a loaded host) counts that frame,
+    and no later snapshot would match it."""
+    end = time.monotonic() + timeout
+    while True:
+        now = buffers_in_use(guest.stats())
+        if now["tx_inflight"] == 0 or time.monotonic() > end:
+            return now
+        time.sleep(0.2)
+
+
 def wait_buffers_back(guest, baseline, timeout=30):
     """Polls /stats.json until buffers_in_use equals baseline (IP
     reassembly keeps an incomplete datagram up to 15 s, an unanswered ARP

@@ -26,7 +26,7 @@ import re
 import pytest
 
 from conftest import qemu_version
-from netns_tap import PYTHON, GuestError, TapNet, buffers_in_use, wait_buffers_back
+from netns_tap import PYTHON, GuestError, TapNet, resting_buffers, wait_buffers_back
 from test_vnet_offload import iperf_from_guest, iperf_to_guest
 
 pytestmark = pytest.mark.skipif(qemu_version() < (8, 0),
@@ -69,7 +69,7 @@ def test_static_address_echo_http_iperf_both_ways_and_ipv6(mq_tap, tmp_path):
     g.wait_for(r"^net: eth0 ip6 %s ready \(static\)" % re.escape(GUEST6), 30)
     for q in range(QUEUES):
         g.wait_for(r"^igb: eth0 queue %d: msix vector 0x[0-9a-f]+ cpu %d$" % (q, q), 5)
-    baseline = buffers_in_use(g.stats())
+    baseline = resting_buffers(g)
 
     g.check_answers("igb-tap")  # ping, HTTP, 32 KiB TCP echo, UDP echo
     g.tcp_echo(bytes((i * 7 + (i >> 8)) & 0xff for i in range(256 * 1024)))

@@ -30,7 +30,7 @@ import time
 import pytest
 
 import conftest
-from netns_tap import HERE, PYTHON, GuestError, TapNet, buffers_in_use, wait_buffers_back
+from netns_tap import HERE, PYTHON, GuestError, TapNet, resting_buffers, wait_buffers_back
 
 HOST6, GUEST6 = "2001:db8:76::1", "2001:db8:76::2"
 SLAAC_PREFIX = "2001:db8:99::"
@@ -207,7 +207,7 @@ def test_hostile_ipv6_leaves_ping6_answering_and_buffers_back(guest6):
     fragments, 2000 frames of each kind."""
     if guest6.nic == "e1000e":
         pytest.skip("virtio and e1000 cover the stack; e1000e shares e1000's rings")
-    baseline = buffers_in_use(guest6.stats())
+    baseline = resting_buffers(guest6)
     st0 = guest6.stats()["lwip"]
     r = guest6.send_hostile(["ipv6", "frags6"], 2000, 5000, seed=6, probe=45, ip6=GUEST6)
     for phase in ("ipv6", "frags6"):

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from netns_tap import TapNet, buffers_in_use, wait_buffers_back
+from netns_tap import TapNet, resting_buffers, wait_buffers_back
 
 OFFLOAD_LINE = (r"^virtio-net: eth0 offloads csum=(\S+) guest_csum=(\S+) "
                 r"guest_tso4=(\S+) guest_tso6=(\S+) mrg_rxbuf=(\S+) "
@@ -131,7 +131,7 @@ def test_offload_config_serves_and_counts(tap_net, tmp_path, name):
     tso6, host_tso6 = TWINS6.get(name, (tso, host_tso))
     assert offload_words(g.log()) == (csum, csum, tso, tso6, mrg, host_tso,
                                       host_tso6), g.describe()
-    baseline = buffers_in_use(g.stats())
+    baseline = resting_buffers(g)
 
     g.check_answers(name)
     g.tcp_echo(os.urandom(1 << 20))  # byte-identical: guest TX intact
@@ -243,7 +243,7 @@ def test_ipv6_offloads_serve_and_count(tap_net, tmp_path, name):
     words = offload_words(g.log())
     assert words and (words[3], words[6]) == (tso6, host_tso6), g.describe()
     assert words[:3] + words[4:6] == ("on",) * 5, g.describe()
-    baseline = buffers_in_use(g.stats())
+    baseline = resting_buffers(g)
 
     data = os.urandom(1 << 20)  # the guest's merged chains, cut by the host
     r = tap_net.run(["nc", "-6", "-N", "-w", "20", GUEST6, "7"], data=data, timeout=120)
