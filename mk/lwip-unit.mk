@@ -49,7 +49,8 @@ LWIPU_TESTS := lwip_unittests.c arch/sys_arch.c api/test_sockets.c \
 LWIPU_OBJS := $(patsubst %.c,$(LWIPU_DIR)/src/%.o,$(LWIPU_SRCS)) \
 	$(patsubst %.c,$(LWIPU_DIR)/test/%.o,$(LWIPU_TESTS)) \
 	$(LWIPU_DIR)/stock/mem.o $(LWIPU_DIR)/stock/memp.o \
-	$(LWIPU_DIR)/net_mem.o $(LWIPU_DIR)/tcp_ooseq.o $(LWIPU_DIR)/main.o
+	$(LWIPU_DIR)/net_mem.o $(LWIPU_DIR)/tcp_ooseq.o $(LWIPU_DIR)/main.o \
+	$(LWIPU_DIR)/test_tcp_large.o
 LWIPU_HEADERS := $(wildcard tests/lwip/*.h tests/lwip/arch/*.h) \
 	net/net_mem.h net/net_numa.h net/tcp_ooseq.h
 
@@ -82,6 +83,10 @@ $(LWIPU_DIR)/tcp_ooseq.o: net/tcp_ooseq.c $(LWIPU_HEADERS) | $(LWIP_STAMP)
 $(LWIPU_DIR)/main.o: tests/lwip/main.c $(LWIPU_HEADERS) $(MM_HEADERS) | $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(LWIPU_FLAGS) -c $< -o $@
+# Our suites over our lwIP patches (tests/lwip/main.c runs them).
+$(LWIPU_DIR)/test_tcp_large.o: tests/lwip/test_tcp_large.c $(LWIPU_HEADERS) | $(LWIP_STAMP) deps-lwip
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(LWIPU_FLAGS) $(LWIPU_TEST_FLAGS) -c $< -o $@
 $(LWIPU_DIR)/lwip_unittests: $(LWIPU_OBJS) $(BUILD)/host/asan/libmm.a | deps-lwip
 	$(HOST_CC) $(LWIPU_FLAGS) $^ $(shell pkg-config --libs check 2>/dev/null) -o $@
 

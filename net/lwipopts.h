@@ -200,6 +200,13 @@ struct netif;
 unsigned short net_tcp_connect_port(struct tcp_pcb *pcb, struct netif *nif);
 #endif
 #define LWIP_HOOK_TCP_CONNECT_PORT(pcb, nif) net_tcp_connect_port((pcb), (nif))
+/* Segments of several MSS for a NIC that cuts them itself (TSO):
+ * net/tcp_seg_max.c says how long; the hook is ours,
+ * net/lwip-patches/0014. */
+#ifndef __ASSEMBLER__
+unsigned short net_tcp_seg_max(const struct tcp_pcb *pcb);
+#endif
+#define LWIP_HOOK_TCP_SEG_MAX(pcb) net_tcp_seg_max(pcb)
 /* A segment of an existing connection: net_tcp_gro_ack (net/netif_glue.c) has
  * lwIP acknowledge a packet the glue joined from several segments at once,
  * and one out of order once per segment, as if they had come apart. */

@@ -107,6 +107,10 @@ CMDLINE_KEY(net, net_gro, "on", cmdline_valid_choice, "on|off",
 CMDLINE_KEY(net, net_rss_check, "off", cmdline_valid_choice, "on|off",
 	    "compute the RSS hash of every frame the NIC hashed again in "
 	    "software and count those that differ (rx_rss_hash_mismatch)");
+CMDLINE_KEY(net, tcp_seg_mss, "15", cmdline_valid_uint, "1-15",
+	    "longest TCP segment the stack builds, in MSS, on a NIC that "
+	    "cuts segments itself (TSO): 1 builds MSS-sized ones, which the "
+	    "driver merges");
 CMDLINE_KEY(net, poll_us, "200", cmdline_valid_uint, "0-1000000",
 	    "busy-poll a NIC queue at most this long after its last frame "
 	    "before sleeping on its interrupt (0: sleep at once)");
@@ -234,6 +238,7 @@ void net_config_parse(void)
 	net_config.irq = strcmp(cmdline_get("net_irq"), "on") == 0;
 	net_config.gro = strcmp(cmdline_get("net_gro"), "on") == 0;
 	net_config.poll_us = (uint32_t)cmdline_get_long("poll_us");
+	net_config.tcp_seg_mss = (int)cmdline_get_long("tcp_seg_mss");
 	net_config.igb_untested = cmdline_get_bool("igb_untested");
 	net_config.poll_adapt = strcmp(cmdline_get("poll_adapt"), "on") == 0;
 	net_config.rss_check = strcmp(cmdline_get("net_rss_check"), "on") == 0;

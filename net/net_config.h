@@ -32,6 +32,7 @@ struct net_config {
 	bool poll_adapt; /* poll_adapt=on: spin only while spinning finds frames */
 	bool igb_untested; /* igb_untested=1: drive untested igb parts */
 	bool rss_check;	   /* net_rss_check=on: recompute RSS hashes */
+	int tcp_seg_mss;   /* tcp_seg_mss=: longest TCP segment built, in MSS */
 };
 
 #define NET_NIC_VIRTIO 0

@@ -41,4 +41,13 @@ void net_heap_free(void *ptr);
 #define memp_init   lwip_stock_memp_init
 #endif
 
+/* The kernel's large-segment hook (net/lwipopts.h), answered here by
+ * tests/lwip/test_tcp_large.c: 0 -- segments of one MSS, as lwIP's own
+ * tests expect -- except while one of its tests runs. */
+#if !defined(__ASSEMBLER__)
+struct tcp_pcb;
+unsigned short test_tcp_seg_max(const struct tcp_pcb *pcb);
+#endif
+#define LWIP_HOOK_TCP_SEG_MAX(pcb) test_tcp_seg_max(pcb)
+
 #endif /* TESTS_LWIP_LWIPOPTS_H */

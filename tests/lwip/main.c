@@ -21,6 +21,7 @@
 #include "mm_host.h"
 #include "net/net_mem.h"
 #include "net/net_numa.h"
+#include "test_tcp_large.h"
 
 /* lwIP's lwip_unittests.c main(), renamed by the build. */
 int lwip_unittests_main(void);
@@ -41,6 +42,21 @@ int kprintf(const char *fmt, ...)
 	return n;
 }
 
+/* Our own suites over our lwIP patches, after lwIP's (which initialised
+ * lwIP), reported in lwip_glue_unittests.xml beside lwIP's report. */
+static int run_glue_suites(void)
+{
+	SRunner *sr = srunner_create(tcp_large_suite());
+	int failed;
+
+	srunner_set_xml(sr, "lwip_glue_unittests.xml");
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "native";
@@ -59,6 +75,8 @@ int main(int argc, char **argv)
 		return 1;
 	printf("lwip_unittests: net_alloc=%s\n", mode);
 	rc = lwip_unittests_main();
+	if (run_glue_suites() != 0)
+		rc = 1;
 	if (strcmp(net_alloc_name(), mode)) {
 		fprintf(stderr, "lwip_unittests: ran as %s, not %s\n",
 			net_alloc_name(), mode);
