@@ -82,13 +82,10 @@
 
 /* netdev.offloads: what the driver does for the stack. */
 #define NETDEV_OFF_TX_CSUM \
-	1u		      /* fills the TCP/UDP checksum of IPv4
+	1u			/* fills the TCP/UDP checksum of IPv4
 			       * frames: the stack leaves it */
-#define NETDEV_OFF_RX_CSUM 2u /* may flag RX frames NETDEV_RX_CSUM_OK */
-#define NETDEV_OFF_RX_BIG  4u /* may hand up chains of NETDEV_RX_MORE */
-#define NETDEV_OFF_TSO4 \
-	8u /* xmit takes IPv4 TCP segments longer than the MTU: the device cuts them */
-#define NETDEV_OFF_TSO6	     16u /* the same for IPv6 */
+#define NETDEV_OFF_RX_CSUM   2u /* may flag RX frames NETDEV_RX_CSUM_OK */
+#define NETDEV_OFF_RX_BIG    4u /* may hand up chains of NETDEV_RX_MORE */
 /* Queue pairs per device: one per CPU up to this many. 16 covers the
  * machines this kernel is run on (QEMU tests use 4); CPUs beyond the
  * pairs own no queue and leave the packet work to those that do. */
