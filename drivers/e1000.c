@@ -293,8 +293,12 @@ static int e1000_xmit(struct netdev *dev, int q, const struct netdev_sg *sg,
 	uint16_t first = e->tx_tail, slot = first;
 
 	(void)q; /* one queue */
-	if (unlikely(bytes == 0))
-		return -1; /* malformed request: refused, nothing queued */
+	if (unlikely(bytes == 0)) {
+		/* malformed, or longer than the MTU (the device cuts no TCP
+		 * segment: no NETDEV_OFF_TSO4/6): refused, nothing queued */
+		dev->queues[0].stats.tx_bad_len++;
+		return -1;
+	}
 	if (tx_free_slots(e) < (unsigned int)nsg) {
 		/* Short of slots: the device may not even know of the burst
 		 * that fills them yet. Publish it, then take back what is

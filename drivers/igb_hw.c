@@ -238,7 +238,8 @@ static int igb_alloc_pairs(struct igb *g)
 
 /*
  * TSO's tables, on every queue or none: TSO is an optimisation, so a part
- * short of memory still comes up, sending unmerged. Also none when they
+ * short of memory still comes up, sending unmerged (and without
+ * NETDEV_OFF_TSO4/6: the stack then builds no large segment). Also none when they
  * would take more than 1/64 of the free memory (a 33 KiB table a queue;
  * at -m 7M, 295 pages free at the probe, the guest needs every page for
  * buffers).
@@ -263,6 +264,8 @@ static void igb_alloc_tso(struct igb *g, const char *where)
 			igb_tso_free(g, k);
 		return;
 	}
+	/* every queue can cut large segments now, of both families */
+	g->dev.offloads |= NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6;
 }
 
 /* A part no netdev keeps, stopped for good: gbe_quiesce, then its rings

@@ -108,16 +108,17 @@ extern const struct netdev_ops igb_ops;
  * igb_tx_publish: one TDT write for what was queued. igb_tx_room: are
  * there @need free slots on q (publishing and reaping first when short)?
  * igb_post_frame: queue one frame as it came, with its checksum context;
- * 0, or -1 (counted busy, or malformed). igb_tx_put_data: the data
+ * 0, or -1 (counted: busy, or tx_bad_len when malformed or longer than
+ * the MTU). igb_tx_put_data: the data
  * descriptors of sg from @slot on, PAYLEN and POPTS on the first, @cmd on
  * each; returns the last slot.
  */
 void igb_tx_reclaim(struct igb *g, int q);
 void igb_tx_publish(struct igb *g, int q);
 bool igb_tx_room(struct igb *g, int q, unsigned int need);
-/* Is sg a frame xmit takes (segments within a descriptor, the frame
- * within the MTU)? */
-bool igb_tx_frame_ok(const struct netdev_sg *sg, int nsg);
+/* The bytes of sg when every piece is one a data descriptor takes (and
+ * there are 1 to NETDEV_MAX_SG of them), else 0. */
+uint32_t igb_tx_pieces_len(const struct netdev_sg *sg, int nsg);
 int igb_post_frame(struct igb *g, int q, const struct netdev_sg *sg, int nsg,
 		   void *cookie);
 uint16_t igb_tx_put_data(struct igb_tx_ring *t, uint16_t slot,

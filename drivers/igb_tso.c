@@ -3,16 +3,24 @@
  * one big TCP frame into MSS-sized segments, writing each one's IP
  * length, IPv4 id and sum, TCP sequence number, flags and sum itself.
  *
- * lwIP never builds such a frame: it hands xmit one MSS-sized segment at
- * a time. So, as virtio-net does for HOST_TSO4, the driver holds a
- * segment and merges the next ones of the same flow (tcp_merge.c says
+ * The stack hands xmit two kinds of TCP segment (tcp_merge.h). MSS
+ * segments, one at a time: as virtio-net does for HOST_TSO4, the driver
+ * holds one and merges the next ones of the same flow (tcp_merge.c says
  * which may merge: IPv4, and IPv6 with TCP right after the fixed header)
  * until the batch is full, a frame of another kind comes, or the stack
- * flushes (tx_flush, once per hold of its TX guard). A batch of one goes
- * out as the very frame it was (igb_post_frame); a batch of several as:
+ * flushes (tx_flush, once per hold of its TX guard). And large segments,
+ * longer than the MTU (the stack builds them while dev.offloads has
+ * NETDEV_OFF_TSO4/6, set when the tables below were allocated): each a
+ * batch of its own, posted at once after what was held; any other frame
+ * longer than the MTU is refused (tx_bad_len). A batch of one MSS
+ * segment goes out as the very frame it was (igb_post_frame); a batch of
+ * several, or a large segment, as:
  *
- *   context descriptor   MACLEN, IPLEN, TCP (and IPv4), MSS = the first
- *                        segment's payload, L4LEN = the TCP header
+ *   context descriptor   MACLEN, IPLEN, TCP (and IPv4), L4LEN = the TCP
+ *                        header, MSS = the first segment's payload
+ *                        (merged) or the MTU less the IP and TCP headers
+ *                        (large: lwIP's own MSS, so the wire carries the
+ *                        segments lwIP would have sent)
  *   data descriptor      the merged headers, a copy in the ring slot's
  *                        igb_tso_slot (the stack's own stay untouched)
  *   data descriptors     every segment's payload, in place
@@ -20,8 +28,9 @@
  * with TSE on each data descriptor and, on the first, PAYLEN = the
  * payload bytes and POPTS = TXSM (and IXSM for IPv4). The merged headers
  * carry the whole datagram's length, the IPv4 sum zeroed (the device
- * fills each segment's), PSH if any segment had it (the device puts it on
- * the last), and the TCP sum seeded with the pseudo-header sum over the
+ * fills each segment's), PSH if any segment had it and a large segment's
+ * FIN (the device puts both on the last segment only: the 82576's
+ * DTXTCPFLGL masks clear them on the others), and the TCP sum seeded with the pseudo-header sum over the
  * addresses and protocol without a length: the device adds each
  * segment's own.
  *
@@ -29,8 +38,10 @@
  * cookies in its first slots (it takes at least two per segment), where
  * tx_reclaim finds and hands them back once DD comes on its last. Ring
  * room: a segment joins only when the ring has room for the merged frame,
- * a batch starts only when it has room for its first frame as it came,
- * and nothing but xmit fills the ring, so posting a batch never fails.
+ * a batch starts only when it has room for its first frame as it will go
+ * (as it came, or a large one's TSO frame: the context, the headers, the
+ * payload pieces), and nothing but xmit fills the ring, so posting a
+ * batch never fails.
  */
 #include "igb_internal.h"
 
@@ -105,7 +116,8 @@ static void tso_put_ctx(struct igb_tx_ring *t, uint16_t slot,
 		IGB_CTX_MSS(b->gso_size) | IGB_CTX_L4LEN(b->hlen - b->l4);
 }
 
-/* Post the held batch (nseg >= 2) as one TSO frame; the ring has room. */
+/* Post the held batch (several segments, or one large) as one TSO frame;
+ * the ring has room. */
 static void tso_post_merged(struct igb *g, int q,
 			    const struct tcp_merge_batch *b)
 {
@@ -136,7 +148,7 @@ static void tso_post_merged(struct igb *g, int q,
 	st->tx_inflight += (uint64_t)b->nseg;
 	st->tx_csum_offloaded += (uint64_t)b->nseg;
 	st->tx_gso_frames++;
-	st->tx_gso_segs += (uint64_t)b->nseg;
+	st->tx_gso_segs += tcp_merge_wire_segs(b);
 }
 
 void igb_tso_flush(struct igb *g, int q)
@@ -146,11 +158,11 @@ void igb_tso_flush(struct igb *g, int q)
 	/* A batch of one had room when it was held: the post cannot fail;
 	 * should it all the same, the segment goes back as if sent (TCP
 	 * sends it again), as the stack's cookie must come back once. */
-	if (b->nseg == 1 &&
-	    igb_post_frame(g, q, b->first, b->first_nsg, b->cookie[0]) != 0)
-		g->dev.tx_done(&g->dev, q, b->cookie[0]);
-	else if (b->nseg > 1)
+	if (tcp_merge_needs_cut(b))
 		tso_post_merged(g, q, b);
+	else if (b->nseg == 1 && igb_post_frame(g, q, b->first, b->first_nsg,
+						b->cookie[0]) != 0)
+		g->dev.tx_done(&g->dev, q, b->cookie[0]);
 	b->nseg = 0;
 }
 
@@ -159,11 +171,16 @@ int igb_tso_xmit(struct igb *g, int q, const struct netdev_sg *sg, int nsg,
 {
 	struct tcp_merge_batch *b = g->pairs[q]->tx.batch;
 	struct tcp_merge_seg s;
+	unsigned int need;
 
-	if (!igb_tx_frame_ok(sg, nsg))
-		return -1; /* malformed: refused before anything is held */
-	if (!tcp_merge_parse(sg, nsg, true, &s)) {
+	if (igb_tx_pieces_len(sg, nsg) == 0) {
+		/* malformed: refused before anything is held */
+		g->dev.queues[q].stats.tx_bad_len++;
+		return -1;
+	}
+	if (!tcp_merge_parse(sg, nsg, true, g->dev.mtu, &s)) {
 		igb_tso_flush(g, q); /* what is held goes first */
+		/* refuses a frame longer than the MTU: not one to cut */
 		return igb_post_frame(g, q, sg, nsg, cookie);
 	}
 	if (tcp_merge_continues(b, &s) &&
@@ -173,10 +190,12 @@ int igb_tso_xmit(struct igb *g, int q, const struct netdev_sg *sg, int nsg,
 		return 0;
 	}
 	igb_tso_flush(g, q);
-	if (!igb_tx_room(g, q, (unsigned int)nsg + 1u)) {
+	need = s.large ? 2u + (unsigned int)s.npay : (unsigned int)nsg + 1u;
+	if (!igb_tx_room(g, q, need)) {
 		g->dev.queues[q].stats.tx_busy++;
 		return -1;
 	}
-	tcp_merge_start(b, &s, sg, nsg, cookie);
+	if (tcp_merge_start(b, &s, sg, nsg, cookie))
+		igb_tso_flush(g, q);
 	return 0;
 }

@@ -84,9 +84,7 @@ bool igb_tx_room(struct igb *g, int q, unsigned int need)
 	return tx_free_slots(t) >= need;
 }
 
-/* The stack's segments, checked: each within what one descriptor takes,
- * the frame no longer than the MTU allows. Returns the frame's bytes or 0. */
-static uint32_t tx_frame_len(const struct netdev_sg *sg, int nsg)
+uint32_t igb_tx_pieces_len(const struct netdev_sg *sg, int nsg)
 {
 	uint32_t bytes = 0;
 
@@ -97,12 +95,18 @@ static uint32_t tx_frame_len(const struct netdev_sg *sg, int nsg)
 			return 0;
 		bytes += sg[i].len;
 	}
-	return bytes <= NETDEV_FRAME_MAX ? bytes : 0;
+	return bytes;
 }
 
-bool igb_tx_frame_ok(const struct netdev_sg *sg, int nsg)
+/* The stack's segments, checked: igb_tx_pieces_len, and the frame no
+ * longer than the MTU lets a frame the device sends whole be. Returns the
+ * frame's bytes or 0. */
+static uint32_t tx_frame_len(const struct igb *g, const struct netdev_sg *sg,
+			     int nsg)
 {
-	return tx_frame_len(sg, nsg) != 0;
+	uint32_t bytes = igb_tx_pieces_len(sg, nsg);
+
+	return bytes <= FRAME_ETH_HLEN + (uint32_t)g->dev.mtu ? bytes : 0;
 }
 
 /* The context descriptor for the TCP/UDP sum of frame f, at slot. */
@@ -149,14 +153,16 @@ int igb_post_frame(struct igb *g, int q, const struct netdev_sg *sg, int nsg,
 {
 	struct igb_tx_ring *t = &g->pairs[q]->tx;
 	struct netdev_stats *st = &g->dev.queues[q].stats;
-	uint32_t bytes = tx_frame_len(sg, nsg);
+	uint32_t bytes = tx_frame_len(g, sg, nsg);
 	struct frame_l4 f;
 	bool csum;
 	uint16_t first = t->tail, slot = first, last;
 	unsigned int need;
 
-	if (unlikely(bytes == 0))
-		return -1; /* malformed request: refused, nothing queued */
+	if (unlikely(bytes == 0)) {
+		st->tx_bad_len++; /* refused, nothing queued */
+		return -1;
+	}
 	csum = frame_find_l4(sg, nsg, &f);
 	need = (unsigned int)nsg + (csum ? 1 : 0);
 	if (!igb_tx_room(g, q, need)) {

@@ -86,6 +86,19 @@
 			       * frames: the stack leaves it */
 #define NETDEV_OFF_RX_CSUM   2u /* may flag RX frames NETDEV_RX_CSUM_OK */
 #define NETDEV_OFF_RX_BIG    4u /* may hand up chains of NETDEV_RX_MORE */
+/*
+ * TSO of large segments: xmit takes a TCP segment of this family (IPv4,
+ * IPv6) whose IP datagram is longer than mtu (a "large segment", at most
+ * 65535 bytes, in at most NETDEV_MAX_SG pieces) and has the device cut
+ * it into segments of mtu - (IP and TCP headers) payload bytes each, FIN
+ * and PSH on the last. One xmit and one device frame for what would be
+ * many: the stack may build such segments only while the bit is set.
+ * Any frame longer than the MTU that the driver cannot cut (another
+ * family, not an ACK data segment with at most PSH and FIN besides) is
+ * refused (-1, counted in tx_bad_len), never sent as it is.
+ */
+#define NETDEV_OFF_TSO4	     8u
+#define NETDEV_OFF_TSO6	     16u
 /* Queue pairs per device: one per CPU up to this many. 16 covers the
  * machines this kernel is run on (QEMU tests use 4); CPUs beyond the
  * pairs own no queue and leave the packet work to those that do. */
@@ -123,7 +136,11 @@ struct netdev_stats {
 	uint64_t rx_bad_completions;
 	/* TX half: under the stack's TX guard */
 	uint64_t tx_packets, tx_bytes;
-	uint64_t tx_busy;      /* ring full: frame refused */
+	uint64_t tx_busy; /* ring full: frame refused */
+	/* frame refused as no frame the driver may send: longer than the
+	 * MTU and not a large segment it can cut (NETDEV_OFF_TSO4/6), or a
+	 * piece the device cannot take */
+	uint64_t tx_bad_len;
 	uint64_t tx_completed; /* frames the device finished */
 	uint64_t tx_inflight;  /* frames given to the device, not yet done */
 	uint64_t tx_bad_completions; /* as rx_bad_completions, TX ring */
@@ -168,8 +185,10 @@ struct netdev_stats {
 	uint64_t rx_gro_packets, rx_gro_segs;
 	/* TX half */
 	uint64_t tx_csum_offloaded; /* frames whose sum the device fills */
-	/* merged TCP chains posted (virtio-net HOST_TSO4/6), and the stack's
-	 * frames in them (each also counts in tx_packets) */
+	/* frames the device cuts into TCP segments (virtio-net HOST_TSO4/6,
+	 * igb TSO: merged MSS segments or one large segment), and the
+	 * segments it cuts them into (on the wire; a merged frame's equal
+	 * the stack's frames in it, a large one's are more) */
 	uint64_t tx_gso_frames, tx_gso_segs;
 	/* interrupts that masked this queue and woke its CPU (interrupt
 	 * context; an INTx line shared by the queues counts on each). The

@@ -1,8 +1,8 @@
 /*
  * tcp_merge: the rules for holding and merging consecutive TCP segments
- * of one flow (tcp_merge.h). No ring work and no device header here: the
- * driver holds, posts and reaps, and builds the merged frame's headers
- * from the batch.
+ * of one flow, and for taking a large segment alone (tcp_merge.h). No
+ * ring work and no device header here: the driver holds, posts and
+ * reaps, and builds the merged frame's headers from the batch.
  */
 #include "tcp_merge.h"
 
@@ -12,6 +12,7 @@
 
 #define IP_OFF	     FRAME_ETH_HLEN
 #define IP_MAX	     65535
+#define TCP_FLAG_FIN 0x01
 #define TCP_FLAG_PSH 0x08
 #define TCP_FLAG_ACK 0x10
 #define V4_TCP	     (FRAME_ETH_HLEN + FRAME_IPV4_HLEN)
@@ -73,8 +74,19 @@ static uint32_t fixed_headers(const uint8_t *h)
 							: V4_TCP + TCP_FIXED;
 }
 
+/* May a segment with these TCP flags be cut by the device? ACK, with PSH
+ * or not; a large one also with FIN, which the device sets on the last
+ * segment it cuts. A FIN on an MSS segment still ends a batch: it goes
+ * as it came, which keeps the merge rules to one kind of flag. */
+static bool flags_ok(uint8_t flags, bool large)
+{
+	uint8_t may = TCP_FLAG_ACK | TCP_FLAG_PSH | (large ? TCP_FLAG_FIN : 0);
+
+	return (flags & TCP_FLAG_ACK) && !(flags & (uint8_t)~may);
+}
+
 bool tcp_merge_parse(const struct netdev_sg *sg, int nsg, bool ipv6,
-		     struct tcp_merge_seg *s)
+		     uint32_t mtu, struct tcp_merge_seg *s)
 {
 	const uint8_t *h = sg[0].addr;
 	uint32_t tot, thl, iphl;
@@ -106,14 +118,21 @@ bool tcp_merge_parse(const struct netdev_sg *sg, int nsg, bool ipv6,
 	if (tot + FRAME_ETH_HLEN != s->frame || thl < TCP_FIXED ||
 	    iphl + thl >= tot)
 		return false;
-	if (s->flags != TCP_FLAG_ACK &&
-	    s->flags != (TCP_FLAG_ACK | TCP_FLAG_PSH))
+	/* A large datagram must still be one an IP header can describe
+	 * (IPv6's payload length field alone would allow 40 bytes more), and
+	 * leave room for payload in an MTU-sized segment. */
+	s->large = tot > mtu;
+	if (!flags_ok(s->flags, s->large) ||
+	    (s->large && (tot > IP_MAX || mtu <= iphl + thl)))
 		return false;
 	s->hlen = s->l4 + thl;
 	/* Cannot come up short: the frame is tot + 14 bytes and iphl + thl
 	 * < tot, so it is longer than hlen. */
 	frame_sg_read(sg, nsg, 0, s->hdr, s->hlen);
 	s->payload = tot - iphl - thl;
+	/* What lwIP's MSS is on this device: each wire segment the device
+	 * cuts is then exactly as lwIP would have built it. */
+	s->gso_size = s->large ? mtu - iphl - thl : s->payload;
 	s->seq = (uint32_t)frame_be16(s->hdr + s->l4 + 4) << 16 |
 		 frame_be16(s->hdr + s->l4 + 6);
 	s->npay = payload_pieces(sg, nsg, s->hlen, s->pay, TCP_MERGE_PAY_MAX);
@@ -138,8 +157,9 @@ bool tcp_merge_continues(const struct tcp_merge_batch *b,
 {
 	const uint8_t *a = b->hdr + b->l4, *n = s->hdr + s->l4;
 
-	if (!b->nseg || b->npay + s->npay > TCP_MERGE_PAY_MAX ||
-	    s->ipv6 != b->ipv6 || s->hlen != b->hlen || s->seq != b->next_seq ||
+	if (!b->nseg || b->large || s->large ||
+	    b->npay + s->npay > TCP_MERGE_PAY_MAX || s->ipv6 != b->ipv6 ||
+	    s->hlen != b->hlen || s->seq != b->next_seq ||
 	    s->payload > b->gso_size ||
 	    b->hlen - FRAME_ETH_HLEN + b->payload + s->payload > IP_MAX)
 		return false;
@@ -150,7 +170,7 @@ bool tcp_merge_continues(const struct tcp_merge_batch *b,
 	       !memcmp(a + 18, n + 18, b->hlen - b->l4 - 18);
 }
 
-void tcp_merge_start(struct tcp_merge_batch *b, const struct tcp_merge_seg *s,
+bool tcp_merge_start(struct tcp_merge_batch *b, const struct tcp_merge_seg *s,
 		     const struct netdev_sg *sg, int nsg, void *cookie)
 {
 	b->nseg = 1;
@@ -163,11 +183,13 @@ void tcp_merge_start(struct tcp_merge_batch *b, const struct tcp_merge_seg *s,
 	b->l4 = s->l4;
 	b->hlen = s->hlen;
 	b->ipv6 = s->ipv6;
-	b->gso_size = s->payload;
+	b->gso_size = s->gso_size;
 	b->payload = s->payload;
 	b->next_seq = s->seq + s->payload;
 	b->bytes = s->frame;
 	b->psh = s->flags & TCP_FLAG_PSH;
+	b->large = s->large;
+	return s->large;
 }
 
 bool tcp_merge_add(struct tcp_merge_batch *b, const struct tcp_merge_seg *s,

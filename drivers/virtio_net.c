@@ -26,13 +26,17 @@
  * device. When the device returns the chain the stack's cookie goes back
  * through tx_done, and only then does the stack free the bytes. With
  * HOST_TSO4 (IPv4) and HOST_TSO6 (IPv6) consecutive TCP segments of one
- * flow are first merged into one chain (virtio_net_gso.c). xmit and
+ * flow are first merged into one chain, and a large TCP segment (longer
+ * than the MTU: NETDEV_OFF_TSO4/6) goes as one chain for the device to
+ * cut (virtio_net_gso.c); any other frame longer than the MTU is refused
+ * (tx_bad_len), as the device would put it on the wire whole. xmit and
  * tx_reap run under the stack's TX guard (netdev.h), so a TX ring has one
  * user at a time even when a CPU without a pair of its own borrows it.
  */
 #include <string.h>
 
 #include "drv_port.h"
+#include "frame_hdr.h"
 #include "mm/mm.h"
 #include "virtio_net_internal.h"
 
@@ -238,7 +242,8 @@ static bool vnet_tx_room(struct vnet *vn, int q, int n)
 }
 
 /* Post one frame as the stack gave it (a header asking for the sum when
- * CSUM is on). Return: 0, or -1 when the ring is full. */
+ * CSUM is on). Return: 0, or -1 when the ring is full or the frame is
+ * longer than the MTU (a frame the device sends whole). */
 static int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg,
 			   int nsg, void *cookie)
 {
@@ -248,6 +253,12 @@ static int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg,
 	uint32_t bytes = 0;
 	uint16_t head;
 
+	for (int i = 0; i < nsg; i++)
+		bytes += sg[i].len;
+	if (bytes > FRAME_ETH_HLEN + (uint32_t)vn->dev.mtu) {
+		st->tx_bad_len++;
+		return -1;
+	}
 	if (!vnet_tx_room(vn, q, nsg + 1)) {
 		st->tx_busy++;
 		return -1;
@@ -261,11 +272,9 @@ static int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg,
 		p->tx_hdrs[head] = (struct vnet_hdr){0};
 	bufs[0] = (struct virtq_buf){drv_dma_addr(&p->tx_hdrs[head]),
 				     vn->hdr_len, 0};
-	for (int i = 0; i < nsg; i++) {
+	for (int i = 0; i < nsg; i++)
 		bufs[i + 1] = (struct virtq_buf){drv_dma_addr(sg[i].addr),
 						 sg[i].len, 0};
-		bytes += sg[i].len;
-	}
 	if (virtq_add(&p->txq, bufs, nsg + 1, cookie) != 0) {
 		st->tx_busy++;
 		return -1;
@@ -281,13 +290,15 @@ static int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg,
  * HOST_TSO4/6 (tcp_merge.c has the rules, virtio_net_gso.c the merged
  * header). What the pair's tx_batch holds always fits in the ring: a
  * segment joins only when the ring has room for the merged chain, a batch
- * starts only when it has room for its first frame as a plain chain, and
- * nothing but xmit adds to the ring (reaping only frees). So posting what is held never
- * fails, and an xmit that returns -1 (ring full) has posted the batch
- * first and queued nothing of its own frame, as without HOST_TSO4/6.
+ * starts only when it has room for its first frame as it will go (a
+ * plain chain, or a large segment's GSO chain), and nothing but xmit adds
+ * to the ring (reaping only frees). So posting what is held never fails,
+ * and an xmit that returns -1 (ring full) has posted the batch first and
+ * queued nothing of its own frame, as without HOST_TSO4/6.
  */
 
-/* Post the held batch (nseg >= 2) as one merged chain: the vnet header,
+/* Post the held batch (several segments, or one large) as one GSO chain
+ * for the device to cut: the vnet header,
  * the driver's copy of the frame headers, every segment's payload in
  * place; its cookie is the head's slot, which lists the stack's cookies.
  * Should virtq_add refuse all the same, the segments are given back as
@@ -322,19 +333,20 @@ static void vnet_gso_post_merged(struct vnet *vn, int q,
 	st->tx_inflight += (uint64_t)b->nseg;
 	st->tx_csum_offloaded += (uint64_t)b->nseg;
 	st->tx_gso_frames++;
-	st->tx_gso_segs += (uint64_t)b->nseg;
+	st->tx_gso_segs += tcp_merge_wire_segs(b);
 }
 
-/* Post what the batch holds: one frame as it came, several merged. */
+/* Post what the batch holds: one MSS segment as it came; several, or one
+ * large, as a GSO chain. */
 static void vnet_gso_post(struct vnet *vn, int q)
 {
 	struct tcp_merge_batch *b = vn->pairs[q].tx_batch;
 
-	if (b->nseg == 1 &&
-	    vnet_post_frame(vn, q, b->first, b->first_nsg, b->cookie[0]))
-		vn->dev.tx_done(&vn->dev, q, b->cookie[0]); /* see above */
-	else if (b->nseg > 1)
+	if (tcp_merge_needs_cut(b))
 		vnet_gso_post_merged(vn, q, b);
+	else if (b->nseg == 1 &&
+		 vnet_post_frame(vn, q, b->first, b->first_nsg, b->cookie[0]))
+		vn->dev.tx_done(&vn->dev, q, b->cookie[0]); /* see above */
 	b->nseg = 0;
 }
 
@@ -348,16 +360,19 @@ static bool vnet_gso_may_merge(const struct vnet *vn,
 					      : VIRTIO_NET_F_HOST_TSO4);
 }
 
-/* xmit with HOST_TSO4/6: hold, merge, or send; the wire order is kept. */
+/* xmit with HOST_TSO4/6: hold, merge, or send; the wire order is kept.
+ * A large segment is posted at once, after what was held; one the device
+ * may not cut goes to vnet_post_frame, which refuses it. */
 static int vnet_gso_xmit(struct vnet *vn, int q, const struct netdev_sg *sg,
 			 int nsg, void *cookie)
 {
 	struct tcp_merge_batch *b = vn->pairs[q].tx_batch;
 	struct tcp_merge_seg s;
+	int need;
 
 	if (!tcp_merge_parse(sg, nsg,
 			     vnet_has(vn->features, VIRTIO_NET_F_HOST_TSO6),
-			     &s) ||
+			     vn->dev.mtu, &s) ||
 	    !vnet_gso_may_merge(vn, &s)) {
 		vnet_gso_post(vn, q); /* what is held goes first */
 		return vnet_post_frame(vn, q, sg, nsg, cookie);
@@ -369,11 +384,15 @@ static int vnet_gso_xmit(struct vnet *vn, int q, const struct netdev_sg *sg,
 		return 0;
 	}
 	vnet_gso_post(vn, q);
-	if (!vnet_tx_room(vn, q, nsg + 1)) {
+	/* as it will go: a plain chain, or the GSO chain (the vnet header,
+	 * the copied frame headers, the payload pieces) */
+	need = s.large ? 2 + s.npay : nsg + 1;
+	if (!vnet_tx_room(vn, q, need)) {
 		vn->dev.queues[q].stats.tx_busy++;
 		return -1;
 	}
-	tcp_merge_start(b, &s, sg, nsg, cookie);
+	if (tcp_merge_start(b, &s, sg, nsg, cookie))
+		vnet_gso_post(vn, q);
 	return 0;
 }
 

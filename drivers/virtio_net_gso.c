@@ -1,11 +1,13 @@
 /*
  * virtio-net TCP segmentation offload on transmit (VIRTIO_NET_F_HOST_TSO4
- * for IPv4, VIRTIO_NET_F_HOST_TSO6 for IPv6), done without the stack's
- * help: lwIP builds every TCP segment at most one MSS long and hands them
- * to xmit one at a time, so the driver merges consecutive segments of
- * one flow into one chain with a GSO header (virtio 1.x spec 5.1.6.2) and
- * the device (the host kernel behind a tap) cuts it back into MSS
- * segments, or delivers it whole to a local socket.
+ * for IPv4, VIRTIO_NET_F_HOST_TSO6 for IPv6). The stack hands xmit two
+ * kinds of TCP segment (tcp_merge.h): MSS segments, one at a time, which
+ * the driver merges, consecutive ones of one flow, into one chain with a
+ * GSO header (virtio 1.x spec 5.1.6.2); and large segments (the stack
+ * builds them when dev.offloads has NETDEV_OFF_TSO4/6), each sent alone
+ * as such a chain. Either way the device (the host kernel behind a tap)
+ * cuts the chain into segments of gso_size payload bytes, or delivers it
+ * whole to a local socket.
  * On a vnet_hdr tap every frame costs QEMU one tap write: guest->host
  * iperf (tools/bench-offload, 2 rounds) went from 491 Mbit/s with one
  * frame per 1460 bytes to 1724 with up to 16 segments per chain.
@@ -15,14 +17,16 @@
  * before the guard goes). Within that window a TCP segment is held in the
  * pair's tx_batch; the next one joins it when it continues the same flow,
  * else the batch goes first (order on the wire is kept) and the newcomer
- * starts a new one. tx_flush sends what is held. A batch of one goes out
- * as the very frame it was, exactly as without HOST_TSO4.
+ * starts a new one. tx_flush sends what is held. A batch of one MSS
+ * segment goes out as the very frame it was, exactly as without
+ * HOST_TSO4; a large segment is a batch of its own, posted at once.
  *
  * What may merge is tcp_merge.c's (the rules igb's TSO shares): IPv4
  * without options, not a fragment, or IPv6 with TCP right after the fixed
  * header (lwIP sends no extension header with TCP), each only when its
  * feature was negotiated (virtio_net.c asks), and only when the headers
- * fit the chain's slot (VNET_GSO_HDR_MAX; a longer one goes as it came).
+ * fit the chain's slot (VNET_GSO_HDR_MAX; a longer one goes as it came,
+ * or, when it is longer than the MTU, is refused).
  *
  * The merged frame. Its headers are a copy of the first segment's, in
  * the chain's vnet_gso_slot (the stack keeps its segments for
@@ -30,7 +34,11 @@
  * merged length (IPv4: tot_len and the header sum; IPv6: payload length)
  * and the TCP sum field seeded with the pseudo-header sum over the whole
  * TCP length (NEEDS_CSUM, csum_start at the TCP header, csum_offset 16),
- * gso_type TCPV4 or TCPV6, hdr_len the header bytes. The device fixes the
+ * gso_type TCPV4 or TCPV6, hdr_len the header bytes, gso_size the first
+ * segment's payload (merged) or the MTU less the headers (large: lwIP's
+ * own MSS, so the wire carries the segments lwIP would have sent). The
+ * device copies the TCP flags into each segment it cuts but clears FIN
+ * and PSH on all but the last (as Linux's GSO does). The device fixes the
  * sum, the IPv4 id and the lengths of each segment it cuts. The payloads
  * are read in place from the stack's segments. The chain's cookie is its
  * slot, which lists every segment's cookie for tx_done.

@@ -323,6 +323,19 @@ static int vnet_create_queues(struct vnet *vn, int max_queues)
 	return want;
 }
 
+/* NETDEV_OFF_TSO4/6: a large segment needs the merge path (its tables,
+ * which vnet_pair_tso_tables may have given up on) and its family's
+ * HOST_TSO negotiated; without them xmit would refuse it. */
+static unsigned int vnet_large_tso(const struct vnet *vn)
+{
+	if (!vn->host_tso)
+		return 0;
+	return (vnet_has(vn->features, VIRTIO_NET_F_HOST_TSO4) ? NETDEV_OFF_TSO4
+							       : 0) |
+	       (vnet_has(vn->features, VIRTIO_NET_F_HOST_TSO6) ? NETDEV_OFF_TSO6
+							       : 0);
+}
+
 static int vnet_setup(struct vnet *vn, struct pci_dev *d, bool allow_modern,
 		      int max_queues)
 {
@@ -348,7 +361,8 @@ static int vnet_setup(struct vnet *vn, struct pci_dev *d, bool allow_modern,
 		(vnet_has(vn->features, VIRTIO_NET_F_GUEST_TSO4) ||
 				 vnet_has(vn->features, VIRTIO_NET_F_GUEST_TSO6)
 			 ? NETDEV_OFF_RX_BIG
-			 : 0);
+			 : 0) |
+		vnet_large_tso(vn);
 	virtio_pci_add_status(&vn->vp, VIRTIO_STATUS_DRIVER_OK);
 	if (vn->npairs > 1 && vnet_set_pairs(vn, vn->npairs) == 0)
 		vn->dev.nqueues = vn->npairs;

@@ -449,7 +449,8 @@ static void tx_frame(const uint8_t *f, uint32_t len, unsigned int cut)
 			 "sum field at %u+%u of %u", vh.csum_start,
 			 vh.csum_offset, len);
 	/* as virtio-net with HOST_TSO4 and HOST_TSO6 asks (vnet_gso_may_merge) */
-	if (!tcp_merge_parse(sg, nsg, true, g) || g->hlen > VNET_GSO_HDR_MAX) {
+	if (!tcp_merge_parse(sg, nsg, true, 1500, g) ||
+	    g->hlen > VNET_GSO_HDR_MAX) {
 		tx_flush();
 		free(copy);
 		free(g);
@@ -463,8 +464,9 @@ static void tx_frame(const uint8_t *f, uint32_t len, unsigned int cut)
 			tx_flush();
 	} else {
 		tx_flush();
-		tcp_merge_start(&txb, g, sg, nsg, NULL);
 		tx_frames[0] = copy;
+		if (tcp_merge_start(&txb, g, sg, nsg, NULL))
+			tx_flush(); /* a large segment goes alone */
 	}
 	free(g);
 }

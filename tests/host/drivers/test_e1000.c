@@ -684,6 +684,10 @@ static void test_tx_refuses_malformed_frames(void **state)
 			 -1);
 	assert_int_equal(*reg(E1000_TDT), 0);
 	assert_int_equal(dev->queues[0].stats.tx_packets, 0);
+	assert_int_equal(dev->queues[0].stats.tx_bad_len, 5);
+	/* it cuts no TCP segment: the stack must build none longer */
+	assert_int_equal(dev->offloads & (NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6),
+			 0);
 }
 
 static void test_link_state_follows_status_lu(void **state)

@@ -1128,6 +1128,218 @@ static void test_a_lone_segment_goes_as_it_came_before_the_next(void **state)
 		assert_ptr_equal(done_cookies[i], (void *)(uintptr_t)(i + 1));
 }
 
+/* ------------------------------------------ TSO of large segments */
+
+#define MSS4  1460 /* lwIP's MSS at MTU 1500: 1500 - 40 */
+#define MSS6  1440 /* lwIP's MSS for IPv6 at MTU 1500: 1500 - 60 */
+#define F_FIN 0x01
+#define F_PSH 0x08
+#define F_ACK 0x10
+
+static uint8_t large_hdr[80];
+static uint8_t large_pay[66000];
+
+/* A large segment, as lwIP builds it on a NIC with NETDEV_OFF_TSO4/6:
+ * the headers (TCP flags @flags), then @payload bytes of large_pay in
+ * @npieces pieces. Returns the pieces in sg. */
+static int large_seg(struct netdev_sg *sg, bool ipv6, uint32_t seq,
+		     uint32_t payload, int npieces, uint8_t flags)
+{
+	uint32_t hlen = tcp_headers(large_hdr, ipv6, seq, payload), at = 0;
+
+	large_hdr[hlen - 20 + 13] = flags;
+	sg[0] = (struct netdev_sg){large_hdr, hlen};
+	for (int i = 0; i < npieces; i++) {
+		uint32_t n = i == npieces - 1 ? payload - at
+					      : payload / (uint32_t)npieces;
+
+		sg[1 + i] = (struct netdev_sg){large_pay + at, n};
+		at += n;
+	}
+	return 1 + npieces;
+}
+
+/* The TSO frame whose context is at slot: MSS, header lengths, the
+ * payload length on its first data descriptor. */
+static void assert_tso_frame(int slot, bool ipv6, uint32_t mss,
+			     uint32_t payload)
+{
+	volatile struct igb_tx_ctx_desc *c =
+		(volatile struct igb_tx_ctx_desc *)&hw_tx_ring()[slot];
+	union igb_tx_desc *d = &hw_tx_ring()[slot + 1];
+	const uint8_t *h = (const uint8_t *)(uintptr_t)d->read.addr;
+
+	assert_int_equal(c->type_tucmd_mlhl,
+			 IGB_TXD_CMD_DEXT | IGB_TXD_DTYP_CTXT |
+				 (ipv6 ? 0 : IGB_CTX_TUCMD_IPV4) |
+				 IGB_CTX_TUCMD_TCP);
+	assert_int_equal(c->vlan_macip_lens,
+			 IGB_CTX_MACLEN(14) | (ipv6 ? 40 : 20));
+	assert_int_equal(c->mss_l4len_idx,
+			 IGB_CTX_MSS(mss) | IGB_CTX_L4LEN(20));
+	assert_int_equal(d->read.cmd_type_len & 0xffff, ipv6 ? 74 : 54);
+	assert_true(d->read.cmd_type_len & IGB_TXD_CMD_TSE);
+	assert_int_equal(d->read.olinfo,
+			 IGB_TXD_PAYLEN(payload) | IGB_TXD_POPTS_TXSM |
+				 (ipv6 ? 0 : IGB_TXD_POPTS_IXSM));
+	if (ipv6)
+		assert_int_equal(frame_be16(h + 18), 20 + payload);
+	else
+		assert_int_equal(frame_be16(h + 16), 40 + payload);
+}
+
+/* One large IPv4 segment: one TSO frame at once (no flush needed to
+ * post it), cut at lwIP's MSS, counted as one stack frame and six wire
+ * segments; it comes back as one cookie. */
+static void test_a_large_ipv4_segment_is_one_tso_frame_at_mtu_mss(void **state)
+{
+	struct netdev_sg sg[NETDEV_MAX_SG];
+	struct netdev *dev;
+	int n;
+
+	(void)state;
+	dev = probe_tso();
+	assert_int_equal(dev->offloads & (NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6),
+			 NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6);
+	n = large_seg(sg, false, 0, 5 * MSS4 + 100, 2, F_ACK);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg, n, (void *)0x1), 0);
+	/* context, headers, two payload pieces: queued, not held */
+	assert_int_equal(((struct igb *)dev->priv)->pairs[0]->tx.tail, 4);
+	dev->ops->tx_flush(dev, 0);
+	assert_int_equal(*reg(IGB_TDT(0)), 4);
+	assert_tso_frame(0, false, MSS4, 5 * MSS4 + 100);
+	assert_ptr_equal((void *)(uintptr_t)hw_tx_ring()[2].read.addr,
+			 large_pay);
+	assert_true(hw_tx_ring()[3].read.cmd_type_len & IGB_TXD_CMD_EOP);
+	assert_int_equal(dev->queues[0].stats.tx_gso_frames, 1);
+	assert_int_equal(dev->queues[0].stats.tx_gso_segs, 6);
+	assert_int_equal(dev->queues[0].stats.tx_packets, 1);
+	assert_int_equal(dev->queues[0].stats.tx_bytes, 54 + 5 * MSS4 + 100);
+	hw_transmit_all();
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 1);
+	assert_ptr_equal(done_cookies[0], (void *)0x1);
+	assert_int_equal(dev->queues[0].stats.tx_inflight, 0);
+}
+
+static void test_a_large_ipv6_segment_is_cut_at_its_mss(void **state)
+{
+	struct netdev_sg sg[NETDEV_MAX_SG];
+	struct netdev *dev;
+	int n;
+
+	(void)state;
+	dev = probe_tso();
+	n = large_seg(sg, true, 0, 3 * MSS6 + 1, 1, F_ACK);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg, n, (void *)0x1), 0);
+	dev->ops->tx_flush(dev, 0);
+	assert_int_equal(*reg(IGB_TDT(0)), 3);
+	assert_tso_frame(0, true, MSS6, 3 * MSS6 + 1);
+	assert_int_equal(dev->queues[0].stats.tx_gso_segs, 4);
+}
+
+/* Held MSS segments go before a large one, and the MSS segment after it
+ * does not join it: merged frame, large frame, plain frame, in the
+ * stack's order, each cookie back once in that order. */
+static void test_a_large_segment_goes_alone_after_what_is_held(void **state)
+{
+	struct netdev_sg sg[NETDEV_MAX_SG];
+	struct netdev *dev;
+	uint32_t large = 5 * MSS4 + 100;
+	int n;
+
+	(void)state;
+	dev = probe_tso();
+	dev->ops->xmit(dev, 0, sg, seg(sg, 0, false, 0), (void *)0x1);
+	dev->ops->xmit(dev, 0, sg, seg(sg, 1, false, 1000), (void *)0x2);
+	n = large_seg(sg, false, 2000, large, 2, F_ACK);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg, n, (void *)0x3), 0);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg,
+					seg(sg, 2, false, 2000 + large),
+					(void *)0x4),
+			 0);
+	dev->ops->tx_flush(dev, 0);
+	/* merged: context, headers, 2 payloads; large: the same; the last
+	 * segment as it came: context and its two pieces */
+	assert_int_equal(*reg(IGB_TDT(0)), 11);
+	assert_tso_frame(0, false, 1000, 2000);
+	assert_tso_frame(4, false, MSS4, large);
+	assert_false(hw_tx_ring()[9].read.cmd_type_len & IGB_TXD_CMD_TSE);
+	assert_ptr_equal((void *)(uintptr_t)hw_tx_ring()[9].read.addr,
+			 seg_hdr[2]);
+	assert_int_equal(dev->queues[0].stats.tx_gso_frames, 2);
+	assert_int_equal(dev->queues[0].stats.tx_gso_segs, 2 + 6);
+	assert_int_equal(dev->queues[0].stats.tx_packets, 4);
+	hw_transmit_all();
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 4);
+	for (int i = 0; i < 4; i++)
+		assert_ptr_equal(done_cookies[i], (void *)(uintptr_t)(i + 1));
+}
+
+/* lwIP puts FIN (and PSH) on a stream's last segment: a large one keeps
+ * them for the device to set on the last segment it cuts. Fifteen
+ * payload pieces (NETDEV_MAX_SG with the headers) take 17 slots. */
+static void test_a_large_segment_keeps_fin_and_psh(void **state)
+{
+	struct netdev_sg sg[NETDEV_MAX_SG];
+	struct netdev *dev;
+	const uint8_t *h;
+	int n;
+
+	(void)state;
+	dev = probe_tso();
+	n = large_seg(sg, false, 0, 10 * MSS4, 15, F_ACK | F_PSH | F_FIN);
+	assert_int_equal(n, NETDEV_MAX_SG);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg, n, (void *)0x1), 0);
+	dev->ops->tx_flush(dev, 0);
+	assert_int_equal(*reg(IGB_TDT(0)), 17);
+	assert_tso_frame(0, false, MSS4, 10 * MSS4);
+	h = (const uint8_t *)(uintptr_t)hw_tx_ring()[1].read.addr;
+	assert_int_equal(h[34 + 13], F_ACK | F_PSH | F_FIN);
+	assert_int_equal(dev->queues[0].stats.tx_gso_segs, 10);
+}
+
+/* A frame longer than the MTU that is not a segment the device may cut
+ * (a SYN, a datagram longer than IP allows) is refused and counted,
+ * never put on the ring; what was held still goes. */
+static void test_an_over_mtu_frame_not_to_cut_is_refused(void **state)
+{
+	struct netdev_sg sg[NETDEV_MAX_SG];
+	struct netdev *dev;
+	int n;
+
+	(void)state;
+	dev = probe_tso();
+	dev->ops->xmit(dev, 0, sg, seg(sg, 0, false, 0), (void *)0x1);
+	n = large_seg(sg, false, 1000, 2 * MSS4, 1, F_ACK | 0x02 /* SYN */);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg, n, (void *)0x2), -1);
+	n = large_seg(sg, true, 1000, 65500, 2, F_ACK); /* 65540 bytes */
+	assert_int_equal(dev->ops->xmit(dev, 0, sg, n, (void *)0x3), -1);
+	assert_int_equal(dev->queues[0].stats.tx_bad_len, 2);
+	dev->ops->tx_flush(dev, 0);
+	assert_int_equal(*reg(IGB_TDT(0)), 3); /* segment 0 alone */
+	assert_int_equal(dev->queues[0].stats.tx_gso_frames, 0);
+	assert_int_equal(dev->queues[0].stats.tx_packets, 1);
+}
+/* Without TSO tables (a memory too small for them) the device says it
+ * cuts nothing, so the stack builds no large segment; one that comes all
+ * the same is refused and counted, not sent whole. */
+static void test_without_tso_tables_a_large_segment_is_refused(void **state)
+{
+	struct netdev_sg sg[NETDEV_MAX_SG];
+	struct netdev *dev;
+	int n;
+
+	(void)state;
+	dev = probe_queues(4);
+	assert_null(((struct igb *)dev->priv)->pairs[0]->tx.batch);
+	assert_int_equal(dev->offloads & (NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6),
+			 0);
+	n = large_seg(sg, false, 0, 2 * MSS4, 1, F_ACK);
+	assert_int_equal(dev->ops->xmit(dev, 0, sg, n, (void *)0x1), -1);
+	assert_int_equal(dev->queues[0].stats.tx_bad_len, 1);
+	assert_int_equal(dev->queues[0].stats.tx_packets, 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1171,6 +1383,14 @@ int main(void)
 		T(test_three_ipv4_segments_go_as_one_tso_frame),
 		T(test_ipv6_segments_merge_without_ipv4_fields),
 		T(test_a_lone_segment_goes_as_it_came_before_the_next),
+		T(test_a_large_ipv4_segment_is_one_tso_frame_at_mtu_mss),
+		T(test_a_large_ipv6_segment_is_cut_at_its_mss),
+		T(test_a_large_segment_goes_alone_after_what_is_held),
+		T(test_a_large_segment_keeps_fin_and_psh),
+		T(test_an_over_mtu_frame_not_to_cut_is_refused),
+		cmocka_unit_test_setup_teardown(
+			test_without_tso_tables_a_large_segment_is_refused,
+			setup_tiny, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_a_pairs_rings_and_buffers_are_on_its_cpus_node,
 			setup_2nodes, teardown),

@@ -15,8 +15,9 @@
 #include "virtq_sim.h"
 
 #define MSS	 1460
-#define HDR	 54 /* Ethernet + IPv4 + TCP, no options */
-#define HDR6	 74 /* Ethernet + IPv6 + TCP, no options */
+#define MSS6	 1440 /* lwIP's for IPv6: at MTU 1500 a full segment is 1500 */
+#define HDR	 54   /* Ethernet + IPv4 + TCP, no options */
+#define HDR6	 74   /* Ethernet + IPv6 + TCP, no options */
 #define SEQ0	 0x10000000u
 #define ACK0	 0x20000000u
 #define MAX_SEGS 40
@@ -667,6 +668,9 @@ static void test_no_memory_for_tso_tables_still_brings_the_nic_up(void **state)
 	assert_non_null(strstr(printed, "host_tso4=off(no-memory) "));
 	assert_null(vnet0()->pairs[0].tx_batch);
 	assert_null(vnet0()->pairs[0].tx_gso);
+	/* so no large segment: xmit would refuse it */
+	assert_int_equal(dev->offloads & (NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6),
+			 0);
 	assert_each_segment_sent_alone(3);
 	for (int k = 0; k < frag_nheld; k++)
 		__free_pages(frag_held[k], 3);
@@ -785,14 +789,14 @@ static void test_ip4_and_ip6_segments_do_not_merge(void **state)
 	probe_tso(TSO6_BITS, tso6_on);
 	send_seg(0, &off, MSS, F_ACK);
 	send_seg(1, &off, MSS, F_ACK);
-	send_seg6(2, &off, MSS, F_ACK);
-	send_seg6(3, &off, MSS, F_ACK);
+	send_seg6(2, &off, MSS6, F_ACK);
+	send_seg6(3, &off, MSS6, F_ACK);
 	dev->ops->tx_flush(dev, 0);
 	assert_true(take_chain(&ch[0]));
 	assert_true(take_chain(&ch[1]));
 	assert_false(take_chain(&ch[2]));
 	assert_merged(&ch[0], 0, 2 * MSS, MSS);
-	assert_merged6(&ch[1], 2 * MSS, 2 * MSS, MSS);
+	assert_merged6(&ch[1], 2 * MSS, 2 * MSS6, MSS6);
 	complete_all(ch, 2);
 	assert_int_equal(ndone, 4);
 }
@@ -806,29 +810,208 @@ static void test_ip6_extension_header_or_other_flow_is_sent_alone(void **state)
 
 	(void)state;
 	probe_tso(TSO6_BITS, tso6_on);
-	send_seg6(0, &off, MSS, F_ACK);
-	tcp6_seg(1, off, MSS, F_ACK, ACK0);
+	send_seg6(0, &off, MSS6, F_ACK);
+	tcp6_seg(1, off, MSS6, F_ACK, ACK0);
 	seg[1].hdr[20] = 60; /* destination options (the bytes are TCP's) */
 	assert_int_equal(dev->ops->xmit(dev, 0, seg[1].sg, 2, (void *)2), 0);
-	off += MSS;
-	tcp6_seg(2, off, MSS, F_ACK, ACK0);
+	off += MSS6;
+	tcp6_seg(2, off, MSS6, F_ACK, ACK0);
 	seg[2].hdr[17] ^= 1; /* flow label */
 	assert_int_equal(dev->ops->xmit(dev, 0, seg[2].sg, 2, (void *)3), 0);
-	off += MSS;
-	tcp6_seg(3, off, MSS, F_ACK, ACK0);
+	off += MSS6;
+	tcp6_seg(3, off, MSS6, F_ACK, ACK0);
 	seg[3].hdr[21] = 63; /* hop limit */
 	assert_int_equal(dev->ops->xmit(dev, 0, seg[3].sg, 2, (void *)4), 0);
 	dev->ops->tx_flush(dev, 0);
 	for (int i = 0; i < 4; i++) {
 		assert_true(take_chain(&ch[i]));
 		assert_int_equal(ch[i].vh.gso_type, VIRTIO_NET_HDR_GSO_NONE);
-		assert_int_equal(ch[i].len, HDR6 + MSS);
+		assert_int_equal(ch[i].len, HDR6 + MSS6);
 	}
 	assert_false(take_chain(&ch[4]));
 	assert_int_equal(ch[1].vh.flags, 0);
 	assert_int_equal(dev->queues[0].stats.tx_gso_frames, 0);
 	complete_all(ch, 4);
 	assert_int_equal(ndone, 4);
+}
+
+/* ---- large segments (NETDEV_OFF_TSO4/6) ---- */
+
+static struct netdev_sg big_sg[NETDEV_MAX_SG];
+
+/* xmit large segment k (cookie k + 1): longer than the MTU, as lwIP
+ * builds it on a NIC with NETDEV_OFF_TSO4/6 (tcp_seg's or tcp6_seg's
+ * headers), its payload from *off in npieces pieces. */
+static int send_large(int k, uint32_t *off, uint32_t len, uint8_t flags,
+		      bool ip6, int npieces)
+{
+	struct netdev_sg *one = ip6 ? tcp6_seg(k, *off, len, flags, ACK0)
+				    : tcp_seg(k, *off, len, flags, ACK0);
+	uint32_t at = 0;
+	int r;
+
+	big_sg[0] = one[0];
+	for (int i = 0; i < npieces; i++) {
+		uint32_t n =
+			i == npieces - 1 ? len - at : len / (uint32_t)npieces;
+
+		big_sg[1 + i] = (struct netdev_sg){stream + *off + at, n};
+		at += n;
+	}
+	r = dev->ops->xmit(dev, 0, big_sg, 1 + npieces,
+			   (void *)(uintptr_t)(k + 1));
+	*off += len;
+	return r;
+}
+
+/* One large IPv4 segment: one GSO chain at once (no flush needed), cut
+ * at lwIP's MSS (not at its own length, which would go whole), one stack
+ * frame and six wire segments; one cookie back. */
+static void test_large_segment_is_one_gso_chain_at_mtu_mss(void **state)
+{
+	uint32_t off = 0;
+
+	(void)state;
+	probe_tso(TSO_BITS, tso_on);
+	assert_int_equal(dev->offloads & (NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6),
+			 NETDEV_OFF_TSO4);
+	assert_int_equal(send_large(0, &off, 5 * MSS + 100, F_ACK, false, 2),
+			 0);
+	assert_true(take_chain(&ch[0]));
+	assert_false(take_chain(&ch[1]));
+	assert_int_equal(ch[0].ndesc, 4); /* vnet header, headers, 2 pieces */
+	assert_merged(&ch[0], 0, 5 * MSS + 100, MSS);
+	assert_int_equal(ch[0].frame[47], F_ACK);
+	assert_int_equal(dev->queues[0].stats.tx_gso_frames, 1);
+	assert_int_equal(dev->queues[0].stats.tx_gso_segs, 6);
+	assert_int_equal(dev->queues[0].stats.tx_packets, 1);
+	assert_int_equal(dev->queues[0].stats.tx_bytes, HDR + 5 * MSS + 100);
+	complete(&ch[0]);
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 1);
+	assert_int_equal(ndone, 1);
+	assert_int_equal(done[0], 1);
+	assert_int_equal(dev->queues[0].stats.tx_inflight, 0);
+}
+
+static void test_large_ip6_segment_is_cut_at_its_mss(void **state)
+{
+	uint32_t off = 0;
+
+	(void)state;
+	probe_tso(TSO6_BITS, tso6_on);
+	assert_int_equal(dev->offloads & (NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6),
+			 NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6);
+	assert_int_equal(send_large(0, &off, 3 * MSS6 + 1, F_ACK, true, 1), 0);
+	assert_true(take_chain(&ch[0]));
+	assert_merged6(&ch[0], 0, 3 * MSS6 + 1, MSS6);
+	assert_int_equal(dev->queues[0].stats.tx_gso_segs, 4);
+}
+
+/* Held MSS segments go before a large one, and the MSS segment after it
+ * does not join it: merged chain, large chain, plain chain, in the
+ * stack's order, every cookie back once in that order. */
+static void test_large_segment_goes_alone_after_what_is_held(void **state)
+{
+	uint32_t off = 0, large = 5 * MSS + 100;
+
+	(void)state;
+	probe_tso(TSO_BITS, tso_on);
+	send_seg(0, &off, MSS, F_ACK);
+	send_seg(1, &off, MSS, F_ACK);
+	assert_int_equal(send_large(2, &off, large, F_ACK, false, 2), 0);
+	assert_int_equal(send_seg(3, &off, MSS, F_ACK), 0);
+	dev->ops->tx_flush(dev, 0);
+	for (int i = 0; i < 3; i++)
+		assert_true(take_chain(&ch[i]));
+	assert_false(take_chain(&ch[3]));
+	assert_merged(&ch[0], 0, 2 * MSS, MSS);
+	assert_merged(&ch[1], 2 * MSS, large, MSS);
+	assert_int_equal(ch[2].vh.gso_type, VIRTIO_NET_HDR_GSO_NONE);
+	assert_int_equal(seq_of(&ch[2]), SEQ0 + 2 * MSS + large);
+	assert_int_equal(ch[2].len, HDR + MSS);
+	assert_int_equal(dev->queues[0].stats.tx_gso_frames, 2);
+	assert_int_equal(dev->queues[0].stats.tx_gso_segs, 2 + 6);
+	assert_int_equal(dev->queues[0].stats.tx_packets, 4);
+	complete_all(ch, 3);
+	assert_int_equal(ndone, 4);
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(done[k], k + 1);
+}
+
+/* lwIP puts FIN (and PSH) on a stream's last segment: a large one keeps
+ * them for the device to set on the last segment it cuts. Fifteen
+ * payload pieces (NETDEV_MAX_SG with the headers) make a chain of 17. */
+static void test_large_segment_keeps_fin_and_psh(void **state)
+{
+	uint32_t off = 0;
+
+	(void)state;
+	probe_tso(TSO_BITS, tso_on);
+	assert_int_equal(
+		send_large(0, &off, 10 * MSS, F_ACK | F_PSH | F_FIN, false, 15),
+		0);
+	assert_true(take_chain(&ch[0]));
+	assert_int_equal(ch[0].ndesc, 17);
+	assert_merged(&ch[0], 0, 10 * MSS, MSS);
+	assert_int_equal(ch[0].frame[47], F_ACK | F_PSH | F_FIN);
+	assert_int_equal(dev->queues[0].stats.tx_gso_segs, 10);
+}
+
+/* What the device may not cut is refused and counted, never sent whole:
+ * IPv6 without HOST_TSO6, a SYN; what was held still goes. */
+static void test_large_frame_the_device_may_not_cut_is_refused(void **state)
+{
+	uint32_t off = 0;
+
+	(void)state;
+	probe_tso(TSO_BITS, tso_on);
+	send_seg(0, &off, MSS, F_ACK);
+	assert_int_equal(send_large(1, &off, 2 * MSS, F_ACK, true, 1), -1);
+	assert_int_equal(send_large(2, &off, 2 * MSS, F_ACK | 0x02, false, 1),
+			 -1);
+	assert_int_equal(dev->queues[0].stats.tx_bad_len, 2);
+	dev->ops->tx_flush(dev, 0);
+	assert_true(take_chain(&ch[0]));
+	assert_int_equal(ch[0].len, HDR + MSS);
+	assert_false(take_chain(&ch[1]));
+	assert_int_equal(dev->queues[0].stats.tx_packets, 1);
+	assert_int_equal(dev->queues[0].stats.tx_gso_frames, 0);
+}
+
+/* An IPv6 datagram longer than an IP header may describe (65540 bytes)
+ * is no segment to cut either. */
+static void test_large_ip6_over_64k_is_refused(void **state)
+{
+	uint32_t len = 65500;
+
+	(void)state;
+	probe_tso(TSO6_BITS, tso6_on);
+	big_sg[0] = tcp6_seg(0, 0, len, F_ACK, ACK0)[0];
+	big_sg[1] = (struct netdev_sg){stream, 40000};
+	big_sg[2] = (struct netdev_sg){stream, len - 40000};
+	assert_int_equal(dev->ops->xmit(dev, 0, big_sg, 3, (void *)1), -1);
+	assert_int_equal(dev->queues[0].stats.tx_bad_len, 1);
+	dev->ops->tx_flush(dev, 0);
+	assert_false(take_chain(&ch[0]));
+}
+
+/* HOST_TSO switched off (or its tables not had): no NETDEV_OFF_TSO4, so
+ * the stack builds no large segment; one that comes all the same is
+ * refused and counted, not sent whole. */
+static void test_large_segment_without_host_tso_is_refused(void **state)
+{
+	struct virtio_net_offloads off_sw = tso_on;
+	uint32_t off = 0;
+
+	(void)state;
+	off_sw.host_tso = false;
+	probe_tso(TSO_BITS, off_sw);
+	assert_int_equal(dev->offloads & (NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6),
+			 0);
+	assert_int_equal(send_large(0, &off, 2 * MSS, F_ACK, false, 1), -1);
+	assert_int_equal(dev->queues[0].stats.tx_bad_len, 1);
+	assert_false(take_chain(&ch[0]));
+	assert_int_equal(dev->queues[0].stats.tx_packets, 0);
 }
 
 #define TB(fn) cmocka_unit_test_setup_teardown(fn, setup_boot, teardown)
@@ -858,6 +1041,13 @@ int main(void)
 		TB(test_ip6_burst_of_one_flow_is_one_tcpv6_chain),
 		TB(test_ip6_not_merged_without_host_tso6),
 		TB(test_ip4_and_ip6_segments_do_not_merge),
+		TB(test_large_segment_is_one_gso_chain_at_mtu_mss),
+		TB(test_large_ip6_segment_is_cut_at_its_mss),
+		TB(test_large_segment_goes_alone_after_what_is_held),
+		TB(test_large_segment_keeps_fin_and_psh),
+		TB(test_large_frame_the_device_may_not_cut_is_refused),
+		TB(test_large_ip6_over_64k_is_refused),
+		TB(test_large_segment_without_host_tso_is_refused),
 		TB(test_ip6_extension_header_or_other_flow_is_sent_alone),
 	};
 
