@@ -110,7 +110,9 @@ static const struct stat_desc netdev_counters[] = {
 		     "RX buffers the device holds now"),
 	NETDEV_COUNTER(rx_bad_completions, "events",
 		       "RX completions naming a buffer never given"),
-	NETDEV_COUNTER(tx_packets, "packets", "frames sent"),
+	NETDEV_COUNTER(tx_packets, "packets",
+		       "frames sent as the stack gave them (one the device "
+		       "cuts counts once: tx_gso_segs)"),
 	NETDEV_COUNTER(tx_bytes, "bytes", "bytes sent"),
 	NETDEV_COUNTER(tx_busy, "packets", "frames refused: ring full"),
 	NETDEV_COUNTER(
@@ -148,6 +150,9 @@ static const struct stat_desc netdev_counters[] = {
 		       "frames posted for the device to cut (TSO)"),
 	NETDEV_COUNTER(tx_gso_segs, "packets",
 		       "TCP segments the device cuts them into"),
+	NETDEV_COUNTER(tx_large_segs, "packets",
+		       "TCP segments longer than the MSS the stack built for "
+		       "the device to cut (tcp_seg_mss=)"),
 	NETDEV_COUNTER(rx_csum_sw, "packets",
 		       "frames the glue checked in software: sums right"),
 	NETDEV_COUNTER(rx_csum_sw_bad, "packets",

@@ -190,6 +190,9 @@ struct netdev_stats {
 	 * segments it cuts them into (on the wire; a merged frame's equal
 	 * the stack's frames in it, a large one's are more) */
 	uint64_t tx_gso_frames, tx_gso_segs;
+	/* of the stack's segments, those longer than the MSS it built for
+	 * the device to cut (NETDEV_OFF_TSO4/6; the network glue counts) */
+	uint64_t tx_large_segs;
 	/* interrupts that masked this queue and woke its CPU (interrupt
 	 * context; an INTx line shared by the queues counts on each). The
 	 * poller compares it to see whether its armed interrupt fired. */

@@ -481,6 +481,8 @@ static err_t glue_linkoutput(struct netif *nif, struct pbuf *p)
 		LINK_STATS_INC(link.drop);
 		return ERR_IF;
 	}
+	if (p->flags & PBUF_FLAG_TCP_LARGE) /* lwIP's mark (tcp_seg_max.h) */
+		dev->queues[txq].stats.tx_large_segs++;
 	trace_point(&ev_tx, (uintptr_t)dev->name, (uintptr_t)send,
 		    (uint64_t)txq, send->tot_len);
 	if (net_capturing())
