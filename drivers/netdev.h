@@ -90,9 +90,10 @@
  * TSO of large segments: xmit takes a TCP segment of this family (IPv4,
  * IPv6) whose IP datagram is longer than mtu (a "large segment", at most
  * 65535 bytes, in at most NETDEV_MAX_SG pieces) and has the device cut
- * it into segments of mtu - (IP and TCP headers) payload bytes each, FIN
- * and PSH on the last. One xmit and one device frame for what would be
- * many: the stack may build such segments only while the bit is set.
+ * it into segments of mtu - (IP and TCP headers) payload bytes each, a
+ * FIN at the end (on the last, or just after it: igb) and PSH on the
+ * last. One xmit and one device frame for what would be many: the stack
+ * may build such segments only while the bit is set.
  * Any frame longer than the MTU that the driver cannot cut (another
  * family, not an ACK data segment with at most PSH and FIN besides) is
  * refused (-1, counted in tx_bad_len), never sent as it is.

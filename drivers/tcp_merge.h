@@ -29,8 +29,9 @@
  * PSH of any of them goes on the merged header: the device puts it on the
  * last segment. A large segment obeys the same header rules, may also
  * carry FIN (lwIP puts it on a stream's last segment; the device, as for
- * PSH, sets it on the last segment it cuts), and never merges with
- * anything: it neither joins a batch nor lets one follow it.
+ * PSH, sets it on the last segment it cuts, or the driver sends it apart
+ * where the device may not: igb_tso.c), and never merges with anything:
+ * it neither joins a batch nor lets one follow it.
  */
 #ifndef DRIVERS_TCP_MERGE_H
 #define DRIVERS_TCP_MERGE_H

@@ -298,9 +298,9 @@ static int vnet_post_frame(struct vnet *vn, int q, const struct netdev_sg *sg,
  */
 
 /* Post the held batch (several segments, or one large) as one GSO chain
- * for the device to cut: the vnet header,
- * the driver's copy of the frame headers, every segment's payload in
- * place; its cookie is the head's slot, which lists the stack's cookies.
+ * for the device to cut: the vnet header, the driver's copy of the frame
+ * headers, every segment's payload in place; its cookie is the head's
+ * slot, which lists the stack's cookies.
  * Should virtq_add refuse all the same, the segments are given back as
  * if sent (TCP sends them again). */
 static void vnet_gso_post_merged(struct vnet *vn, int q,

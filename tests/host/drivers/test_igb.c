@@ -1275,27 +1275,56 @@ static void test_a_large_segment_goes_alone_after_what_is_held(void **state)
 		assert_ptr_equal(done_cookies[i], (void *)(uintptr_t)(i + 1));
 }
 
-/* lwIP puts FIN (and PSH) on a stream's last segment: a large one keeps
- * them for the device to set on the last segment it cuts. Fifteen
- * payload pieces (NETDEV_MAX_SG with the headers) take 17 slots. */
-static void test_a_large_segment_keeps_fin_and_psh(void **state)
+/* lwIP puts FIN (and PSH) on a stream's last segment. A large one's PSH
+ * stays on the TSO frame's headers (the 82576 sets it on the last segment
+ * it cuts); its FIN goes apart, right after, as a segment of no payload
+ * at the sequence that follows (QEMU's software cutting clears FIN on
+ * every segment). Fifteen payload pieces (NETDEV_MAX_SG with the
+ * headers) take 17 slots, the FIN 2 more; one cookie back, once both
+ * are done. */
+static void test_a_large_segment_with_fin_sends_the_fin_apart(void **state)
 {
+	uint32_t pseudo = 0x0a00 + 0x020f + 0x0a00 + 0x0202 + 6 + 20;
 	struct netdev_sg sg[NETDEV_MAX_SG];
 	struct netdev *dev;
-	const uint8_t *h;
+	const uint8_t *h, *fin;
+	union igb_tx_desc *d;
 	int n;
 
 	(void)state;
 	dev = probe_tso();
-	n = large_seg(sg, false, 0, 10 * MSS4, 15, F_ACK | F_PSH | F_FIN);
+	n = large_seg(sg, false, 7, 10 * MSS4, 15, F_ACK | F_PSH | F_FIN);
 	assert_int_equal(n, NETDEV_MAX_SG);
 	assert_int_equal(dev->ops->xmit(dev, 0, sg, n, (void *)0x1), 0);
 	dev->ops->tx_flush(dev, 0);
-	assert_int_equal(*reg(IGB_TDT(0)), 17);
+	assert_int_equal(*reg(IGB_TDT(0)), 19);
 	assert_tso_frame(0, false, MSS4, 10 * MSS4);
 	h = (const uint8_t *)(uintptr_t)hw_tx_ring()[1].read.addr;
-	assert_int_equal(h[34 + 13], F_ACK | F_PSH | F_FIN);
+	assert_int_equal(h[34 + 13], F_ACK | F_PSH);
+	assert_int_equal(large_hdr[34 + 13], F_ACK | F_PSH | F_FIN);
+	/* the FIN: a context for the sums, one descriptor of headers */
+	assert_int_equal(((volatile struct igb_tx_ctx_desc *)&hw_tx_ring()[17])
+				 ->mss_l4len_idx,
+			 IGB_CTX_L4LEN(20));
+	d = &hw_tx_ring()[18];
+	fin = (const uint8_t *)(uintptr_t)d->read.addr;
+	assert_int_equal(d->read.cmd_type_len & 0xffff, 54);
+	assert_false(d->read.cmd_type_len & IGB_TXD_CMD_TSE);
+	assert_true(d->read.cmd_type_len & IGB_TXD_CMD_EOP);
+	assert_int_equal(d->read.olinfo, IGB_TXD_PAYLEN(54) |
+						 IGB_TXD_POPTS_TXSM |
+						 IGB_TXD_POPTS_IXSM);
+	assert_int_equal(fin[34 + 13], F_ACK | F_FIN);
+	assert_int_equal(frame_be16(fin + 16), 40);
+	assert_int_equal(frame_be16(fin + 38) << 16 | frame_be16(fin + 40),
+			 7 + 10 * MSS4);
+	assert_int_equal(frame_be16(fin + 34 + 16), frame_fold(pseudo));
 	assert_int_equal(dev->queues[0].stats.tx_gso_segs, 10);
+	assert_int_equal(dev->queues[0].stats.tx_packets, 1);
+	hw_transmit_all();
+	assert_int_equal(dev->ops->tx_reap(dev, 0), 1);
+	assert_ptr_equal(done_cookies[0], (void *)0x1);
+	assert_int_equal(dev->queues[0].stats.tx_inflight, 0);
 }
 
 /* A frame longer than the MTU that is not a segment the device may cut
@@ -1386,7 +1415,7 @@ int main(void)
 		T(test_a_large_ipv4_segment_is_one_tso_frame_at_mtu_mss),
 		T(test_a_large_ipv6_segment_is_cut_at_its_mss),
 		T(test_a_large_segment_goes_alone_after_what_is_held),
-		T(test_a_large_segment_keeps_fin_and_psh),
+		T(test_a_large_segment_with_fin_sends_the_fin_apart),
 		T(test_an_over_mtu_frame_not_to_cut_is_refused),
 		cmocka_unit_test_setup_teardown(
 			test_without_tso_tables_a_large_segment_is_refused,
