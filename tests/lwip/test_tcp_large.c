@@ -81,9 +81,12 @@ static struct tcp_pcb *connection(u32_t cwnd)
 	return pcb;
 }
 
+static u8_t flags[8]; /* TCP flags of the datagrams sent() saw */
+
 /* The IP datagrams sent so far (captured back to back in tx.tx_packets):
- * their count, each one's payload length in lens[], and their payloads
- * in order compared with data[from...]. Clears the capture. */
+ * their count, each one's payload length in lens[] and TCP flags in
+ * flags[], and their payloads in order compared with data[from...].
+ * Clears the capture. */
 static int sent(u32_t from, u16_t *lens, int most)
 {
 	struct pbuf *p = tx.tx_packets;
@@ -104,6 +107,8 @@ static int sent(u32_t from, u16_t *lens, int most)
 		fail_unless(!memcmp(got, data + from, pay), "bytes at %u differ", (unsigned)from);
 		if (n < most)
 			lens[n] = pay;
+		if (n < (int)sizeof(flags))
+			flags[n] = hdr[IPTCP - 20 + 13];
 		n++;
 		from += pay;
 		off = (u16_t)(off + ip_len);
@@ -191,6 +196,38 @@ START_TEST(test_tcp_large_split_of_copied_data)
 }
 END_TEST
 
+/* A FIN queued on a large segment stays at the end of the stream when
+ * the segment is split, by reference or by copy: lwIP 2.1.3's own split
+ * left it on the head too, and the peer saw the stream end early. */
+static void fin_stays_last(u8_t copy)
+{
+	struct tcp_pcb *pcb = connection(TCP_MSS + 10);
+	u16_t lens[4];
+
+	fail_unless(tcp_write(pcb, data, SEGS * TCP_MSS - 100, copy) == ERR_OK);
+	fail_unless(tcp_close(pcb) == ERR_OK); /* FIN on the last segment, output */
+	fail_unless(sent(0, lens, 4) == 1 && lens[0] == TCP_MSS);
+	fail_unless(!(flags[0] & (TCP_FIN | TCP_PSH)), "flags %x on the head", flags[0]);
+	pcb->cwnd = TCP_WND;
+	ack(pcb, TCP_MSS);
+	fail_unless(sent(TCP_MSS, lens, 4) == 1 && lens[0] == 3 * TCP_MSS - 100);
+	fail_unless(flags[0] & TCP_FIN, "no FIN at the end: flags %x", flags[0]);
+}
+
+START_TEST(test_tcp_large_split_by_reference_keeps_fin_last)
+{
+	LWIP_UNUSED_ARG(_i);
+	fin_stays_last(0);
+}
+END_TEST
+
+START_TEST(test_tcp_large_split_by_copy_keeps_fin_last)
+{
+	LWIP_UNUSED_ARG(_i);
+	fin_stays_last(TCP_WRITE_FLAG_COPY);
+}
+END_TEST
+
 /* After a timeout the window is one MSS: the unacknowledged large
  * segment is sent again one MSS at a time, from the first lost byte. */
 START_TEST(test_tcp_large_retransmission_after_a_timeout_is_one_mss)
@@ -244,6 +281,8 @@ Suite *tcp_large_suite(void)
 		TESTFUNC(test_tcp_large_segments_leave_whole),
 		TESTFUNC(test_tcp_large_split_by_reference_at_the_window),
 		TESTFUNC(test_tcp_large_split_of_copied_data),
+		TESTFUNC(test_tcp_large_split_by_reference_keeps_fin_last),
+		TESTFUNC(test_tcp_large_split_by_copy_keeps_fin_last),
 		TESTFUNC(test_tcp_large_retransmission_after_a_timeout_is_one_mss),
 		TESTFUNC(test_tcp_large_waits_while_much_is_in_flight),
 	};
