@@ -51,7 +51,7 @@ static const char *report_name(enum lwiperf_report_type t)
 static void iperf_report(void *arg, enum lwiperf_report_type type,
 			 const ip_addr_t *local_addr, u16_t local_port,
 			 const ip_addr_t *remote_addr, u16_t remote_port,
-			 u32_t bytes, u32_t ms, u32_t kbps)
+			 u64_t bytes, u32_t ms, u32_t kbps)
 {
 	uint32_t ip;
 	char text[IP6ADDR_STRLEN_MAX], local[20] = "";
@@ -66,21 +66,22 @@ static void iperf_report(void *arg, enum lwiperf_report_type type,
 		remote_port = client_server.port;
 	}
 	if (!remote_addr) {
-		kprintf("iperf: %s - bytes=%u ms=%u kbps=%u\n",
-			report_name(type), bytes, ms, kbps);
+		kprintf("iperf: %s - bytes=%llu ms=%u kbps=%u\n",
+			report_name(type), (unsigned long long)bytes, ms, kbps);
 		return;
 	}
 	if (IP_IS_V6(remote_addr)) {
-		kprintf("iperf: %s [%s]:%u bytes=%u ms=%u kbps=%u%s\n",
+		kprintf("iperf: %s [%s]:%u bytes=%llu ms=%u kbps=%u%s\n",
 			report_name(type),
 			net_ip6_text(ip_2_ip6(remote_addr), text, sizeof(text)),
-			remote_port, bytes, ms, kbps, local);
+			remote_port, (unsigned long long)bytes, ms, kbps, local);
 		return;
 	}
 	ip = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(remote_addr)));
-	kprintf("iperf: %s %u.%u.%u.%u:%u bytes=%u ms=%u kbps=%u%s\n",
+	kprintf("iperf: %s %u.%u.%u.%u:%u bytes=%llu ms=%u kbps=%u%s\n",
 		report_name(type), ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
-		ip & 255, remote_port, bytes, ms, kbps, local);
+		ip & 255, remote_port, (unsigned long long)bytes, ms, kbps,
+		local);
 }
 
 int app_iperf_client(const ip_addr_t *server, uint16_t port)
