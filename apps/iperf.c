@@ -74,7 +74,8 @@ static void iperf_report(void *arg, enum lwiperf_report_type type,
 		kprintf("iperf: %s [%s]:%u bytes=%llu ms=%u kbps=%u%s\n",
 			report_name(type),
 			net_ip6_text(ip_2_ip6(remote_addr), text, sizeof(text)),
-			remote_port, (unsigned long long)bytes, ms, kbps, local);
+			remote_port, (unsigned long long)bytes, ms, kbps,
+			local);
 		return;
 	}
 	ip = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(remote_addr)));

@@ -27,8 +27,7 @@ u16_t net_tcp_seg_max(const struct tcp_pcb *pcb)
 		      ? netif_get_by_index(pcb->netif_idx)
 		      : ip_route(&pcb->local_ip, &pcb->remote_ip);
 	dev = netif_glue_dev(nif);
-	if (!dev ||
-	    !(dev->offloads & (v6 ? NETDEV_OFF_TSO6 : NETDEV_OFF_TSO4)))
+	if (!dev || !(dev->offloads & (v6 ? NETDEV_OFF_TSO6 : NETDEV_OFF_TSO4)))
 		return pcb->mss;
 	mtu = v6 ? netif_mtu6(nif) : nif->mtu;
 	if (mss + hlen != mtu)

@@ -17,10 +17,10 @@
 #include "tcp/tcp_helper.h"
 #include "test_tcp_large.h"
 
-#define SEGS	4		 /* MSS per large segment */
-#define IPTCP	40		 /* IPv4 and TCP headers, no options */
-#define MTU	(TCP_MSS + IPTCP) /* lwIP's MSS is the one the MTU gives */
-#define DATA	(8 * TCP_MSS)
+#define SEGS  4			/* MSS per large segment */
+#define IPTCP 40		/* IPv4 and TCP headers, no options */
+#define MTU   (TCP_MSS + IPTCP) /* lwIP's MSS is the one the MTU gives */
+#define DATA  (8 * TCP_MSS)
 
 static u16_t seg_max_answer;
 
@@ -102,9 +102,11 @@ static int sent(u32_t from, u16_t *lens, int most)
 		ip_len = (u16_t)(hdr[2] << 8 | hdr[3]);
 		fail_unless(ip_len >= IPTCP);
 		pay = (u16_t)(ip_len - IPTCP);
-		fail_unless(pbuf_copy_partial(p, got, pay, (u16_t)(off + IPTCP)) == pay);
+		fail_unless(pbuf_copy_partial(p, got, pay,
+					      (u16_t)(off + IPTCP)) == pay);
 		fail_unless(from + pay <= DATA);
-		fail_unless(!memcmp(got, data + from, pay), "bytes at %u differ", (unsigned)from);
+		fail_unless(!memcmp(got, data + from, pay),
+			    "bytes at %u differ", (unsigned)from);
 		if (n < most)
 			lens[n] = pay;
 		if (n < (int)sizeof(flags))
@@ -138,7 +140,8 @@ START_TEST(test_tcp_large_segments_leave_whole)
 
 	LWIP_UNUSED_ARG(_i);
 	for (int i = 0; i < 8; i++)
-		fail_unless(tcp_write(pcb, data + i * TCP_MSS, TCP_MSS, 0) == ERR_OK);
+		fail_unless(tcp_write(pcb, data + i * TCP_MSS, TCP_MSS, 0) ==
+			    ERR_OK);
 	fail_unless(tcp_output(pcb) == ERR_OK);
 	fail_unless(sent(0, lens, 4) == 2);
 	fail_unless(lens[0] == SEGS * TCP_MSS && lens[1] == SEGS * TCP_MSS);
@@ -163,7 +166,7 @@ START_TEST(test_tcp_large_split_by_reference_at_the_window)
 	fail_unless(lens[0] == 2 * TCP_MSS);
 	fail_unless(pcb->unsent != NULL && pcb->unsent->len == 2 * TCP_MSS);
 	fail_unless(pcb->unsent->p->next != NULL &&
-		    pcb->unsent->p->next->payload == data + 2 * TCP_MSS,
+			    pcb->unsent->p->next->payload == data + 2 * TCP_MSS,
 		    "the rest was copied");
 	pcb->cwnd = TCP_WND;
 	ack(pcb, 2 * TCP_MSS);
@@ -182,7 +185,8 @@ START_TEST(test_tcp_large_split_of_copied_data)
 	u16_t lens[4];
 
 	LWIP_UNUSED_ARG(_i);
-	fail_unless(tcp_write(pcb, data, SEGS * TCP_MSS, TCP_WRITE_FLAG_COPY) == ERR_OK);
+	fail_unless(tcp_write(pcb, data, SEGS * TCP_MSS, TCP_WRITE_FLAG_COPY) ==
+		    ERR_OK);
 	fail_unless(pcb->unsent != NULL && pcb->unsent->len == SEGS * TCP_MSS);
 	fail_unless(tcp_output(pcb) == ERR_OK);
 	fail_unless(sent(0, lens, 4) == 1);
@@ -205,13 +209,17 @@ static void fin_stays_last(u8_t copy)
 	u16_t lens[4];
 
 	fail_unless(tcp_write(pcb, data, SEGS * TCP_MSS - 100, copy) == ERR_OK);
-	fail_unless(tcp_close(pcb) == ERR_OK); /* FIN on the last segment, output */
+	fail_unless(tcp_close(pcb) ==
+		    ERR_OK); /* FIN on the last segment, output */
 	fail_unless(sent(0, lens, 4) == 1 && lens[0] == TCP_MSS);
-	fail_unless(!(flags[0] & (TCP_FIN | TCP_PSH)), "flags %x on the head", flags[0]);
+	fail_unless(!(flags[0] & (TCP_FIN | TCP_PSH)), "flags %x on the head",
+		    flags[0]);
 	pcb->cwnd = TCP_WND;
 	ack(pcb, TCP_MSS);
-	fail_unless(sent(TCP_MSS, lens, 4) == 1 && lens[0] == 3 * TCP_MSS - 100);
-	fail_unless(flags[0] & TCP_FIN, "no FIN at the end: flags %x", flags[0]);
+	fail_unless(sent(TCP_MSS, lens, 4) == 1 &&
+		    lens[0] == 3 * TCP_MSS - 100);
+	fail_unless(flags[0] & TCP_FIN, "no FIN at the end: flags %x",
+		    flags[0]);
 }
 
 START_TEST(test_tcp_large_split_by_reference_keeps_fin_last)
@@ -267,7 +275,8 @@ START_TEST(test_tcp_large_waits_while_much_is_in_flight)
 	fail_unless(pcb->unsent != NULL && pcb->unsent->len == SEGS * TCP_MSS);
 	/* three of six free: three MSS go */
 	ack(pcb, TCP_MSS);
-	fail_unless(sent(SEGS * TCP_MSS, lens, 4) == 1 && lens[0] == 3 * TCP_MSS);
+	fail_unless(sent(SEGS * TCP_MSS, lens, 4) == 1 &&
+		    lens[0] == 3 * TCP_MSS);
 	ack(pcb, 6 * TCP_MSS);
 	fail_unless(sent(7 * TCP_MSS, lens, 4) == 1 && lens[0] == TCP_MSS);
 	ack(pcb, TCP_MSS);
@@ -283,7 +292,8 @@ Suite *tcp_large_suite(void)
 		TESTFUNC(test_tcp_large_split_of_copied_data),
 		TESTFUNC(test_tcp_large_split_by_reference_keeps_fin_last),
 		TESTFUNC(test_tcp_large_split_by_copy_keeps_fin_last),
-		TESTFUNC(test_tcp_large_retransmission_after_a_timeout_is_one_mss),
+		TESTFUNC(
+			test_tcp_large_retransmission_after_a_timeout_is_one_mss),
 		TESTFUNC(test_tcp_large_waits_while_much_is_in_flight),
 	};
 	return create_suite("TCP_LARGE", tests, LWIP_ARRAYSIZE(tests), setup,
