@@ -210,7 +210,10 @@ def test_four_cpus_carry_traffic_interrupts_only_when_on(qemu, tmp_path, nic, ir
     assert g.udp_exchange(10, 0.2) == 10, g.vm.describe()
     after = g.totals()
     assert after["rx_packets"] > before["rx_packets"] + 100, after
-    assert after["tx_completed"] > before["tx_completed"] + 100, after
+    # the echo went back whole and its frames completed (on igb, in a few
+    # segments of several MSS the device cut: net/tcp_seg_max.c)
+    assert after["tx_bytes"] >= before["tx_bytes"] + len(blob), after
+    assert after["tx_completed"] > before["tx_completed"] + 10, after
     # one TDT write per lock hold that sent: never more than the frames
     assert 0 < after["tx_doorbells"] <= after["tx_packets"], after
     print("%s net_irq=%s smp 4: %.2f frames per TDT write" % (
