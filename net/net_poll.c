@@ -38,6 +38,7 @@
 #include "net_config.h"
 #include "netif_glue.h"
 #include "libc/stat_table.h"
+#include "net.h"
 
 /* The link state is read from the device this often (it costs a device
  * register access; under QEMU an exit from translated code). */
@@ -76,10 +77,53 @@ struct net_queue {
 	uint64_t arm_found_work; /* ... and the look after it found work */
 	uint64_t wakeups;	 /* rounds with work right after an arm */
 	uint64_t empty_polls;	 /* rounds that found nothing */
+	bool polled; /* its first round ran: its RX ring is filled */
 } __attribute__((aligned(64)));
 
 static struct net_queue queues[NET_MAX_POLLED];
 static int nqueues;
+
+/* Queues whose first round ran, and when the first queue's did. The
+ * addresses are announced once every queue has filled its ring
+ * (net_rings_primed); a queue whose CPU never polls must not keep the
+ * announcement back for good: after NET_PRIME_WAIT_NS the first queue
+ * announces anyway and names the late ones. */
+#define NET_PRIME_WAIT_NS 1000000000u
+static atomic_int queues_polled;
+static uint64_t first_polled_ns;
+static atomic_bool primed_announced;
+
+static void announce_primed(void)
+{
+	if (atomic_exchange(&primed_announced, true))
+		return;
+	net_core_lock();
+	net_rings_primed();
+	net_core_unlock();
+}
+
+/* After queue i's round: the announcement, once every ring is filled. */
+static void note_polled(struct net_queue *nq, int i, uint64_t now)
+{
+	if (!nq->polled) {
+		nq->polled = true;
+		if (i == 0)
+			first_polled_ns = now;
+		if (atomic_fetch_add(&queues_polled, 1) + 1 == nqueues)
+			announce_primed();
+		return;
+	}
+	if (i != 0 || atomic_load(&primed_announced) ||
+	    now - first_polled_ns < NET_PRIME_WAIT_NS)
+		return;
+	for (int k = 0; k < nqueues; k++)
+		if (!queues[k].polled)
+			kprintf("net: queue %d (cpu %d) has not polled in %u "
+				"ms: "
+				"announcing the address anyway\n",
+				k, queues[k].cpu, NET_PRIME_WAIT_NS / 1000000u);
+	announce_primed();
+}
 /* Milliseconds (clock_ms) at which lwIP's timers are next checked; 0 at
  * boot: at once. */
 static _Atomic uint64_t timers_due_ms;
@@ -299,6 +343,8 @@ int net_poll_run(int i)
 	int work = net_poll_queue(i);
 	uint64_t now = clock_ns();
 
+	if (!atomic_load_explicit(&primed_announced, memory_order_relaxed))
+		note_polled(nq, i, now);
 	if (nq->round_rx)
 		busy_poll_frames(&nq->spin, now);
 	if (work == NET_POLL_SLEEP)
