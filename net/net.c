@@ -58,7 +58,7 @@ void net_set_ready_hook(void (*hook)(void))
 static uint32_t announced_ip[NETDEV_MAX];
 
 /*
- * Every queue has polled once (net_rings_primed). The RX rings start empty
+ * Every queue has polled once (rings_now_primed). The RX rings start empty
  * and each queue's first poll fills its ring on its own CPU, from that
  * CPU's node; a frame that comes before finds no buffer (igb and e1000
  * drop it). A static address is set before any poller runs, so its
@@ -97,7 +97,9 @@ static void status_callback(struct netif *nif)
 	}
 }
 
-void net_rings_primed(void)
+/* net_poll.c: every queue has polled once (net_poll_on_primed). Under
+ * the core lock. */
+static void rings_now_primed(void)
 {
 	if (rings_primed)
 		return;
@@ -218,6 +220,7 @@ int net_init(void)
 		return 0;
 	}
 	net_numa_apply();
+	net_poll_on_primed(rings_now_primed);
 	irq_setup_all();
 	start_stack();
 	kprintf("net: lwIP %s up on %d interface(s), net_alloc=%s, %s\n",

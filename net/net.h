@@ -27,13 +27,4 @@ int net_init(void);
  */
 void net_set_ready_hook(void (*hook)(void));
 
-/**
- * net_rings_primed - every queue has polled once: its RX ring holds
- * buffers. Until then a NIC drops (or holds back) what arrives, so the
- * "net: DEV up" line and the ready hook wait for this call: an address
- * set before it (a static one) is announced now. Called once by
- * net_poll.c. Context: a poller, under the core lock.
- */
-void net_rings_primed(void);
-
 #endif /* NET_NET_H */

@@ -38,7 +38,6 @@
 #include "net_config.h"
 #include "netif_glue.h"
 #include "libc/stat_table.h"
-#include "net.h"
 
 /* The link state is read from the device this often (it costs a device
  * register access; under QEMU an exit from translated code). */
@@ -85,20 +84,26 @@ static int nqueues;
 
 /* Queues whose first round ran, and when the first queue's did. The
  * addresses are announced once every queue has filled its ring
- * (net_rings_primed); a queue whose CPU never polls must not keep the
+ * (net_poll_on_primed); a queue whose CPU never polls must not keep the
  * announcement back for good: after NET_PRIME_WAIT_NS the first queue
  * announces anyway and names the late ones. */
 #define NET_PRIME_WAIT_NS 1000000000u
 static atomic_int queues_polled;
 static uint64_t first_polled_ns;
 static atomic_bool primed_announced;
+static void (*primed_fn)(void);
+
+void net_poll_on_primed(void (*fn)(void))
+{
+	primed_fn = fn;
+}
 
 static void announce_primed(void)
 {
-	if (atomic_exchange(&primed_announced, true))
+	if (atomic_exchange(&primed_announced, true) || !primed_fn)
 		return;
 	net_core_lock();
-	net_rings_primed();
+	primed_fn();
 	net_core_unlock();
 }
 

@@ -30,6 +30,16 @@ void net_poll_add(struct netif *nif);
 void net_poll_start(void);
 
 /**
+ * net_poll_on_primed - @fn is called once, when every queue added has
+ * polled once (its RX ring is filled), or 1 s after the first queue's
+ * first round if one never polls (named on the console). Until then a NIC
+ * drops (or holds back) what arrives: net.c announces addresses only
+ * from then on. @fn runs under the core lock, on a poller.
+ * Context: boot, before net_poll_start().
+ */
+void net_poll_on_primed(void (*fn)(void));
+
+/**
  * net_poll_queue - one round of queue @i: take its received frames
  * (outside any lock), then, under the lwIP core lock if it is free, its
  * TX completions, lwIP's input of the frames and the due timers.
