@@ -20,20 +20,11 @@ import re
 import pytest
 
 from conftest import qemu_version
-from netns_tap import GuestError, TapNet, resting_buffers, wait_buffers_back
-from test_vnet_offload import iperf_from_guest
+from netns_tap import GuestError, resting_buffers, wait_buffers_back
+from test_vnet_offload import iperf_from_guest, tap_net  # noqa: F401 (a fixture)
 
 HOST6, GUEST6 = "2001:db8:7e::1", "2001:db8:7e::2"
 NICS = ["virtio", "igb"]
-
-
-@pytest.fixture
-def tap_net():
-    why = TapNet.unavailable()
-    if why:
-        pytest.skip(why)
-    with TapNet() as net:
-        yield net
 
 
 def tx_counters(g):
