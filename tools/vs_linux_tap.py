@@ -19,6 +19,11 @@ The figures of one guest on the tap (figures()), the keys in TAP_ROWS:
                      a tap has no slirp accept queue to overflow
   UDP echo RTT       1000 sequential echoes after the warm-up
                      (tools/irq_figures.py), IPv4 and IPv6: median, p99
+  UDP echo RTT, host loaded
+                     the same over IPv4 while one busy process per host
+                     core competes (tools/vs_linux_latency.py's CpuLoad,
+                     started before the warm-up): a guest that spins takes
+                     a core QEMU's I/O thread or the client needs
 
 and, on a second guest under -icount shift=0 (icount_figures()): guest
 instructions per received and per sent TCP segment, a segment being MSS
@@ -45,6 +50,7 @@ import sys
 import time
 
 from qemu_guest import GuestFailed
+from vs_linux_latency import CpuLoad
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MSS = 1448  # TCP payload of a 1500-byte frame with timestamps
@@ -225,6 +231,15 @@ def udp_rtt(net, addr, count=1000):
     return u
 
 
+def loaded_udp_rtt(net, addr, count=1000):
+    """udp_rtt() while CpuLoad spins on every host core; the load's CPU
+    seconds too, proof that it ran."""
+    with CpuLoad() as load:
+        u = udp_rtt(net, addr, count)
+    u["load_cpu_s"] = load.cpu_s
+    return u
+
+
 def wait_ping(net, addr, tries=40):
     """Until the guest answers ping at addr: our IPv6 address passes
     duplicate address detection in ~1 s; Linux's e1000 reports its link ~2
@@ -238,10 +253,11 @@ def wait_ping(net, addr, tries=40):
 
 # --- one guest's figures ------------------------------------------------------
 
-def figures(net, g, seconds, port):
+def figures(net, g, seconds, port, skip=(), loaded=1000):
     """Every figure of one guest on the tap (keys of TAP_ROWS), plus
     "notes" (figures that failed, said why). port: a free TCP port for
-    the host's iperf server (port + 1 too)."""
+    the host's iperf server (port + 1 too). skip: step names left out
+    ("loaded_udp"); loaded: the host-loaded row's echoes."""
     res, notes = {}, []
     try:
         wait_ping(net, GUEST6)
@@ -258,9 +274,10 @@ def figures(net, g, seconds, port):
              ("http_ka_rps", False, lambda: http_rate(net, g, ip4, False, seconds)),
              ("http_close_rps", False, lambda: http_rate(net, g, ip4, True, seconds)),
              ("udp4", False, lambda: udp_rtt(net, ip4)),
-             ("udp6", True, lambda: udp_rtt(net, GUEST6))]
+             ("udp6", True, lambda: udp_rtt(net, GUEST6)),
+             ("loaded4", False, lambda: loaded_udp_rtt(net, ip4, loaded))]
     for key, ipv6, step in steps:
-        if ipv6 and not v6:
+        if (ipv6 and not v6) or (key == "loaded4" and "loaded_udp" in skip):
             continue
         try:
             v = step()
@@ -268,9 +285,11 @@ def figures(net, g, seconds, port):
             # GuestFailed: a client in the namespace timed out (netns_tap)
             notes.append("%s failed: %s" % (key, str(e)[:300]))
             continue
-        if key.startswith("udp"):
+        if key.startswith(("udp", "loaded")):
             res.update({"%s_rtt_median_us" % key: v["median"], "%s_rtt_p99_us" % key: v["p99"],
                         "%s_lost" % key: v["lost"]})
+            if "load_cpu_s" in v:
+                res["%s_load_cpu_s" % key] = v["load_cpu_s"]
         elif key.startswith("http"):
             res[key] = v[0]
             if v[1]:
@@ -351,6 +370,12 @@ TAP_ROWS = [
      None),
     ("UDP echo RTT p99, IPv6", "udp6_rtt_p99_us", "udp6_rtt_p99_us", "µs", "lower",
      (1.0, "le")),
+    ("UDP echo RTT median, IPv4, host loaded (a busy process per core)",
+     "loaded4_rtt_median_us", "loaded4_rtt_median_us", "µs", "lower", None),
+    ("UDP echo RTT p99, IPv4, host loaded", "loaded4_rtt_p99_us", "loaded4_rtt_p99_us", "µs",
+     "lower", (1.0, "le")),
+    ("UDP echoes lost, host loaded (of --loaded)", "loaded4_lost", "loaded4_lost", "lost", "lower",
+     None),
     ("UDP echoes lost of 1000, IPv4 + IPv6", "udp_lost_both", "udp_lost_both", "lost",
      "lower", None),
     ("guest instructions per received TCP segment (-icount)", "instr_per_rx_segment",
@@ -365,7 +390,9 @@ TAP_ROWS = [
 ]
 # The --skip name that leaves a figure out ("icount": the second guest).
 KEY_STEP = {"instr_per_rx_segment": "icount", "instr_per_tx_segment": "icount",
-            "instr_per_rx_frame": "icount", "instr_per_tx_frame": "icount"}
+            "instr_per_rx_frame": "icount", "instr_per_tx_frame": "icount",
+            "loaded4_rtt_median_us": "loaded_udp", "loaded4_rtt_p99_us": "loaded_udp",
+            "loaded4_lost": "loaded_udp"}
 
 
 def add_lost_both(one):

@@ -223,7 +223,8 @@ def run_bench(tmp_path, *args):
 # Every figure of the tap section, each a rate, a time or a count > 0.
 TAP_FIGURES = ("iperf_h2g4_mbps", "iperf_h2g6_mbps", "iperf_g2h4_mbps", "iperf_g2h6_mbps",
                "http_ka_rps", "http_close_rps", "udp4_rtt_median_us", "udp4_rtt_p99_us",
-               "udp6_rtt_median_us", "udp6_rtt_p99_us", "instr_per_rx_segment",
+               "udp6_rtt_median_us", "udp6_rtt_p99_us", "loaded4_rtt_p99_us",
+               "loaded4_load_cpu_s", "instr_per_rx_segment",
                "instr_per_tx_segment", "boot_s")
 
 
