@@ -13,10 +13,7 @@
  * mirrors what the part holds, so the stack can tell which queue a hash
  * should reach (netdev_rss_queue) and count the frames that did not.
  *
- * The key: the one the RSS verification examples in Intel's and
- * Microsoft's documents use (DPDK's default too), so a hash the part
- * reports can be checked against the published vectors. It is public,
- * so a sender who wants to can aim many flows at one queue; a stack
+ * The key: netdev_rss_default_key (netdev.h says why that one). A stack
  * that minds may write its own key to dev->rss_key and call
  * igb_rss_setup again.
  */
@@ -40,13 +37,6 @@
 	 IGB_MRQC_UDP_IPV6)
 #define IGB_RETA_ENTRIES 128
 
-static const uint8_t igb_rss_default_key[NETDEV_RSS_KEY_LEN] = {
-	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
-	0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb,
-	0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30,
-	0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
-};
-
 /* dev->rss_table into RETA: four entries a register, entry 4i in the
  * low byte. */
 static void igb_write_reta(struct igb *g)
@@ -65,7 +55,8 @@ void igb_rss_setup(struct igb *g)
 	struct netdev *dev = &g->dev;
 
 	if (dev->rss_table_len == 0) { /* first time: key and table */
-		memcpy(dev->rss_key, igb_rss_default_key, sizeof(dev->rss_key));
+		memcpy(dev->rss_key, netdev_rss_default_key,
+		       sizeof(dev->rss_key));
 		dev->rss_table_len = IGB_RETA_ENTRIES;
 		for (int i = 0; i < IGB_RETA_ENTRIES; i++)
 			dev->rss_table[i] = (uint8_t)(i % dev->nqueues);
@@ -83,17 +74,8 @@ void igb_rss_setup(struct igb *g)
 
 int igb_set_rss_table(struct netdev *dev, const uint8_t *table, int n)
 {
-	struct igb *g = dev->priv;
-
-	/* n divides the 128 entries exactly when it is a power of two up
-	 * to 128 */
-	if (n < 1 || n > IGB_RETA_ENTRIES || (n & (n - 1)))
+	if (netdev_rss_table_fill(dev, table, n) != 0)
 		return -1;
-	for (int i = 0; i < n; i++)
-		if (table[i] >= dev->nqueues)
-			return -1;
-	for (int i = 0; i < IGB_RETA_ENTRIES; i++)
-		dev->rss_table[i] = table[i % n];
-	igb_write_reta(g);
+	igb_write_reta(dev->priv);
 	return 0;
 }

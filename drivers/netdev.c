@@ -93,6 +93,26 @@ struct netdev *netdev_get(int i)
  */
 #define NETDEV_COUNTER(f, u, l) STAT_COUNTER_AT(struct netdev_stats, f, u, l)
 #define NETDEV_GAUGE(f, u, l)	STAT_GAUGE_AT(struct netdev_stats, f, u, l)
+const uint8_t netdev_rss_default_key[NETDEV_RSS_KEY_LEN] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
+	0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb,
+	0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30,
+	0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+int netdev_rss_table_fill(struct netdev *dev, const uint8_t *table, int n)
+{
+	/* a power of two up to the table's length divides it exactly */
+	if (n < 1 || n > dev->rss_table_len || (n & (n - 1)))
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (table[i] >= dev->nqueues)
+			return -1;
+	for (int i = 0; i < dev->rss_table_len; i++)
+		dev->rss_table[i] = table[i % n];
+	return 0;
+}
+
 static const struct stat_desc netdev_counters[] = {
 	NETDEV_COUNTER(rx_packets, "packets", "frames received"),
 	NETDEV_COUNTER(rx_bytes, "bytes", "bytes received"),

@@ -109,6 +109,15 @@
 #define NETDEV_RSS_TABLE_MAX 128
 #define NETDEV_RSS_KEY_LEN   40
 
+/*
+ * The RSS key a driver programs unless the stack chooses another: the one
+ * the RSS verification examples in Intel's and Microsoft's documents use
+ * (DPDK's default too), so a hash a device reports can be checked against
+ * the published vectors. It is public, so a sender who wants to can aim
+ * many flows at one queue.
+ */
+extern const uint8_t netdev_rss_default_key[NETDEV_RSS_KEY_LEN];
+
 struct netdev;
 
 /* One TX segment: bytes at addr (identity-mapped, so also the DMA address). */
@@ -362,6 +371,15 @@ static inline int netdev_tx_queue(const struct netdev *dev, int cpu)
 		return cpu;
 	return cpu % dev->nqueues;
 }
+
+/**
+ * netdev_rss_table_fill - a driver's set_rss_table, its checks and the
+ * copy: dev->rss_table[i] = table[i % n] for every i < rss_table_len,
+ * when n is a power of two that divides rss_table_len and every table[]
+ * is below nqueues. The driver then writes the table to its device.
+ * Return: 0, or -1 with dev->rss_table unchanged.
+ */
+int netdev_rss_table_fill(struct netdev *dev, const uint8_t *table, int n);
 
 /**
  * netdev_rss_queue - the queue the device's redirection table names for a

@@ -442,4 +442,5 @@ const struct netdev_ops vnet_ops = {
 	.irq_setup = vnet_irq_setup,
 	.irq_arm = vnet_irq_arm,
 	.irq_disarm = vnet_irq_disarm,
+	.set_rss_table = vnet_set_rss_table,
 };

@@ -15,14 +15,14 @@
  * HOST_TSO4, HOST_TSO6 (each needs csum; the driver merges the stack's
  * TCP segments, virtio_net_gso.c). */
 struct virtio_net_offloads {
-	bool csum, tso, mrg, event_idx, host_tso, tso6, host_tso6;
+	bool csum, tso, mrg, event_idx, host_tso, tso6, host_tso6, rss;
 };
 
 /**
  * virtio_net_allow_offloads - what later probes may negotiate (boot
  * switches virtio_csum=, virtio_tso=, virtio_tso6=, virtio_mrg=,
- * virtio_event_idx=, virtio_host_tso=, virtio_host_tso6=, for A/B
- * runs).
+ * virtio_event_idx=, virtio_host_tso=, virtio_host_tso6=,
+ * virtio_rss=, for A/B runs).
  * Context: boot, before virtio_net_probe().
  */
 void virtio_net_allow_offloads(const struct virtio_net_offloads *o);

@@ -28,6 +28,7 @@
 #define VIRTIO_NET_F_STATUS	16
 #define VIRTIO_NET_F_CTRL_VQ	17
 #define VIRTIO_NET_F_MQ		22
+#define VIRTIO_NET_F_RSS	60 /* the device steers by a Toeplitz hash */
 #define VIRTIO_NET_S_LINK_UP	1
 
 /* vnet_hdr.flags and gso_type (spec 5.1.6). */
@@ -39,9 +40,18 @@
 #define VIRTIO_NET_HDR_GSO_ECN	    0x80
 
 /* Device configuration (spec 5.1.4): mac[6], status, max_virtqueue_pairs. */
-#define VNET_CFG_MAC	   0
-#define VNET_CFG_STATUS	   6
-#define VNET_CFG_MAX_PAIRS 8
+#define VNET_CFG_MAC		0
+#define VNET_CFG_STATUS		6
+#define VNET_CFG_MAX_PAIRS	8
+/* ... and with VIRTIO_NET_F_RSS (spec 5.1.4): the longest key and
+ * redirection table the device takes, and the hash kinds it computes. */
+#define VNET_CFG_RSS_MAX_KEY	17
+#define VNET_CFG_RSS_MAX_TABLE	18
+#define VNET_CFG_RSS_HASH_TYPES 20
+
+/* Control commands (spec 5.1.6.5): the multiqueue class, its answer. */
+#define VIRTIO_NET_CTRL_MQ 4
+#define VIRTIO_NET_OK	   0
 
 /* Queue pair i is virtqueues 2i (receive) and 2i + 1 (transmit); the
  * control queue comes after the device's max_virtqueue_pairs pairs. */
@@ -130,15 +140,17 @@ extern struct virtio_net_offloads vnet_allowed;
 struct vnet {
 	struct netdev dev;
 	struct virtio_pci vp;
-	uint32_t hdr_len;   /* 12 modern or mergeable, 10 legacy */
-	uint64_t features;  /* negotiated */
-	uint64_t offered;   /* what the device offered, for the report */
-	bool tx_csum;	    /* CSUM: we ask the device to fill TCP/UDP sums */
-	bool rx_csum;	    /* GUEST_CSUM: RX frames may say "sum checked" */
-	bool mrg;	    /* MRG_RXBUF: RX headers carry num_buffers */
-	bool host_tso;	    /* HOST_TSO4/6: we merge TCP segments on TX */
-	uint16_t max_pairs; /* what the device offers (1 without MQ) */
-	int npairs;	    /* pairs set up (the netdev uses nqueues of them) */
+	uint32_t hdr_len;     /* 12 modern or mergeable, 10 legacy */
+	uint64_t features;    /* negotiated */
+	uint64_t offered;     /* what the device offered, for the report */
+	bool tx_csum;	      /* CSUM: we ask the device to fill TCP/UDP sums */
+	bool rx_csum;	      /* GUEST_CSUM: RX frames may say "sum checked" */
+	bool mrg;	      /* MRG_RXBUF: RX headers carry num_buffers */
+	bool host_tso;	      /* HOST_TSO4/6: we merge TCP segments on TX */
+	bool rss;	      /* RSS programmed: the device steers by hash */
+	const char *rss_word; /* why not, for the report (or NULL) */
+	uint16_t max_pairs;   /* what the device offers (1 without MQ) */
+	int npairs; /* pairs set up (the netdev uses nqueues of them) */
 	struct vnet_pair pairs[NETDEV_MAX_QUEUES];
 	struct virtq ctrlq; /* set up only to ask for more than one pair */
 	/* interrupts (virtio_net_irq.c): each pair's handler argument */
@@ -147,6 +159,25 @@ struct vnet {
 		int q;
 	} irq[NETDEV_MAX_QUEUES];
 };
+
+/**
+ * vnet_ctrl_cmd - send one control command with @len bytes of data and
+ * wait for the device's answer (virtio_net_ctrl.c).
+ * Context: boot or a rare reconfiguration; polls up to a second.
+ * Return: 0 when the device answered VIRTIO_NET_OK, else -1.
+ */
+int vnet_ctrl_cmd(struct vnet *vn, uint8_t class, uint8_t command,
+		  const void *data, uint32_t len);
+
+/**
+ * vnet_rss_setup - with VIRTIO_NET_F_RSS negotiated and more than one
+ * pair: key, redirection table and pair count to the device
+ * (virtio_net_rss.c), reported; the netdev then steers like igb.
+ * Context: boot, after DRIVER_OK.
+ * Return: 0, or -1 (no RSS: the caller sets the pairs the plain way).
+ */
+int vnet_rss_setup(struct vnet *vn);
+int vnet_set_rss_table(struct netdev *dev, const uint8_t *table, int n);
 
 /* virtio_net.c: the netdev operations, for virtio_net_setup.c. */
 extern const struct netdev_ops vnet_ops;

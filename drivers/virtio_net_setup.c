@@ -20,23 +20,9 @@
 #include "virtio_net_internal.h"
 
 /* Control command classes and values (spec 5.1.6.5). */
-#define VIRTIO_NET_CTRL_MQ		4
 #define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET 0
 #define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MIN 1
 #define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MAX 0x8000
-#define VIRTIO_NET_OK			0
-/* A device answers a control command in microseconds; this is "never". */
-#define VNET_CTRL_TIMEOUT_MS		1000
-
-/* One control command: a device-readable header and data, then the ack
- * byte the device writes (each in its own descriptor, as the spec asks of
- * legacy devices without ANY_LAYOUT). */
-struct vnet_ctrl_cmd {
-	uint8_t class;
-	uint8_t command;
-	uint16_t pairs; /* little-endian, as x86 stores it */
-	uint8_t ack;
-};
 
 struct virtio_net_offloads vnet_allowed = {.csum = true,
 					   .tso = true,
@@ -100,6 +86,8 @@ static int vnet_negotiate(struct vnet *vn)
 
 	if (vnet_allowed.event_idx)
 		want |= 1ull << VIRTIO_F_EVENT_IDX;
+	if (vnet_allowed.rss)
+		want |= 1ull << VIRTIO_NET_F_RSS;
 
 	if (virtio_pci_reset(vp) != 0)
 		return -1;
@@ -109,9 +97,10 @@ static int vnet_negotiate(struct vnet *vn)
 		want |= 1ull << VIRTIO_F_VERSION_1;
 	vn->offered = virtio_pci_get_features(vp);
 	vn->features = vn->offered & want;
-	/* MQ without a control queue cannot be switched on: not offered. */
+	/* MQ and RSS without a control queue cannot be switched on. */
 	if (!vnet_has(vn->features, VIRTIO_NET_F_CTRL_VQ))
-		vn->features &= ~(1ull << VIRTIO_NET_F_MQ);
+		vn->features &=
+			~(1ull << VIRTIO_NET_F_MQ | 1ull << VIRTIO_NET_F_RSS);
 	vn->features = vnet_offload_fixup(vn->features);
 	virtio_pci_set_features(vp, vn->features);
 	if (vp->modern) {
@@ -252,45 +241,19 @@ static void vnet_teardown(struct vnet *vn)
 	virtio_pci_add_status(&vn->vp, VIRTIO_STATUS_FAILED);
 }
 
-/*
- * VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET(pairs) through the control queue, after
- * DRIVER_OK. Returns 0 when the device acknowledged VIRTIO_NET_OK, else
- * -1 (reported: the device stays on its first pair).
- */
+/* VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET(pairs), after DRIVER_OK; refused or
+ * unanswered, the device stays on its first pair (reported). */
 static int vnet_set_pairs(struct vnet *vn, int pairs)
 {
-	struct vnet_ctrl_cmd *c = kmalloc(sizeof(*c), __GFP_ZERO);
-	struct virtq_buf b[3];
-	uint64_t end = drv_clock_ms() + VNET_CTRL_TIMEOUT_MS;
-	uint32_t len;
-	void *done = NULL;
-	int ack;
+	uint16_t le = (uint16_t)pairs; /* little-endian, as x86 stores it */
 
-	if (!c)
-		return -1;
-	*c = (struct vnet_ctrl_cmd){VIRTIO_NET_CTRL_MQ,
-				    VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET,
-				    (uint16_t)pairs, 0xff};
-	b[0] = (struct virtq_buf){drv_dma_addr(&c->class), 2, 0};
-	b[1] = (struct virtq_buf){drv_dma_addr(&c->pairs), 2, 0};
-	b[2] = (struct virtq_buf){drv_dma_addr(&c->ack), 1, 1};
-	if (virtq_add(&vn->ctrlq, b, 3, c) != 0) {
-		drv_printf("virtio-net: control queue too small\n");
-		kfree(c);
-		return -1;
-	}
-	virtq_kick(&vn->ctrlq);
-	while (!(done = virtq_get(&vn->ctrlq, &len)) && drv_clock_ms() <= end)
-		__builtin_ia32_pause();
-	ack = done == c ? *(volatile uint8_t *)&c->ack : -1;
-	if (ack != VIRTIO_NET_OK)
-		drv_printf("virtio-net: device refused %d queue pairs "
-			   "(ack %d), using one\n",
-			   pairs, ack);
-	/* Unanswered, the device may still write the ack: keep the bytes. */
-	if (done == c)
-		kfree(c);
-	return ack == VIRTIO_NET_OK ? 0 : -1;
+	if (vnet_ctrl_cmd(vn, VIRTIO_NET_CTRL_MQ,
+			  VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &le,
+			  sizeof(le)) == 0)
+		return 0;
+	drv_printf("virtio-net: device refused %d queue pairs, using one\n",
+		   pairs);
+	return -1;
 }
 
 /* Rings for min(device pairs, max_queues) pairs, the control queue when
@@ -364,7 +327,10 @@ static int vnet_setup(struct vnet *vn, struct pci_dev *d, bool allow_modern,
 			 : 0) |
 		vnet_large_tso(vn);
 	virtio_pci_add_status(&vn->vp, VIRTIO_STATUS_DRIVER_OK);
-	if (vn->npairs > 1 && vnet_set_pairs(vn, vn->npairs) == 0)
+	/* With RSS the RSS command sets the pair count too (spec
+	 * 5.1.6.5.7.1: max_tx_vq); refused, the plain one still may. */
+	if (vn->npairs > 1 &&
+	    (vnet_rss_setup(vn) == 0 || vnet_set_pairs(vn, vn->npairs) == 0))
 		vn->dev.nqueues = vn->npairs;
 	return 0;
 fail:
@@ -416,6 +382,27 @@ static void vnet_report_offloads(const struct vnet *vn)
 		offload_word(vn, VIRTIO_F_EVENT_IDX, vnet_allowed.event_idx));
 }
 
+/* RSS's word: on with its table, or why not (a device with one pair has
+ * nothing to steer: RSS is then negotiated but not programmed). */
+static void vnet_report_rss(const struct vnet *vn)
+{
+	const char *name = vn->dev.name;
+
+	if (vn->rss)
+		drv_printf("virtio-net: %s rss=on table=%d key=%d\n", name,
+			   vn->dev.rss_table_len, NETDEV_RSS_KEY_LEN);
+	else if (vn->rss_word)
+		drv_printf("virtio-net: %s rss=off(%s)\n", name, vn->rss_word);
+	else if (vnet_has(vn->features, VIRTIO_NET_F_RSS))
+		drv_printf("virtio-net: %s rss=off(one-pair)\n", name);
+	else
+		drv_printf("virtio-net: %s rss=off(%s)\n", name,
+			   !vnet_allowed.rss ? "switch"
+			   : vnet_has(vn->offered, VIRTIO_NET_F_RSS)
+				   ? "no-ctrl-vq"
+				   : "not-offered");
+}
+
 /* The boot report: who polls which queue, and which CPUs poll none. */
 static void vnet_report(const struct vnet *vn, const struct pci_dev *d)
 {
@@ -430,6 +417,7 @@ static void vnet_report(const struct vnet *vn, const struct pci_dev *d)
 		   dev->mac[5], vn->pairs[0].rxq.num, vn->pairs[0].txq.num,
 		   dev->nqueues, vn->max_pairs);
 	vnet_report_offloads(vn);
+	vnet_report_rss(vn);
 	for (int i = 0; i < dev->nqueues; i++)
 		drv_printf("virtio-net: %s queue %d rx=%d tx=%d cpu=%d "
 			   "node=%d\n",

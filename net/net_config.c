@@ -174,6 +174,11 @@ CMDLINE_KEY(net, virtio_host_tso, "1", cmdline_valid_choice, "0|1",
 CMDLINE_KEY(net, virtio_host_tso6, "1", cmdline_valid_choice, "0|1",
 	    "virtio-net transmit of merged IPv6 TCP segments (HOST_TSO6; "
 	    "needs virtio_csum=1)");
+CMDLINE_KEY(net, virtio_rss, "1", cmdline_valid_choice, "0|1",
+	    "virtio-net receive-side scaling (VIRTIO_NET_F_RSS, QEMU's "
+	    "rss=on): with more than one queue pair the device steers each "
+	    "flow by its Toeplitz hash, as igb does, and connections the "
+	    "guest opens take a port whose answers reach the opening CPU");
 CMDLINE_KEY(net, virtio_mrg, "1", cmdline_valid_choice, "0|1",
 	    "virtio-net mergeable RX buffers (MRG_RXBUF)");
 CMDLINE_KEY(net, virtio_event_idx, "1", cmdline_valid_choice, "0|1",
@@ -253,7 +258,8 @@ void net_config_parse(void)
 		.mrg = cmdline_get_bool("virtio_mrg"),
 		.event_idx = cmdline_get_bool("virtio_event_idx"),
 		.host_tso = cmdline_get_bool("virtio_host_tso"),
-		.host_tso6 = cmdline_get_bool("virtio_host_tso6")};
+		.host_tso6 = cmdline_get_bool("virtio_host_tso6"),
+		.rss = cmdline_get_bool("virtio_rss")};
 	net_config.e1000e = (struct e1000e_offloads){
 		.rx_csum = cmdline_get_bool("e1000e_rx_csum")};
 	net_config.irq = strcmp(cmdline_get("net_irq"), "on") == 0;

@@ -179,6 +179,8 @@ def test_mq_offered_to_one_cpu_gets_one_pair(qemu, mq_netns):
     g = MqGuest(qemu, mq_netns, smp=1, queues=4)
     assert [l[3] for l in g.queue_lines()] == ["0"], g.vm.describe()
     assert "pairs=1 of 4" in g.vm.log(), g.vm.describe()
+    # one pair has nothing to steer: RSS is offered but not programmed
+    assert "virtio-net: eth0 rss=off(one-pair)" in g.vm.log(), g.vm.describe()
     g.clients(tcp=4, udp=4, http=2)
     st = g.stats()
     assert len(queues(st)) == 1 and queues(st)[0]["rx_packets"] > 0, queues(st)

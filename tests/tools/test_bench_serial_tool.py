@@ -1,0 +1,45 @@
+"""tools/bench-serial's arithmetic, on counters written by hand: the
+serial fraction is the core lock's hold over the busy time, per-request
+figures divide by the requests served, and Amdahl's law is applied as
+written."""
+import pytest
+
+from tool_loader import load_tool
+
+tool = load_tool("bench-serial")
+
+
+def snap(requests, busy, hold, acquired, queue_busy, rx):
+    return {"requests": requests, "busy_ns": busy, "hold_ns": hold, "acquired": acquired,
+            "queue_busy_ns": queue_busy, "rx_packets": rx}
+
+
+def test_figures_divide_the_differences():
+    before = snap(10, 1000, 400, 20, [600, 400], [5, 5])
+    after = snap(110, 2001000, 500400, 220, [1200600, 800400], [105, 305])
+    f = tool.figures(before, after, 2)
+    assert f["requests"] == 100
+    assert f["instr_per_request"] == pytest.approx(20000)
+    assert f["serial_instr_per_request"] == pytest.approx(5000)
+    assert f["serial_fraction"] == pytest.approx(0.25)
+    assert f["lock_acquisitions_per_request"] == pytest.approx(2.0)
+    assert f["busy_share_per_queue"] == pytest.approx([0.6, 0.4])
+    assert f["rx_packets_per_queue"] == [100, 300]
+    # s = 1/4: at most 4x however many CPUs
+    assert f["amdahl"]["2"] == pytest.approx(1 / (0.25 + 0.75 / 2))
+    assert f["amdahl"]["64"] == pytest.approx(1 / (0.25 + 0.75 / 64))
+    assert all(v < 4 for v in f["amdahl"].values())
+
+
+def test_amdahl_limits():
+    assert tool.amdahl(0.0, 16) == pytest.approx(16)
+    assert tool.amdahl(1.0, 16) == pytest.approx(1)
+    # 1 % serial allows 13.9x at 16 CPUs; over 14x needs under 0.95 %
+    assert tool.amdahl(0.01, 16) == pytest.approx(13.91, abs=0.01)
+    assert tool.amdahl(0.009, 16) > 14
+
+
+def test_a_run_that_served_nothing_is_an_error():
+    before = snap(10, 1000, 400, 20, [], [0])
+    with pytest.raises(ValueError):
+        tool.figures(before, before, 1)
