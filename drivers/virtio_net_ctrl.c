@@ -6,6 +6,9 @@
  * for the answer (microseconds; a second is "never"), so a caller must
  * not hold up for long the CPU the device's I/O thread needs: commands
  * are sent at boot (the pair count, RSS) or for a rare table change.
+ * The answer is the device's ack byte (VIRTIO_NET_OK, 0, or
+ * VIRTIO_NET_ERR), or -1 when it did not come or the command could not
+ * be queued.
  */
 #include <string.h>
 
@@ -47,5 +50,5 @@ int vnet_ctrl_cmd(struct vnet *vn, uint8_t class, uint8_t command,
 	/* Unanswered, the device may still write the ack: keep the bytes. */
 	if (done == c)
 		kfree(c);
-	return ack == VIRTIO_NET_OK ? 0 : -1;
+	return ack;
 }

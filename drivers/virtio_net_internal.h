@@ -164,7 +164,8 @@ struct vnet {
  * vnet_ctrl_cmd - send one control command with @len bytes of data and
  * wait for the device's answer (virtio_net_ctrl.c).
  * Context: boot or a rare reconfiguration; polls up to a second.
- * Return: 0 when the device answered VIRTIO_NET_OK, else -1.
+ * Return: the device's ack (VIRTIO_NET_OK is 0), or -1 when it did not
+ * answer or the command could not be queued.
  */
 int vnet_ctrl_cmd(struct vnet *vn, uint8_t class, uint8_t command,
 		  const void *data, uint32_t len);

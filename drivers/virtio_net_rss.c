@@ -47,27 +47,27 @@
  * key's length and the key. */
 #define RSS_CMD_MAX (8 + 2 * NETDEV_RSS_TABLE_MAX + 3 + NETDEV_RSS_KEY_LEN)
 
-static void put16(uint8_t *p, uint32_t v)
+static void rss_put_le16(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)v;
 	p[1] = (uint8_t)(v >> 8);
 }
 
-/* dev's key and table, as one RSS_CONFIG, to the device. */
+/* dev's key and table, as one RSS_CONFIG, to the device: its ack. */
 static int vnet_rss_send(struct vnet *vn)
 {
 	const struct netdev *dev = &vn->dev;
 	uint8_t cmd[RSS_CMD_MAX];
 	uint32_t n = 0;
 
-	put16(cmd, VNET_HASH_WANT);
-	put16(cmd + 2, VNET_HASH_WANT >> 16);
-	put16(cmd + 4, (uint32_t)dev->rss_table_len - 1); /* the mask */
-	put16(cmd + 6, 0); /* unhashed frames (ARP, ...) to queue 0 */
+	rss_put_le16(cmd, VNET_HASH_WANT);
+	rss_put_le16(cmd + 2, VNET_HASH_WANT >> 16);
+	rss_put_le16(cmd + 4, (uint32_t)dev->rss_table_len - 1); /* the mask */
+	rss_put_le16(cmd + 6, 0); /* unhashed frames (ARP, ...) to queue 0 */
 	n = 8;
 	for (int i = 0; i < dev->rss_table_len; i++, n += 2)
-		put16(cmd + n, dev->rss_table[i]);
-	put16(cmd + n, (uint32_t)vn->npairs); /* max_tx_vq */
+		rss_put_le16(cmd + n, dev->rss_table[i]);
+	rss_put_le16(cmd + n, (uint32_t)vn->npairs); /* max_tx_vq */
 	cmd[n + 2] = NETDEV_RSS_KEY_LEN;
 	memcpy(cmd + n + 3, dev->rss_key, NETDEV_RSS_KEY_LEN);
 	n += 3 + NETDEV_RSS_KEY_LEN;
@@ -128,7 +128,7 @@ int vnet_rss_setup(struct vnet *vn)
 	for (int i = 0; i < len; i++)
 		dev->rss_table[i] = (uint8_t)(i % vn->npairs);
 	dev->rss_table_len = len;
-	if (vnet_rss_send(vn) != 0) {
+	if (vnet_rss_send(vn) != VIRTIO_NET_OK) {
 		dev->rss_table_len = 0;
 		vn->rss_word = "refused";
 		return -1;
@@ -147,7 +147,7 @@ int vnet_set_rss_table(struct netdev *dev, const uint8_t *table, int n)
 	memcpy(old, dev->rss_table, sizeof(old));
 	if (netdev_rss_table_fill(dev, table, n) != 0)
 		return -1;
-	if (vnet_rss_send(vn) != 0) { /* the device keeps the old one */
+	if (vnet_rss_send(vn) != VIRTIO_NET_OK) { /* it keeps the old one */
 		memcpy(dev->rss_table, old, sizeof(old));
 		return -1;
 	}

@@ -246,13 +246,15 @@ static void vnet_teardown(struct vnet *vn)
 static int vnet_set_pairs(struct vnet *vn, int pairs)
 {
 	uint16_t le = (uint16_t)pairs; /* little-endian, as x86 stores it */
+	int ack =
+		vnet_ctrl_cmd(vn, VIRTIO_NET_CTRL_MQ,
+			      VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &le, sizeof(le));
 
-	if (vnet_ctrl_cmd(vn, VIRTIO_NET_CTRL_MQ,
-			  VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &le,
-			  sizeof(le)) == 0)
+	if (ack == VIRTIO_NET_OK)
 		return 0;
-	drv_printf("virtio-net: device refused %d queue pairs, using one\n",
-		   pairs);
+	drv_printf("virtio-net: device refused %d queue pairs (ack %d), "
+		   "using one\n",
+		   pairs, ack);
 	return -1;
 }
 

@@ -94,6 +94,14 @@ uint16_t virtio_pci_config16(struct virtio_pci *vp, unsigned int off)
 	return 0;
 }
 
+int vnet_set_rss_table(struct netdev *dev, const uint8_t *table, int n)
+{
+	(void)dev;
+	(void)table;
+	(void)n;
+	return -1;
+}
+
 int vnet_irq_setup(struct netdev *dev)
 {
 	(void)dev;

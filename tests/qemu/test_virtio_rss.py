@@ -18,26 +18,6 @@ from test_net_multiqueue import GUEST, HOST, MqGuest, mq_netns, queues  # noqa: 
 QUEUES = 2
 TABLE = [i % QUEUES for i in range(128)]
 
-# Run in the namespace: one HTTP/1.0 request from a given source port,
-# the answer's body on stdout.
-FROM_PORT = r"""
-import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind((sys.argv[2], int(sys.argv[3])))
-s.settimeout(30)
-s.connect((sys.argv[1], 80))
-s.sendall(sys.argv[4].encode().decode("unicode_escape").encode())
-data = b""
-while True:
-    chunk = s.recv(65536)
-    if not chunk:
-        break
-    data += chunk
-sys.stdout.write(data.partition(b"\r\n\r\n")[2].decode())
-"""
-
-
 def tcp4_queue(src, dst, sport, dport):
     """The queue TABLE names for a TCP/IPv4 frame of that flow."""
     data = bytes(map(int, src.split("."))) + bytes(map(int, dst.split("."))) + \
@@ -55,9 +35,12 @@ def source_port(queue, used):
     raise AssertionError("no source port hashes to queue %d" % queue)
 
 
-def http_on_queue(g, queue, request, used):
-    r = g.run(["python3", "-c", FROM_PORT, GUEST, HOST, str(source_port(queue, used)),
-               request.encode("unicode_escape").decode()])
+def http_on_queue(g, queue, path, used, post=False):
+    """The body of an HTTP/1.0 request for path, sent from a source port
+    the table puts on queue (curl --local-port, in the namespace)."""
+    r = g.run(["curl", "-sS", "-f", "-m", "30", "--http1.0", "--local-port",
+               str(source_port(queue, used))] + (["-d", ""] if post else [])
+              + ["http://%s%s" % (GUEST, path)])
     if r.returncode != 0:
         g.fail("request on queue %d failed: %s" % (queue, r.stderr.decode()[-500:]))
     return r.stdout.decode()
@@ -73,7 +56,7 @@ def test_client_opened_on_each_cpu_gets_its_answers_on_that_cpus_queue(qemu, mq_
         g.vm.describe()
     used = set()
     for k in range(QUEUES):
-        before = json.loads(http_on_queue(g, k, "GET /stats.json HTTP/1.0\r\n\r\n", used))
+        before = json.loads(http_on_queue(g, k, "/stats.json", used))
         assert before["nic"]["eth0"]["rss_table"] == TABLE, before["nic"]["eth0"]
         port = 5201 + k  # each its own: wait_for finds the first line that matches
         srv = subprocess.Popen(["ip", "netns", "exec", g.ns, "iperf", "-s", "-p", str(port)],
@@ -81,15 +64,14 @@ def test_client_opened_on_each_cpu_gets_its_answers_on_that_cpus_queue(qemu, mq_
         try:
             g.run(["sh", "-c", "for i in $(seq 50); do ss -ltn | grep -q :%d && exit 0;"
                    " sleep 0.1; done; exit 1" % port])
-            body = http_on_queue(g, k, "POST /iperf-client/%d HTTP/1.0\r\n"
-                                 "Content-Length: 0\r\n\r\n" % port, used)
+            body = http_on_queue(g, k, "/iperf-client/%d" % port, used, post=True)
             assert body == "started\n", body
             m = g.vm.wait_for(r"^iperf: done-client %s:%d bytes=([1-9]\d*) ms=\d+ "
                               r"kbps=\d+ local_port=(\d+)$" % (re.escape(HOST), port), 90)
         finally:
             srv.terminate()
             srv.wait()
-        after = json.loads(http_on_queue(g, k, "GET /stats.json HTTP/1.0\r\n\r\n", used))
+        after = json.loads(http_on_queue(g, k, "/stats.json", used))
         local_port = int(m.group(2))
         # the answers' flow (the server's port to the guest's) hashes to k
         assert tcp4_queue(HOST, GUEST, port, local_port) == k, local_port

@@ -546,6 +546,141 @@ static void test_mq_command_never_answered_leaves_one_pair(void **state)
 	assert_non_null(strstr(printed, "refused 4 queue pairs (ack -1)"));
 }
 
+/* The device offers RSS too (QEMU's: a 40-byte key, 128 entries, the
+ * hash kinds the driver wants and more), and the driver may use it. */
+static void hw_offer_rss(uint16_t pairs)
+{
+	hw_offer_mq(pairs);
+	hw.features |= 1ull << VIRTIO_NET_F_RSS;
+	hw.rss_max_key = 40;
+	hw.rss_max_table = 128;
+	hw.rss_types = 0x1ff;
+	vnet_allowed.rss = true;
+}
+
+static uint32_t le16_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+/* The last command was RSS_CONFIG with this table length, entry i naming
+ * pattern[i % n], pairs as max_tx_vq and the default key. */
+static void assert_rss_command(int len, const uint8_t *pattern, int n,
+			       int pairs)
+{
+	const uint8_t *d = hw.ctrl_data;
+
+	assert_int_equal(hw.ctrl_class, 4);   /* VIRTIO_NET_CTRL_MQ */
+	assert_int_equal(hw.ctrl_command, 1); /* RSS_CONFIG */
+	assert_int_equal(hw.ctrl_len, 8 + 2 * len + 3 + 40);
+	/* IPv4, TCPv4, UDPv4, IPv6, TCPv6, UDPv6; no _EX kinds */
+	assert_int_equal(le16_at(d) | le16_at(d + 2) << 16, 0x3f);
+	assert_int_equal(le16_at(d + 4), len - 1); /* the mask */
+	assert_int_equal(le16_at(d + 6), 0);	   /* unclassified: queue 0 */
+	for (int i = 0; i < len; i++)
+		assert_int_equal(le16_at(d + 8 + 2 * i), pattern[i % n]);
+	assert_int_equal(le16_at(d + 8 + 2 * len), pairs);
+	assert_int_equal(d[8 + 2 * len + 2], 40);
+	assert_memory_equal(d + 8 + 2 * len + 3, netdev_rss_default_key, 40);
+}
+
+static void test_rss_programs_key_table_and_pairs_in_one_command(void **state)
+{
+	static const uint8_t spread[] = {0, 1, 2, 3};
+
+	(void)state;
+	hw_offer_rss(4);
+	assert_int_equal(virtio_net_probe(true, 4), 1);
+	dev = netdev_get(0);
+	assert_true(hw.driver_features & 1ull << VIRTIO_NET_F_RSS);
+	/* RSS_CONFIG sets the pair count: no VQ_PAIRS_SET after it */
+	assert_int_equal(hw.ctrl_cmds, 1);
+	assert_rss_command(128, spread, 4, 4);
+	assert_int_equal(dev->nqueues, 4);
+	assert_int_equal(dev->rss_table_len, 128);
+	assert_memory_equal(dev->rss_key, netdev_rss_default_key, 40);
+	for (int i = 0; i < 128; i++)
+		assert_int_equal(dev->rss_table[i], i % 4);
+	assert_non_null(strstr(printed, "eth0 rss=on table=128 key=40"));
+}
+
+static void test_rss_refused_falls_back_to_the_pairs_command(void **state)
+{
+	(void)state;
+	hw_offer_rss(4);
+	hw.ctrl_refuse_rss = true;
+	assert_int_equal(virtio_net_probe(true, 4), 1);
+	dev = netdev_get(0);
+	assert_int_equal(hw.ctrl_cmds, 2);
+	assert_int_equal(hw.ctrl_command, 0); /* then VQ_PAIRS_SET(4) */
+	assert_int_equal(hw.ctrl_pairs, 4);
+	assert_int_equal(dev->nqueues, 4);
+	assert_int_equal(dev->rss_table_len, 0); /* nothing to steer by */
+	assert_non_null(strstr(printed, "eth0 rss=off(refused)"));
+}
+
+static void test_rss_table_is_the_devices_power_of_two(void **state)
+{
+	static const uint8_t two[] = {0, 1};
+
+	(void)state;
+	hw_offer_rss(2);
+	hw.rss_max_table = 100; /* the driver's mask needs a power of two */
+	assert_int_equal(virtio_net_probe(true, 2), 1);
+	assert_rss_command(64, two, 2, 2);
+	assert_int_equal(netdev_get(0)->rss_table_len, 64);
+}
+
+static void test_rss_with_a_short_key_is_not_used(void **state)
+{
+	(void)state;
+	hw_offer_rss(2);
+	hw.rss_max_key = 20;
+	assert_int_equal(virtio_net_probe(true, 2), 1);
+	assert_int_equal(hw.ctrl_cmds, 1);
+	assert_int_equal(hw.ctrl_command, 0); /* VQ_PAIRS_SET only */
+	assert_int_equal(netdev_get(0)->nqueues, 2);
+	assert_int_equal(netdev_get(0)->rss_table_len, 0);
+	assert_non_null(strstr(printed, "eth0 rss=off(key too short)"));
+}
+
+static void test_rss_switched_off_is_not_negotiated(void **state)
+{
+	(void)state;
+	hw_offer_rss(2);
+	vnet_allowed.rss = false;
+	assert_int_equal(virtio_net_probe(true, 2), 1);
+	assert_false(hw.driver_features & 1ull << VIRTIO_NET_F_RSS);
+	assert_int_equal(hw.ctrl_command, 0);
+	assert_non_null(strstr(printed, "eth0 rss=off(switch)"));
+}
+
+static void test_rss_table_change_is_sent_and_checked(void **state)
+{
+	static const uint8_t swap[] = {1, 0};
+	static const uint8_t bad_len[] = {0, 1, 0};
+	static const uint8_t bad_queue[] = {0, 2};
+
+	(void)state;
+	hw_offer_rss(2);
+	assert_int_equal(virtio_net_probe(true, 2), 1);
+	dev = netdev_get(0);
+	assert_int_equal(dev->ops->set_rss_table(dev, swap, 2), 0);
+	assert_int_equal(hw.ctrl_cmds, 2);
+	assert_rss_command(128, swap, 2, 2);
+	assert_int_equal(dev->rss_table[0], 1);
+	/* not a power of two, a queue it does not have: refused, unsent */
+	assert_int_equal(dev->ops->set_rss_table(dev, bad_len, 3), -1);
+	assert_int_equal(dev->ops->set_rss_table(dev, bad_queue, 2), -1);
+	assert_int_equal(hw.ctrl_cmds, 2);
+	/* refused by the device: the table stays what the device holds */
+	hw.ctrl_refuse_rss = true;
+	assert_int_equal(dev->ops->set_rss_table(dev, swap + 1, 1), -1);
+	assert_int_equal(hw.ctrl_cmds, 3);
+	assert_int_equal(dev->rss_table[0], 1);
+	assert_int_equal(dev->rss_table[1], 0);
+}
+
 static void test_cpus_beyond_the_pairs_own_no_queue(void **state)
 {
 	(void)state;
@@ -1295,6 +1430,12 @@ int main(void)
 		TM(test_mq_refused_by_the_device_leaves_one_pair),
 		TM(test_mq_command_never_answered_leaves_one_pair),
 		TM(test_cpus_beyond_the_pairs_own_no_queue),
+		TM(test_rss_programs_key_table_and_pairs_in_one_command),
+		TM(test_rss_refused_falls_back_to_the_pairs_command),
+		TM(test_rss_table_is_the_devices_power_of_two),
+		TM(test_rss_with_a_short_key_is_not_used),
+		TM(test_rss_switched_off_is_not_negotiated),
+		TM(test_rss_table_change_is_sent_and_checked),
 		TM(test_one_cpu_with_mq_offered_sends_no_command),
 		TM(test_device_without_mq_gets_one_pair),
 		TM(test_mq_without_control_queue_is_not_negotiated),

@@ -33,8 +33,10 @@
 #include "drivers/netdev.c"
 #include "drivers/tcp_merge.c"
 #include "drivers/virtio_net.c"
+#include "drivers/virtio_net_ctrl.c"
 #include "drivers/virtio_net_gso.c"
 #include "drivers/virtio_net_offload.c"
+#include "drivers/virtio_net_rss.c"
 #include "drivers/virtio_net_irq.c"
 #include "drivers/virtio_net_setup.c"
 #include "drivers/virtqueue.c"
@@ -134,6 +136,14 @@ static struct {
 	int ctrl_descs;	  /* descriptors in the last command's chain */
 	uint8_t ctrl_class, ctrl_command;
 	uint16_t ctrl_pairs;
+	uint8_t ctrl_data[512]; /* the last command's data, ctrl_len bytes */
+	uint32_t ctrl_len;
+	/* RSS (VIRTIO_NET_F_RSS): the config fields, and refusing the
+	 * RSS_CONFIG command alone */
+	uint8_t rss_max_key;
+	uint16_t rss_max_table;
+	uint32_t rss_types;
+	bool ctrl_refuse_rss;
 	/* interrupts: MSI-X entries offered, the entries the driver wrote
 	 * (by table slot: the vector's data, 0 = never set), the device's
 	 * vector for config and per queue, the ISR byte, the CPUs woken */
@@ -311,6 +321,8 @@ void virtio_pci_set_features(struct virtio_pci *vp, uint64_t features)
 uint8_t virtio_pci_config8(struct virtio_pci *vp, unsigned int off)
 {
 	(void)vp;
+	if (off == VNET_CFG_RSS_MAX_KEY)
+		return hw.rss_max_key;
 	return off < 6 ? test_mac[off] : 0;
 }
 
@@ -319,6 +331,12 @@ uint16_t virtio_pci_config16(struct virtio_pci *vp, unsigned int off)
 	(void)vp;
 	if (off == VNET_CFG_MAX_PAIRS)
 		return hw.max_pairs;
+	if (off == VNET_CFG_RSS_MAX_TABLE)
+		return hw.rss_max_table;
+	if (off == VNET_CFG_RSS_HASH_TYPES)
+		return (uint16_t)hw.rss_types;
+	if (off == VNET_CFG_RSS_HASH_TYPES + 2)
+		return (uint16_t)(hw.rss_types >> 16);
 	return off == VNET_CFG_STATUS ? VIRTIO_NET_S_LINK_UP : 0;
 }
 
@@ -485,7 +503,12 @@ static void hw_control(uint16_t q)
 		hw.ctrl_class = hdr[0];
 		hw.ctrl_command = hdr[1];
 		memcpy(&hw.ctrl_pairs, (void *)(uintptr_t)d[c[1]].addr, 2);
-		*(uint8_t *)(uintptr_t)d[c[2]].addr = hw.ctrl_ack;
+		hw.ctrl_len = d[c[1]].len;
+		assert_true(hw.ctrl_len <= sizeof(hw.ctrl_data));
+		memcpy(hw.ctrl_data, (void *)(uintptr_t)d[c[1]].addr,
+		       hw.ctrl_len);
+		*(uint8_t *)(uintptr_t)d[c[2]].addr =
+			hw.ctrl_refuse_rss && hdr[1] == 1 ? 1 : hw.ctrl_ack;
 		hw_complete(q, (uint16_t)head, 1);
 	}
 }
