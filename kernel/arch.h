@@ -161,6 +161,7 @@ static inline void invlpg(uintptr_t addr)
 
 #define MSR_APIC_BASE 0x1B
 #define MSR_EFER      0xC0000080
+#define MSR_FS_BASE   0xC0000100
 #define MSR_GS_BASE   0xC0000101
 
 #endif

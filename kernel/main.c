@@ -25,6 +25,7 @@
 #include "kernel/multiboot.h"
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
+#include "kernel/tls.h"
 #include "kernel/poll.h"
 #include "kernel/power.h"
 #include "kernel/profile.h"
@@ -73,6 +74,7 @@ void kmain(uint32_t magic, uint32_t info)
 	time_mark_entry();
 	percpu_init(0);
 	console_early_init();
+	tls_init_cpu(0);
 	if (multiboot_parse(magic, info) < 0) {
 		kprintf("boot: unknown boot loader (magic 0x%x), halting\n",
 			magic);

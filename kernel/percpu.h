@@ -48,6 +48,10 @@ struct cpu {
 	 * current poll round / interrupt handler began, 0 when none runs */
 	_Atomic uint64_t round_since;
 	_Atomic uint64_t irq_since;
+	/* where the TLS block this CPU's FS base points into starts
+	 * (kernel/tls.h): a __thread variable is at its offset in the
+	 * template from here; for debuggers (tools/gdb_tls.py) */
+	uintptr_t tls_block;
 } __attribute__((aligned(64)));
 
 extern struct cpu cpus[MAX_CPUS];

@@ -32,6 +32,7 @@
 #include "kernel/memmap.h"
 #include "kernel/paging.h"
 #include "kernel/percpu.h"
+#include "kernel/tls.h"
 #include "kernel/poll.h"
 #include "kernel/time.h"
 #include "kernel/trampoline.h"
@@ -158,6 +159,7 @@ static void ap_main(uint64_t id)
 	if (!atomic_compare_exchange_strong(&ap_state[id], &expect, AP_RUNNING))
 		ap_park(); /* the boot CPU gave up on this slot */
 	percpu_init((int)id);
+	tls_init_cpu((int)id);
 	gdt_init_cpu((int)id, slot_stacks[id]);
 	idt_load();
 	lapic_init_ap();

@@ -19,7 +19,7 @@ KERNEL_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror \
 	-mno-red-zone -mgeneral-regs-only -mcmodel=small -fno-pic -fno-pie \
 	-fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fno-builtin-printf \
-	-fno-tree-loop-distribute-patterns \
+	-fno-tree-loop-distribute-patterns -ftls-model=local-exec \
 	-DMM_DEBUG=$(MM_DEBUG) $(KERNEL_EXTRA_CFLAGS)
 KERNEL_ASFLAGS := -I. -D__ASSEMBLER__
 KERNEL_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \

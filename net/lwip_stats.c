@@ -11,6 +11,7 @@
 #include "lwip_stats.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "libc/stat_table.h"
 #include "lwip/memp.h"
@@ -81,15 +82,23 @@ static const struct stat_desc memp_stats[] = {
 			"allocations refused at the bound"),
 };
 
+/* Where each protocol's counters sit in lwip_stats: offsets, because
+ * lwip_stats is per CPU (LWIP_PERCPU) and its address is no link-time
+ * constant. */
 static const struct {
 	const char *name;
-	const struct stats_proto *stats;
+	size_t off;
 } protos[] = {
-	{"link", &lwip_stats.link},	    {"ip", &lwip_stats.ip},
-	{"icmp", &lwip_stats.icmp},	    {"udp", &lwip_stats.udp},
-	{"tcp", &lwip_stats.tcp},	    {"ip_frag", &lwip_stats.ip_frag},
-	{"ip6", &lwip_stats.ip6},	    {"icmp6", &lwip_stats.icmp6},
-	{"ip6_frag", &lwip_stats.ip6_frag}, {"nd6", &lwip_stats.nd6},
+	{"link", offsetof(struct stats_, link)},
+	{"ip", offsetof(struct stats_, ip)},
+	{"icmp", offsetof(struct stats_, icmp)},
+	{"udp", offsetof(struct stats_, udp)},
+	{"tcp", offsetof(struct stats_, tcp)},
+	{"ip_frag", offsetof(struct stats_, ip_frag)},
+	{"ip6", offsetof(struct stats_, ip6)},
+	{"icmp6", offsetof(struct stats_, icmp6)},
+	{"ip6_frag", offsetof(struct stats_, ip6_frag)},
+	{"nd6", offsetof(struct stats_, nd6)},
 };
 
 static const struct stat_group lwip_groups[] = {
@@ -150,7 +159,8 @@ int net_lwip_stats_json(char *buf, size_t size)
 	strbuf_printf(&sb, "{");
 	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
 		object(&sb, i ? "," : "", protos[i].name, proto_stats,
-		       STAT_TABLE_LEN(proto_stats), protos[i].stats);
+		       STAT_TABLE_LEN(proto_stats),
+		       (const char *)&lwip_stats + protos[i].off);
 	object(&sb, ",", "mld6", mld6_stats, STAT_TABLE_LEN(mld6_stats),
 	       &lwip_stats.mld6);
 	object(&sb, ",", "heap", heap_stats, STAT_TABLE_LEN(heap_stats), &heap);

@@ -26,6 +26,10 @@
 /* No <ctype.h> either: lwIP brings its own isdigit() and friends. */
 #define LWIP_NO_CTYPE_H 1
 
+/* lwIP's global state is thread-local (net/lwip-patches/0016): each CPU
+ * reaches its copy through its FS base (kernel/tls.h). */
+#define LWIP_PERCPU __thread
+
 /* Do NOT define SSIZE_MAX: lwIP's arch.h would then include <unistd.h>. */
 
 #define BYTE_ORDER LITTLE_ENDIAN

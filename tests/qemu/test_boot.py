@@ -141,6 +141,12 @@ def test_four_cpus_all_start_and_reach_their_poll_loops(qemu):
     # id, stack); none was given up on.
     assert re.search(r"^smp: late=0 parked=0$", log, re.M), log
     assert "runs as apic" not in log
+    # lwIP's state is thread-local (kernel/tls.c): every CPU found the
+    # template's values through its FS base (else the boot stops), and a
+    # second block, as a stack per CPU would have, stays apart
+    m = re.search(r"^tls: template (\d+) bytes \((\d+) initialised\), every cpu on "
+                  r"one block; two blocks stay apart$", log, re.M)
+    assert m and int(m.group(1)) % 64 == 0 and 0 < int(m.group(2)) <= int(m.group(1)), log
 
 
 def test_cpus_that_miss_their_start_window_park_and_take_no_slot(qemu):

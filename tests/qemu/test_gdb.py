@@ -158,6 +158,31 @@ def test_ctrl_c_stops_the_machine_and_gdb_attaches_again(qemu, com2_dir):
     shell_answers(con)
 
 
+def test_lwip_thread_local_state_reads_through_the_gdb_helper(qemu, com2_dir):
+    """lwIP's globals are thread-local (kernel/tls.h), which gdb cannot
+    find on a bare machine by itself; tools/gdb_tls.py's $tls() reads
+    them on a given CPU: lwIP's ephemeral port cursor, the same on both
+    CPUs (they share one block today), and a plain global is refused by
+    name."""
+    vm, con, path = boot(qemu, com2_dir)
+    out = gdb_batch(
+        vm, path,
+        "print tcp_port",  # gdb alone
+        "source " + os.path.join(conftest.ROOT, "tools", "gdb_tls.py"),
+        'print $tls("tcp_port")',
+        'print $tls("tcp_port", 1)',
+        'print $tls("lwip_stats", 0).tcp.drop',
+        'print $tls("nr_cpus")',
+        "detach")
+    assert "Cannot find thread-local" in out, out
+    port = int(printed(out, 1))
+    assert 0xc000 <= port <= 0xffff, out
+    assert int(printed(out, 2)) == port, out
+    assert int(printed(out, 3)) >= 0, out
+    assert "nr_cpus is not a thread-local variable" in out, out
+    shell_answers(con)
+
+
 def test_without_the_key_com2_gets_no_answer(qemu, com2_dir):
     vm, con, path = boot(qemu, com2_dir, append="")
     assert "gdb:" not in vm.log()
