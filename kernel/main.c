@@ -74,7 +74,6 @@ void kmain(uint32_t magic, uint32_t info)
 	time_mark_entry();
 	percpu_init(0);
 	console_early_init();
-	tls_init_cpu(0);
 	if (multiboot_parse(magic, info) < 0) {
 		kprintf("boot: unknown boot loader (magic 0x%x), halting\n",
 			magic);
@@ -88,6 +87,7 @@ void kmain(uint32_t magic, uint32_t info)
 		boot_info_parsed.loader);
 	cmdline_init(boot_info_parsed.cmdline);
 	exit_on_fatal = cmdline_get_bool("exit_after_boot");
+	tls_init_cpu(0); /* before the other CPUs start, and before lwIP */
 	gdt_init_cpu(0, 0);
 	idt_init();
 	idt_load();
