@@ -35,7 +35,7 @@ static uintptr_t tls_shared_tp;
 
 static size_t tls_template_size(void)
 {
-	return (size_t)(__tls_end - __tdata_start);
+	return (size_t)((uintptr_t)__tls_end - (uintptr_t)__tdata_start);
 }
 
 size_t tls_block_size(void)
@@ -45,7 +45,8 @@ size_t tls_block_size(void)
 
 uintptr_t tls_block_init(void *block)
 {
-	size_t tdata = (size_t)(__tdata_end - __tdata_start);
+	size_t tdata =
+		(size_t)((uintptr_t)__tdata_end - (uintptr_t)__tdata_start);
 	size_t all = tls_template_size();
 	uintptr_t tp = (uintptr_t)block + all;
 
@@ -112,7 +113,8 @@ void tls_init_cpu(int id)
 		kprintf("tls: template %lu bytes (%lu initialised), every cpu "
 			"on one block; %s\n",
 			(unsigned long)tls_template_size(),
-			(unsigned long)(__tdata_end - __tdata_start),
+			(unsigned long)((uintptr_t)__tdata_end -
+					(uintptr_t)__tdata_start),
 			tls_check_two_blocks() ? "two blocks stay apart"
 					       : "two blocks not checked");
 }
