@@ -58,7 +58,7 @@ static int vnet_rss_send(struct vnet *vn)
 {
 	const struct netdev *dev = &vn->dev;
 	uint8_t cmd[RSS_CMD_MAX];
-	uint32_t n = 0;
+	uint32_t n;
 
 	rss_put_le16(cmd, VNET_HASH_WANT);
 	rss_put_le16(cmd + 2, VNET_HASH_WANT >> 16);

@@ -5,14 +5,14 @@ The guest on a multiqueue tap in a private namespace (tools/qemu-run
 table as igb's driver does, so a connection the guest opens gets a local
 port whose answers the table sends back to the opening CPU's queue
 (net/rss_steer.c). The test computes the Toeplitz hash itself
-(test_igb.toeplitz) to choose which queue each request arrives on, and
+(test_igb.answer_queue) to choose which queue each request arrives on, and
 checks where the answers to what the request started arrived.
 """
 import json
 import re
 import subprocess
 
-from test_igb import RSS_KEY, toeplitz
+from test_igb import answer_queue
 from test_net_multiqueue import GUEST, HOST, MqGuest, mq_netns, queues  # noqa: F401
 
 QUEUES = 2
@@ -20,9 +20,7 @@ TABLE = [i % QUEUES for i in range(128)]
 
 def tcp4_queue(src, dst, sport, dport):
     """The queue TABLE names for a TCP/IPv4 frame of that flow."""
-    data = bytes(map(int, src.split("."))) + bytes(map(int, dst.split("."))) + \
-        sport.to_bytes(2, "big") + dport.to_bytes(2, "big")
-    return TABLE[toeplitz(RSS_KEY, data) % len(TABLE)]
+    return answer_queue(src, dst, sport, dport, TABLE)
 
 
 def source_port(queue, used):
