@@ -13,6 +13,9 @@
 /* The apps. Each prints a line naming what it listens on. */
 void app_echo_start(void);
 void app_http_start(void);
+/* app_http_start's listener alone, for each further stack instance
+ * (net_stack=percpu); its statistics are the first one's. */
+void app_http_listen(void);
 void app_iperf_start(void);
 /* netconsole=A.B.C.D:PORT: the log as UDP from now on (netconsole.c);
  * nothing when the key is off. Boot, under the core lock. */

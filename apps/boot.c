@@ -19,6 +19,7 @@
 #include "net/core_lock.h"
 #include "net/capture.h"
 #include "net/net.h"
+#include "net/net_instance.h"
 #include "net/net_config.h"
 #include "net/net_mem.h"
 #include "net/net_poll.h"
@@ -101,18 +102,34 @@ static void announce_services(void)
 	announce_host_commands();
 }
 
+/*
+ * Every service listens in every stack instance (one, or one per CPU
+ * with net_stack=percpu): a connection is served by the instance its
+ * flow reaches. netconsole and the GDB stub are one-of-a-kind: instance
+ * 0's, the stub's port pinned there (net/flow_owner.h).
+ */
 static void apps_start(void)
 {
-	net_core_lock();
-	if (apps_on & APP_ECHO)
-		app_echo_start();
-	if (apps_on & APP_HTTP)
-		app_http_start();
-	if (apps_on & APP_IPERF)
-		app_iperf_start();
-	app_netconsole_start();
-	app_gdb_tcp_start();
-	net_core_unlock();
+	for (int i = 0; i < net_instance_count; i++) {
+		struct net_instance_saved saved;
+
+		net_instance_enter(i, &saved);
+		if (apps_on & APP_ECHO)
+			app_echo_start();
+		if (apps_on & APP_HTTP) {
+			if (i == 0)
+				app_http_start();
+			else
+				app_http_listen();
+		}
+		if (apps_on & APP_IPERF)
+			app_iperf_start();
+		if (i == 0) {
+			app_netconsole_start();
+			app_gdb_tcp_start();
+		}
+		net_instance_leave(&saved);
+	}
 }
 
 void apps_boot(void)

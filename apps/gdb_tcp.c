@@ -34,6 +34,7 @@
 #include "kernel/poll.h"
 #include "lwip/tcp.h"
 #include "net/core_lock.h"
+#include "net/netif_glue.h"
 
 #define IO_CPU	  0
 #define RING_SIZE 8192 /* a power of two, above gdb's longest packet */
@@ -241,6 +242,7 @@ void app_gdb_tcp_start(void)
 		return;
 	}
 	tcp_accept(l, gdb_accept);
+	netif_glue_pin_tcp_port((uint16_t)port); /* a stack per CPU: here */
 	kprintf("gdb: stub on tcp/%ld: gdb attaches with target remote "
 		"HOST:%ld (docs/observe.md)\n",
 		port, port);

@@ -44,6 +44,7 @@
 #include "lwip/mem.h"
 #include "lwip/pbuf.h"
 #include "lwip/tcp.h"
+#include "net/net_percpu.h"
 
 /* The unread pbufs of a connection are one chain, whose tot_len is a
  * u16_t: they never exceed the receive window, as none is acknowledged. */
@@ -76,7 +77,8 @@ struct http_conn {
 
 static const struct http_site *site;
 
-static struct http_server_stats stats;
+/* Each stack instance's own (net/net_percpu.h): the reader sums them. */
+static NET_PERCPU struct http_server_stats stats;
 
 static const char conn_keep[] = "Connection: keep-alive\r\n\r\n";
 static const char conn_close_line[] = "Connection: close\r\n\r\n";
@@ -511,7 +513,7 @@ int http_server_start(uint16_t port, const struct http_site *s)
 
 void http_server_stats_read(struct http_server_stats *out)
 {
-	*out = stats;
+	net_instance_sum_u64(out, &stats, sizeof(*out));
 }
 
 int http_answer_body(struct http_response *resp, void *body, size_t len,

@@ -31,6 +31,7 @@
 #include "http_pages.h"
 #include "http_server.h"
 #include "lwip/mem.h"
+#include "net/net_percpu.h"
 #include "libc/stat_table.h"
 #include "stats.h"
 
@@ -38,7 +39,8 @@
 static const int error_statuses[] = {400, 403, 404, 405, 409, 413,
 				     414, 431, 501, 503, 505};
 #define NR_ERROR_STATUSES (sizeof(error_statuses) / sizeof(error_statuses[0]))
-static unsigned long error_count[NR_ERROR_STATUSES];
+/* Each stack instance's own (net/net_percpu.h), summed when read. */
+static NET_PERCPU unsigned long error_count[NR_ERROR_STATUSES];
 
 /* The page at @path, or NULL. Lengths first: most pages differ there. */
 static const struct http_page *page_find(const char *path)
@@ -97,8 +99,8 @@ static void method_not_allowed(const char *allow, struct http_response *resp)
 	resp->allow = allow;
 }
 
-/* The kept /stats.json buffer (serve_stats below). */
-static struct {
+/* The kept /stats.json buffer (serve_stats below), each instance's. */
+static NET_PERCPU struct {
 	char *buf;
 	int size;
 	bool lent; /* queued by a connection, not yet given back */
@@ -160,16 +162,15 @@ static const struct stat_schema http_schema = STAT_SCHEMA(http_groups);
 
 static int http_stats_json(char *buf, size_t size)
 {
-	struct site_snap o = {
-		.stats_buf_bytes = stats_buf.size,
-		.stats_buf_grown = stats_buf.grown,
-		.stats_buf_own = stats_buf.own,
-	};
+	struct site_snap o = {.stats_buf_bytes = stats_buf.size};
 	struct http_server_stats server;
 	struct strbuf sb;
 
-	for (size_t i = 0; i < NR_ERROR_STATUSES; i++)
-		o.err[i] = error_count[i];
+	net_instance_sum_u64(o.err, error_count, sizeof(o.err));
+	for (int k = 0; k < net_instance_count; k++) {
+		o.stats_buf_grown += NET_INSTANCE_VAR(k, stats_buf)->grown;
+		o.stats_buf_own += NET_INSTANCE_VAR(k, stats_buf)->own;
+	}
 	http_server_stats_read(&server);
 	strbuf_init(&sb, buf, size);
 	strbuf_printf(&sb, "{");
@@ -334,6 +335,11 @@ static const struct http_site site = {
 void app_http_start(void)
 {
 	stats_section_add("http", http_stats_json, &http_schema);
+	app_http_listen();
+}
+
+void app_http_listen(void)
+{
 	/* The kept /stats.json buffer now, while memory is whole (why: the
 	 * comment on the kept buffer); if even this fails, the first request tries. */
 	char *body = stats_buf_take(stats_json(NULL, 0) + 512);

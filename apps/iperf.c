@@ -12,6 +12,7 @@
  * still there ends with its local port, " local_port=49153": the port
  * the stack chose so the answers reach the opening CPU (net/rss_steer.c).
  */
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -20,8 +21,9 @@
 #include "lwip/apps/lwiperf.h"
 #include "net/net_ip6.h"
 
-/* A client session runs; cleared by its report. */
-static bool client_running;
+/* A client session runs; cleared by its report. Atomic: with a stack
+ * per CPU two instances may be asked at once. */
+static atomic_bool client_running;
 /* The running client's server, IPv4 or IPv6, for its report. */
 static struct {
 	ip_addr_t addr;
@@ -87,15 +89,14 @@ static void iperf_report(void *arg, enum lwiperf_report_type type,
 
 int app_iperf_client(const ip_addr_t *server, uint16_t port)
 {
-	if (client_running)
-		return -2;
 	if (!server || ip_addr_isany(server))
 		return -1;
+	if (atomic_exchange(&client_running, true))
+		return -2;
 	ip_addr_copy(client_server.addr, *server);
 	client_server.port = port;
 	/* Set first: a connect that fails at once reports (and clears it)
 	 * from inside the start. */
-	client_running = true;
 	if (!lwiperf_start_tcp_client(&client_server.addr, port, LWIPERF_CLIENT,
 				      iperf_report, &client_server)) {
 		client_running = false;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "net/core_lock.h"
+#include "net/net_instance.h"
 #include "drivers/netdev.h"
 #include "kernel/shell.h"
 #include "lwip/netif.h"
@@ -209,17 +210,24 @@ static int run_netstat(int argc, char **argv)
 	shell_printf("Active Internet connections (servers and established)\n"
 		     "Proto Recv-Q Send-Q Local Address           Foreign "
 		     "Address         State\n");
-	net_core_lock();
-	for (struct tcp_pcb_listen *l = tcp_listen_pcbs.listen_pcbs; l;
-	     l = l->next)
-		netstat_row("tcp", 0, 0, &l->local_ip, l->local_port,
-			    IP4_ADDR_ANY, 0, "LISTEN");
-	netstat_tcp(tcp_active_pcbs);
-	netstat_tcp(tcp_tw_pcbs);
-	for (struct udp_pcb *u = udp_pcbs; u; u = u->next)
-		netstat_row("udp", 0, 0, &u->local_ip, u->local_port,
-			    &u->remote_ip, u->remote_port, "");
-	net_core_unlock();
+	/* every stack instance in turn (one, or one per CPU) */
+	for (int i = 0; i < net_instance_count; i++) {
+		struct net_instance_saved saved;
+
+		net_instance_enter(i, &saved);
+		if (net_instance_percpu)
+			shell_printf("(the stack of cpu %d)\n", i);
+		for (struct tcp_pcb_listen *l = tcp_listen_pcbs.listen_pcbs; l;
+		     l = l->next)
+			netstat_row("tcp", 0, 0, &l->local_ip, l->local_port,
+				    IP4_ADDR_ANY, 0, "LISTEN");
+		netstat_tcp(tcp_active_pcbs);
+		netstat_tcp(tcp_tw_pcbs);
+		for (struct udp_pcb *u = udp_pcbs; u; u = u->next)
+			netstat_row("udp", 0, 0, &u->local_ip, u->local_port,
+				    &u->remote_ip, u->remote_port, "");
+		net_instance_leave(&saved);
+	}
 	return 0;
 }
 

@@ -318,6 +318,10 @@ struct netdev {
 	int rss_table_len;
 	uint8_t rss_table[NETDEV_RSS_TABLE_MAX];
 	uint8_t rss_key[NETDEV_RSS_KEY_LEN];
+	/* The key and table are the stack's software steering, not the
+	 * device's (net_stack=percpu on a device without RSS): frames reach
+	 * whichever queue, and the stack hands them to the table's. */
+	bool rss_software;
 };
 
 /**

@@ -21,6 +21,7 @@
 #include "kernel/console.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "mm/mm.h"
 
 extern char __tdata_start[], __tdata_end[], __tls_end[];
 
@@ -59,6 +60,33 @@ uintptr_t tls_block_init(void *block)
 void tls_install(uintptr_t tp)
 {
 	wrmsr(MSR_FS_BASE, tp);
+}
+
+uintptr_t tls_current(void)
+{
+	uintptr_t tp;
+
+	__asm__ volatile("mov %%fs:0, %0" : "=r"(tp));
+	return tp;
+}
+
+uintptr_t tls_shared_thread_pointer(void)
+{
+	return tls_shared_tp;
+}
+
+uintptr_t tls_block_new(int node)
+{
+	/* kmalloc's classes are powers of two: a block of a few KiB is
+	 * aligned to its size, more than the 64 bytes the template asks. */
+	void *block = kmalloc_node(tls_block_size(), GFP_KERNEL, node);
+
+	return block ? tls_block_init(block) : 0;
+}
+
+uintptr_t tls_block_of(uintptr_t tp)
+{
+	return tp - tls_template_size();
 }
 
 /* The calling CPU reads @want through its FS base, or the boot stops. */

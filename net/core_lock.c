@@ -40,20 +40,33 @@
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "libc/stat_table.h"
+#include "net_instance.h"
 
-static spinlock_t core_lock = SPINLOCK_INIT;
+/*
+ * The lock and what it guards are per instance (NET_PERCPU, see
+ * net_instance.h): with one shared instance, one lock for every CPU as
+ * described above; with a stack per CPU, each instance's own, taken by
+ * its home CPU for each batch and by another CPU only on a control path
+ * (net_instance_enter). Such an acquisition, by a CPU other than the
+ * instance's home (or any, in shared mode), is one of a lock shared
+ * between CPUs: counted apart ("shared", "shared_hold_ns"), it is what
+ * the serial fraction is measured from (tools/bench-serial).
+ */
+static NET_PERCPU spinlock_t core_lock = SPINLOCK_INIT;
 /* The holder's CPU id, -1 when free: for net_core_held() and the assert. */
-atomic_int net_core_owner = -1;
-static uint64_t core_since_tsc; /* written by the holder only */
+NET_PERCPU atomic_int net_core_owner = -1;
+static NET_PERCPU uint64_t core_since_tsc; /* written by the holder only */
+static NET_PERCPU bool core_hold_shared;   /* ... and so is this */
 static atomic_ulong unlocked_calls;
 /* CPUs that found the lock busy with frames waiting, and sleep until the
  * holder wakes them at unlock: one bit per CPU, 64 CPUs to a word. */
 #define WAITER_WORDS ((MAX_CPUS + 63) / 64)
-static atomic_ulong core_waiters[WAITER_WORDS];
+static NET_PERCPU atomic_ulong core_waiters[WAITER_WORDS];
 
 struct core_lock_cpu {
 	uint64_t acquired, busy, waits, wait_ns;
 	uint64_t hold_tsc, hold_max_tsc; /* cycles */
+	uint64_t shared, shared_hold_tsc; /* of a lock shared between CPUs */
 } __attribute__((aligned(64)));
 static struct core_lock_cpu lock_stats[MAX_CPUS];
 
@@ -64,6 +77,9 @@ static void core_acquired(void)
 	atomic_store_explicit(&net_core_owner, cpu, memory_order_relaxed);
 	core_since_tsc = rdtsc();
 	lock_stats[cpu].acquired++;
+	core_hold_shared = net_instance_home != cpu;
+	if (core_hold_shared)
+		lock_stats[cpu].shared++;
 }
 
 bool net_core_trylock(void)
@@ -117,11 +133,11 @@ void net_core_lock(void)
 /* TX queues to notify before the lock goes (net_core_tx_flush_later),
  * guarded by the lock itself. */
 #define CORE_TX_FLUSH_MAX 16
-static struct {
+static NET_PERCPU struct {
 	struct netdev *dev;
 	int q;
 } tx_flush[CORE_TX_FLUSH_MAX];
-static int ntx_flush;
+static NET_PERCPU int ntx_flush;
 
 static void tx_flush_all(void)
 {
@@ -165,6 +181,8 @@ void net_core_unlock(void)
 	held = rdtsc() - core_since_tsc;
 
 	st->hold_tsc += held;
+	if (core_hold_shared)
+		st->shared_hold_tsc += held;
 	if (held > st->hold_max_tsc)
 		st->hold_max_tsc = held;
 	atomic_store_explicit(&net_core_owner, -1, memory_order_relaxed);
@@ -202,6 +220,8 @@ static unsigned long long tsc_to_ns(uint64_t cycles)
 struct lock_snap {
 	uint64_t acquired, busy, waits, wait_ns;
 	unsigned long long hold_ns, hold_max_ns;
+	uint64_t shared;
+	unsigned long long shared_hold_ns;
 };
 static const struct stat_desc lock_stats_desc[] = {
 	STAT_COUNTER_AT(struct lock_snap, acquired, "events",
@@ -213,6 +233,11 @@ static const struct stat_desc lock_stats_desc[] = {
 	STAT_COUNTER_AT(struct lock_snap, wait_ns, "ns", "time spent waiting"),
 	STAT_COUNTER_AT(struct lock_snap, hold_ns, "ns", "time it was held"),
 	STAT_GAUGE_AT(struct lock_snap, hold_max_ns, "ns", "longest hold"),
+	STAT_COUNTER_AT(struct lock_snap, shared, "events",
+			"acquisitions of a lock shared between CPUs: every one "
+			"in shared mode, another CPU's instance in per-CPU mode"),
+	STAT_COUNTER_AT(struct lock_snap, shared_hold_ns, "ns",
+			"time such a lock was held"),
 };
 struct lock_calls {
 	unsigned long unlocked_calls;
@@ -237,6 +262,8 @@ static void lock_object(struct strbuf *sb, const struct core_lock_cpu *s)
 		.wait_ns = s->wait_ns,
 		.hold_ns = tsc_to_ns(s->hold_tsc),
 		.hold_max_ns = tsc_to_ns(s->hold_max_tsc),
+		.shared = s->shared,
+		.shared_hold_ns = tsc_to_ns(s->shared_hold_tsc),
 	};
 
 	strbuf_printf(sb, "{");
@@ -253,6 +280,7 @@ void net_core_lock_totals(struct net_core_lock_totals *out)
 		out->acquired += lock_stats[c].acquired;
 		out->busy += lock_stats[c].busy;
 		out->waits += lock_stats[c].waits;
+		out->shared += lock_stats[c].shared;
 		out->cpus_acquired += lock_stats[c].acquired > 0;
 	}
 }
@@ -271,6 +299,8 @@ int net_core_lock_stats_json(char *buf, size_t size)
 		sum.waits += s->waits;
 		sum.wait_ns += s->wait_ns;
 		sum.hold_tsc += s->hold_tsc;
+		sum.shared += s->shared;
+		sum.shared_hold_tsc += s->shared_hold_tsc;
 		if (s->hold_max_tsc > sum.hold_max_tsc)
 			sum.hold_max_tsc = s->hold_max_tsc;
 	}

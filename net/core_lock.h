@@ -1,8 +1,10 @@
 /*
  * The lwIP core lock: lwIP is not SMP-safe, so every call into it, from
- * any CPU, runs while that CPU holds this one lock (net/core_lock.c has
- * the design and the measurements behind it). It also guards every NIC
- * TX ring (netdev.h's "TX guard") and the memory glue's counters.
+ * any CPU, runs while that CPU holds its instance's lock: one lock for
+ * every CPU in shared mode, one per instance with net_stack=percpu
+ * (net_instance.h). net/core_lock.c has the design and the measurements
+ * behind it. It also guards the instance's NIC TX queues (netdev.h's
+ * "TX guard") and the memory glue's counters.
  *
  * Poll-context callers take it with net_core_trylock(): a CPU that finds
  * it busy keeps its work for its next round instead of spinning. Boot
@@ -16,6 +18,7 @@
 #include <stddef.h>
 
 #include "kernel/percpu.h"
+#include "net_instance.h"
 
 /**
  * net_core_trylock - take the lock if it is free.
@@ -52,8 +55,9 @@ struct netdev;
  */
 void net_core_tx_flush_later(struct netdev *dev, int q);
 
-/* The CPU holding the lock, -1 when free (written by the holder). */
-extern atomic_int net_core_owner;
+/* The CPU holding the calling CPU's instance's lock, -1 when free
+ * (written by the holder). */
+extern NET_PERCPU atomic_int net_core_owner;
 
 /* net_core_held - does the calling CPU hold the lock? Any context. */
 static inline bool net_core_held(void)
@@ -88,6 +92,7 @@ extern const struct stat_schema net_core_lock_schema;
  * self-test prints them). Any context; relaxed reads. */
 struct net_core_lock_totals {
 	uint64_t acquired, busy, waits, unlocked_calls;
+	uint64_t shared; /* of a lock shared between CPUs (core_lock.c) */
 	int cpus_acquired; /* CPUs that took the lock at least once */
 };
 void net_core_lock_totals(struct net_core_lock_totals *out);

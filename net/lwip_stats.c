@@ -18,6 +18,7 @@
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
 #include "net_mem.h"
+#include "net_percpu.h"
 #include "tcp_syn_guard.h"
 
 #define PROTO(f, l) STAT_COUNTER_AT(struct stats_proto, f, "packets", l)
@@ -132,7 +133,7 @@ static void memp_json(struct strbuf *sb)
 	for (int t = 0; t < MEMP_MAX; t++) {
 		const struct stats_mem *m = memp_pools[t]->stats;
 		struct memp_snap o = {
-			.used = m->used,
+			.used = net_memp_in_use(t),
 			.max = m->max,
 			.err = m->err,
 			.limit = net_memp_limit(t),
@@ -145,24 +146,50 @@ static void memp_json(struct strbuf *sb)
 	strbuf_printf(sb, "}");
 }
 
+/* *out = the counters (STAT_COUNTERs) of the object at @off in
+ * lwip_stats, @bytes long, summed over the stack instances. */
+static void sum_counters(void *out, size_t off, size_t bytes)
+{
+	STAT_COUNTER *sum = out;
+
+	for (size_t k = 0; k < bytes / sizeof(STAT_COUNTER); k++)
+		sum[k] = 0;
+	for (int i = 0; i < net_instance_count; i++) {
+		const STAT_COUNTER *c =
+			(const STAT_COUNTER *)((const char *)NET_INSTANCE_VAR(
+						       i, lwip_stats) +
+					       off);
+
+		for (size_t k = 0; k < bytes / sizeof(STAT_COUNTER); k++)
+			sum[k] += c[k];
+	}
+}
+
 int net_lwip_stats_json(char *buf, size_t size)
 {
-	struct lwip_heap_snap heap = {
-		.used = lwip_stats.mem.used,
-		.max = lwip_stats.mem.max,
-		.err = lwip_stats.mem.err,
-	};
+	struct lwip_heap_snap heap = {0};
 	struct lwip_top_snap top = {net_tcp_syn_evicted()};
+	struct stats_proto proto;
+	struct stats_igmp mld;
 	struct strbuf sb;
 
+	for (int i = 0; i < net_instance_count; i++) {
+		const struct stats_ *s = NET_INSTANCE_VAR(i, lwip_stats);
+
+		heap.used += s->mem.used;
+		heap.max += s->mem.max;
+		heap.err += s->mem.err;
+	}
 	strbuf_init(&sb, buf, size);
 	strbuf_printf(&sb, "{");
-	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
+	/* every stack instance's counters, summed */
+	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++) {
+		sum_counters(&proto, protos[i].off, sizeof(proto));
 		object(&sb, i ? "," : "", protos[i].name, proto_stats,
-		       STAT_TABLE_LEN(proto_stats),
-		       (const char *)&lwip_stats + protos[i].off);
-	object(&sb, ",", "mld6", mld6_stats, STAT_TABLE_LEN(mld6_stats),
-	       &lwip_stats.mld6);
+		       STAT_TABLE_LEN(proto_stats), &proto);
+	}
+	sum_counters(&mld, offsetof(struct stats_, mld6), sizeof(mld));
+	object(&sb, ",", "mld6", mld6_stats, STAT_TABLE_LEN(mld6_stats), &mld);
 	object(&sb, ",", "heap", heap_stats, STAT_TABLE_LEN(heap_stats), &heap);
 	strbuf_printf(&sb, ",");
 	stat_json_members(&sb, top_stats, STAT_TABLE_LEN(top_stats), &top);

@@ -18,15 +18,17 @@
 #include "lwip/pbuf.h"
 #include "lwip/prot/ip6.h"
 #include "nd6_check.h"
+#include "net_percpu.h"
 
-static struct nd6_counts {
+/* Each stack instance's own (net/net_percpu.h). */
+static NET_PERCPU struct nd6_counts {
 	uint32_t refused[ND6_VERDICTS]; /* by enum nd6_verdict */
 	uint32_t events[NET_ND6_EVENTS];
 } nd6;
 
 int net_nd6_accept(struct pbuf *p, struct netif *inp)
 {
-	static uint8_t flat[ND6_MAX_LEN]; /* a chained message, copied */
+	static NET_PERCPU uint8_t flat[ND6_MAX_LEN]; /* a chained message */
 	const struct ip6_hdr *ip6 = ip6_current_header();
 	struct nd6_msg m = {
 		.hop_limit = IP6H_HOPLIM(ip6),
@@ -97,11 +99,21 @@ const struct stat_desc net_nd6_event_stats[NET_ND6_EVENTS] = {
 
 void net_nd6_json(struct strbuf *sb)
 {
+	struct nd6_counts sum = {0};
+
+	for (int i = 0; i < net_instance_count; i++) {
+		const struct nd6_counts *c = NET_INSTANCE_VAR(i, nd6);
+
+		for (int v = 0; v < ND6_VERDICTS; v++)
+			sum.refused[v] += c->refused[v];
+		for (int e = 0; e < NET_ND6_EVENTS; e++)
+			sum.events[e] += c->events[e];
+	}
 	strbuf_printf(sb, "\"nd6_refused\":{");
 	stat_json_members(sb, net_nd6_refused_stats,
-			  STAT_TABLE_LEN(net_nd6_refused_stats), &nd6);
+			  STAT_TABLE_LEN(net_nd6_refused_stats), &sum);
 	strbuf_printf(sb, "},\"nd6_events\":{");
 	stat_json_members(sb, net_nd6_event_stats,
-			  STAT_TABLE_LEN(net_nd6_event_stats), &nd6);
+			  STAT_TABLE_LEN(net_nd6_event_stats), &sum);
 	strbuf_printf(sb, "}");
 }

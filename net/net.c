@@ -15,6 +15,7 @@
 #include "net.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "core_lock.h"
 #include "drivers/e1000.h"
@@ -29,7 +30,10 @@
 #include "lwip/init.h"
 #include "lwip/netif.h"
 #include "mm/mm.h"
+#include "net_addr_pub.h"
 #include "net_config.h"
+#include "net_handoff.h"
+#include "net_instance.h"
 #include "net_ip6.h"
 #include "net_mem.h"
 #include "net_poll.h"
@@ -37,8 +41,12 @@
 #include "net_oom.h"
 #include "netif_glue.h"
 
-static struct netif netifs[NETDEV_MAX];
-static int nnetifs;
+/* Each instance's netifs (one per device; a stack per CPU has one
+ * instance per CPU that owns a queue, net_instance.h). */
+static NET_PERCPU struct netif netifs[NETDEV_MAX];
+static NET_PERCPU int nnetifs;
+/* The netifs' device indices, the same in every instance. */
+static int netif_dev[NETDEV_MAX];
 static bool announced;
 
 static int prefix_len(uint32_t mask)
@@ -78,6 +86,15 @@ static void status_callback(struct netif *nif)
 
 	char ip6[3 * IP6ADDR_STRLEN_MAX + 3];
 
+	/* a stack per CPU: instance 0 has the DHCP client and speaks for
+	 * all; the others take its address (net_addr_pub.h) */
+	if (net_instance_here() != 0)
+		return;
+	if (net_instance_percpu && nif->num < NETDEV_MAX)
+		net_addr_publish(netif_dev[nif->num],
+				 ip4_addr_get_u32(netif_ip4_addr(nif)),
+				 ip4_addr_get_u32(netif_ip4_netmask(nif)),
+				 ip4_addr_get_u32(netif_ip4_gw(nif)));
 	if (!rings_primed || !netif_is_up(nif) || ip == 0 ||
 	    nif->num >= NETDEV_MAX || announced_ip[nif->num] == ip)
 		return;
@@ -136,9 +153,12 @@ static int probe_nics(void)
 	}
 }
 
-/* Adds dev's netif and starts its address; false when lwIP refused it. */
+/* Adds dev's netif and starts its address; false when lwIP refused it.
+ * In the caller's instance: DHCP runs in instance 0 only. */
 static bool bring_up(struct netdev *dev, struct netif *nif)
 {
+	bool dhcp = net_config.dhcp && net_instance_here() == 0;
+
 	ip4_addr_t ip, mask, gw;
 
 	ip4_addr_set_zero(&ip);
@@ -162,7 +182,7 @@ static bool bring_up(struct netdev *dev, struct netif *nif)
 	netif_set_up(nif);
 	if (dev->ops->link_up(dev))
 		netif_set_link_up(nif);
-	if (net_config.dhcp && dhcp_start(nif) != ERR_OK)
+	if (dhcp && dhcp_start(nif) != ERR_OK)
 		kprintf("net: %s: dhcp_start failed\n", dev->name);
 	return true;
 }
@@ -186,22 +206,92 @@ static void irq_setup_all(void)
 	}
 }
 
-/* lwIP and the netifs, under the core lock: lwIP asserts it is held
- * (LWIP_ASSERT_CORE_LOCKED), also at boot. */
-static void start_stack(void)
+/*
+ * net_stack=percpu: how many instances, one per queue pair of the device
+ * with the most (queue i is CPU i's), or 1 with the reason said. Every
+ * device without RSS and with several queues gets the stack's software
+ * steering: the key and a table naming the instances in turn.
+ */
+static int instances_wanted(void)
 {
+	int n = 1;
+
+	if (!net_config.percpu)
+		return 1;
+	for (int i = 0; i < netdev_count(); i++)
+		if (netdev_get(i)->nqueues > n)
+			n = netdev_get(i)->nqueues;
+	if (net_alloc_mode != NET_ALLOC_NATIVE) {
+		kprintf("net: net_stack=percpu needs net_alloc=native (lwIP's "
+			"own pools are one for all CPUs): one shared stack\n");
+		return 1;
+	}
+	if (n < 2) {
+		kprintf("net: net_stack=percpu with one queue pair: one "
+			"stack\n");
+		return 1;
+	}
+	for (int i = 0; i < netdev_count(); i++) {
+		struct netdev *dev = netdev_get(i);
+		uint8_t table[NETDEV_MAX_QUEUES];
+
+		if (dev->rss_table_len || dev->nqueues < 2)
+			continue;
+		for (int q = 0; q < dev->nqueues; q++)
+			table[q] = (uint8_t)q;
+		memcpy(dev->rss_key, netdev_rss_default_key,
+		       sizeof(dev->rss_key));
+		dev->rss_table_len = NETDEV_RSS_TABLE_MAX;
+		dev->rss_software = true;
+		for (int k = 0; k < dev->rss_table_len; k++)
+			dev->rss_table[k] = table[k % dev->nqueues];
+	}
+	return n;
+}
+
+/* Instance i's lwIP and netifs, in it and under its lock: lwIP asserts
+ * the lock is held (LWIP_ASSERT_CORE_LOCKED), also at boot. */
+static void start_instance(int inst)
+{
+	struct net_instance_saved saved;
 	int n = netdev_count();
 
-	net_core_lock();
+	net_instance_enter(inst, &saved);
 	lwip_init();
 	for (int i = 0; i < n && i < NETDEV_MAX; i++) {
+		struct netdev *dev = netdev_get(i);
 		struct netif *nif = &netifs[nnetifs];
 
-		if (bring_up(netdev_get(i), nif))
-			net_poll_add(nif);
+		if (net_instance_percpu && inst >= dev->nqueues)
+			continue;
+		netif_dev[nnetifs] = i;
+		if (bring_up(dev, nif))
+			net_poll_add(nif, i, net_instance_percpu ? inst : -1);
 	}
 	net_oom_start();
-	net_core_unlock();
+	net_instance_leave(&saved);
+}
+
+static void start_stack(void)
+{
+	int n = instances_wanted();
+
+	if (n > 1 && net_handoff_init(n) != 0) {
+		kprintf("net: net_stack=percpu: no memory for the hand-off "
+			"rings, one shared stack\n");
+		n = 1;
+	}
+	if (n > 1)
+		n = net_instances_setup(n);
+	for (int i = 0; i < n; i++)
+		start_instance(i);
+	if (n > 1)
+		kprintf("net: net_stack=percpu: %d stacks, one per cpu 0-%d, "
+			"steering %s\n",
+			n, n - 1,
+			netdev_get(0)->rss_software ? "in software" : "by RSS");
+	else
+		kprintf("net: net_stack=shared: one stack, one lock\n");
 }
 
 int net_init(void)

@@ -101,6 +101,9 @@ CMDLINE_KEY(net, net_queues, "", cmdline_valid_uint, "1-16",
 	    "most RX/TX queue pairs per NIC (default: one per CPU)");
 CMDLINE_KEY(net, net_irq, "on", cmdline_valid_choice, "on|off",
 	    "NIC interrupts wake the queue pollers (off: pure polling)");
+CMDLINE_KEY(net, net_stack, "shared", cmdline_valid_choice, "shared|percpu",
+	    "one lwIP for every CPU under one lock, or one per queue's CPU "
+	    "(docs/percpu-stack.md)");
 CMDLINE_KEY(net, net_gro, "on", cmdline_valid_choice, "on|off",
 	    "join consecutive TCP segments of one connection into one packet "
 	    "before lwIP (receive coalescing, as Linux's GRO)");
@@ -264,6 +267,7 @@ void net_config_parse(void)
 		.rx_csum = cmdline_get_bool("e1000e_rx_csum")};
 	net_config.irq = strcmp(cmdline_get("net_irq"), "on") == 0;
 	net_config.gro = strcmp(cmdline_get("net_gro"), "on") == 0;
+	net_config.percpu = strcmp(cmdline_get("net_stack"), "percpu") == 0;
 	net_config.poll_us = (uint32_t)cmdline_get_long("poll_us");
 	net_config.tcp_seg_mss = tcp_seg_mss_by_default();
 	net_config.igb_untested = cmdline_get_bool("igb_untested");

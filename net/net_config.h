@@ -33,6 +33,7 @@ struct net_config {
 	bool igb_untested; /* igb_untested=1: drive untested igb parts */
 	bool rss_check;	   /* net_rss_check=on: recompute RSS hashes */
 	int tcp_seg_mss;   /* tcp_seg_mss=: longest TCP segment built, in MSS */
+	bool percpu; /* net_stack=percpu: a stack per queue's CPU (asked for) */
 };
 
 #define NET_NIC_VIRTIO 0

@@ -20,6 +20,7 @@
 
 #include "drivers/netdev.h"
 #include "ip6_text.h"
+#include "net_percpu.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "lwip/ip6.h"
@@ -27,11 +28,13 @@
 #include "libc/stat_table.h"
 #include "nd6_guard.h"
 
-static struct netif *static_nif; /* the interface ip6=/gw6= apply to */
-static ip6_addr_t gw6;
-static bool have_gw6;
-static int static_idx = -1;
-static netif_ext_callback_t ip6_callback; /* NETIF_DECLARE_EXT_CALLBACK */
+/* Each stack instance's own (net/net_percpu.h): its netif, and its
+ * entry on its lwIP's callback list. */
+static NET_PERCPU struct netif *static_nif; /* ip6=/gw6= apply to it */
+static NET_PERCPU ip6_addr_t gw6;
+static NET_PERCPU bool have_gw6;
+static NET_PERCPU int static_idx = -1;
+static NET_PERCPU netif_ext_callback_t ip6_callback;
 
 /* A unicast address a host may be given: not ::, not ::1, not ff00::/8. */
 static bool ip6_is_host_unicast(const uint8_t a[16])
@@ -166,7 +169,7 @@ static void add_static(struct netif *nif)
 
 void net_ip6_start(struct netif *nif)
 {
-	static bool first = true;
+	static NET_PERCPU bool first = true; /* in this instance */
 
 	if (first)
 		netif_add_ext_callback(&ip6_callback, on_status);

@@ -28,7 +28,9 @@
 #include "lwip/pbuf.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
+#include "lwip/timeouts.h"
 #include "mm/mm.h"
+#include "net_percpu.h"
 #include "net_numa.h"
 #include "libc/stat_table.h"
 #include "tcp_ooseq.h"
@@ -36,7 +38,7 @@
 _Static_assert(NET_MEM_NODES == MM_MAX_NODES, "net_mem.h: NET_MEM_NODES");
 
 enum net_alloc_mode net_alloc_mode = NET_ALLOC_NATIVE;
-struct net_mem_stats net_mem_stats;
+NET_PERCPU struct net_mem_stats net_mem_stats;
 
 /* lwIP's own heap and pools, renamed (see lwipopts.h). */
 void lwip_stock_mem_init(void);
@@ -67,8 +69,8 @@ static struct qmempool *memp_pool[MEMP_MAX];
  * Native RX pbufs stand in for stock's PBUF_POOL chains, so they get the
  * same bound: PBUF_POOL_SIZE frames held by lwIP at once.
  */
-static uint32_t memp_in_use[MEMP_MAX];
-static uint64_t memp_limit_hits[MEMP_MAX];
+static NET_PERCPU uint32_t memp_in_use[MEMP_MAX];
+static NET_PERCPU uint64_t memp_limit_hits[MEMP_MAX];
 
 /*
  * A received frame wrapped zero-copy (native mode). The struct lives in
@@ -217,7 +219,10 @@ void memp_init(void)
 {
 	lwip_stock_memp_init();
 	lwip_stock_mem_init();
-	if (net_alloc_mode != NET_ALLOC_NATIVE)
+	/* per-CPU stacks: the pools are made once and shared (qmempool's
+	 * per-CPU caches keep each CPU on its own objects); the bounds
+	 * (memp_in_use) are each instance's */
+	if (net_alloc_mode != NET_ALLOC_NATIVE || memp_pool[0])
 		return;
 	if (native_pools_create() != 0) {
 		kprintf("net: qmempool set-up failed, using net_alloc=stock\n");
@@ -226,11 +231,16 @@ void memp_init(void)
 }
 
 /* Keep lwIP's per-pool counters (shown in /stats.json) right in native
- * mode too, so both modes report the same fields. */
+ * mode too, so both modes report the same fields. They are one for all
+ * instances: with a stack per CPU they are left alone (a shared line
+ * written per packet), and /stats.json takes "used" from the instances'
+ * own counts (net_memp_in_use). */
 static void memp_count_used(memp_t type, int delta)
 {
 	struct stats_mem *st = memp_pools[type]->stats;
 
+	if (net_instance_count > 1)
+		return;
 	st->used = (mem_size_t)(st->used + delta);
 	if (st->used > st->max)
 		st->max = st->used;
@@ -281,22 +291,73 @@ static void *memp_malloc_native(memp_t type)
 }
 
 /*
- * lwIP's timeouts always come from its static pool, in both modes: lwIP
- * sizes MEMP_NUM_SYS_TIMEOUT to exactly the timers it can run and
+ * lwIP's timeouts never come from a qmempool: lwIP sizes
+ * MEMP_NUM_SYS_TIMEOUT to exactly the timers it can run and
  * sys_timeout() treats an empty pool as a bug (an assertion, then the
  * timer is dropped: a cyclic one, TCP's or ARP's, never runs again and
  * every connection stalls). One failed qmempool_alloc must not do that;
- * fail_qmempool=every:7 under traffic did, within seconds.
+ * fail_qmempool=every:7 under traffic did, within seconds. So stock mode
+ * takes them from lwIP's static pool and native mode from the records
+ * below (timeo_alloc).
  */
-static bool memp_from_stock(memp_t type)
+static bool memp_from_stock(void)
 {
-	return net_alloc_mode != NET_ALLOC_NATIVE || type == MEMP_SYS_TIMEOUT;
+	return net_alloc_mode != NET_ALLOC_NATIVE;
+}
+
+/*
+ * Native mode's timer records: each instance's own fixed set, as many as
+ * lwIP's static pool has (the same guarantee: it never runs dry while
+ * lwIP keeps to its count), but one per instance: lwIP's static pool is
+ * one for all CPUs and has no lock (SYS_LIGHTWEIGHT_PROT 0), so with a
+ * stack per CPU two CPUs' timers would take the same record.
+ */
+union timeo_rec {
+	union timeo_rec *next;
+	struct sys_timeo timeo;
+};
+static NET_PERCPU union timeo_rec timeo_recs[MEMP_NUM_SYS_TIMEOUT];
+static NET_PERCPU union timeo_rec *timeo_free;
+static NET_PERCPU bool timeo_ready;
+
+static void *timeo_alloc(void)
+{
+	union timeo_rec *r;
+
+	if (!timeo_ready) {
+		for (int i = MEMP_NUM_SYS_TIMEOUT - 1; i >= 0; i--) {
+			timeo_recs[i].next = timeo_free;
+			timeo_free = &timeo_recs[i];
+		}
+		timeo_ready = true;
+	}
+	r = timeo_free;
+	if (!r)
+		return memp_at_limit(MEMP_SYS_TIMEOUT);
+	timeo_free = r->next;
+	memp_in_use[MEMP_SYS_TIMEOUT]++;
+	net_mem_stats.memp_alloc++;
+	net_mem_stats.memp_timer_alloc++;
+	memp_count_used(MEMP_SYS_TIMEOUT, 1);
+	return r;
+}
+
+static void timeo_free_rec(void *mem)
+{
+	union timeo_rec *r = mem;
+
+	r->next = timeo_free;
+	timeo_free = r;
+	memp_in_use[MEMP_SYS_TIMEOUT]--;
+	memp_count_used(MEMP_SYS_TIMEOUT, -1);
 }
 
 void *memp_malloc(memp_t type)
 {
-	if (memp_from_stock(type))
+	if (memp_from_stock())
 		return memp_malloc_stock(type);
+	if (type == MEMP_SYS_TIMEOUT)
+		return timeo_alloc();
 	return memp_malloc_native(type);
 }
 
@@ -305,8 +366,12 @@ void memp_free(memp_t type, void *mem)
 	if (!mem)
 		return;
 	net_mem_stats.memp_free++;
-	if (memp_from_stock(type)) {
+	if (memp_from_stock()) {
 		lwip_stock_memp_free(type, mem);
+		return;
+	}
+	if (type == MEMP_SYS_TIMEOUT) {
+		timeo_free_rec(mem);
 		return;
 	}
 	memp_in_use[type]--;
@@ -319,9 +384,28 @@ unsigned int net_memp_limit(int type)
 	return type >= 0 && type < MEMP_MAX ? memp_pools[type]->num : 0;
 }
 
+unsigned int net_memp_in_use(int type)
+{
+	unsigned int sum = 0;
+
+	if (type < 0 || type >= MEMP_MAX)
+		return 0;
+	if (net_alloc_mode != NET_ALLOC_NATIVE || net_instance_count == 1)
+		return memp_pools[type]->stats->used;
+	for (int i = 0; i < net_instance_count; i++)
+		sum += (*NET_INSTANCE_VAR(i, memp_in_use))[type];
+	return sum;
+}
+
 uint64_t net_memp_limit_hits(int type)
 {
-	return type >= 0 && type < MEMP_MAX ? memp_limit_hits[type] : 0;
+	uint64_t sum = 0;
+
+	if (type < 0 || type >= MEMP_MAX)
+		return 0;
+	for (int i = 0; i < net_instance_count; i++)
+		sum += (*NET_INSTANCE_VAR(i, memp_limit_hits))[type];
+	return sum;
 }
 
 unsigned long net_mem_qmempool_remote_frees(void)
@@ -477,12 +561,13 @@ int net_mem_stats_json(char *buf, size_t size)
 {
 	struct net_mem_snap o = {
 		.mode = net_alloc_name(),
-		.s = net_mem_stats,
 		.nr_nodes = mm_nr_nodes() < MM_MAX_NODES ? mm_nr_nodes()
 							 : MM_MAX_NODES,
 	};
 	struct strbuf sb;
 
+	/* every instance's counters, summed */
+	net_instance_sum_u64(&o.s, &net_mem_stats, sizeof(o.s));
 	strbuf_init(&sb, buf, size);
 	strbuf_printf(&sb, "{");
 	stat_json_members(&sb, net_mem_stat_desc,

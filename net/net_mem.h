@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net_percpu.h"
+
 enum net_alloc_mode { NET_ALLOC_STOCK, NET_ALLOC_NATIVE };
 
 #define NET_MEM_NODES 16 /* MM_MAX_NODES, checked in net_mem.c */
@@ -56,7 +58,8 @@ struct net_mem_stats {
 	 * shows tx_alloc= at work */
 	uint64_t heap_node[NET_MEM_NODES];
 };
-extern struct net_mem_stats net_mem_stats;
+/* Each stack instance's own (net_instance.h); /stats.json sums them. */
+extern NET_PERCPU struct net_mem_stats net_mem_stats;
 
 /**
  * net_mem_init - set up the chosen mode's pools. Called by lwip_init()
@@ -94,6 +97,10 @@ extern const struct stat_schema net_mem_schema;
  */
 unsigned int net_memp_limit(int type);
 uint64_t net_memp_limit_hits(int type);
+
+/* net_memp_in_use - objects of pool @type live now, every stack instance
+ * counted (lwIP's own "used" when there is one). */
+unsigned int net_memp_in_use(int type);
 
 /* net_mem_qmempool_remote_frees - frees of another node's objects into
  * our qmempools (native mode; 0 in stock mode, which has none), all pools

@@ -35,7 +35,9 @@
 #include "kernel/poll.h"
 #include "kernel/time.h"
 #include "lwip/timeouts.h"
+#include "net_addr_pub.h"
 #include "net_config.h"
+#include "net_instance.h"
 #include "netif_glue.h"
 #include "libc/stat_table.h"
 
@@ -77,6 +79,8 @@ struct net_queue {
 	uint64_t wakeups;	 /* rounds with work right after an arm */
 	uint64_t empty_polls;	 /* rounds that found nothing */
 	bool polled; /* its first round ran: its RX ring is filled */
+	bool moved_in; /* its CPU is on its instance's TLS block */
+	int dev_index; /* netdev_get(dev_index) == dev */
 } __attribute__((aligned(64)));
 
 static struct net_queue queues[NET_MAX_POLLED];
@@ -100,11 +104,13 @@ void net_poll_on_primed(void (*fn)(void))
 
 static void announce_primed(void)
 {
+	struct net_instance_saved saved;
+
 	if (atomic_exchange(&primed_announced, true) || !primed_fn)
 		return;
-	net_core_lock();
+	net_instance_enter(0, &saved); /* the announcing instance */
 	primed_fn();
-	net_core_unlock();
+	net_instance_leave(&saved);
 }
 
 /* After queue i's round: the announcement, once every ring is filled. */
@@ -129,19 +135,23 @@ static void note_polled(struct net_queue *nq, int i, uint64_t now)
 				k, queues[k].cpu, NET_PRIME_WAIT_NS / 1000000u);
 	announce_primed();
 }
-/* Milliseconds (clock_ms) at which lwIP's timers are next checked; 0 at
- * boot: at once. */
-static _Atomic uint64_t timers_due_ms;
+/* Milliseconds (clock_ms) at which the instance's lwIP timers are next
+ * checked; 0 at boot: at once. */
+static NET_PERCPU _Atomic uint64_t timers_due_ms;
 
-void net_poll_add(struct netif *nif)
+void net_poll_add(struct netif *nif, int dev_index, int only_q)
 {
 	struct netdev *dev = nif->state;
 
 	for (int q = 0; q < dev->nqueues && nqueues < NET_MAX_POLLED; q++) {
-		struct net_queue *nq = &queues[nqueues++];
+		struct net_queue *nq;
 
+		if (only_q >= 0 && q != only_q)
+			continue;
+		nq = &queues[nqueues++];
 		*nq = (struct net_queue){.nif = nif,
 					 .dev = dev,
+					 .dev_index = dev_index,
 					 .q = q,
 					 .cpu = dev->queues[q].cpu,
 					 .irq = dev->queues[q].irq_mode &&
@@ -260,7 +270,9 @@ static int locked_round(struct net_queue *nq, uint64_t now_ms)
 	int work = netif_glue_input(nq->nif, nq->q);
 
 	nq->tx_seen_ns = 0; /* netif_glue_input reaped them */
-	if (nq->q == 0 && now_ms >= nq->link_due_ms) {
+	if (net_instance_percpu) /* an address DHCP gave instance 0 */
+		net_addr_sync(nq->nif, nq->dev_index);
+	if ((nq->q == 0 || net_instance_percpu) && now_ms >= nq->link_due_ms) {
 		nq->link_due_ms = now_ms + NET_LINK_MS;
 		netif_glue_link(nq->nif);
 	}
@@ -274,7 +286,11 @@ int net_poll_queue(int i)
 {
 	struct net_queue *nq = &queues[i];
 	uint64_t t0 = clock_ns(), now_ms = t0 / 1000000u;
-	int work = netif_glue_rx_poll(nq->nif, nq->q);
+	/* per-CPU stacks: frames other instances handed to this one first */
+	int handed = net_instance_percpu
+			     ? netif_glue_take_handed(nq->nif, nq->q)
+			     : 0;
+	int work = netif_glue_rx_poll(nq->nif, nq->q) + handed;
 	bool sleep = false, locked;
 
 	nq->round_rx = work;
@@ -287,7 +303,8 @@ int net_poll_queue(int i)
 	if (netif_glue_parked(nq->nif, nq->q) || tx_reap_due(nq, t0))
 		locked = lock_or_sleep(nq, t0, &sleep);
 	else if (timers_due(now_ms) ||
-		 (nq->q == 0 && now_ms >= nq->link_due_ms))
+		 ((nq->q == 0 || net_instance_percpu) &&
+		  now_ms >= nq->link_due_ms))
 		locked = net_core_trylock(); /* else: next round */
 	else
 		locked = false;
@@ -345,8 +362,15 @@ static void irq_found_work(struct net_queue *nq)
 int net_poll_run(int i)
 {
 	struct net_queue *nq = &queues[i];
-	int work = net_poll_queue(i);
-	uint64_t now = clock_ns();
+	int work;
+	uint64_t now;
+
+	if (!nq->moved_in) { /* per-CPU stacks: onto its instance's block */
+		net_instance_move_in();
+		nq->moved_in = true;
+	}
+	work = net_poll_queue(i);
+	now = clock_ns();
 
 	if (!atomic_load_explicit(&primed_announced, memory_order_relaxed))
 		note_polled(nq, i, now);
@@ -390,9 +414,10 @@ int net_poll_run(int i)
 			return 1;
 		}
 	}
-	/* The first queue's CPU wakes for lwIP's timers; the others sleep
-	 * until their interrupt. */
-	if (i == 0)
+	/* The first queue's CPU wakes for lwIP's timers (with a stack per
+	 * CPU, each CPU for its own); the others sleep until their
+	 * interrupt. */
+	if (i == 0 || net_instance_percpu)
 		poll_deadline(timers_deadline_ns(now));
 	return 0;
 }

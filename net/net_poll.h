@@ -16,10 +16,12 @@
 #define NET_MAX_POLLED (NETDEV_MAX * NETDEV_MAX_QUEUES)
 
 /**
- * net_poll_add - poll every queue of @nif's netdev from now on.
+ * net_poll_add - poll every queue of @nif's netdev (netdev_get(@dev_index))
+ * from now on, or only queue @only_q when it is not -1 (a stack per CPU:
+ * each instance's netif is polled on its own queue).
  * Context: boot, before the pollers are registered.
  */
-void net_poll_add(struct netif *nif);
+void net_poll_add(struct netif *nif, int dev_index, int only_q);
 
 /**
  * net_poll_start - register the poller of every queue added (net_poll_run)

@@ -35,6 +35,7 @@
 #include "capture.h"
 #include "core_lock.h"
 #include "drivers/netdev.h"
+#include "flow_owner.h"
 #include "kernel/percpu.h"
 #include "kernel/trace.h"
 #include "lwip/etharp.h"
@@ -47,6 +48,8 @@
 #include "lwip/tcp.h"
 #include "mm/mm.h"
 #include "net_config.h"
+#include "net_handoff.h"
+#include "net_instance.h"
 #include "net_mem.h"
 #include "netif/ethernet.h"
 #include "netif_glue.h"
@@ -57,12 +60,10 @@
 /* Frames of one queue waiting for the core lock. Written by the queue's
  * CPU only (parked outside the lock, drained under it). */
 struct glue_queue {
-	struct {
-		void *frame;
-		uint32_t len;
-		unsigned int flags; /* NETDEV_RX_* */
-	} batch[NET_RX_BATCH + NETDEV_RX_CHAIN_MAX];
+	/* frame, len, flags (NETDEV_RX_* and the GLUE_RX_* marks) */
+	struct net_handoff_buf batch[NET_RX_BATCH + NETDEV_RX_CHAIN_MAX];
 	int n;
+	int dev_index; /* netdev_get(dev_index) is the queue's device */
 } __attribute__((aligned(64)));
 
 TRACE_EVENT(ev_rx, TRACE_NET, "rx", {"nic", TRACE_STR}, {"frame", TRACE_HEX},
@@ -114,7 +115,24 @@ static err_t glue_lwip_input(struct netdev *dev, int q, struct netif *nif,
 #define GLUE_RX_SW_CHECKED 0x100u
 #define GLUE_RX_SW_GOOD	   0x200u
 
-static int nglued;
+/* The netifs of the caller's instance, by device index. */
+static NET_PERCPU struct netif *glue_nifs[NETDEV_MAX];
+static NET_PERCPU int nglued;
+
+static int glue_dev_index(const struct netdev *dev)
+{
+	return ((const struct glue_queue *)dev->queues[0].stack)->dev_index;
+}
+
+/* dev's netif in the caller's instance. */
+static struct netif *glue_netif(const struct netdev *dev)
+{
+	return glue_nifs[glue_dev_index(dev)];
+}
+
+/* The glue's mark on a frame another instance handed to this one: its
+ * owner is known, it is not handed on again. */
+#define GLUE_RX_HANDED 0x400u
 
 /* A frame the device hashed: count it, and whether it came on the queue
  * the redirection table names for its hash, which is what lets the
@@ -229,7 +247,7 @@ static bool glue_rx_verified(struct netdev *dev, int q, struct glue_queue *gq,
 static void glue_input_one(struct netdev *dev, int q, struct glue_queue *gq,
 			   int first, int n)
 {
-	struct netif *nif = dev->stack;
+	struct netif *nif = glue_netif(dev);
 	unsigned int flags = gq->batch[first + n - 1].flags;
 	struct pbuf *p;
 
@@ -277,7 +295,7 @@ _Static_assert(PBUF_POOL_BUFSIZE >= GLUE_ETH_HLEN + 60 + 60,
  * glue joined several, else 0. Read by net_tcp_gro_ack() from lwIP's
  * input hook, inside the same ethernet_input() call and core lock hold.
  */
-static int glue_gro_segs;
+static NET_PERCPU int glue_gro_segs;
 
 /* A connection state in which lwIP takes data (and acknowledges data it
  * cannot take at once, segment by segment). */
@@ -352,7 +370,7 @@ static void glue_rx_dropped(struct netdev *dev, int q)
 static int glue_input_joined(struct netdev *dev, int q, struct glue_queue *gq,
 			     int first, int segs, const struct net_gro_seg *seg)
 {
-	struct netif *nif = dev->stack;
+	struct netif *nif = glue_netif(dev);
 	struct pbuf *piece[NET_GRO_MAX_SEGS];
 	uint32_t ip_len = seg[0].ip_len;
 	uint8_t flags = 0;
@@ -417,7 +435,7 @@ static int glue_input_coalesced(struct netdev *dev, int q,
 	uint8_t flags;
 	int segs = 1;
 
-	if (!netif_is_up((struct netif *)dev->stack) ||
+	if (!netif_is_up(glue_netif(dev)) ||
 	    !net_gro_parse(head, gq->batch[first].len, &seg[0]) ||
 	    !glue_rx_good(dev, q, gq, first))
 		return 0;
@@ -460,7 +478,7 @@ static err_t glue_linkoutput(struct netif *nif, struct pbuf *p)
 	struct netdev *dev = nif->state;
 	struct netdev_sg sg[NETDEV_MAX_SG];
 	struct pbuf *q, *send = p;
-	int n = 0, txq = netdev_tx_queue(dev, this_cpu_id());
+	int n = 0, txq = netdev_tx_queue(dev, net_tx_cpu());
 
 	if (pbuf_clen(p) > NETDEV_MAX_SG) {
 		send = pbuf_clone(PBUF_RAW, PBUF_RAM, p);
@@ -524,14 +542,18 @@ static err_t glue_netif_init(struct netif *nif)
 /* Each queue's parking place, on the node of the CPU that polls it (only
  * that CPU writes it). Returns false, with none left allocated, when
  * memory runs out. */
-static bool glue_queues_alloc(struct netdev *dev)
+static bool glue_queues_alloc(struct netdev *dev, int dev_index)
 {
 	for (int q = 0; q < dev->nqueues; q++) {
-		dev->queues[q].stack = kmalloc_node(sizeof(struct glue_queue),
-						    GFP_KERNEL | __GFP_ZERO,
-						    dev->queues[q].node);
-		if (dev->queues[q].stack)
+		struct glue_queue *gq =
+			kmalloc_node(sizeof(struct glue_queue),
+				     GFP_KERNEL | __GFP_ZERO, dev->queues[q].node);
+
+		dev->queues[q].stack = gq;
+		if (gq) {
+			gq->dev_index = dev_index;
 			continue;
+		}
 		while (q--) {
 			kfree(dev->queues[q].stack);
 			dev->queues[q].stack = NULL;
@@ -541,17 +563,35 @@ static bool glue_queues_alloc(struct netdev *dev)
 	return true;
 }
 
+static int netdev_index_of(const struct netdev *dev)
+{
+	for (int i = 0; i < netdev_count(); i++)
+		if (netdev_get(i) == dev)
+			return i;
+	return -1;
+}
+
 struct netif *netif_glue_add(struct netdev *dev, struct netif *nif,
 			     const ip4_addr_t *ip, const ip4_addr_t *mask,
 			     const ip4_addr_t *gw)
 {
-	if (nglued == NETDEV_MAX || !glue_queues_alloc(dev))
+	int index = netdev_index_of(dev);
+	/* per-CPU mode: the first instance to add dev makes its queues */
+	bool first = dev->queues[0].stack == NULL;
+
+	if (nglued == NETDEV_MAX || index < 0 ||
+	    (first && !glue_queues_alloc(dev, index)))
 		return NULL;
 	dev->rx = glue_rx;
 	dev->tx_done = glue_tx_done;
-	dev->stack = nif;
+	if (first)
+		dev->stack = nif;
+	glue_nifs[index] = nif;
 	if (!netif_add(nif, ip, mask, gw, dev, glue_netif_init,
 		       ethernet_input)) {
+		glue_nifs[index] = NULL;
+		if (!first)
+			return NULL;
 		for (int q = 0; q < dev->nqueues; q++) {
 			kfree(dev->queues[q].stack);
 			dev->queues[q].stack = NULL;
@@ -593,12 +633,140 @@ static void glue_capture_rx(struct netdev *dev, struct glue_queue *gq,
 	net_capture_frame(dev, CAPTURE_RX, piece, n);
 }
 
+/* ---- a stack per CPU: frames for another instance (net_handoff.h) ---- */
+
+/* TCP port pinned to instance 0 (the GDB stub's), 0: none. */
+static uint16_t glue_pinned_tcp_port;
+
+void netif_glue_pin_tcp_port(uint16_t port)
+{
+	glue_pinned_tcp_port = port;
+}
+
+/* A copy of parked frame i (one buffer) for instance to, in a buffer
+ * of this CPU's RX cache with the headroom the RX pbuf needs. */
+static void glue_fan_out_one(struct glue_queue *gq, int i, int self, int to)
+{
+	uint32_t len = gq->batch[i].len;
+	uint8_t *copy = napi_alloc_frag(NETDEV_RX_HEADROOM + len);
+	struct net_handoff_buf b;
+
+	net_handoff_copied(self, copy != NULL);
+	if (!copy)
+		return;
+	memcpy(copy + NETDEV_RX_HEADROOM, gq->batch[i].frame, len);
+	b = (struct net_handoff_buf){copy + NETDEV_RX_HEADROOM, len,
+				     gq->batch[i].flags | GLUE_RX_HANDED};
+	if (!net_handoff_send(self, to, gq->dev_index, &b, 1))
+		page_frag_free(copy); /* a copy: counted as ring_full */
+}
+
+/*
+ * Before this instance takes its batch in: each frame it does not own
+ * goes to its owner (flow_owner.h), each frame every instance needs gets
+ * a copy to each of the others, and what stays is packed to the front.
+ * A frame its owner's full ring refused stays too, marked, for the next
+ * round. Returns the frames (not buffers) to take in now, first ones.
+ */
+static int glue_steer(struct netdev *dev, int q, struct glue_queue *gq,
+		      int *keep_from)
+{
+	int self = net_instance_here(), n = gq->n, out = 0, kept = 0;
+	struct flow_owner_rules rules = {
+		.self = self,
+		.device_steers = dev->rss_table_len && !dev->rss_software,
+		.key = dev->rss_key,
+		.table = dev->rss_table,
+		.table_len = dev->rss_table_len,
+		.pinned_tcp_port = glue_pinned_tcp_port,
+	};
+	struct net_handoff_buf later[GLUE_BATCH_ROOM];
+	int nlater = 0;
+
+	(void)q;
+
+	for (int i = 0; i < n;) {
+		int k = i, owner = self;
+
+		while (k < n - 1 && (gq->batch[k].flags & NETDEV_RX_MORE))
+			k++;
+		if (!(gq->batch[i].flags & GLUE_RX_HANDED))
+			owner = flow_owner(&rules, gq->batch[i].frame,
+					   gq->batch[i].len);
+		if (owner == FLOW_OWNER_ALL) {
+			for (int to = 0; k == i && to < net_instance_count;
+			     to++)
+				if (to != self)
+					glue_fan_out_one(gq, i, self, to);
+			owner = self;
+		}
+		if (owner != self && net_handoff_send(self, owner, gq->dev_index,
+						      &gq->batch[i], k - i + 1)) {
+			i = k + 1;
+			continue;
+		}
+		for (int j = i; j <= k; j++) {
+			if (owner != self)
+				later[nlater++] = gq->batch[j];
+			else
+				gq->batch[out++] = gq->batch[j];
+		}
+		i = k + 1;
+	}
+	/* the refused ones after those taken in now, for the next round */
+	*keep_from = out;
+	for (int j = 0; j < nlater; j++, kept++)
+		gq->batch[out + j] = later[j];
+	gq->n = out + kept;
+	return out;
+}
+
+/* net_handoff_take's callback: a handed buffer joins the batch of its
+ * device's queue of this instance (instance i polls queue i). */
+static void glue_park_handed(void *arg, int dev_index,
+			     const struct net_handoff_buf *b)
+{
+	struct netdev *dev = netdev_get(dev_index);
+	int q = *(const int *)arg;
+	struct glue_queue *gq;
+
+	if (!dev || q >= dev->nqueues) {
+		page_frag_free(b->frame);
+		return;
+	}
+	gq = dev->queues[q].stack;
+	if (gq->n == GLUE_BATCH_ROOM) { /* only with several NICs */
+		dev->queues[q].stats.rx_dropped++;
+		trace_drop(dev, q, "batch_full", b->len);
+		page_frag_free(b->frame);
+		return;
+	}
+	gq->batch[gq->n] = *b;
+	gq->batch[gq->n].flags |= GLUE_RX_HANDED;
+	gq->n++;
+}
+
+int netif_glue_take_handed(struct netif *nif, int q)
+{
+	struct netdev *dev = nif->state;
+	struct glue_queue *gq = dev->queues[q].stack;
+	int room = NET_RX_BATCH - gq->n;
+
+	if (room <= 0 || !net_handoff_waiting(q))
+		return 0;
+	return net_handoff_take(q, room / 2 > 0 ? room / 2 : 1,
+				glue_park_handed, &q);
+}
+
 int netif_glue_input(struct netif *nif, int q)
 {
 	struct netdev *dev = nif->state;
 	struct glue_queue *gq = dev->queues[q].stack;
 	int n = gq->n, work = dev->ops->tx_reap(dev, q), frames = 0;
+	int keep_from = n;
 
+	if (net_instance_count > 1 && n)
+		n = glue_steer(dev, q, gq, &keep_from);
 	for (int i = 0; i < n;) {
 		int k = i;
 
@@ -621,7 +789,10 @@ int netif_glue_input(struct netif *nif, int q)
 		frames++;
 		i = k + 1;
 	}
-	gq->n = 0;
+	/* frames an owner's full ring refused wait at the front */
+	for (int j = keep_from; j < gq->n; j++)
+		gq->batch[j - keep_from] = gq->batch[j];
+	gq->n -= keep_from;
 	return work + frames;
 }
 

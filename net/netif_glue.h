@@ -48,6 +48,18 @@ int netif_glue_input(struct netif *nif, int q);
  */
 struct netdev *netif_glue_dev(struct netif *nif);
 
+/**
+ * netif_glue_take_handed - net_stack=percpu: the frames other instances
+ * handed to this one (net_handoff.h) join queue @q's batch, before the
+ * queue's own; at most half the room the batch has.
+ * Return: the buffers taken. Context: queue q's CPU, outside the lock.
+ */
+int netif_glue_take_handed(struct netif *nif, int q);
+
+/* netif_glue_pin_tcp_port - frames for TCP port @port belong to instance
+ * 0 (a service that listens there only). Context: boot. */
+void netif_glue_pin_tcp_port(uint16_t port);
+
 /* Follow the device's link state into lwIP. Core lock held. */
 void netif_glue_link(struct netif *nif);
 

@@ -9,6 +9,7 @@
 #include "kernel/time.h"
 #include "lwip/arch.h"
 #include "lwip/sys.h"
+#include "net_percpu.h"
 
 /*
  * lwIP's timeouts and TCP timers run off this. It reads the kernel clock
@@ -42,7 +43,7 @@ void net_assert_fail(const char *msg, const char *file, int line)
  * initial sequence numbers, ports and DHCP transaction ids, not crypto. */
 uint32_t net_rand(void)
 {
-	static uint64_t state;
+	static NET_PERCPU uint64_t state; /* each instance its own */
 	uint32_t lo, hi;
 
 	if (!state) {

@@ -39,6 +39,7 @@
 #include "libc/strbuf.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
+#include "net_percpu.h"
 
 struct ooseq_state {
 	unsigned int max_pbufs, max_bytes; /* the bounds, for the reader */
@@ -46,7 +47,8 @@ struct ooseq_state {
 	uint64_t reclaims, reclaimed_queues, reclaimed_pbufs;
 	unsigned int largest_queue_pbufs; /* kept by one connection, ever */
 };
-static struct ooseq_state ooseq = {.max_pbufs = TCP_OOSEQ_MAX_PBUFS,
+/* Each stack instance's own (net/net_percpu.h); /stats.json sums. */
+static NET_PERCPU struct ooseq_state ooseq = {.max_pbufs = TCP_OOSEQ_MAX_PBUFS,
 				   .max_bytes = TCP_OOSEQ_MAX_BYTES};
 
 unsigned short net_tcp_ooseq_pbufs_limit(const struct tcp_pcb *pcb)
@@ -129,12 +131,27 @@ const struct stat_schema net_tcp_ooseq_schema = STAT_SCHEMA(ooseq_groups);
 
 int net_tcp_ooseq_stats_json(char *buf, size_t size)
 {
+	struct ooseq_state sum = ooseq;
 	struct strbuf sb;
 
+	sum.trims = sum.trimmed_pbufs = sum.reclaims = 0;
+	sum.reclaimed_queues = sum.reclaimed_pbufs = 0;
+	sum.largest_queue_pbufs = 0;
+	for (int i = 0; i < net_instance_count; i++) {
+		const struct ooseq_state *o = NET_INSTANCE_VAR(i, ooseq);
+
+		sum.trims += o->trims;
+		sum.trimmed_pbufs += o->trimmed_pbufs;
+		sum.reclaims += o->reclaims;
+		sum.reclaimed_queues += o->reclaimed_queues;
+		sum.reclaimed_pbufs += o->reclaimed_pbufs;
+		if (o->largest_queue_pbufs > sum.largest_queue_pbufs)
+			sum.largest_queue_pbufs = o->largest_queue_pbufs;
+	}
 	strbuf_init(&sb, buf, size);
 	strbuf_printf(&sb, "{");
 	stat_json_members(&sb, ooseq_stats, STAT_TABLE_LEN(ooseq_stats),
-			  &ooseq);
+			  &sum);
 	strbuf_printf(&sb, "}");
 	return strbuf_done(&sb);
 }

@@ -6,8 +6,9 @@
 
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/prot/tcp.h"
+#include "net_percpu.h"
 
-static unsigned long syn_evicted;
+static NET_PERCPU unsigned long syn_evicted; /* each instance's */
 
 err_t net_tcp_syn_guard(struct tcp_pcb *pcb, const struct tcp_hdr *hdr)
 {
@@ -34,5 +35,9 @@ err_t net_tcp_syn_guard(struct tcp_pcb *pcb, const struct tcp_hdr *hdr)
 
 unsigned long net_tcp_syn_evicted(void)
 {
-	return syn_evicted;
+	unsigned long sum = 0;
+
+	for (int i = 0; i < net_instance_count; i++)
+		sum += *NET_INSTANCE_VAR(i, syn_evicted);
+	return sum;
 }

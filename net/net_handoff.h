@@ -1,0 +1,76 @@
+/*
+ * Frames handed from the instance that received them to the one that
+ * owns them (net_stack=percpu; net/flow_owner.h says who owns what).
+ *
+ * Each instance has one ring of frames handed to it, an ALF queue
+ * (mm/alf_queue.h) that any CPU fills and only the owner empties
+ * (ALF_SC_DEQ). A frame travels as pairs of pointers, one pair per
+ * buffer: the buffer, and its length, flags and device packed in the
+ * second; a frame of several buffers goes in one bulk, so it is taken
+ * out whole. The receiving CPU wakes the owner (poll_wake); the owner
+ * takes what was handed to it at the start of its next round, before
+ * its own queue, so the frames of a flow that all come the same way
+ * stay in order. A full ring refuses the frame, and the sender keeps it
+ * for its next round: nothing is dropped. The buffers are RX buffers of
+ * the sender's page_frag cache; the owner frees them, remotely.
+ */
+#ifndef NET_NET_HANDOFF_H
+#define NET_NET_HANDOFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * net_handoff_init - a ring for each of @n instances, on its CPU's node.
+ * Return: 0, or -1 when memory ran out (none left allocated).
+ * Context: boot.
+ */
+int net_handoff_init(int n);
+
+/* One buffer of a frame, as the glue parks it. */
+struct net_handoff_buf {
+	void *frame;
+	uint32_t len;
+	unsigned int flags; /* NETDEV_RX_* (MORE: the frame goes on) */
+};
+
+/**
+ * net_handoff_send - hand the frame of @n buffers of device @dev_index,
+ * received by instance @from, to instance @to.
+ * Return: true, or false when @to's ring is full (nothing handed; the
+ * caller keeps the frame). Context: @from's home CPU, poll context.
+ */
+bool net_handoff_send(int from, int to, int dev_index,
+		      const struct net_handoff_buf *buf, int n);
+
+/* net_handoff_copied - instance @from made a copy of a frame for a
+ * fan-out (@ok), or found no memory for one (counted, the copy lost). */
+void net_handoff_copied(int from, bool ok);
+
+/**
+ * net_handoff_take - instance @self's handed frames, whole: each buffer
+ * to @park(arg, dev_index, buf), at most about @max buffers (a frame is
+ * never split). Return: the buffers taken. Context: @self's home CPU.
+ */
+int net_handoff_take(int self, int max,
+		     void (*park)(void *arg, int dev_index,
+				  const struct net_handoff_buf *buf),
+		     void *arg);
+
+/* net_handoff_waiting - frames wait in @self's ring. Any context. */
+bool net_handoff_waiting(int self);
+
+/* The "handoff" object of /stats.json, per instance, and its
+ * description (libc/stat_table.h). snprintf semantics. */
+int net_handoff_stats_json(char *buf, size_t size);
+struct stat_schema;
+extern const struct stat_schema net_handoff_schema;
+
+/* The totals over the instances (frames handed on, taken, and copies). */
+struct net_handoff_totals {
+	uint64_t sent, taken, copies, ring_full, copy_fail;
+};
+void net_handoff_totals(struct net_handoff_totals *out);
+
+#endif /* NET_NET_HANDOFF_H */
