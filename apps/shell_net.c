@@ -203,6 +203,21 @@ static void netstat_tcp(struct tcp_pcb *list)
 	}
 }
 
+/* The PCBs of the instance the caller is in. Never inlined into a
+ * function that switches instances (net_instance.h says why). */
+static __attribute__((noinline)) void netstat_instance(void)
+{
+	for (struct tcp_pcb_listen *l = tcp_listen_pcbs.listen_pcbs; l;
+	     l = l->next)
+		netstat_row("tcp", 0, 0, &l->local_ip, l->local_port,
+			    IP4_ADDR_ANY, 0, "LISTEN");
+	netstat_tcp(tcp_active_pcbs);
+	netstat_tcp(tcp_tw_pcbs);
+	for (struct udp_pcb *u = udp_pcbs; u; u = u->next)
+		netstat_row("udp", 0, 0, &u->local_ip, u->local_port,
+			    &u->remote_ip, u->remote_port, "");
+}
+
 static int run_netstat(int argc, char **argv)
 {
 	(void)argc;
@@ -217,15 +232,7 @@ static int run_netstat(int argc, char **argv)
 		net_instance_enter(i, &saved);
 		if (net_instance_percpu)
 			shell_printf("(the stack of cpu %d)\n", i);
-		for (struct tcp_pcb_listen *l = tcp_listen_pcbs.listen_pcbs; l;
-		     l = l->next)
-			netstat_row("tcp", 0, 0, &l->local_ip, l->local_port,
-				    IP4_ADDR_ANY, 0, "LISTEN");
-		netstat_tcp(tcp_active_pcbs);
-		netstat_tcp(tcp_tw_pcbs);
-		for (struct udp_pcb *u = udp_pcbs; u; u = u->next)
-			netstat_row("udp", 0, 0, &u->local_ip, u->local_port,
-				    &u->remote_ip, u->remote_port, "");
+		netstat_instance();
 		net_instance_leave(&saved);
 	}
 	return 0;

@@ -31,6 +31,7 @@
 #include "net/core_lock.h"
 #include "net/lwip_stats.h"
 #include "net/net_ip6.h"
+#include "net/net_handoff.h"
 #include "net/net_mem.h"
 #include "net/net_poll.h"
 #include "net/net_numa.h"
@@ -92,6 +93,8 @@ static const struct stats_section sections[] = {
 	{"tcp_ooseq", net_tcp_ooseq_stats_json, &net_tcp_ooseq_schema},
 	{"poll", net_poll_stats_json, &net_poll_schema},
 	{"core_lock", net_core_lock_stats_json, &net_core_lock_schema},
+	/* one lwIP or one per CPU, and what they handed each other */
+	{"stacks", net_stacks_stats_json, &net_stacks_schema},
 	{"lwip", net_lwip_stats_json, &net_lwip_schema},
 	/* addresses; lwIP's IPv6 counters are in lwip */
 	{"ip6", net_ip6_json, &net_ip6_schema},

@@ -10,8 +10,10 @@
  * thread pointer is simply the block's start plus the template's size.
  *
  * The shared block is static (.bss), so CPU 0 has its TLS before the
- * allocators exist; 16 KiB is four times what lwIP's state takes today,
- * and a larger template is refused at boot with its size.
+ * allocators exist; 32 KiB holds the template (lwIP's state and the
+ * stack's own per-instance state, about 11 KiB) twice over, for the
+ * boot's two-block check, and a larger template is refused at boot with
+ * its size.
  */
 #include "kernel/tls.h"
 
@@ -25,7 +27,7 @@
 
 extern char __tdata_start[], __tdata_end[], __tls_end[];
 
-#define TLS_SHARED_MAX	(16 * 1024)
+#define TLS_SHARED_MAX	(32 * 1024)
 #define TLS_CANARY_SEED 0x7c5e1d0a2f39b48dull
 
 /* In .tdata: read through the FS base, it proves the offsets right. */

@@ -127,3 +127,10 @@ $(NET_HOST_TEST_TOEPLITZ): net/toeplitz.c net/toeplitz.h net/rss_check.c \
 NET_HOST_TEST_RSS_PORT := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_rss_port)
 $(NET_HOST_TEST_RSS_PORT): net/rss_port.c net/rss_port.h net/toeplitz.c \
 	net/toeplitz.h
+
+# tests/host/net/test_flow_owner.c compiles net/flow_owner.c,
+# net/rss_check.c and net/toeplitz.c (which stack instance owns a frame,
+# net_stack=percpu) into itself.
+NET_HOST_TEST_FLOW_OWNER := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_flow_owner)
+$(NET_HOST_TEST_FLOW_OWNER): net/flow_owner.c net/flow_owner.h \
+	net/rss_check.c net/rss_check.h net/toeplitz.c net/toeplitz.h

@@ -25,7 +25,7 @@
 #define PORT_DHCP6_CLIENT  546
 #define IPV6_HLEN	   40
 
-static uint16_t get16(const uint8_t *p)
+static uint16_t be16_at(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
@@ -39,11 +39,11 @@ static int transport_owner(const struct flow_owner_rules *r, const void *frame,
 
 	if (avail < 4)
 		return r->self;
-	if (proto == PROTO_UDP && (get16(l4 + 2) == PORT_DHCP_CLIENT ||
-				   get16(l4 + 2) == PORT_DHCP6_CLIENT))
+	if (proto == PROTO_UDP && (be16_at(l4 + 2) == PORT_DHCP_CLIENT ||
+				   be16_at(l4 + 2) == PORT_DHCP6_CLIENT))
 		return 0;
 	if (proto == PROTO_TCP && r->pinned_tcp_port &&
-	    get16(l4 + 2) == r->pinned_tcp_port)
+	    be16_at(l4 + 2) == r->pinned_tcp_port)
 		return 0;
 	/* UDP is answered where it arrives: no UDP client but DHCP's */
 	if (proto == PROTO_UDP || r->device_steers || r->table_len == 0 ||
@@ -63,7 +63,7 @@ static int ipv4_owner(const struct flow_owner_rules *r, const uint8_t *f,
 	hlen = (uint32_t)(ip[0] & 0xf) * 4;
 	if (hlen < 20 || avail < hlen)
 		return r->self;
-	if (get16(ip + 6) & 0x3fff) /* more fragments, or an offset */
+	if (be16_at(ip + 6) & 0x3fff) /* more fragments, or an offset */
 		return 0;
 	switch (ip[9]) {
 	case PROTO_TCP:
@@ -114,10 +114,10 @@ int flow_owner(const struct flow_owner_rules *r, const void *frame,
 
 	if (len < ETH_HLEN)
 		return r->self;
-	switch (get16(f + 12)) {
+	switch (be16_at(f + 12)) {
 	case ETHERTYPE_ARP:
 		/* the operation: after the 6-byte fixed part */
-		return len >= ETH_HLEN + 8 && get16(f + ETH_HLEN + 6) ==
+		return len >= ETH_HLEN + 8 && be16_at(f + ETH_HLEN + 6) ==
 							  ARP_OP_REPLY
 			       ? FLOW_OWNER_ALL
 			       : r->self;

@@ -249,14 +249,18 @@ static int instances_wanted(void)
 	return n;
 }
 
-/* Instance i's lwIP and netifs, in it and under its lock: lwIP asserts
- * the lock is held (LWIP_ASSERT_CORE_LOCKED), also at boot. */
-static void start_instance(int inst)
+/*
+ * Instance inst's lwIP and netifs, run in it and under its lock (lwIP
+ * asserts the lock is held, LWIP_ASSERT_CORE_LOCKED, also at boot).
+ * Apart from start_instance, and never inlined: the compiler takes the
+ * thread pointer for constant within a function, so a function that
+ * switches the FS base (net_instance_enter) must not touch __thread data
+ * itself (net_instance.h).
+ */
+static __attribute__((noinline)) void start_instance_in(int inst)
 {
-	struct net_instance_saved saved;
 	int n = netdev_count();
 
-	net_instance_enter(inst, &saved);
 	lwip_init();
 	for (int i = 0; i < n && i < NETDEV_MAX; i++) {
 		struct netdev *dev = netdev_get(i);
@@ -269,6 +273,14 @@ static void start_instance(int inst)
 			net_poll_add(nif, i, net_instance_percpu ? inst : -1);
 	}
 	net_oom_start();
+}
+
+static void start_instance(int inst)
+{
+	struct net_instance_saved saved;
+
+	net_instance_enter(inst, &saved);
+	start_instance_in(inst);
 	net_instance_leave(&saved);
 }
 

@@ -18,6 +18,7 @@
 #include "kernel/percpu.h"
 #include "kernel/poll.h"
 #include "libc/stat_table.h"
+#include "lwip/stats.h"
 #include "mm/alf_queue.h"
 #include "mm/mm.h"
 #include "net_instance.h"
@@ -69,7 +70,7 @@ static void unpack(void *meta, void *frame, struct net_handoff_buf *b,
 }
 
 bool net_handoff_send(int from, int to, int dev_index,
-		      const struct net_handoff_buf *buf, int n)
+		      const struct net_handoff_buf *buf, int n, bool copy)
 {
 	void *pairs[2 * (NETDEV_RX_CHAIN_MAX + 1)];
 
@@ -83,17 +84,17 @@ bool net_handoff_send(int from, int to, int dev_index,
 		stats[from].ring_full++;
 		return false;
 	}
-	stats[from].sent++;
+	if (copy)
+		stats[from].copies++;
+	else
+		stats[from].sent++;
 	poll_wake(to); /* instance i's home is CPU i */
 	return true;
 }
 
-void net_handoff_copied(int from, bool ok)
+void net_handoff_copy_failed(int from)
 {
-	if (ok)
-		stats[from].copies++;
-	else
-		stats[from].copy_fail++;
+	stats[from].copy_fail++;
 }
 
 int net_handoff_take(int self, int max,
@@ -144,46 +145,89 @@ void net_handoff_totals(struct net_handoff_totals *out)
 	}
 }
 
-/* The "handoff" object of /stats.json: totals, then one per instance. */
-#define HANDOFF_STATS(T)                                                    \
-	STAT_COUNTER_AT(T, sent, "frames",                                  \
-			"frames handed to the instance that owns them"),    \
-		STAT_COUNTER_AT(T, taken, "frames",                         \
-				"frames other instances handed to this one"), \
-		STAT_COUNTER_AT(T, copies, "frames",                        \
-				"copies sent to every instance (ARP replies, " \
-				"router and neighbour advertisements)"),    \
-		STAT_COUNTER_AT(T, ring_full, "events",                     \
-				"hand-offs refused by a full ring (the frame " \
-				"waits for the next round)"),               \
-		STAT_COUNTER_AT(T, copy_fail, "events",                     \
-				"copies not made: no memory (dropped, counted)")
-static const struct stat_desc handoff_total_stats[] = {
-	HANDOFF_STATS(struct net_handoff_totals)};
-static const struct stat_desc handoff_instance_stats[] = {
-	HANDOFF_STATS(struct handoff_stats)};
-static const struct stat_group handoff_groups[] = {
-	STAT_GROUP("", handoff_total_stats),
-	STAT_GROUP("instances[]", handoff_instance_stats),
-};
-const struct stat_schema net_handoff_schema = STAT_SCHEMA(handoff_groups);
-
-int net_handoff_stats_json(char *buf, size_t size)
-{
+/*
+ * The "stacks" object of /stats.json: the mode, the hand-off totals, and
+ * each instance's hand-offs with its lwIP's TCP and UDP counters (the
+ * "lwip" object sums them over the instances).
+ */
+struct stacks_top {
+	const char *mode;
+	int count;
 	struct net_handoff_totals t;
+};
+struct stacks_one {
+	int cpu;
+	struct handoff_stats h;
+	uint64_t tcp_recv, tcp_xmit, udp_recv, udp_xmit;
+};
+#define HANDOFF_STATS(T, F)                                                  \
+	STAT_NAMED("sent", T, F.sent, STAT_KIND_COUNTER, "packets",           \
+		   "frames handed to the instance that owns them"),          \
+		STAT_NAMED("taken", T, F.taken, STAT_KIND_COUNTER, "packets", \
+			   "frames other instances handed to this one"),     \
+		STAT_NAMED("copies", T, F.copies, STAT_KIND_COUNTER,         \
+			   "packets",                                         \
+			   "copies sent to every instance (ARP replies, "    \
+			   "router and neighbour advertisements)"),          \
+		STAT_NAMED("ring_full", T, F.ring_full, STAT_KIND_COUNTER,   \
+			   "events",                                         \
+			   "hand-offs refused by a full ring (the frame "    \
+			   "waits for the next round)"),                     \
+		STAT_NAMED("copy_fail", T, F.copy_fail, STAT_KIND_COUNTER,   \
+			   "events", "copies not made: no memory (counted)")
+static const struct stat_desc stacks_top_stats[] = {
+	STAT_INFO_AT(struct stacks_top, mode, "",
+		     "net_stack=: shared (one lwIP, one lock) or percpu"),
+	STAT_INFO_AT(struct stacks_top, count, "", "stack instances"),
+	HANDOFF_STATS(struct stacks_top, t),
+};
+static const struct stat_desc stacks_one_stats[] = {
+	STAT_INFO_AT(struct stacks_one, cpu, "",
+		     "the instance's CPU (-1: every CPU's, shared mode)"),
+	HANDOFF_STATS(struct stacks_one, h),
+	STAT_COUNTER_AT(struct stacks_one, tcp_recv, "packets",
+			"TCP segments this instance's lwIP received"),
+	STAT_COUNTER_AT(struct stacks_one, tcp_xmit, "packets",
+			"TCP segments it sent"),
+	STAT_COUNTER_AT(struct stacks_one, udp_recv, "packets",
+			"UDP datagrams it received"),
+	STAT_COUNTER_AT(struct stacks_one, udp_xmit, "packets",
+			"UDP datagrams it sent"),
+};
+static const struct stat_group stacks_groups[] = {
+	STAT_GROUP("", stacks_top_stats),
+	STAT_GROUP("instances[]", stacks_one_stats),
+};
+const struct stat_schema net_stacks_schema = STAT_SCHEMA(stacks_groups);
+
+int net_stacks_stats_json(char *buf, size_t size)
+{
+	struct stacks_top top = {
+		.mode = net_instance_percpu ? "percpu" : "shared",
+		.count = net_instance_count,
+	};
 	struct strbuf sb;
 
-	net_handoff_totals(&t);
+	net_handoff_totals(&top.t);
 	strbuf_init(&sb, buf, size);
 	strbuf_printf(&sb, "{");
-	stat_json_members(&sb, handoff_total_stats,
-			  STAT_TABLE_LEN(handoff_total_stats), &t);
+	stat_json_members(&sb, stacks_top_stats,
+			  STAT_TABLE_LEN(stacks_top_stats), &top);
 	strbuf_printf(&sb, ",\"instances\":[");
-	for (int i = 0; i < nrings; i++) {
+	for (int i = 0; i < net_instance_count; i++) {
+		const struct stats_ *ls = NET_INSTANCE_VAR(i, lwip_stats);
+		struct stacks_one one = {
+			.cpu = net_instance_percpu ? i : -1,
+			.h = stats[i],
+			.tcp_recv = ls->tcp.recv,
+			.tcp_xmit = ls->tcp.xmit,
+			.udp_recv = ls->udp.recv,
+			.udp_xmit = ls->udp.xmit,
+		};
+
 		strbuf_printf(&sb, "%s{", i ? "," : "");
-		stat_json_members(&sb, handoff_instance_stats,
-				  STAT_TABLE_LEN(handoff_instance_stats),
-				  &stats[i]);
+		stat_json_members(&sb, stacks_one_stats,
+				  STAT_TABLE_LEN(stacks_one_stats), &one);
 		strbuf_printf(&sb, "}");
 	}
 	strbuf_printf(&sb, "]}");

@@ -37,16 +37,17 @@ struct net_handoff_buf {
 
 /**
  * net_handoff_send - hand the frame of @n buffers of device @dev_index,
- * received by instance @from, to instance @to.
+ * received by instance @from, to instance @to; @copy: a copy for a
+ * fan-out (counted as such, not as a frame on the wrong CPU).
  * Return: true, or false when @to's ring is full (nothing handed; the
  * caller keeps the frame). Context: @from's home CPU, poll context.
  */
 bool net_handoff_send(int from, int to, int dev_index,
-		      const struct net_handoff_buf *buf, int n);
+		      const struct net_handoff_buf *buf, int n, bool copy);
 
-/* net_handoff_copied - instance @from made a copy of a frame for a
- * fan-out (@ok), or found no memory for one (counted, the copy lost). */
-void net_handoff_copied(int from, bool ok);
+/* net_handoff_copy_failed - instance @from found no memory for a copy
+ * for a fan-out (counted; that instance misses the frame). */
+void net_handoff_copy_failed(int from);
 
 /**
  * net_handoff_take - instance @self's handed frames, whole: each buffer
@@ -61,11 +62,12 @@ int net_handoff_take(int self, int max,
 /* net_handoff_waiting - frames wait in @self's ring. Any context. */
 bool net_handoff_waiting(int self);
 
-/* The "handoff" object of /stats.json, per instance, and its
- * description (libc/stat_table.h). snprintf semantics. */
-int net_handoff_stats_json(char *buf, size_t size);
+/* The "stacks" object of /stats.json: the mode, and per instance its
+ * hand-offs and its lwIP's TCP/UDP counters; and its description
+ * (libc/stat_table.h). snprintf semantics. Any context. */
+int net_stacks_stats_json(char *buf, size_t size);
 struct stat_schema;
-extern const struct stat_schema net_handoff_schema;
+extern const struct stat_schema net_stacks_schema;
 
 /* The totals over the instances (frames handed on, taken, and copies). */
 struct net_handoff_totals {

@@ -17,6 +17,14 @@
  * takes that instance's lock, as its own CPU does for each batch. Those
  * acquisitions cross CPUs and are counted as such (core_lock.c); the
  * packet path never makes one. docs/percpu-stack.md has the whole map.
+ *
+ * The one rule of switching: a function that calls net_instance_enter()
+ * or _leave() must not touch __thread data itself, only through calls
+ * to functions that are not inlined into it. The compiler takes the
+ * thread pointer (%fs:0, which taking a __thread variable's address
+ * reads) for constant within a function, as it is for a thread, and may
+ * load it once before the switch: both instances then got instance 0's
+ * netif at boot, before this rule.
  */
 #ifndef NET_NET_INSTANCE_H
 #define NET_NET_INSTANCE_H

@@ -20,7 +20,7 @@
 
 #include "drivers/netdev.h"
 #include "ip6_text.h"
-#include "net_percpu.h"
+#include "net_instance.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "lwip/ip6.h"
@@ -126,7 +126,10 @@ static void on_status(struct netif *nif, netif_nsc_reason_t reason,
 	u8_t old, now;
 	char text[IP6ADDR_STRLEN_MAX];
 
-	if (!(reason & LWIP_NSC_IPV6_ADDR_STATE_CHANGED))
+	/* a stack per CPU: every instance forms the same addresses from
+	 * the same advertisements; instance 0 speaks for them */
+	if (!(reason & LWIP_NSC_IPV6_ADDR_STATE_CHANGED) ||
+	    net_instance_here() != 0)
 		return;
 	i = args->ipv6_addr_state_changed.addr_index;
 	old = args->ipv6_addr_state_changed.old_state;

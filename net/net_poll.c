@@ -359,18 +359,11 @@ static void irq_found_work(struct net_queue *nq)
  * that comes after irq_arm's look either sets the flag before the check
  * (the loop runs another round) or ends the hlt itself.
  */
-int net_poll_run(int i)
+__attribute__((noinline)) int net_poll_run(int i)
 {
 	struct net_queue *nq = &queues[i];
-	int work;
-	uint64_t now;
-
-	if (!nq->moved_in) { /* per-CPU stacks: onto its instance's block */
-		net_instance_move_in();
-		nq->moved_in = true;
-	}
-	work = net_poll_queue(i);
-	now = clock_ns();
+	int work = net_poll_queue(i);
+	uint64_t now = clock_ns();
 
 	if (!atomic_load_explicit(&primed_announced, memory_order_relaxed))
 		note_polled(nq, i, now);
@@ -422,8 +415,17 @@ int net_poll_run(int i)
 	return 0;
 }
 
+/* The first round moves the CPU onto its instance's TLS block (per-CPU
+ * stacks); net_poll_run is not inlined here, so no thread pointer it
+ * uses was read before the move (net_instance.h). */
 static int poller(void *arg)
 {
+	struct net_queue *nq = &queues[(int)(intptr_t)arg];
+
+	if (!nq->moved_in) {
+		net_instance_move_in();
+		nq->moved_in = true;
+	}
 	return net_poll_run((int)(intptr_t)arg);
 }
 

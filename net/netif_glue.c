@@ -651,13 +651,14 @@ static void glue_fan_out_one(struct glue_queue *gq, int i, int self, int to)
 	uint8_t *copy = napi_alloc_frag(NETDEV_RX_HEADROOM + len);
 	struct net_handoff_buf b;
 
-	net_handoff_copied(self, copy != NULL);
-	if (!copy)
+	if (!copy) {
+		net_handoff_copy_failed(self);
 		return;
+	}
 	memcpy(copy + NETDEV_RX_HEADROOM, gq->batch[i].frame, len);
 	b = (struct net_handoff_buf){copy + NETDEV_RX_HEADROOM, len,
 				     gq->batch[i].flags | GLUE_RX_HANDED};
-	if (!net_handoff_send(self, to, gq->dev_index, &b, 1))
+	if (!net_handoff_send(self, to, gq->dev_index, &b, 1, true))
 		page_frag_free(copy); /* a copy: counted as ring_full */
 }
 
@@ -701,7 +702,8 @@ static int glue_steer(struct netdev *dev, int q, struct glue_queue *gq,
 			owner = self;
 		}
 		if (owner != self && net_handoff_send(self, owner, gq->dev_index,
-						      &gq->batch[i], k - i + 1)) {
+						      &gq->batch[i], k - i + 1,
+						      false)) {
 			i = k + 1;
 			continue;
 		}

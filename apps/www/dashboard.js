@@ -598,6 +598,19 @@ function drawQueues(st) {
 		}
 		out.add('calls into lwIP without the lock: ' + l.unlocked_calls, 'core_lock.unlocked_calls');
 	}
+	const sk = st.stacks;
+	if (sk) {
+		out.add('');
+		out.add('stacks: ' + sk.mode + ', ' + sk.count + ' (lock shared between CPUs taken ' +
+			(l ? l.total.shared : 0) + ' times)', 'stacks.mode');
+		if (sk.mode === 'percpu') {
+			out.add('stack      ' + ['tcp_recv', 'tcp_xmit', 'udp_recv', 'handed', 'taken', 'copies']
+				.map((k) => pad(k, 11)).join(''));
+			for (const v of sk.instances)
+				out.add(padR('cpu' + v.cpu, 11) + [v.tcp_recv, v.tcp_xmit, v.udp_recv, v.sent, v.taken,
+					v.copies].map((x) => pad(x, 11)).join(''), 'stacks.instances[].tcp_recv');
+		}
+	}
 	if (!groups.length)
 		return {n: noData(this.svg, 'no NIC'), text: 'no NIC'};
 	const series = [{name: 'rx_packets', color: COLORS[0], values: rx, tip: 'nic.eth0.queues[].rx_packets'},
