@@ -19,6 +19,7 @@
 #include "net/core_lock.h"
 #include "net/capture.h"
 #include "net/net.h"
+#include "net/instance_enter.h"
 #include "net/net_instance.h"
 #include "net/net_config.h"
 #include "net/net_mem.h"

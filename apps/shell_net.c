@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "net/core_lock.h"
+#include "net/instance_enter.h"
 #include "net/net_instance.h"
 #include "drivers/netdev.h"
 #include "kernel/shell.h"

@@ -65,7 +65,7 @@ static NET_PERCPU atomic_ulong core_waiters[WAITER_WORDS];
 
 struct core_lock_cpu {
 	uint64_t acquired, busy, waits, wait_ns;
-	uint64_t hold_tsc, hold_max_tsc; /* cycles */
+	uint64_t hold_tsc, hold_max_tsc;  /* cycles */
 	uint64_t shared, shared_hold_tsc; /* of a lock shared between CPUs */
 } __attribute__((aligned(64)));
 static struct core_lock_cpu lock_stats[MAX_CPUS];
@@ -233,9 +233,10 @@ static const struct stat_desc lock_stats_desc[] = {
 	STAT_COUNTER_AT(struct lock_snap, wait_ns, "ns", "time spent waiting"),
 	STAT_COUNTER_AT(struct lock_snap, hold_ns, "ns", "time it was held"),
 	STAT_GAUGE_AT(struct lock_snap, hold_max_ns, "ns", "longest hold"),
-	STAT_COUNTER_AT(struct lock_snap, shared, "events",
-			"acquisitions of a lock shared between CPUs: every one "
-			"in shared mode, another CPU's instance in per-CPU mode"),
+	STAT_COUNTER_AT(
+		struct lock_snap, shared, "events",
+		"acquisitions of a lock shared between CPUs: every one "
+		"in shared mode, another CPU's instance in per-CPU mode"),
 	STAT_COUNTER_AT(struct lock_snap, shared_hold_ns, "ns",
 			"time such a lock was held"),
 };

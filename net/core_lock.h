@@ -92,7 +92,7 @@ extern const struct stat_schema net_core_lock_schema;
  * self-test prints them). Any context; relaxed reads. */
 struct net_core_lock_totals {
 	uint64_t acquired, busy, waits, unlocked_calls;
-	uint64_t shared; /* of a lock shared between CPUs (core_lock.c) */
+	uint64_t shared;   /* of a lock shared between CPUs (core_lock.c) */
 	int cpus_acquired; /* CPUs that took the lock at least once */
 };
 void net_core_lock_totals(struct net_core_lock_totals *out);

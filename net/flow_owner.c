@@ -6,24 +6,24 @@
 
 #include "rss_check.h"
 
-#define ETH_HLEN	   14
-#define ETHERTYPE_IPV4	   0x0800
-#define ETHERTYPE_IPV6	   0x86dd
-#define ETHERTYPE_ARP	   0x0806
-#define ARP_OP_REPLY	   2
-#define PROTO_ICMP	   1
-#define PROTO_TCP	   6
-#define PROTO_UDP	   17
-#define PROTO_IPV6_FRAG	   44
-#define PROTO_ICMPV6	   58
-#define ICMP_ECHO_REPLY	   0
-#define ICMPV6_ECHO_REPLY  129
-#define ICMPV6_RA	   134
-#define ICMPV6_NA	   136
-#define ICMPV6_REDIRECT	   137
-#define PORT_DHCP_CLIENT   68
-#define PORT_DHCP6_CLIENT  546
-#define IPV6_HLEN	   40
+#define ETH_HLEN	  14
+#define ETHERTYPE_IPV4	  0x0800
+#define ETHERTYPE_IPV6	  0x86dd
+#define ETHERTYPE_ARP	  0x0806
+#define ARP_OP_REPLY	  2
+#define PROTO_ICMP	  1
+#define PROTO_TCP	  6
+#define PROTO_UDP	  17
+#define PROTO_IPV6_FRAG	  44
+#define PROTO_ICMPV6	  58
+#define ICMP_ECHO_REPLY	  0
+#define ICMPV6_ECHO_REPLY 129
+#define ICMPV6_RA	  134
+#define ICMPV6_NA	  136
+#define ICMPV6_REDIRECT	  137
+#define PORT_DHCP_CLIENT  68
+#define PORT_DHCP6_CLIENT 546
+#define IPV6_HLEN	  40
 
 static uint16_t be16_at(const uint8_t *p)
 {
@@ -117,8 +117,8 @@ int flow_owner(const struct flow_owner_rules *r, const void *frame,
 	switch (be16_at(f + 12)) {
 	case ETHERTYPE_ARP:
 		/* the operation: after the 6-byte fixed part */
-		return len >= ETH_HLEN + 8 && be16_at(f + ETH_HLEN + 6) ==
-							  ARP_OP_REPLY
+		return len >= ETH_HLEN + 8 &&
+				       be16_at(f + ETH_HLEN + 6) == ARP_OP_REPLY
 			       ? FLOW_OWNER_ALL
 			       : r->self;
 	case ETHERTYPE_IPV4:

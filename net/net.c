@@ -33,6 +33,7 @@
 #include "net_addr_pub.h"
 #include "net_config.h"
 #include "net_handoff.h"
+#include "instance_enter.h"
 #include "net_instance.h"
 #include "net_ip6.h"
 #include "net_mem.h"
@@ -226,11 +227,6 @@ static int instances_wanted(void)
 			"own pools are one for all CPUs): one shared stack\n");
 		return 1;
 	}
-	if (n < 2) {
-		kprintf("net: net_stack=percpu with one queue pair: one "
-			"stack\n");
-		return 1;
-	}
 	for (int i = 0; i < netdev_count(); i++) {
 		struct netdev *dev = netdev_get(i);
 		uint8_t table[NETDEV_MAX_QUEUES];
@@ -288,12 +284,17 @@ static void start_stack(void)
 {
 	int n = instances_wanted();
 
-	if (n > 1 && net_handoff_init(n) != 0) {
+	bool percpu = net_config.percpu && net_alloc_mode == NET_ALLOC_NATIVE;
+
+	if (percpu && net_handoff_init(n) != 0) {
 		kprintf("net: net_stack=percpu: no memory for the hand-off "
 			"rings, one shared stack\n");
+		percpu = false;
 		n = 1;
 	}
-	if (n > 1)
+	/* one queue pair: one instance, but CPU 0's own (its lock is not
+	 * shared with the CPUs that own no queue's, counted as such) */
+	if (percpu)
 		n = net_instances_setup(n);
 	for (int i = 0; i < n; i++)
 		start_instance(i);
@@ -302,6 +303,9 @@ static void start_stack(void)
 			"steering %s\n",
 			n, n - 1,
 			netdev_get(0)->rss_software ? "in software" : "by RSS");
+	else if (net_instance_percpu)
+		kprintf("net: net_stack=percpu: 1 stack, cpu 0's (one queue "
+			"pair)\n");
 	else
 		kprintf("net: net_stack=shared: one stack, one lock\n");
 }

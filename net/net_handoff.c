@@ -160,20 +160,20 @@ struct stacks_one {
 	struct handoff_stats h;
 	uint64_t tcp_recv, tcp_xmit, udp_recv, udp_xmit;
 };
-#define HANDOFF_STATS(T, F)                                                  \
+#define HANDOFF_STATS(T, F)                                                   \
 	STAT_NAMED("sent", T, F.sent, STAT_KIND_COUNTER, "packets",           \
-		   "frames handed to the instance that owns them"),          \
+		   "frames handed to the instance that owns them"),           \
 		STAT_NAMED("taken", T, F.taken, STAT_KIND_COUNTER, "packets", \
-			   "frames other instances handed to this one"),     \
-		STAT_NAMED("copies", T, F.copies, STAT_KIND_COUNTER,         \
+			   "frames other instances handed to this one"),      \
+		STAT_NAMED("copies", T, F.copies, STAT_KIND_COUNTER,          \
 			   "packets",                                         \
-			   "copies sent to every instance (ARP replies, "    \
-			   "router and neighbour advertisements)"),          \
-		STAT_NAMED("ring_full", T, F.ring_full, STAT_KIND_COUNTER,   \
-			   "events",                                         \
-			   "hand-offs refused by a full ring (the frame "    \
-			   "waits for the next round)"),                     \
-		STAT_NAMED("copy_fail", T, F.copy_fail, STAT_KIND_COUNTER,   \
+			   "copies sent to every instance (ARP replies, "     \
+			   "router and neighbour advertisements)"),           \
+		STAT_NAMED("ring_full", T, F.ring_full, STAT_KIND_COUNTER,    \
+			   "events",                                          \
+			   "hand-offs refused by a full ring (the frame "     \
+			   "waits for the next round)"),                      \
+		STAT_NAMED("copy_fail", T, F.copy_fail, STAT_KIND_COUNTER,    \
 			   "events", "copies not made: no memory (counted)")
 static const struct stat_desc stacks_top_stats[] = {
 	STAT_INFO_AT(struct stacks_top, mode, "",

@@ -16,7 +16,6 @@
  */
 #include "net_instance.h"
 
-#include "core_lock.h"
 #include "kernel/console.h"
 #include "kernel/percpu.h"
 #include "kernel/tls.h"
@@ -38,7 +37,7 @@ int net_instances_setup(int n)
 			kprintf("net: net_stack=percpu: no memory for cpu "
 				"%d's stack, one shared stack instead\n",
 				i);
-			return 1;
+			return 1; /* the blocks made so far are never used */
 		}
 	}
 	net_instance_count = n;
@@ -69,21 +68,6 @@ void net_instance_move_in(void)
 		return;
 	tls_install(instance_tp[cpu]);
 	cpus[cpu].tls_block = tls_block_of(instance_tp[cpu]);
-}
-
-void net_instance_enter(int i, struct net_instance_saved *saved)
-{
-	saved->tp = tls_current();
-	if (net_instance_tp(i) != saved->tp)
-		tls_install(net_instance_tp(i));
-	net_core_lock();
-}
-
-void net_instance_leave(const struct net_instance_saved *saved)
-{
-	net_core_unlock();
-	if (tls_current() != saved->tp)
-		tls_install(saved->tp);
 }
 
 void *net_instance_var(int i, const void *var)

@@ -47,7 +47,7 @@ extern NET_PERCPU int net_instance_home;
 extern bool net_instance_percpu;
 
 /**
- * net_instances_setup - per-CPU mode with @n instances (n >= 2): a TLS
+ * net_instances_setup - per-CPU mode with @n instances (n >= 1): a TLS
  * block for each of CPUs 1..n-1 on its node, each marked with its home;
  * instance 0 is the shared block, CPU 0's.
  * Return: n, or 1 (shared mode kept, said why) when a block could not
@@ -67,19 +67,6 @@ int net_instance_here(void);
  * Context: its net poller, before its first round touches the stack.
  */
 void net_instance_move_in(void);
-
-/* What net_instance_enter() changed, for net_instance_leave(). */
-struct net_instance_saved {
-	uintptr_t tp;
-};
-
-/**
- * net_instance_enter - run in instance @i: the caller's FS base points at
- * its block and the caller holds its core lock. Not with any core lock
- * held. Pair with net_instance_leave().
- */
-void net_instance_enter(int i, struct net_instance_saved *saved);
-void net_instance_leave(const struct net_instance_saved *saved);
 
 /* net_tx_cpu - the CPU whose TX queue the caller sends on: the home of
  * its instance (whose lock guards that queue), or its own in shared

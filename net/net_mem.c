@@ -29,6 +29,7 @@
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
 #include "lwip/timeouts.h"
+#include "netif/ppp/ppp_opts.h" /* PPP_NUM_TIMEOUTS, in MEMP_NUM_SYS_TIMEOUT */
 #include "mm/mm.h"
 #include "net_percpu.h"
 #include "net_numa.h"

@@ -37,6 +37,7 @@
 #include "lwip/timeouts.h"
 #include "net_addr_pub.h"
 #include "net_config.h"
+#include "instance_enter.h"
 #include "net_instance.h"
 #include "netif_glue.h"
 #include "libc/stat_table.h"
@@ -78,7 +79,7 @@ struct net_queue {
 	uint64_t arm_found_work; /* ... and the look after it found work */
 	uint64_t wakeups;	 /* rounds with work right after an arm */
 	uint64_t empty_polls;	 /* rounds that found nothing */
-	bool polled; /* its first round ran: its RX ring is filled */
+	bool polled;   /* its first round ran: its RX ring is filled */
 	bool moved_in; /* its CPU is on its instance's TLS block */
 	int dev_index; /* netdev_get(dev_index) == dev */
 } __attribute__((aligned(64)));
@@ -269,7 +270,7 @@ static int locked_round(struct net_queue *nq, uint64_t now_ms)
 {
 	int work = netif_glue_input(nq->nif, nq->q);
 
-	nq->tx_seen_ns = 0; /* netif_glue_input reaped them */
+	nq->tx_seen_ns = 0;	 /* netif_glue_input reaped them */
 	if (net_instance_percpu) /* an address DHCP gave instance 0 */
 		net_addr_sync(nq->nif, nq->dev_index);
 	if ((nq->q == 0 || net_instance_percpu) && now_ms >= nq->link_due_ms) {
@@ -302,9 +303,8 @@ int net_poll_queue(int i)
 
 	if (netif_glue_parked(nq->nif, nq->q) || tx_reap_due(nq, t0))
 		locked = lock_or_sleep(nq, t0, &sleep);
-	else if (timers_due(now_ms) ||
-		 ((nq->q == 0 || net_instance_percpu) &&
-		  now_ms >= nq->link_due_ms))
+	else if (timers_due(now_ms) || ((nq->q == 0 || net_instance_percpu) &&
+					now_ms >= nq->link_due_ms))
 		locked = net_core_trylock(); /* else: next round */
 	else
 		locked = false;

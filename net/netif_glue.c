@@ -545,9 +545,9 @@ static err_t glue_netif_init(struct netif *nif)
 static bool glue_queues_alloc(struct netdev *dev, int dev_index)
 {
 	for (int q = 0; q < dev->nqueues; q++) {
-		struct glue_queue *gq =
-			kmalloc_node(sizeof(struct glue_queue),
-				     GFP_KERNEL | __GFP_ZERO, dev->queues[q].node);
+		struct glue_queue *gq = kmalloc_node(sizeof(struct glue_queue),
+						     GFP_KERNEL | __GFP_ZERO,
+						     dev->queues[q].node);
 
 		dev->queues[q].stack = gq;
 		if (gq) {
@@ -701,9 +701,9 @@ static int glue_steer(struct netdev *dev, int q, struct glue_queue *gq,
 					glue_fan_out_one(gq, i, self, to);
 			owner = self;
 		}
-		if (owner != self && net_handoff_send(self, owner, gq->dev_index,
-						      &gq->batch[i], k - i + 1,
-						      false)) {
+		if (owner != self &&
+		    net_handoff_send(self, owner, gq->dev_index, &gq->batch[i],
+				     k - i + 1, false)) {
 			i = k + 1;
 			continue;
 		}

@@ -49,7 +49,7 @@ struct ooseq_state {
 };
 /* Each stack instance's own (net/net_percpu.h); /stats.json sums. */
 static NET_PERCPU struct ooseq_state ooseq = {.max_pbufs = TCP_OOSEQ_MAX_PBUFS,
-				   .max_bytes = TCP_OOSEQ_MAX_BYTES};
+					      .max_bytes = TCP_OOSEQ_MAX_BYTES};
 
 unsigned short net_tcp_ooseq_pbufs_limit(const struct tcp_pcb *pcb)
 {
@@ -150,8 +150,7 @@ int net_tcp_ooseq_stats_json(char *buf, size_t size)
 	}
 	strbuf_init(&sb, buf, size);
 	strbuf_printf(&sb, "{");
-	stat_json_members(&sb, ooseq_stats, STAT_TABLE_LEN(ooseq_stats),
-			  &sum);
+	stat_json_members(&sb, ooseq_stats, STAT_TABLE_LEN(ooseq_stats), &sum);
 	strbuf_printf(&sb, "}");
 	return strbuf_done(&sb);
 }

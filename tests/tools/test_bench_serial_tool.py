@@ -9,8 +9,9 @@ from tool_loader import load_tool
 tool = load_tool("bench-serial")
 
 
-def snap(requests, busy, hold, acquired, queue_busy, rx):
+def snap(requests, busy, hold, acquired, queue_busy, rx, shared=None):
     return {"requests": requests, "busy_ns": busy, "hold_ns": hold, "acquired": acquired,
+            "shared": acquired if shared is None else shared,
             "queue_busy_ns": queue_busy, "rx_packets": rx}
 
 
@@ -23,12 +24,28 @@ def test_figures_divide_the_differences():
     assert f["serial_instr_per_request"] == pytest.approx(5000)
     assert f["serial_fraction"] == pytest.approx(0.25)
     assert f["lock_acquisitions_per_request"] == pytest.approx(2.0)
+    assert f["shared_lock_acquisitions_per_request"] == pytest.approx(2.0)
     assert f["busy_share_per_queue"] == pytest.approx([0.6, 0.4])
     assert f["rx_packets_per_queue"] == [100, 300]
     # s = 1/4: at most 4x however many CPUs
     assert f["amdahl"]["2"] == pytest.approx(1 / (0.25 + 0.75 / 2))
     assert f["amdahl"]["64"] == pytest.approx(1 / (0.25 + 0.75 / 64))
     assert all(v < 4 for v in f["amdahl"].values())
+
+
+def test_counters_take_the_shared_locks_hold_not_every_hold():
+    """A stack per CPU: each CPU's own lock is held for most of the work,
+    but the serial fraction is the hold of locks shared between CPUs."""
+    st = {"http": {"requests": 7}, "poll": {"busy_ns": 100, "queues": []},
+          "core_lock": {"total": {"hold_ns": 90, "shared_hold_ns": 3, "acquired": 50,
+                                  "shared": 2}},
+          "nic": {"eth0": {"queues": [{"rx_packets": 1}]}}}
+    c = tool.counters(st)
+    assert c["hold_ns"] == 3 and c["shared"] == 2 and c["acquired"] == 50
+    f = tool.figures(snap(0, 0, 0, 0, [], [0], 0), c, 2, "percpu")
+    assert f["stack"] == "percpu"
+    assert f["serial_fraction"] == pytest.approx(0.03)
+    assert f["shared_lock_acquisitions_per_request"] == pytest.approx(2 / 7)
 
 
 def test_amdahl_limits():

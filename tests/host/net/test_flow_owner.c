@@ -151,9 +151,9 @@ static void test_tcp_by_the_table_unless_the_device_steers(void **state)
 {
 	struct flow_owner_rules soft = rules(false), dev = rules(true);
 	struct frame f = ipv4(6, 0x4000, ports_5000_80, 20);
-	uint32_t h = toeplitz_ipv4_ports(key, (const uint8_t[]){10, 0, 0, 1},
-					 (const uint8_t[]){10, 0, 0, 2}, 5000,
-					 80);
+	uint32_t h =
+		toeplitz_ipv4_ports(key, (const uint8_t[]){10, 0, 0, 1},
+				    (const uint8_t[]){10, 0, 0, 2}, 5000, 80);
 
 	(void)state;
 	assert_int_equal(owner(&soft, f), table[h & 127]);
@@ -245,7 +245,7 @@ static void test_frames_cut_short_stay_where_they_arrived(void **state)
 		ipv6(58, ICMP(134), 16),
 	};
 	/* the shortest length at which each is classified */
-	const uint32_t need[] = {14 + 8, 14 + 20 + 4, 14 + 20 + 4,
+	const uint32_t need[] = {14 + 8,      14 + 20 + 4, 14 + 20 + 4,
 				 14 + 20 + 1, 14 + 40 + 4, 14 + 40 + 1};
 
 	(void)state;
@@ -277,7 +277,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(
 			test_arp_replies_go_to_every_instance_requests_stay),
-		cmocka_unit_test(test_tcp_by_the_table_unless_the_device_steers),
+		cmocka_unit_test(
+			test_tcp_by_the_table_unless_the_device_steers),
 		cmocka_unit_test(
 			test_software_owners_follow_the_hash_over_many_ports),
 		cmocka_unit_test(test_udp_stays_dhcp_replies_go_to_instance_0),
