@@ -51,7 +51,22 @@ def probe_or_fail(guest, what, within=45):
 @pytest.mark.parametrize("nic", ["virtio", "e1000", pytest.param(
     "igb", marks=needs_qemu(8, "the igb model"))])
 def test_hostile_frames_leave_the_guest_answering_without_leaks(tap_net, tmp_path, nic, alloc):
-    g = tap_net.start_guest(str(tmp_path), nic=nic, alloc=alloc)
+    hostile_frames_run(tap_net, tmp_path, nic, alloc)
+
+
+@needs_qemu(8, "the igb model")
+def test_hostile_frames_with_a_stack_per_cpu(tap_net, tmp_path):
+    """net_stack=percpu over igb's two RSS queues: spoofed ARP and ND
+    (copied to every stack), malformed frames and floods leave both
+    stacks answering, and every buffer comes back."""
+    hostile_frames_run(tap_net, tmp_path, "igb", "native", "net_stack=percpu")
+    st = tap_net.guests[-1].stats()
+    assert st["stacks"]["mode"] == "percpu" and st["stacks"]["count"] == 2, st["stacks"]
+    assert st["stacks"]["copies"] > 0 and st["stacks"]["copy_fail"] == 0, st["stacks"]
+
+
+def hostile_frames_run(tap_net, tmp_path, nic, alloc, append=""):
+    g = tap_net.start_guest(str(tmp_path), nic=nic, alloc=alloc, append=append)
     try:
         g.wait_ready()
     except GuestError as e:
