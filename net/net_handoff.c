@@ -156,7 +156,7 @@ struct stacks_top {
 	struct net_handoff_totals t;
 };
 struct stacks_one {
-	int cpu;
+	int cpu, node;
 	struct handoff_stats h;
 	uint64_t tcp_recv, tcp_xmit, udp_recv, udp_xmit;
 };
@@ -184,6 +184,9 @@ static const struct stat_desc stacks_top_stats[] = {
 static const struct stat_desc stacks_one_stats[] = {
 	STAT_INFO_AT(struct stacks_one, cpu, "",
 		     "the instance's CPU (-1: every CPU's, shared mode)"),
+	STAT_INFO_AT(struct stacks_one, node, "",
+		     "the NUMA node its state is on (-1: in the kernel "
+		     "image, instance 0's)"),
 	HANDOFF_STATS(struct stacks_one, h),
 	STAT_COUNTER_AT(struct stacks_one, tcp_recv, "packets",
 			"TCP segments this instance's lwIP received"),
@@ -218,6 +221,7 @@ int net_stacks_stats_json(char *buf, size_t size)
 		const struct stats_ *ls = NET_INSTANCE_VAR(i, lwip_stats);
 		struct stacks_one one = {
 			.cpu = net_instance_percpu ? i : -1,
+			.node = net_instance_node(i),
 			.h = stats[i],
 			.tcp_recv = ls->tcp.recv,
 			.tcp_xmit = ls->tcp.xmit,

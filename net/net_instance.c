@@ -19,6 +19,7 @@
 #include "kernel/console.h"
 #include "kernel/percpu.h"
 #include "kernel/tls.h"
+#include "mm/mm.h"
 
 NET_PERCPU int net_instance_home = -1;
 int net_instance_count = 1;
@@ -52,6 +53,14 @@ uintptr_t net_instance_tp(int i)
 {
 	return net_instance_percpu ? instance_tp[i]
 				   : tls_shared_thread_pointer();
+}
+
+int net_instance_node(int i)
+{
+	if (!net_instance_percpu || i == 0)
+		return -1;
+	return page_to_nid(
+		virt_to_head_page((const void *)tls_block_of(instance_tp[i])));
 }
 
 int net_instance_here(void)

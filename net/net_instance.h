@@ -58,6 +58,10 @@ int net_instances_setup(int n);
 /* net_instance_tp - the thread pointer of instance @i. */
 uintptr_t net_instance_tp(int i);
 
+/* net_instance_node - the NUMA node instance @i's TLS block is on; -1
+ * for instance 0's, which is in the kernel image. */
+int net_instance_node(int i);
+
 /* net_instance_here - the index of the instance the caller is in. */
 int net_instance_here(void);
 

@@ -27,6 +27,8 @@ from test_e1000 import tcp_echo, up_line
 from test_igb import answer_queue, http_from_queue
 from netns_tap import HERE, PYTHON
 from test_ipv6 import eui64_link_local
+from test_net import NetVM
+from test_numa import TWO_NODES, rx_refills
 from test_net_multiqueue import GUEST, HOST, MqGuest, mq_netns, queues  # noqa: F401
 from test_virtio_rss import http_on_queue
 
@@ -88,6 +90,10 @@ def test_both_stacks_serve_tcp_udp_and_http_over_rss(qemu, mq_netns):
     assert min(grew(before, after, "udp_recv")) > 0, stacks(after)
     # RSS put every flow where its connection is: nothing handed over
     assert sum(grew(before, after, "sent")) == 0, stacks(after)
+    # so each RX buffer was freed on the CPU that received it
+    mem_b, mem_a = before["net_mem"], after["net_mem"]
+    assert (mem_a["rx_frees_other_cpu"] - mem_b["rx_frees_other_cpu"]) * 100 < \
+        mem_a["rx_wrap"] - mem_b["rx_wrap"], mem_a
     assert after["http"]["requests"] > before["http"]["requests"]
     check_no_shared_lock_per_packet(before, after)
     frames = sum(a[q]["rx_packets"] - b[q]["rx_packets"] for q in range(QUEUES))
@@ -108,7 +114,9 @@ def test_software_steering_hands_frames_to_their_owner(qemu, mq_netns):
     g.clients(tcp=16, udp=32, http=16, nbytes=32768)
     after = g.stats()
     sent, taken = grew(before, after, "sent"), grew(before, after, "taken")
-    assert sum(sent) > 0 and sum(sent) == sum(taken), stacks(after)
+    copies = grew(before, after, "copies")
+    # every frame handed on (and every copy) was taken by its owner
+    assert sum(sent) > 0 and sum(sent) + sum(copies) == sum(taken), stacks(after)
     assert after["stacks"]["copy_fail"] == 0, after["stacks"]
     assert min(grew(before, after, "tcp_recv")) > 0, stacks(after)
     check_no_shared_lock_per_packet(before, after)
@@ -264,3 +272,25 @@ def test_igb_dhcp_address_reaches_both_stacks(qemu):
             srv.terminate()
             srv.wait()
         assert answer_queue("10.0.2.2", "10.0.2.15", port, int(m.group(2)), TABLE) == k
+
+
+def test_each_stack_lives_and_allocates_on_its_cpus_node(qemu):
+    """q35, two nodes of one CPU each, igb with its two RSS queues,
+    rx_alloc=local: stack 1's state is on node 1, and traffic spread over
+    both stacks takes each CPU's RX blocks from its own node; the RX
+    buffers are freed on the CPU that received them (below 1 % remote)."""
+    vm = NetVM(qemu, "native", nic="igb", machine="q35", numa=TWO_NODES,
+               append="net_stack=percpu rx_alloc=local")
+    vm.vm.wait_for(MODE_LINE)
+    before = vm.stats()
+    assert [i["node"] for i in stacks(before)] == [-1, 1], stacks(before)
+    for i in range(16):
+        data = bytes([i]) * 20000
+        assert tcp_echo(vm.echo, data) == data
+    after = vm.stats()
+    assert min(grew(before, after, "tcp_recv")) > 0, stacks(after)
+    for cpu in range(QUEUES):
+        d = [a - b for a, b in zip(rx_refills(after, cpu), rx_refills(before, cpu))]
+        assert d[cpu] > 0 and d[1 - cpu] == 0, (cpu, d)
+    mem = after["net_mem"]
+    assert mem["rx_frees_other_cpu"] * 100 < mem["rx_wrap"], mem
