@@ -109,16 +109,19 @@ def sched_seconds(pid):
 
 def thread_groups(before, after):
     """What each kind of thread used between two thread_seconds()
-    readings, in seconds: {"vcpus": every "CPU n/..." thread, "main": the
-    main loop (QEMU's I/O thread, named after the executable), "other":
-    the rest (RCU, worker pools)}. A thread absent from `before` started
-    inside the window and counts whole; one absent from `after` ended
-    and its time is lost (the caller's window is short)."""
-    groups = {"vcpus": 0.0, "main": 0.0, "other": 0.0}
+    readings, in seconds: {"vcpus": every "CPU n/..." thread (QEMU names
+    them so with -name debug-threads=on), "vcpu_max": the busiest of
+    them, "main": the main loop (QEMU's I/O thread, named after the
+    executable), "other": the rest (RCU, worker pools)}. A thread absent
+    from `before` started inside the window and counts whole; one absent
+    from `after` ended and its time is lost (the caller's window is
+    short)."""
+    groups = {"vcpus": 0.0, "vcpu_max": 0.0, "main": 0.0, "other": 0.0}
     for tid, (name, secs) in after.items():
         used = secs - before.get(tid, (name, 0.0))[1]
         if name.startswith("CPU "):
             groups["vcpus"] += used
+            groups["vcpu_max"] = max(groups["vcpu_max"], used)
         elif name.startswith("qemu-system"):
             groups["main"] += used
         else:

@@ -30,7 +30,8 @@ def test_window_figures_give_percent_of_one_core_and_skip_stacks_for_linux():
     after = {"t": 12.0, "client_s": 4.0, "stats": None,
              "threads": {1: ("qemu-system-x86", 1.5), 2: ("CPU 0/TCG", 2.5)}}
     assert numa.window_figures("http_ka", before, after, 100) == {
-        "http_ka_cpu_vcpus_pct": 75.0, "http_ka_cpu_main_pct": 25.0,
+        "http_ka_cpu_vcpus_pct": 75.0, "http_ka_cpu_vcpu_max_pct": 75.0,
+        "http_ka_cpu_main_pct": 25.0,
         "http_ka_cpu_other_pct": 0.0, "http_ka_cpu_client_pct": 50.0}
     before["stats"], after["stats"] = stats(0, 0, 0), stats(100, 1, 0)
     assert numa.window_figures("http_ka", before, after, 100)["http_ka_handoff"] == 0.01
@@ -54,7 +55,7 @@ def test_scaling_tables_one_per_workload_with_the_ratios_of_the_kinds_run():
     assert "| 2 | 100 (100-100) | 150 (150-150) | 300 (300-300) | 1.50 | 0.50 |" in text
     # a figure no run has: "failed" cells, no ratio
     assert "| 2 | failed | failed | failed | - | - |" in text
-    assert "| udp | 2 | percpu | - | - | - | - | - | - | 0.25 |" in text
+    assert "| udp | 2 | percpu | - | - | - | - | - | - | - | 0.25 |" in text
     # without Linux, no percpu/Linux column
     a.kinds = ["shared", "percpu"]
     assert "| queue pairs | shared | percpu | percpu/shared |" in \

@@ -143,5 +143,5 @@ def test_thread_groups_split_vcpus_main_loop_and_the_rest():
     # thread 4 ended (its time is gone), thread 5 started inside the window
     after = {1: ("qemu-system-x86", 1.25), 2: ("CPU 0/TCG", 3.0), 3: ("CPU 1/TCG", 2.5),
              5: ("call_rcu", 0.125)}
-    assert irq_figures.thread_groups(before, after) == {"vcpus": 1.5, "main": 0.25,
-                                                       "other": 0.125}
+    assert irq_figures.thread_groups(before, after) == {"vcpus": 1.5, "vcpu_max": 1.0,
+                                                       "main": 0.25, "other": 0.125}
