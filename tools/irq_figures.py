@@ -8,6 +8,8 @@ and tools/bench-vs-linux (both import this file from tools/):
                 link figure sends first (see its comment);
   idle_cpu      the host CPU a process (QEMU) uses over a window with no
                 traffic, as a percentage of one core, counted two ways;
+  thread_groups the host CPU QEMU's vCPU threads, its main loop and its
+                other threads used over a window (thread_seconds readings);
   host_floor    the same quiet and busy echoes between two host processes
                 over loopback, with no QEMU: what this host's own wake-ups
                 cost, the floor under every guest's figure.
@@ -80,19 +82,51 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
-def sched_seconds(pid):
-    """The scheduler's exact on-CPU time (ns, /proc/PID/task/*/schedstat,
-    first field) summed over the process's live threads, in seconds. A
-    thread that ends inside the window takes its time with it, which QEMU's
-    long-lived threads (main loop, vCPU, RCU) do not."""
-    total = 0
+def thread_seconds(pid):
+    """{tid: (name, on-CPU seconds)} of pid's live threads, from the
+    scheduler's exact count (/proc/PID/task/*/schedstat, first field, ns)
+    and each thread's comm (QEMU names its vCPU threads "CPU n/TCG")."""
+    out = {}
     for t in os.listdir("/proc/%d/task" % pid):
         try:
             with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
-                total += int(f.read().split()[0])
+                ns = int(f.read().split()[0])
+            with open("/proc/%d/task/%s/comm" % (pid, t)) as f:
+                name = f.read().strip()
         except (OSError, ValueError, IndexError):
-            pass
-    return total / 1e9
+            continue
+        out[int(t)] = (name, ns / 1e9)
+    return out
+
+
+def sched_seconds(pid):
+    """The scheduler's exact on-CPU time summed over the process's live
+    threads, in seconds (thread_seconds). A thread that ends inside the
+    window takes its time with it, which QEMU's long-lived threads (main
+    loop, vCPU, RCU) do not."""
+    return sum(s for _, s in thread_seconds(pid).values())
+
+
+def thread_groups(before, after):
+    """What each kind of thread used between two thread_seconds()
+    readings, in seconds: {"vcpus": every "CPU n/..." thread (QEMU names
+    them so with -name debug-threads=on), "vcpu_max": the busiest of
+    them, "main": the main loop (QEMU's I/O thread, named after the
+    executable), "other": the rest (RCU, worker pools)}. A thread absent
+    from `before` started inside the window and counts whole; one absent
+    from `after` ended and its time is lost (the caller's window is
+    short)."""
+    groups = {"vcpus": 0.0, "vcpu_max": 0.0, "main": 0.0, "other": 0.0}
+    for tid, (name, secs) in after.items():
+        used = secs - before.get(tid, (name, 0.0))[1]
+        if name.startswith("CPU "):
+            groups["vcpus"] += used
+            groups["vcpu_max"] = max(groups["vcpu_max"], used)
+        elif name.startswith("qemu-system"):
+            groups["main"] += used
+        else:
+            groups["other"] += used
+    return groups
 
 
 def idle_cpu(pid, seconds):

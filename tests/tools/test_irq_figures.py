@@ -123,3 +123,25 @@ def test_echoes_go_over_ipv6_to_an_ipv6_address():
 def test_p99_is_the_sample_at_index_n_times_0_99():
     assert irq_figures.p99(list(range(1000, 0, -1))) == 991
     assert irq_figures.p99([5.0]) == 5.0
+
+
+def test_thread_seconds_names_each_thread_of_a_process():
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)
+        threads = irq_figures.thread_seconds(spin.pid)
+    finally:
+        spin.kill()
+        spin.wait()
+    assert threads[spin.pid][0] == os.path.basename(sys.executable)[:15]
+    assert threads[spin.pid][1] > 0
+
+
+def test_thread_groups_split_vcpus_main_loop_and_the_rest():
+    before = {1: ("qemu-system-x86", 1.0), 2: ("CPU 0/TCG", 2.0), 3: ("CPU 1/TCG", 2.0),
+              4: ("worker", 0.5)}
+    # thread 4 ended (its time is gone), thread 5 started inside the window
+    after = {1: ("qemu-system-x86", 1.25), 2: ("CPU 0/TCG", 3.0), 3: ("CPU 1/TCG", 2.5),
+             5: ("call_rcu", 0.125)}
+    assert irq_figures.thread_groups(before, after) == {"vcpus": 1.5, "vcpu_max": 1.0,
+                                                       "main": 0.25, "other": 0.125}
