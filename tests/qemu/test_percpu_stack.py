@@ -113,14 +113,21 @@ def test_software_steering_hands_frames_to_their_owner(qemu, mq_netns):
     before = g.stats()
     g.clients(tcp=16, udp=32, http=16, nbytes=32768)
     after = g.stats()
-    sent, taken = grew(before, after, "sent"), grew(before, after, "taken")
-    copies = grew(before, after, "copies")
-    # every frame handed on (and every copy) was taken by its owner
-    assert sum(sent) > 0 and sum(sent) + sum(copies) == sum(taken), stacks(after)
+    sent = grew(before, after, "sent")
+    assert sum(sent) > 0, stacks(after)
+    # at rest, every frame handed on (and every copy) has been taken by
+    # its owner: nothing waits in a ring, nothing was lost
+    for _ in range(20):
+        t = after["stacks"]
+        if t["sent"] + t["copies"] == t["taken"]:
+            break
+        time.sleep(0.25)
+        after = g.stats()
+    assert t["sent"] + t["copies"] == t["taken"] and t["ring_full"] == 0, t
     assert after["stacks"]["copy_fail"] == 0, after["stacks"]
     assert min(grew(before, after, "tcp_recv")) > 0, stacks(after)
     check_no_shared_lock_per_packet(before, after)
-    print("handed over per stack %s, taken %s" % (sent, taken))
+    print("handed over per stack %s" % sent)
 
 
 def test_client_opened_on_each_cpu_is_served_by_that_cpus_stack(qemu, mq_netns):
