@@ -30,20 +30,8 @@ int lwip_unittests_main(void);
  * host both stay "local" (0), which places nothing. */
 struct net_numa_policy net_rx_policy, net_tx_policy;
 
-/* net/'s per-instance state (net/net_percpu.h): on the host one
- * instance, each variable its own copy. */
-int net_instance_count = 1;
-
-void *net_instance_var(int i, const void *var)
-{
-	(void)i;
-	return (void *)var;
-}
-
-void net_instance_sum_u64(void *out, const void *var, size_t bytes)
-{
-	memcpy(out, var, bytes);
-}
+/* net/'s per-instance state: one instance on the host. */
+#include "tests/host/common/net_percpu_one.c"
 
 /* net/ prints through kprintf. */
 int kprintf(const char *fmt, ...)
