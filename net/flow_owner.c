@@ -24,6 +24,7 @@
 #define PORT_DHCP_CLIENT  68
 #define PORT_DHCP6_CLIENT 546
 #define IPV6_HLEN	  40
+#define TCP_SYN_ACK	  0x12 /* the SYN and ACK flags, byte 13 */
 
 static uint16_t be16_at(const uint8_t *p)
 {
@@ -45,8 +46,14 @@ static int transport_owner(const struct flow_owner_rules *r, const void *frame,
 	if (proto == PROTO_TCP && r->pinned_tcp_port &&
 	    be16_at(l4 + 2) == r->pinned_tcp_port)
 		return 0;
-	/* UDP is answered where it arrives: no UDP client but DHCP's */
-	if (proto == PROTO_UDP || r->device_steers || r->table_len == 0 ||
+	/* UDP is answered where it arrives: no UDP client but DHCP's. A
+	 * device that steers put TCP where its connection is, except that a
+	 * SYN-ACK answers an active open, whose port was chosen for the
+	 * table (net/rss_steer.c): checked, so a device that hashed it
+	 * otherwise costs a hand-off rather than the connection. */
+	if (proto == PROTO_UDP || r->table_len == 0 ||
+	    (r->device_steers &&
+	     (avail < 14 || (l4[13] & TCP_SYN_ACK) != TCP_SYN_ACK)) ||
 	    !rss_frame_hash(r->key, frame, len, true, &hash))
 		return r->self;
 	return r->table[hash & (uint32_t)(r->table_len - 1)];

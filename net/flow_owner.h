@@ -6,9 +6,10 @@
  * chosen so the redirection table steers the answers home,
  * net/rss_steer.c). With the device hashing flows to queues (RSS), every
  * later TCP or UDP frame of the flow reaches that queue, and its owner
- * is the instance that received it. Without device RSS the owner is
- * computed here the way the device would (Toeplitz over the 4-tuple,
- * net/rss_check.c, and the software table). The frames no RSS hash
+ * is the instance that received it, but for a SYN-ACK (the answer to an
+ * active open), whose owner is checked as below. Without device RSS the
+ * owner is computed here the way the device would (Toeplitz over the
+ * 4-tuple, net/rss_check.c, and the software table). The frames no RSS hash
  * places, and what follows from them:
  *
  *  - ARP replies, IPv6 router and neighbour advertisements and

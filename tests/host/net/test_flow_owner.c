@@ -158,6 +158,15 @@ static void test_tcp_by_the_table_unless_the_device_steers(void **state)
 	(void)state;
 	assert_int_equal(owner(&soft, f), table[h & 127]);
 	assert_int_equal(owner(&dev, f), 3);
+	/* a SYN-ACK answers an active open: its owner is the table's even
+	 * when the device steers (a SYN alone, or an ACK, is not) */
+	assert_int_not_equal(table[h & 127], 3); /* the check can tell */
+	f.b[14 + 20 + 13] = 0x12;
+	assert_int_equal(owner(&dev, f), table[h & 127]);
+	f.b[14 + 20 + 13] = 0x02;
+	assert_int_equal(owner(&dev, f), 3);
+	f.b[14 + 20 + 13] = 0x10;
+	assert_int_equal(owner(&dev, f), 3);
 	/* IPv6 the same way */
 	f = ipv6(6, ports_5000_80, 20);
 	h = toeplitz_ipv6_ports(key, src6, dst6, 5000, 80);
