@@ -31,6 +31,9 @@
 
 #define FAKE_FAIL(...) fz_fail(__VA_ARGS__)
 #include "tests/host/apps/http_fake_tcp.h"
+/* the engine's per-instance counters: one instance (host tests link
+ * it; this harness is built alone) */
+#include "tests/host/common/net_percpu_one.c"
 
 /* ---- the site ---- */
 
