@@ -236,6 +236,27 @@ def http_from_queue(http, queue, table, request, used):
     return data.partition(b"\r\n\r\n")[2]
 
 
+def client_from_queue(vm, http, k, table, used):
+    """Starts an iperf server on the host, asks the guest (a request the
+    table puts on queue k) to run its iperf client against it, and
+    returns the guest's done-client line (bytes sent, local port) and the
+    server's port."""
+    port = free_port()
+    srv = subprocess.Popen(["iperf", "-s", "-p", str(port)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        body = http_from_queue(http, k, table,
+                               b"POST /iperf-client/%d HTTP/1.0\r\n"
+                               b"Content-Length: 0\r\n\r\n" % port, used)
+        assert body == b"started\n", body
+        return vm.wait_for(r"^iperf: done-client 10\.0\.2\.2:%d bytes=([1-9]\d*) "
+                           r"ms=\d+ kbps=\d+ local_port=(\d+)$" % port, 60), port
+    finally:
+        srv.terminate()
+        srv.wait()
+
+
 def test_iperf_client_opened_on_each_cpu_gets_its_answers_on_that_cpus_queue(qemu):
     """4 CPUs, 4 queues: the iperf client started by a request that the
     table puts on queue k (so the guest opens it on CPU k) gets a local
@@ -255,22 +276,9 @@ def test_iperf_client_opened_on_each_cpu_gets_its_answers_on_that_cpus_queue(qem
     stats_get = b"GET /stats.json HTTP/1.0\r\nHost: x\r\n\r\n"
     used = set()
     for k in range(4):
-        port = free_port()
-        srv = subprocess.Popen(["iperf", "-s", "-p", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            time.sleep(0.3)
-            before = json.loads(http_from_queue(http, k, table, stats_get, used))
-            assert before["nic"]["eth0"]["rss_table"] == table
-            body = http_from_queue(http, k, table,
-                                   b"POST /iperf-client/%d HTTP/1.0\r\n"
-                                   b"Content-Length: 0\r\n\r\n" % port, used)
-            assert body == b"started\n", body
-            m = vm.wait_for(r"^iperf: done-client 10\.0\.2\.2:%d bytes=([1-9]\d*) "
-                            r"ms=\d+ kbps=\d+ local_port=(\d+)$" % port, 60)
-        finally:
-            srv.terminate()
-            srv.wait()
+        before = json.loads(http_from_queue(http, k, table, stats_get, used))
+        assert before["nic"]["eth0"]["rss_table"] == table
+        m, port = client_from_queue(vm, http, k, table, used)
         after = json.loads(http_from_queue(http, k, table, stats_get, used))
         local_port = int(m.group(2))
         assert 0xc000 <= local_port <= 0xffff

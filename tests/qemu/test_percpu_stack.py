@@ -24,13 +24,13 @@ import time
 
 from conftest import free_port
 from test_e1000 import tcp_echo, up_line
-from test_igb import answer_queue, http_from_queue
+from test_igb import answer_queue, client_from_queue, http_from_queue
 from netns_tap import HERE, PYTHON
 from test_ipv6 import eui64_link_local
 from test_net import NetVM
 from test_numa import TWO_NODES, rx_refills
 from test_net_multiqueue import GUEST, HOST, MqGuest, mq_netns, queues  # noqa: F401
-from test_virtio_rss import http_on_queue
+from test_virtio_rss import client_on_queue, http_on_queue
 
 QUEUES = 2
 TABLE = [i % QUEUES for i in range(128)]
@@ -140,18 +140,7 @@ def test_client_opened_on_each_cpu_is_served_by_that_cpus_stack(qemu, mq_netns):
     for k in range(QUEUES):
         before = json.loads(http_on_queue(g, k, "/stats.json", used))
         port = 5201 + k
-        srv = subprocess.Popen(["ip", "netns", "exec", g.ns, "iperf", "-s", "-p", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            g.run(["sh", "-c", "for i in $(seq 50); do ss -ltn | grep -q :%d && exit 0;"
-                   " sleep 0.1; done; exit 1" % port])
-            body = http_on_queue(g, k, "/iperf-client/%d" % port, used, post=True)
-            assert body == "started\n", body
-            m = g.vm.wait_for(r"^iperf: done-client %s:%d bytes=([1-9]\d*) ms=\d+ "
-                              r"kbps=\d+ local_port=(\d+)$" % (re.escape(HOST), port), 90)
-        finally:
-            srv.terminate()
-            srv.wait()
+        m = client_on_queue(g, k, port, used)
         after = json.loads(http_on_queue(g, k, "/stats.json", used))
         assert answer_queue(HOST, GUEST, port, int(m.group(2)), TABLE) == k
         # the ACK stream: at least one per 64 full segments (the guest
@@ -264,20 +253,7 @@ def test_igb_dhcp_address_reaches_both_stacks(qemu):
     assert min(grew(before, after, "tcp_recv")) > 0, stacks(after)
     check_no_shared_lock_per_packet(before, after)
     for k in range(QUEUES):
-        port = free_port()
-        srv = subprocess.Popen(["iperf", "-s", "-p", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            time.sleep(0.3)
-            body = http_from_queue(http, k, TABLE,
-                                   b"POST /iperf-client/%d HTTP/1.0\r\n"
-                                   b"Content-Length: 0\r\n\r\n" % port, used)
-            assert body == b"started\n", body
-            m = vm.wait_for(r"^iperf: done-client 10\.0\.2\.2:%d bytes=([1-9]\d*) "
-                            r"ms=\d+ kbps=\d+ local_port=(\d+)$" % port, 60)
-        finally:
-            srv.terminate()
-            srv.wait()
+        m, port = client_from_queue(vm, http, k, TABLE, used)
         assert answer_queue("10.0.2.2", "10.0.2.15", port, int(m.group(2)), TABLE) == k
 
 

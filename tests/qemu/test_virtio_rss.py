@@ -44,6 +44,24 @@ def http_on_queue(g, queue, path, used, post=False):
     return r.stdout.decode()
 
 
+def client_on_queue(g, k, port, used):
+    """Starts an iperf server on port in the namespace, asks the guest (a
+    request the table puts on queue k) to run its iperf client against
+    it, and returns the guest's done-client line: bytes sent, local port."""
+    srv = subprocess.Popen(["ip", "netns", "exec", g.ns, "iperf", "-s", "-p", str(port)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        g.run(["sh", "-c", "for i in $(seq 50); do ss -ltn | grep -q :%d && exit 0;"
+               " sleep 0.1; done; exit 1" % port])
+        body = http_on_queue(g, k, "/iperf-client/%d" % port, used, post=True)
+        assert body == "started\n", body
+        return g.vm.wait_for(r"^iperf: done-client %s:%d bytes=([1-9]\d*) ms=\d+ "
+                             r"kbps=\d+ local_port=(\d+)$" % (re.escape(HOST), port), 90)
+    finally:
+        srv.terminate()
+        srv.wait()
+
+
 def test_client_opened_on_each_cpu_gets_its_answers_on_that_cpus_queue(qemu, mq_netns):
     """2 CPUs, 2 pairs, RSS on: the report says so, /stats.json shows the
     table; a request hashed to queue k starts the guest's iperf client
@@ -57,18 +75,7 @@ def test_client_opened_on_each_cpu_gets_its_answers_on_that_cpus_queue(qemu, mq_
         before = json.loads(http_on_queue(g, k, "/stats.json", used))
         assert before["nic"]["eth0"]["rss_table"] == TABLE, before["nic"]["eth0"]
         port = 5201 + k  # each its own: wait_for finds the first line that matches
-        srv = subprocess.Popen(["ip", "netns", "exec", g.ns, "iperf", "-s", "-p", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            g.run(["sh", "-c", "for i in $(seq 50); do ss -ltn | grep -q :%d && exit 0;"
-                   " sleep 0.1; done; exit 1" % port])
-            body = http_on_queue(g, k, "/iperf-client/%d" % port, used, post=True)
-            assert body == "started\n", body
-            m = g.vm.wait_for(r"^iperf: done-client %s:%d bytes=([1-9]\d*) ms=\d+ "
-                              r"kbps=\d+ local_port=(\d+)$" % (re.escape(HOST), port), 90)
-        finally:
-            srv.terminate()
-            srv.wait()
+        m = client_on_queue(g, k, port, used)
         after = json.loads(http_on_queue(g, k, "/stats.json", used))
         local_port = int(m.group(2))
         # the answers' flow (the server's port to the guest's) hashes to k
