@@ -31,7 +31,7 @@
 #include "net/core_lock.h"
 #include "net/lwip_stats.h"
 #include "net/net_ip6.h"
-#include "net/net_handoff.h"
+#include "net/net_stacks_stats.h"
 #include "net/net_mem.h"
 #include "net/net_poll.h"
 #include "net/net_numa.h"

@@ -128,6 +128,12 @@ NET_HOST_TEST_RSS_PORT := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/n
 $(NET_HOST_TEST_RSS_PORT): net/rss_port.c net/rss_port.h net/toeplitz.c \
 	net/toeplitz.h
 
+# tests/host/net/test_net_handoff.c compiles net/net_handoff.c (the rings
+# between stack instances, net_stack=percpu) into itself, over the host mm
+# library's ALF queue; it provides kernel/poll.h's poll_wake().
+NET_HOST_TEST_NET_HANDOFF := $(foreach v,plain tsan asan,$(BUILD)/host/$(v)/tests/net/test_net_handoff)
+$(NET_HOST_TEST_NET_HANDOFF): net/net_handoff.c net/net_handoff.h
+
 # tests/host/net/test_flow_owner.c compiles net/flow_owner.c,
 # net/rss_check.c and net/toeplitz.c (which stack instance owns a frame,
 # net_stack=percpu) into itself.

@@ -98,10 +98,12 @@ void net_heap_free(void *ptr);
  * limit and limit_hits. */
 /* MEMP_NUM_SYS_TIMEOUT: DHCP, ARP, TCP, IPv6 ND/MLD/reassembly, lwiperf. */
 #define MEMP_NUM_PBUF		 256 /* PBUF_ROM/REF: static pages, our TX refs */
-/* TCP pcbs: 3 listeners' backlogs of half-open connections (8 each, iperf's
- * too: apps/iperf.c) still leave 24 for echo, HTTP and iperf clients at once
- * (net/tcp_syn_guard.h). */
-#define MEMP_NUM_TCP_PCB	 48
+/* TCP pcbs: the listeners' backlogs of half-open connections (64 each for
+ * echo and HTTP, 1 for iperf: apps/iperf.c, net/tcp_syn_guard.h) still leave
+ * 127 for established connections when a SYN flood fills them all: a load
+ * generator's 64 keep-alive connections (wrk -c64) fit one stack. A bound,
+ * not a reservation: native mode allocates a pcb when lwIP asks for one. */
+#define MEMP_NUM_TCP_PCB	 256
 #define MEMP_NUM_TCP_SEG	 512 /* must be >= TCP_SND_QUEUELEN (init.c) */
 #define MEMP_NUM_SYS_TIMEOUT	 20
 /* Stock RX copies each frame into PBUF_POOL pbufs: enough for a full receive
@@ -171,9 +173,11 @@ const struct ip6_addr *net_ip6_gateway(struct netif *nif,
 #define LWIP_ND6_ALLOW_RA_UPDATES   0
 
 /* A SYN flood holds at most a listener's backlog of pcbs, and a SYN to a
- * full backlog evicts the oldest half-open one (net/tcp_syn_guard.c). */
+ * full backlog evicts the oldest half-open one (net/tcp_syn_guard.c). 64:
+ * a client that opens 64 connections at once (wrk -c64) has all its SYNs
+ * half-open together, and with 8 the guard evicted 56 of them. */
 #define TCP_LISTEN_BACKLOG	   1
-#define TCP_DEFAULT_LISTEN_BACKLOG 8
+#define TCP_DEFAULT_LISTEN_BACKLOG 64
 #ifndef __ASSEMBLER__
 struct tcp_pcb;
 struct tcp_hdr;

@@ -21,9 +21,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Rings at most: one per stack instance (net_instance.h's
+ * NET_INSTANCES_MAX, which net_instance.c checks against this). */
+#define NET_HANDOFF_MAX 16
+
 /**
- * net_handoff_init - a ring for each of @n instances, on its CPU's node.
- * Return: 0, or -1 when memory ran out (none left allocated).
+ * net_handoff_init - a ring for each of @n instances (1..NET_HANDOFF_MAX),
+ * on its CPU's node (instance i's home is CPU i).
+ * Return: 0, or -1 for a bad @n or when memory ran out (none left
+ * allocated).
  * Context: boot.
  */
 int net_handoff_init(int n);
@@ -62,17 +68,14 @@ int net_handoff_take(int self, int max,
 /* net_handoff_waiting - frames wait in @self's ring. Any context. */
 bool net_handoff_waiting(int self);
 
-/* The "stacks" object of /stats.json: the mode, and per instance its
- * hand-offs and its lwIP's TCP/UDP counters; and its description
- * (libc/stat_table.h). snprintf semantics. Any context. */
-int net_stacks_stats_json(char *buf, size_t size);
-struct stat_schema;
-extern const struct stat_schema net_stacks_schema;
-
-/* The totals over the instances (frames handed on, taken, and copies). */
+/* Hand-off counters: frames handed on, taken, fan-out copies, refusals
+ * by a full ring, copies not made. */
 struct net_handoff_totals {
 	uint64_t sent, taken, copies, ring_full, copy_fail;
 };
+/* net_handoff_stats - instance @i's counters (zeros for no such ring). */
+void net_handoff_stats(int i, struct net_handoff_totals *out);
+/* net_handoff_totals - the sums over the instances. */
 void net_handoff_totals(struct net_handoff_totals *out);
 
 #endif /* NET_NET_HANDOFF_H */

@@ -20,10 +20,14 @@
 #include "kernel/percpu.h"
 #include "kernel/tls.h"
 #include "mm/mm.h"
+#include "net_handoff.h"
 
 NET_PERCPU int net_instance_home = -1;
 int net_instance_count = 1;
 bool net_instance_percpu;
+
+/* a hand-off ring for every instance there can be */
+_Static_assert(NET_HANDOFF_MAX >= NET_INSTANCES_MAX, "net_handoff.h's bound");
 
 static uintptr_t instance_tp[NET_INSTANCES_MAX];
 

@@ -669,8 +669,7 @@ static void glue_fan_out_one(struct glue_queue *gq, int i, int self, int to)
  * A frame its owner's full ring refused stays too, marked, for the next
  * round. Returns the frames (not buffers) to take in now, first ones.
  */
-static int glue_steer(struct netdev *dev, int q, struct glue_queue *gq,
-		      int *keep_from)
+static int glue_steer(struct netdev *dev, struct glue_queue *gq, int *keep_from)
 {
 	int self = net_instance_here(), n = gq->n, out = 0, kept = 0;
 	struct flow_owner_rules rules = {
@@ -683,8 +682,6 @@ static int glue_steer(struct netdev *dev, int q, struct glue_queue *gq,
 	};
 	struct net_handoff_buf later[GLUE_BATCH_ROOM];
 	int nlater = 0;
-
-	(void)q;
 
 	for (int i = 0; i < n;) {
 		int k = i, owner = self;
@@ -768,7 +765,7 @@ int netif_glue_input(struct netif *nif, int q)
 	int keep_from = n;
 
 	if (net_instance_count > 1 && n)
-		n = glue_steer(dev, q, gq, &keep_from);
+		n = glue_steer(dev, gq, &keep_from);
 	for (int i = 0; i < n;) {
 		int k = i;
 

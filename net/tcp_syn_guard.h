@@ -7,7 +7,7 @@
  * was refused: the mixed soak load's guest->host iperf answered 503.
  *
  * So each listener holds at most its backlog of half-open connections
- * (TCP_LISTEN_BACKLOG, 8 by default: net/lwipopts.h), which leaves most of
+ * (TCP_LISTEN_BACKLOG, 64 by default: net/lwipopts.h), which leaves most of
  * the pool to everything else; and a SYN that finds its listener's backlog
  * full evicts that listener's oldest half-open connection (with an RST)
  * instead of being dropped, as BSD's SYN cache drops its oldest entry: a

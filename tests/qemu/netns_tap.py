@@ -99,11 +99,13 @@ class TapNet:
         subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
 
     def start_guest(self, workdir, nic="virtio", alloc="native", append="", mem=None,
-                    smp=2, vnet_hdr=None, kernel=None, icount=False):
+                    smp=2, vnet_hdr=None, kernel=None, icount=False, qemu_args=()):
         """vnet_hdr "on"/"off" sets the tap's virtio-net headers (None:
         QEMU's default, on where the kernel's tap has them); kernel: another
-        ELF than build/kernel.elf; icount: -icount shift=0."""
-        g = TapGuest(self, workdir, nic, alloc, append, mem, smp, vnet_hdr, kernel, icount)
+        ELF than build/kernel.elf; icount: -icount shift=0; qemu_args: more
+        QEMU arguments (e.g. a TCG plugin)."""
+        g = TapGuest(self, workdir, nic, alloc, append, mem, smp, vnet_hdr, kernel, icount,
+                     qemu_args)
         self.guests.append(g)
         return g
 
@@ -114,7 +116,7 @@ class TapGuest(qemu_guest.Guest):
     log_tail = 60000
 
     def __init__(self, net, workdir, nic, alloc, append, mem, smp, vnet_hdr=None,
-                 kernel=None, icount=False):
+                 kernel=None, icount=False, qemu_args=()):
         self.net, self.nic, self.alloc = net, nic, alloc
         self.mac = random_mac()
         cmdline = "nic=%s net_alloc=%s ip=%s/24 gw=%s %s" % (
@@ -123,7 +125,7 @@ class TapGuest(qemu_guest.Guest):
                          ip=net.guest_ip, netns=net.ns, kernel=kernel or KERNEL, smp=smp,
                          nic=nic, net="tap:tap0", mac=self.mac, append=cmdline.strip(),
                          mem=mem, vnet_hdr=vnet_hdr, icount=icount, services={"http": "80"},
-                         queues=net.queues if net.queues > 1 else None)
+                         queues=net.queues if net.queues > 1 else None, qemu_args=qemu_args)
 
     def fail(self, msg):
         raise GuestError("%s\n%s" % (msg, self.describe()))

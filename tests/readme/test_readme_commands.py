@@ -481,20 +481,27 @@ def test_make_bench_scaling(tmp_path):
 
 
 def test_make_bench_serial(tmp_path):
-    """Both stacks, 1 and 2 vCPUs, 1 s of wrk: real guests under -icount.
-    One stack holds its shared lock for part of the work and not all of
-    it; a stack per CPU holds a shared lock for under 1 % of it; every
-    request costs instructions, both queues of the 2-vCPU guests take
-    frames, and the report has its table."""
+    """Both stacks, 1 and 2 vCPUs, 1 s of wrk, the busy-poll window off:
+    real guests under -icount with the instruction-counting plugin. One
+    stack holds its shared lock for part of the work and not all of it; a
+    stack per CPU holds a shared lock for under 1 % of it; every request
+    costs instructions, counted both ways; both queues of the 2-vCPU
+    guests take frames, and the report has its table and the per-function
+    comparison."""
     needs_root()
     out = tmp_path / "serial"
-    sh("make bench-serial SERIAL_ARGS='--cpus 1,2 --seconds 1 --conns 8 --out %s'" % out, 900)
+    sh("make bench-serial SERIAL_ARGS='--cpus 1,2 --poll-us 0 --seconds 1 --conns 8 "
+       "--out %s'" % out, 900)
     runs = json.loads(out.with_suffix(".json").read_text())["runs"]
-    assert [(x["stack"], x["cpus"]) for x in runs] == [
-        ("shared", 1), ("shared", 2), ("percpu", 1), ("percpu", 2)]
+    assert [(x["stack"], x["cpus"], x["poll_us"]) for x in runs] == [
+        ("shared", 1, 0), ("shared", 2, 0), ("percpu", 1, 0), ("percpu", 2, 0)]
     for x in runs:
         assert x["requests"] > 50, x
         assert 1000 < x["instr_per_request"] < 10_000_000, x
+        # every vCPU's, counted by the plugin: at least the busy rounds'
+        # (the rounds' own instructions are among them)
+        assert x["exact_instr_per_request"] > 1000, x
+        assert "tcp_input" in x["functions_per_request"], x
         assert x["lock_acquisitions_per_request"] > 0, x
     for x in runs[:2]:
         # one stack: lwIP runs under the shared lock, the drivers' RX and
@@ -508,7 +515,8 @@ def test_make_bench_serial(tmp_path):
     for x in (runs[1], runs[3]):
         assert all(n > 0 for n in x["rx_packets_per_queue"]), x
     md = out.with_suffix(".md").read_text()
-    assert "| percpu | 2 | %d |" % runs[3]["requests"] in md
+    assert "| percpu | 0 | 2 | %d |" % runs[3]["requests"] in md
+    assert "- percpu, poll_us=0, 1 to 2 vCPUs: " in md
 
 
 def test_make_experiment_numa(tmp_path):

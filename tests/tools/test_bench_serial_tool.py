@@ -10,9 +10,8 @@ tool = load_tool("bench-serial")
 
 
 def snap(requests, busy, hold, acquired, queue_busy, rx, shared=None, work=0,
-         whole_ns=0, whole_work=0, uptime_ns=0, halted=(0, 0)):
+         whole_ns=0, whole_work=0):
     return {"requests": requests, "busy_ns": busy, "hold_ns": hold, "acquired": acquired,
-            "uptime_ns": uptime_ns, "halted_ns": list(halted),
             "shared": acquired if shared is None else shared, "work": work,
             "whole_ns": whole_ns, "whole_work": whole_work,
             "queue_busy_ns": queue_busy, "rx_packets": rx}
@@ -68,13 +67,35 @@ def test_whole_rounds_give_the_instructions_the_interrupted_ones_hide():
     assert f["interrupted_share"] == pytest.approx(0.7)
 
 
-def test_all_vcpus_instructions_lie_between_the_run_less_the_least_halted_and_the_run():
-    """A 1,000,000 ns run, 100 requests; the two vCPUs halted 300,000 and
-    200,000 ns of it: at least 800,000 instructions ran, at most all."""
-    before = snap(0, 0, 0, 0, [], [0], uptime_ns=5_000_000, halted=(1000, 1000))
-    after = snap(100, 10, 0, 1, [], [0], uptime_ns=6_000_000, halted=(301_000, 201_000))
-    lo, hi = tool.figures(before, after, 2)["all_instr_per_request"]
-    assert lo == pytest.approx(8000) and hi == pytest.approx(10000)
+def test_exact_count_divides_every_function_by_the_requests():
+    """The plugin's per-function instructions over the run, summed and
+    divided by the requests served; the busiest functions kept by name."""
+    import collections
+    before = snap(0, 0, 0, 0, [], [0])
+    after = snap(100, 10, 0, 1, [], [0])
+    fns = collections.Counter({"tcp_input": 300_000, "memcpy": 500_000, "poll_loop": 200_000})
+    f = tool.figures(before, after, 2, "percpu", fns, 0)
+    assert f["exact_instr_per_request"] == pytest.approx(10_000)
+    assert f["functions_per_request"] == pytest.approx(
+        {"memcpy": 5000, "tcp_input": 3000, "poll_loop": 2000})
+    assert f["poll_us"] == 0
+    assert "exact_instr_per_request" not in tool.figures(before, after, 2)
+
+
+def test_growth_is_against_the_fewest_vcpus_of_the_same_stack_and_poll_us():
+    runs = [{"stack": s, "poll_us": p, "cpus": c, "exact_instr_per_request": x}
+            for s, p, c, x in (("percpu", 0, 1, 8000), ("percpu", 0, 8, 8400),
+                               ("percpu", 200, 1, 10000), ("percpu", 200, 8, 14000),
+                               ("shared", 0, 2, 9000), ("shared", 0, 8, 9900))]
+    assert tool.growth(runs) == pytest.approx([1.0, 1.05, 1.0, 1.4, 1.0, 1.1])
+
+
+def test_biggest_changes_orders_by_the_size_of_the_change_either_way():
+    first = {"functions_per_request": {"tcp_input": 800, "memcpy": 700, "poll_loop": 100}}
+    last = {"functions_per_request": {"tcp_input": 300, "memcpy": 705, "poll_loop": 1300,
+                                      "net_handoff_waiting": 190}}
+    assert tool.biggest_changes(first, last, 3) == [
+        ("poll_loop", 100, 1300), ("tcp_input", 800, 300), ("net_handoff_waiting", 0, 190)]
 
 
 def test_amdahl_limits():
