@@ -75,7 +75,9 @@ struct memp_snap {
 };
 static const struct stat_desc memp_stats[] = {
 	STAT_GAUGE_AT(struct memp_snap, used, "objects", "objects in use"),
-	STAT_GAUGE_AT(struct memp_snap, max, "objects", "most ever in use"),
+	STAT_GAUGE_AT(struct memp_snap, max, "objects",
+		      "most ever in use (a stack per CPU: each one's peak, "
+		      "summed)"),
 	STAT_COUNTER_AT(struct memp_snap, err, "events", "allocations failed"),
 	STAT_INFO_AT(struct memp_snap, limit, "objects",
 		     "the pool's bound (net_mem.c)"),
@@ -134,7 +136,7 @@ static void memp_json(struct strbuf *sb)
 		const struct stats_mem *m = memp_pools[t]->stats;
 		struct memp_snap o = {
 			.used = net_memp_in_use(t),
-			.max = m->max,
+			.max = net_memp_max(t),
 			.err = m->err,
 			.limit = net_memp_limit(t),
 			.limit_hits = net_memp_limit_hits(t),

@@ -71,6 +71,7 @@ static struct qmempool *memp_pool[MEMP_MAX];
  * same bound: PBUF_POOL_SIZE frames held by lwIP at once.
  */
 static NET_PERCPU uint32_t memp_in_use[MEMP_MAX];
+static NET_PERCPU uint32_t memp_peak[MEMP_MAX]; /* most memp_in_use ever */
 static NET_PERCPU uint64_t memp_limit_hits[MEMP_MAX];
 
 /*
@@ -234,14 +235,17 @@ void memp_init(void)
 /* Keep lwIP's per-pool counters (shown in /stats.json) right in native
  * mode too, so both modes report the same fields. They are one for all
  * instances: with a stack per CPU they are left alone (a shared line
- * written per packet), and /stats.json takes "used" from the instances'
- * own counts (net_memp_in_use). */
+ * written per packet), and /stats.json takes "used" and "max" from the
+ * instances' own counts (net_memp_in_use, net_memp_max). */
 static void memp_count_used(memp_t type, int delta)
 {
 	struct stats_mem *st = memp_pools[type]->stats;
 
-	if (net_instance_count > 1)
+	if (net_instance_count > 1) {
+		if (memp_in_use[type] > memp_peak[type])
+			memp_peak[type] = memp_in_use[type];
 		return;
+	}
 	st->used = (mem_size_t)(st->used + delta);
 	if (st->used > st->max)
 		st->max = st->used;
@@ -395,6 +399,19 @@ unsigned int net_memp_in_use(int type)
 		return memp_pools[type]->stats->used;
 	for (int i = 0; i < net_instance_count; i++)
 		sum += (*NET_INSTANCE_VAR(i, memp_in_use))[type];
+	return sum;
+}
+
+unsigned int net_memp_max(int type)
+{
+	unsigned int sum = 0;
+
+	if (type < 0 || type >= MEMP_MAX)
+		return 0;
+	if (net_alloc_mode != NET_ALLOC_NATIVE || net_instance_count == 1)
+		return memp_pools[type]->stats->max;
+	for (int i = 0; i < net_instance_count; i++)
+		sum += (*NET_INSTANCE_VAR(i, memp_peak))[type];
 	return sum;
 }
 

@@ -101,6 +101,10 @@ uint64_t net_memp_limit_hits(int type);
 /* net_memp_in_use - objects of pool @type live now, every stack instance
  * counted (lwIP's own "used" when there is one). */
 unsigned int net_memp_in_use(int type);
+/* net_memp_max - the most objects of pool @type live at once: with a
+ * stack per CPU, each instance's own peak summed (an upper bound of the
+ * whole's, which no one counter holds without sharing a line). */
+unsigned int net_memp_max(int type);
 
 /* net_mem_qmempool_remote_frees - frees of another node's objects into
  * our qmempools (native mode; 0 in stock mode, which has none), all pools
