@@ -13,7 +13,8 @@
 #   and of the clients around each; writes bench/scaling.{md,json,png}.
 # NUMA_ARGS passes options, e.g. NUMA_ARGS="--rounds 1 --seconds 3";
 #   --kinds shared,percpu,linux picks the guests, --pairs 1,2,4 the queue
-#   pair counts (bench-scaling only).
+#   pair counts, --nic virtio|igb the NIC (bench-scaling only; virtio-net
+#   with RSS by default, e.g. NUMA_ARGS="--nic igb --out bench/scaling-igb").
 .PHONY: experiment-numa bench-scaling
 NUMA_ARGS ?=
 

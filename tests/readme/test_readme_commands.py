@@ -149,6 +149,8 @@ EXERCISES = {
     "make bench-vs-linux": "test_make_bench_vs_linux",
     "make experiment-numa": "test_make_experiment_numa",
     "make bench-scaling": "test_make_bench_scaling",
+    "make bench-scaling NUMA_ARGS='--nic igb --out bench/scaling-igb'":
+        "test_make_bench_scaling_on_igb",
     "make bench-serial": "test_make_bench_serial",
     "make test": IN_MAKE_TEST,
     "make test-readme": IN_MAKE_TEST,
@@ -478,6 +480,26 @@ def test_make_bench_scaling(tmp_path):
                   "What each run cost"):
         assert title in report, title
     assert out.with_suffix(".png").stat().st_size > 0
+
+
+def test_make_bench_scaling_on_igb(tmp_path):
+    """--nic igb: the same workloads over igb's RSS, here our per-CPU
+    stack at 2 queue pairs alone (the shortest run that measures it)."""
+    needs_root()
+    out = tmp_path / "scaling-igb"
+    sh("make bench-scaling NUMA_ARGS='--nic igb --kinds percpu --rounds 1 --seconds 1 "
+       "--pairs 2 --out %s'" % out, 900)
+    r = json.loads(out.with_suffix(".json").read_text())
+    assert r["meta"]["nic"] == "igb", r["meta"]
+    t = r["summary"].get("percpu-q2")
+    assert t and t["stack_mode"] == ["percpu"], r["failures"]
+    for key in SCALING_FIGURES:
+        assert t.get(key) and t[key]["median"] > 0, (key, r["failures"])
+    # both of igb's queues took frames, and none needed a hand-off
+    assert t["queues_used"]["median"] == 2, t["queues_used"]
+    for w in SCALING_WORKLOADS:
+        assert t["%s_handoff" % w]["median"] == 0, (w, t["%s_handoff" % w])
+    assert "Linux guest, igb (`make bench-scaling`)" in out.with_suffix(".md").read_text()
 
 
 def test_make_bench_serial(tmp_path):
