@@ -389,41 +389,48 @@ unsigned int net_memp_limit(int type)
 	return type >= 0 && type < MEMP_MAX ? memp_pools[type]->num : 0;
 }
 
-unsigned int net_memp_in_use(int type)
+/* lwIP's own per-pool counters are right (memp_count_used keeps them)
+ * unless several stack instances share them. */
+static bool lwip_counts_pools(void)
+{
+	return net_alloc_mode != NET_ALLOC_NATIVE || net_instance_count == 1;
+}
+
+/* Element @type of __thread array @own (its address as this CPU sees
+ * it), summed over the instances. */
+static unsigned int instances_sum(uint32_t (*own)[MEMP_MAX], int type)
 {
 	unsigned int sum = 0;
 
+	for (int i = 0; i < net_instance_count; i++)
+		sum += (*(uint32_t(*)[MEMP_MAX])net_instance_var(i, own))[type];
+	return sum;
+}
+
+unsigned int net_memp_in_use(int type)
+{
 	if (type < 0 || type >= MEMP_MAX)
 		return 0;
-	if (net_alloc_mode != NET_ALLOC_NATIVE || net_instance_count == 1)
-		return memp_pools[type]->stats->used;
-	for (int i = 0; i < net_instance_count; i++)
-		sum += (*NET_INSTANCE_VAR(i, memp_in_use))[type];
-	return sum;
+	return lwip_counts_pools() ? memp_pools[type]->stats->used
+				   : instances_sum(&memp_in_use, type);
 }
 
 unsigned int net_memp_max(int type)
 {
-	unsigned int sum = 0;
-
 	if (type < 0 || type >= MEMP_MAX)
 		return 0;
-	if (net_alloc_mode != NET_ALLOC_NATIVE || net_instance_count == 1)
-		return memp_pools[type]->stats->max;
-	for (int i = 0; i < net_instance_count; i++)
-		sum += (*NET_INSTANCE_VAR(i, memp_peak))[type];
-	return sum;
+	return lwip_counts_pools() ? memp_pools[type]->stats->max
+				   : instances_sum(&memp_peak, type);
 }
 
 uint64_t net_memp_limit_hits(int type)
 {
-	uint64_t sum = 0;
+	uint64_t all[MEMP_MAX];
 
 	if (type < 0 || type >= MEMP_MAX)
 		return 0;
-	for (int i = 0; i < net_instance_count; i++)
-		sum += (*NET_INSTANCE_VAR(i, memp_limit_hits))[type];
-	return sum;
+	net_instance_sum_u64(all, memp_limit_hits, sizeof(all));
+	return all[type];
 }
 
 unsigned long net_mem_qmempool_remote_frees(void)

@@ -53,13 +53,6 @@
 /* Longest time between two looks at lwIP's timer list while packets flow
  * (see timers_run). */
 #define NET_TIMER_CHECK_MS 10
-/* No round of packet work takes this long (a batch of 64 frames is a
- * few hundred microseconds even under TCG): a round that did was
- * interrupted, and under -icount that means QEMU ran the other vCPUs in
- * turn inside it (for up to 100 ms of virtual time each), so its length
- * counts their instructions. whole_ns and whole_work leave such rounds
- * out: instructions per unit of work from them are this CPU's alone. */
-#define NET_ROUND_WHOLE_NS 5000000u
 /* A queue without an interrupt that lets its CPU sleep asks to be polled
  * again this soon (the periodic tick's period it used to wait for). */
 #define NET_POLL_NOIRQ_NS  10000000u
@@ -73,8 +66,6 @@ struct net_queue {
 	uint64_t tx_seen_ns; /* first round that saw completions, 0: none */
 	/* counters, written by this queue's CPU only */
 	uint64_t busy_rounds, busy_ns, work;
-	/* of those, rounds shorter than NET_ROUND_WHOLE_NS (see there) */
-	uint64_t whole_ns, whole_work;
 	uint64_t deferred;    /* rounds that found the lock busy with work */
 	uint64_t wait_max_ns; /* longest such wait, first try to lock */
 	/* sleeping on the interrupt (net_poll_run) */
@@ -322,15 +313,9 @@ int net_poll_queue(int i)
 		net_core_unlock();
 	}
 	if (work) {
-		uint64_t ns = clock_ns() - t0;
-
 		nq->busy_rounds++;
-		nq->busy_ns += ns;
+		nq->busy_ns += clock_ns() - t0;
 		nq->work += (uint64_t)work;
-		if (ns < NET_ROUND_WHOLE_NS) {
-			nq->whole_ns += ns;
-			nq->whole_work += (uint64_t)work;
-		}
 	}
 	if (sleep)
 		return NET_POLL_SLEEP;
@@ -461,7 +446,6 @@ void net_poll_start(void)
  */
 struct poll_totals {
 	uint64_t busy_rounds, busy_ns, work, spin_rounds, spin_ns;
-	uint64_t whole_ns, whole_work;
 };
 static const struct stat_desc poll_total_stats[] = {
 	STAT_COUNTER_AT(struct poll_totals, busy_rounds, "events",
@@ -474,12 +458,6 @@ static const struct stat_desc poll_total_stats[] = {
 			"empty rounds spent busy-polling, all queues"),
 	STAT_COUNTER_AT(struct poll_totals, spin_ns, "ns",
 			"time spent busy-polling, all queues"),
-	STAT_COUNTER_AT(struct poll_totals, whole_ns, "ns",
-			"busy time of rounds under 5 ms, all queues (longer "
-			"ones were interrupted: under -icount they count other "
-			"vCPUs' instructions)"),
-	STAT_COUNTER_AT(struct poll_totals, whole_work, "events",
-			"frames and completions handled in those rounds"),
 };
 
 static void put_dev_name(struct strbuf *sb, const void *src)
@@ -541,8 +519,6 @@ int net_poll_stats_json(char *buf, size_t size)
 		t.work += queues[i].work;
 		t.spin_rounds += queues[i].spin.spin_rounds;
 		t.spin_ns += queues[i].spin.spin_ns;
-		t.whole_ns += queues[i].whole_ns;
-		t.whole_work += queues[i].whole_work;
 	}
 	strbuf_init(&sb, buf, size);
 	strbuf_printf(&sb, "{");

@@ -9,11 +9,9 @@ from tool_loader import load_tool
 tool = load_tool("bench-serial")
 
 
-def snap(requests, busy, hold, acquired, queue_busy, rx, shared=None, work=0,
-         whole_ns=0, whole_work=0):
+def snap(requests, busy, hold, acquired, queue_busy, rx, shared=None):
     return {"requests": requests, "busy_ns": busy, "hold_ns": hold, "acquired": acquired,
-            "shared": acquired if shared is None else shared, "work": work,
-            "whole_ns": whole_ns, "whole_work": whole_work,
+            "shared": acquired if shared is None else shared,
             "queue_busy_ns": queue_busy, "rx_packets": rx}
 
 
@@ -38,33 +36,16 @@ def test_figures_divide_the_differences():
 def test_counters_take_the_shared_locks_hold_not_every_hold():
     """A stack per CPU: each CPU's own lock is held for most of the work,
     but the serial fraction is the hold of locks shared between CPUs."""
-    st = {"uptime_ms": 1, "cpus": {"cpu0": {"halted_ns": 5}},
-          "http": {"requests": 7}, "poll": {"busy_ns": 100, "queues": [], "work": 9,
-                                              "whole_ns": 90, "whole_work": 8},
+    st = {"http": {"requests": 7}, "poll": {"busy_ns": 100, "queues": []},
           "core_lock": {"total": {"hold_ns": 90, "shared_hold_ns": 3, "acquired": 50,
                                   "shared": 2}},
           "nic": {"eth0": {"queues": [{"rx_packets": 1}]}}}
     c = tool.counters(st)
     assert c["hold_ns"] == 3 and c["shared"] == 2 and c["acquired"] == 50
     f = tool.figures(snap(0, 0, 0, 0, [], [0], 0), c, 2, "percpu")
-    assert f["instr_per_request_whole"] == pytest.approx(90 / 8 * 9 / 7)
     assert f["stack"] == "percpu"
     assert f["serial_fraction"] == pytest.approx(0.03)
     assert f["shared_lock_acquisitions_per_request"] == pytest.approx(2 / 7)
-
-
-def test_whole_rounds_give_the_instructions_the_interrupted_ones_hide():
-    """100 requests, 400 units of work; 300 of them in whole rounds that
-    took 3,000,000 instructions (10,000 a unit), the other 100 in rounds
-    QEMU interrupted (7,000,000 more, other vCPUs' included): per request
-    40,000 from whole rounds against 100,000 from every round."""
-    before = snap(0, 0, 0, 0, [], [0])
-    after = snap(100, 10_000_000, 0, 10, [], [0], work=400, whole_ns=3_000_000,
-                 whole_work=300)
-    f = tool.figures(before, after, 8, "percpu")
-    assert f["instr_per_request"] == pytest.approx(100_000)
-    assert f["instr_per_request_whole"] == pytest.approx(40_000)
-    assert f["interrupted_share"] == pytest.approx(0.7)
 
 
 def test_exact_count_divides_every_function_by_the_requests():
